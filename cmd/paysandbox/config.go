@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// Config is the typed configuration of `serve`. Precedence: flags > env
+// PAYSANDBOX_* > config file (--config, YAML) > defaults. It is read once at
+// start; nothing reads viper at request time.
+type Config struct {
+	Addr           string         `mapstructure:"addr"`
+	DB             string         `mapstructure:"db"`
+	Scenarios      string         `mapstructure:"scenarios"`
+	RequestTimeout time.Duration  `mapstructure:"request_timeout"`
+	AttemptTTL     time.Duration  `mapstructure:"attempt_ttl"`
+	Fsync          string         `mapstructure:"fsync"`
+	AdminKey       string         `mapstructure:"admin_key"`
+	WebhookURL     string         `mapstructure:"webhook_url"`
+	LogFormat      string         `mapstructure:"log_format"`
+	LogLevel       string         `mapstructure:"log_level"`
+	Tenants        []TenantConfig `mapstructure:"tenants"`
+}
+
+// TenantConfig is a tenant defined in the config file.
+type TenantConfig struct {
+	ID            string         `mapstructure:"id"`
+	APIKeys       []APIKeyConfig `mapstructure:"api_keys"`
+	SigningSecret string         `mapstructure:"signing_secret"`
+	WebhookURL    string         `mapstructure:"webhook_url"`
+	First6Digits  bool           `mapstructure:"first6_digits"`
+}
+
+// APIKeyConfig is one key of a config tenant; no scopes means every scope.
+type APIKeyConfig struct {
+	Key    string   `mapstructure:"key"`
+	Scopes []string `mapstructure:"scopes"`
+}
+
+// defaults: every key has one (env-only keys are otherwise lost on Unmarshal).
+var defaults = map[string]any{
+	"addr":            ":8080",
+	"db":              "./data/paysandbox.db",
+	"scenarios":       "",
+	"request_timeout": "90s",
+	"attempt_ttl":     "15m",
+	"fsync":           "everysecond",
+	"admin_key":       "",
+	"webhook_url":     "",
+	"log_format":      "text",
+	"log_level":       "info",
+	"tenants":         []any{},
+}
+
+// serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
+func serveFlags(fs *pflag.FlagSet) {
+	fs.String("addr", ":8080", "listen address")
+	fs.String("db", "./data/paysandbox.db", "buntdb file (created if missing); :memory: keeps nothing")
+	fs.String("scenarios", "", "scenarios YAML file replacing the built-in one")
+	fs.String("config", "", "config file (YAML)")
+	fs.Duration("request-timeout", 90*time.Second, "cut merchant and client requests with 504 after this long")
+	fs.Duration("attempt-ttl", 15*time.Minute, "how long a payment attempt awaits approval (tenant clock)")
+	fs.String("fsync", "everysecond", "store durability: always | everysecond | never")
+	fs.String("admin-key", "", "when set, POST /_sandbox/tenants requires it in X-Admin-Key")
+	fs.String("webhook-url", "", "webhook URL of the default tenant")
+	fs.String("log-format", "text", "log format: text | json")
+	fs.String("log-level", "info", "log level: debug | info | warn | error")
+}
+
+// loadConfig resolves the configuration with viper from flags, env, file and defaults.
+func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, error) {
+	v := viper.New()
+	for k, d := range defaults {
+		v.SetDefault(k, d)
+	}
+	v.SetEnvPrefix("PAYSANDBOX")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
+	v.AutomaticEnv()
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "config" {
+			_ = v.BindPFlag(strings.ReplaceAll(f.Name, "-", "_"), f)
+		}
+	})
+	cfgFile, _ := fs.GetString("config")
+	if !fs.Changed("config") && env != nil {
+		if e, ok := env("PAYSANDBOX_CONFIG"); ok {
+			cfgFile = e
+		}
+	}
+	if cfgFile != "" {
+		v.SetConfigFile(cfgFile)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return Config{}, fmt.Errorf("config: reading %s: %w", cfgFile, err)
+		}
+	}
+	var cfg Config
+	if err := v.Unmarshal(&cfg); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return cfg, cfg.Validate()
+}
+
+var tenantIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.Addr == "" {
+		bad("addr: must not be empty")
+	}
+	if c.DB == "" {
+		bad("db: must not be empty (use :memory: to keep nothing)")
+	}
+	if c.RequestTimeout < 0 {
+		bad("request_timeout: must not be negative")
+	}
+	if c.AttemptTTL <= 0 {
+		bad("attempt_ttl: must be positive")
+	}
+	switch c.Fsync {
+	case "always", "everysecond", "never":
+	default:
+		bad("fsync: %q is not always, everysecond or never", c.Fsync)
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		bad("log_format: %q is not text or json", c.LogFormat)
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log_level: %q is not debug, info, warn or error", c.LogLevel)
+	}
+	if err := checkURL(c.WebhookURL); err != nil {
+		bad("webhook_url: %v", err)
+	}
+	ids, keys := map[string]bool{simulator.DefaultTenantID: true}, map[string]bool{simulator.DefaultAPIKey: true}
+	for i, t := range c.Tenants {
+		at := fmt.Sprintf("tenants[%d]", i)
+		if !tenantIDPattern.MatchString(t.ID) {
+			bad("%s.id: %q must be 1-64 letters, digits, _ or -", at, t.ID)
+		} else if ids[t.ID] {
+			bad("%s.id: %q is defined twice (or is the default tenant)", at, t.ID)
+		}
+		ids[t.ID] = true
+		if len(t.APIKeys) == 0 {
+			bad("%s.api_keys: a tenant needs at least one key", at)
+		}
+		for j, k := range t.APIKeys {
+			if k.Key == "" {
+				bad("%s.api_keys[%d].key: must not be empty", at, j)
+			} else if keys[k.Key] {
+				bad("%s.api_keys[%d].key: used twice", at, j)
+			}
+			keys[k.Key] = true
+			for _, s := range k.Scopes {
+				if !simulator.ValidScope(s) {
+					bad("%s.api_keys[%d].scopes: unknown scope %q", at, j, s)
+				}
+			}
+		}
+		if err := checkURL(t.WebhookURL); err != nil {
+			bad("%s.webhook_url: %v", at, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL", s)
+	}
+	return nil
+}

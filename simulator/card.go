@@ -1,0 +1,631 @@
+package simulator
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// BinData is the issuer data of a card's BIN, as the vendor's binData object (minus network, which is Network.Enum).
+type BinData struct {
+	Network                    string `json:"network"`
+	IssuerCountryCode          string `json:"issuerCountryCode,omitempty"`
+	IssuerName                 string `json:"issuerName,omitempty"`
+	IssuerCurrencyCode         string `json:"issuerCurrencyCode,omitempty"`
+	RegionalRestriction        string `json:"regionalRestriction"`
+	AccountNumberType          string `json:"accountNumberType"`
+	AccountFundingType         string `json:"accountFundingType"`
+	PrepaidReloadableIndicator string `json:"prepaidReloadableIndicator"`
+	ProductUsageType           string `json:"productUsageType"`
+	ProductCode                string `json:"productCode"`
+	ProductName                string `json:"productName"`
+}
+
+// CardOutcome is the scripted authorization outcome of a card:
+// AUTHORIZED, DECLINED or FAILED.
+type CardOutcome string
+
+// The card outcomes.
+const (
+	cardOutcomeAuthorized CardOutcome = "AUTHORIZED"
+	cardOutcomeDeclined   CardOutcome = "DECLINED"
+	cardOutcomeFailed     CardOutcome = "FAILED"
+)
+
+// ThreeDSProfile is how a card behaves under 3D Secure:
+// NONE, CHALLENGE, FRICTIONLESS_PASS or FRICTIONLESS_FAIL.
+//
+// The profile only describes the authentication; a card's Outcome is what
+// happens if authorization is attempted. Whether a failed authentication stops
+// the payment before authorization is up to the payment flow.
+type ThreeDSProfile string
+
+// The 3DS profiles.
+const (
+	cardThreeDSNone             ThreeDSProfile = "NONE"
+	cardThreeDSChallenge        ThreeDSProfile = "CHALLENGE"
+	cardThreeDSFrictionlessPass ThreeDSProfile = "FRICTIONLESS_PASS"
+	cardThreeDSFrictionlessFail ThreeDSProfile = "FRICTIONLESS_FAIL"
+)
+
+// StatusReason is the vendor's statusReason object.
+type StatusReason struct {
+	Type        string `json:"type"`
+	DeclineType string `json:"declineType,omitempty"`
+	Code        string `json:"code,omitempty"`
+	Message     string `json:"message,omitempty"`
+}
+
+// CardInfo is what the sandbox knows about a card number without keeping the number.
+type CardInfo struct {
+	Fingerprint    string         // CardFingerprint(number)
+	First6, Last4  string         // first six and last four digits
+	Network        string         // enum, e.g. VISA
+	NetworkDisplay string         // e.g. Visa
+	BinData        BinData        // Network filled in
+	Catalogued     bool           // true when the number is in the catalogue
+	Description    string         // catalogue description, "" otherwise
+	Outcome        CardOutcome    // AUTHORIZED for uncatalogued numbers
+	StatusReason   *StatusReason  // for DECLINED/FAILED catalogue cards
+	ThreeDS        ThreeDSProfile // NONE for uncatalogued numbers
+	Dispute        bool           // the payment is disputed after capture
+}
+
+// CatalogCard is one entry of the test-card catalogue, for listings.
+type CatalogCard struct {
+	Number, Network, Description string
+	Outcome                      CardOutcome
+	ThreeDS                      ThreeDSProfile
+	Dispute                      bool
+}
+
+// cardNetworkOther and cardNetworkOtherDisplay are what Identify reports for a
+// number whose prefix matches no network of the catalogue.
+const (
+	cardNetworkOther        = "OTHER"
+	cardNetworkOtherDisplay = "Other"
+)
+
+// CardCatalog is the parsed test-card catalogue: the card networks with their
+// prefix ranges, and the catalogued test cards. It is immutable once parsed
+// and safe for concurrent use.
+type CardCatalog struct {
+	networks []cardCatalogNetwork
+	rules    []cardPrefixRule // longest prefix first
+	cards    []cardCatalogEntry
+	byNumber map[string]int // index into cards
+}
+
+// cardCatalogNetwork is one network of the table. Its cvvLength is validated
+// when parsing but not kept: no exported API exposes it yet.
+type cardCatalogNetwork struct {
+	enum    string
+	display string
+	lengths []int
+}
+
+// cardPrefixRule matches the numbers whose first length digits, read as an
+// integer, lie in [lo, hi].
+type cardPrefixRule struct {
+	length  int
+	lo, hi  int
+	network int // index into networks
+}
+
+type cardCatalogEntry struct {
+	number       string
+	network      int
+	description  string
+	outcome      CardOutcome
+	threeDS      ThreeDSProfile
+	statusReason *StatusReason
+	dispute      bool
+	binData      BinData
+}
+
+// The catalogue's file format. Decoding is strict: unknown fields are errors.
+type cardCatalogFile struct {
+	Networks *[]cardNetworkFile `json:"networks"`
+	Cards    *[]cardEntryFile   `json:"cards"`
+}
+
+type cardNetworkFile struct {
+	Network     string   `json:"network"`
+	DisplayName string   `json:"displayName"`
+	Prefixes    []string `json:"prefixes"`
+	Lengths     []int    `json:"lengths"`
+	CVVLength   int      `json:"cvvLength"`
+}
+
+type cardEntryFile struct {
+	Number       string           `json:"number"`
+	Network      string           `json:"network"`
+	Description  string           `json:"description"`
+	Outcome      string           `json:"outcome"`
+	ThreeDS      string           `json:"threeDS"`
+	StatusReason *StatusReason    `json:"statusReason"`
+	Dispute      bool             `json:"dispute"`
+	BinData      *cardBinDataFile `json:"binData"`
+}
+
+// cardBinDataFile is BinData without network: a catalogue card's network is the
+// card's own "network" field.
+type cardBinDataFile struct {
+	IssuerCountryCode          string `json:"issuerCountryCode"`
+	IssuerName                 string `json:"issuerName"`
+	IssuerCurrencyCode         string `json:"issuerCurrencyCode"`
+	RegionalRestriction        string `json:"regionalRestriction"`
+	AccountNumberType          string `json:"accountNumberType"`
+	AccountFundingType         string `json:"accountFundingType"`
+	PrepaidReloadableIndicator string `json:"prepaidReloadableIndicator"`
+	ProductUsageType           string `json:"productUsageType"`
+	ProductCode                string `json:"productCode"`
+	ProductName                string `json:"productName"`
+}
+
+// Enumerations of the vendor's API that the catalogue may use.
+var (
+	// cardNetworkEnumValues is the vendor's CardNetworkEnum.
+	cardNetworkEnumValues = cardEnumSet("AMEX", "DANKORT", "DINERS_CLUB", "DISCOVER", "EFTPOS", "ENROUTE", "ELO",
+		"HIPER", "INTERAC", "JCB", "MAESTRO", "MASTERCARD", "MIR", "PRIVATE_LABEL", "UNIONPAY", "VISA",
+		"CARTES_BANCAIRES", "OTHER")
+	cardRegionalRestrictionEnum = cardEnumSet("DOMESTIC_USE_ONLY", "NONE", "UNKNOWN")
+	cardAccountNumberTypeEnum   = cardEnumSet("PRIMARY_ACCOUNT_NUMBER", "NETWORK_TOKEN", "DIGITAL_PAN", "UNKNOWN")
+	cardAccountFundingTypeEnum  = cardEnumSet("CREDIT", "DEBIT", "PREPAID", "CHARGE", "DEFERRED_DEBIT", "UNKNOWN")
+	cardPrepaidReloadableEnum   = cardEnumSet("RELOADABLE", "NON_RELOADABLE", "NOT_APPLICABLE", "UNKNOWN")
+	cardProductUsageTypeEnum    = cardEnumSet("CONSUMER", "BUSINESS", "GOVERNMENT", "UNKNOWN")
+	cardStatusReasonTypeEnum    = cardEnumSet("ISSUER_DECLINED", "APPLICATION_ERROR", "GATEWAY_REJECTED")
+	cardDeclineTypeEnum         = cardEnumSet("SOFT_DECLINE", "HARD_DECLINE")
+	// cardDeclineCodeEnum is the vendor's unified decline reason (statusReason.code).
+	cardDeclineCodeEnum = cardEnumSet("ERROR", "INVALID_CARD_NUMBER", "EXPIRED_CARD", "LOST_OR_STOLEN_CARD",
+		"SUSPECTED_FRAUD", "UNKNOWN", "REFER_TO_CARD_ISSUER", "DO_NOT_HONOR", "INSUFFICIENT_FUNDS",
+		"WITHDRAWAL_LIMIT_EXCEEDED", "ISSUER_TEMPORARILY_UNAVAILABLE", "AUTHENTICATION_REQUIRED", "DECLINED")
+	cardOutcomeValues = cardEnumSet(string(cardOutcomeAuthorized), string(cardOutcomeDeclined), string(cardOutcomeFailed))
+	cardThreeDSValues = cardEnumSet(string(cardThreeDSNone), string(cardThreeDSChallenge), string(cardThreeDSFrictionlessPass),
+		string(cardThreeDSFrictionlessFail))
+)
+
+// cardMaxPrefixDigits bounds the length of a prefix or range bound.
+const cardMaxPrefixDigits = 8
+
+func cardEnumSet(values ...string) map[string]bool {
+	m := make(map[string]bool, len(values))
+	for _, v := range values {
+		m[v] = true
+	}
+	return m
+}
+
+// ParseCardCatalog parses a test-card catalogue (the shape of fixtures/cards.json).
+//
+// Parsing is strict: unknown fields, trailing data, missing required fields,
+// values outside the vendor's enumerations, malformed or overlapping prefixes,
+// duplicate networks or card numbers, numbers that fail the Luhn check, that
+// have a length their network does not allow, or whose prefix belongs to
+// another network than the one declared, are all errors, and the error names
+// the network or card at fault.
+func ParseCardCatalog(data []byte) (*CardCatalog, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f cardCatalogFile
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("card catalogue: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("card catalogue: unexpected data after the top-level object")
+	}
+	if f.Networks == nil || len(*f.Networks) == 0 {
+		return nil, errors.New(`card catalogue: "networks" is missing or empty`)
+	}
+	if f.Cards == nil {
+		return nil, errors.New(`card catalogue: "cards" is missing`)
+	}
+
+	c := &CardCatalog{byNumber: make(map[string]int, len(*f.Cards))}
+	netIndex := make(map[string]int, len(*f.Networks))
+	for i, n := range *f.Networks {
+		if err := c.addNetwork(n, netIndex); err != nil {
+			return nil, fmt.Errorf("card catalogue: network %d (%q): %w", i, n.Network, err)
+		}
+	}
+	if err := checkCardPrefixOverlaps(c.rules, c.networks); err != nil {
+		return nil, fmt.Errorf("card catalogue: %w", err)
+	}
+	slices.SortStableFunc(c.rules, func(a, b cardPrefixRule) int { return b.length - a.length })
+
+	for i, cf := range *f.Cards {
+		if err := c.addCard(cf, netIndex); err != nil {
+			return nil, fmt.Errorf("card catalogue: card %d (%q): %w", i, cf.Number, err)
+		}
+	}
+	return c, nil
+}
+
+func (c *CardCatalog) addNetwork(n cardNetworkFile, netIndex map[string]int) error {
+	_, dup := netIndex[n.Network]
+	switch {
+	case !cardNetworkEnumValues[n.Network]:
+		return errors.New("network is not a CardNetworkEnum value")
+	case n.Network == cardNetworkOther:
+		return errors.New("OTHER is reserved for numbers that match no network")
+	case dup:
+		return errors.New("duplicate network")
+	case strings.TrimSpace(n.DisplayName) == "":
+		return errors.New("displayName is required")
+	case len(n.Prefixes) == 0:
+		return errors.New("prefixes is required")
+	case len(n.Lengths) == 0:
+		return errors.New("lengths is required")
+	case n.CVVLength != 3 && n.CVVLength != 4:
+		return fmt.Errorf("cvvLength %d is not 3 or 4", n.CVVLength)
+	}
+	seenLen := map[int]bool{}
+	for _, l := range n.Lengths {
+		if l < 12 || l > 19 {
+			return fmt.Errorf("length %d is outside 12-19", l)
+		}
+		if seenLen[l] {
+			return fmt.Errorf("duplicate length %d", l)
+		}
+		seenLen[l] = true
+	}
+	idx := len(c.networks)
+	for _, p := range n.Prefixes {
+		r, err := parseCardPrefix(p)
+		if err != nil {
+			return err
+		}
+		r.network = idx
+		c.rules = append(c.rules, r)
+	}
+	lengths := slices.Clone(n.Lengths)
+	slices.Sort(lengths)
+	netIndex[n.Network] = idx
+	c.networks = append(c.networks, cardCatalogNetwork{enum: n.Network, display: n.DisplayName, lengths: lengths})
+	return nil
+}
+
+// parseCardPrefix parses "4" (a single prefix) or "2221-2720" (an inclusive range
+// whose bounds have the same number of digits).
+func parseCardPrefix(p string) (cardPrefixRule, error) {
+	loS, hiS, isRange := strings.Cut(p, "-")
+	if !isRange {
+		hiS = loS
+	}
+	if !cardIsDigits(loS) || !cardIsDigits(hiS) || len(loS) > cardMaxPrefixDigits {
+		return cardPrefixRule{}, fmt.Errorf("prefix %q is not digits or a digits-digits range of at most %d digits", p, cardMaxPrefixDigits)
+	}
+	if len(loS) != len(hiS) {
+		return cardPrefixRule{}, fmt.Errorf("prefix range %q has bounds of different lengths", p)
+	}
+	lo, _ := strconv.Atoi(loS)
+	hi, _ := strconv.Atoi(hiS)
+	if lo > hi {
+		return cardPrefixRule{}, fmt.Errorf("prefix range %q is empty", p)
+	}
+	if loS[0] == '0' {
+		return cardPrefixRule{}, fmt.Errorf("prefix %q starts with 0", p)
+	}
+	return cardPrefixRule{length: len(loS), lo: lo, hi: hi}, nil
+}
+
+// checkCardPrefixOverlaps rejects two prefixes of the same length that share a value:
+// the longest-prefix rule could not choose between them.
+func checkCardPrefixOverlaps(rules []cardPrefixRule, nets []cardCatalogNetwork) error {
+	for i := range rules {
+		for j := i + 1; j < len(rules); j++ {
+			a, b := rules[i], rules[j]
+			if a.length == b.length && a.lo <= b.hi && b.lo <= a.hi {
+				return fmt.Errorf("prefixes of %s and %s overlap (%s and %s)",
+					nets[a.network].enum, nets[b.network].enum, a, b)
+			}
+		}
+	}
+	return nil
+}
+
+func (r cardPrefixRule) String() string {
+	if r.lo == r.hi {
+		return strconv.Itoa(r.lo)
+	}
+	return strconv.Itoa(r.lo) + "-" + strconv.Itoa(r.hi)
+}
+
+func (c *CardCatalog) addCard(cf cardEntryFile, netIndex map[string]int) error {
+	if !LuhnValid(cf.Number) {
+		return errors.New("number is not 12-19 digits passing the Luhn check")
+	}
+	if _, dup := c.byNumber[cf.Number]; dup {
+		return errors.New("duplicate card number")
+	}
+	ni, ok := netIndex[cf.Network]
+	if !ok {
+		return fmt.Errorf("network %q is not in networks", cf.Network)
+	}
+	net := c.networks[ni]
+	if detected, ok := c.detect(cf.Number); !ok || detected != ni {
+		got := cardNetworkOther
+		if ok {
+			got = c.networks[detected].enum
+		}
+		return fmt.Errorf("network is %s but the number's prefix is %s", cf.Network, got)
+	}
+	if !slices.Contains(net.lengths, len(cf.Number)) {
+		return fmt.Errorf("length %d is not allowed for %s", len(cf.Number), cf.Network)
+	}
+	if strings.TrimSpace(cf.Description) == "" {
+		return errors.New("description is required")
+	}
+	if !cardOutcomeValues[cf.Outcome] {
+		return fmt.Errorf("outcome %q is not AUTHORIZED, DECLINED or FAILED", cf.Outcome)
+	}
+	if !cardThreeDSValues[cf.ThreeDS] {
+		return fmt.Errorf("threeDS %q is not NONE, CHALLENGE, FRICTIONLESS_PASS or FRICTIONLESS_FAIL", cf.ThreeDS)
+	}
+	outcome := CardOutcome(cf.Outcome)
+	if err := checkCardStatusReason(outcome, cf.StatusReason); err != nil {
+		return err
+	}
+	if cf.BinData == nil {
+		return errors.New("binData is required")
+	}
+	bd, err := checkCardBinData(*cf.BinData)
+	if err != nil {
+		return fmt.Errorf("binData: %w", err)
+	}
+	bd.Network = net.enum
+
+	var sr *StatusReason
+	if cf.StatusReason != nil {
+		s := *cf.StatusReason
+		sr = &s
+	}
+	c.byNumber[cf.Number] = len(c.cards)
+	c.cards = append(c.cards, cardCatalogEntry{
+		number:       cf.Number,
+		network:      ni,
+		description:  cf.Description,
+		outcome:      outcome,
+		threeDS:      ThreeDSProfile(cf.ThreeDS),
+		statusReason: sr,
+		dispute:      cf.Dispute,
+		binData:      bd,
+	})
+	return nil
+}
+
+func checkCardStatusReason(outcome CardOutcome, sr *StatusReason) error {
+	if outcome == cardOutcomeAuthorized {
+		if sr != nil {
+			return errors.New("statusReason is only allowed for DECLINED and FAILED cards")
+		}
+		return nil
+	}
+	if sr == nil {
+		return fmt.Errorf("statusReason is required for %s cards", outcome)
+	}
+	if !cardStatusReasonTypeEnum[sr.Type] {
+		return fmt.Errorf("statusReason.type %q is not ISSUER_DECLINED, APPLICATION_ERROR or GATEWAY_REJECTED", sr.Type)
+	}
+	if sr.Type == "ISSUER_DECLINED" {
+		if !cardDeclineTypeEnum[sr.DeclineType] {
+			return fmt.Errorf("statusReason.declineType %q is not SOFT_DECLINE or HARD_DECLINE", sr.DeclineType)
+		}
+	} else if sr.DeclineType != "" {
+		return errors.New("statusReason.declineType is only allowed with type ISSUER_DECLINED")
+	}
+	if !cardDeclineCodeEnum[sr.Code] {
+		return fmt.Errorf("statusReason.code %q is not a known decline reason", sr.Code)
+	}
+	if strings.TrimSpace(sr.Message) == "" {
+		return errors.New("statusReason.message is required")
+	}
+	return nil
+}
+
+func checkCardBinData(b cardBinDataFile) (BinData, error) {
+	checks := []struct {
+		field, value string
+		enum         map[string]bool
+	}{
+		{"regionalRestriction", b.RegionalRestriction, cardRegionalRestrictionEnum},
+		{"accountNumberType", b.AccountNumberType, cardAccountNumberTypeEnum},
+		{"accountFundingType", b.AccountFundingType, cardAccountFundingTypeEnum},
+		{"prepaidReloadableIndicator", b.PrepaidReloadableIndicator, cardPrepaidReloadableEnum},
+		{"productUsageType", b.ProductUsageType, cardProductUsageTypeEnum},
+	}
+	for _, ch := range checks {
+		if !ch.enum[ch.value] {
+			return BinData{}, fmt.Errorf("%s %q is not an allowed value", ch.field, ch.value)
+		}
+	}
+	switch {
+	case b.AccountFundingType == "PREPAID" && b.PrepaidReloadableIndicator == "NOT_APPLICABLE":
+		return BinData{}, errors.New("prepaidReloadableIndicator NOT_APPLICABLE contradicts accountFundingType PREPAID")
+	case b.AccountFundingType != "PREPAID" && b.AccountFundingType != "UNKNOWN" &&
+		(b.PrepaidReloadableIndicator == "RELOADABLE" || b.PrepaidReloadableIndicator == "NON_RELOADABLE"):
+		return BinData{}, fmt.Errorf("prepaidReloadableIndicator %s needs accountFundingType PREPAID", b.PrepaidReloadableIndicator)
+	case b.IssuerCountryCode != "" && !cardIsUpperAlpha(b.IssuerCountryCode, 2):
+		return BinData{}, fmt.Errorf("issuerCountryCode %q is not an ISO 3166-1 alpha-2 code", b.IssuerCountryCode)
+	case b.IssuerCurrencyCode != "" && !cardIsUpperAlpha(b.IssuerCurrencyCode, 3):
+		return BinData{}, fmt.Errorf("issuerCurrencyCode %q is not an ISO 4217 code", b.IssuerCurrencyCode)
+	case strings.TrimSpace(b.ProductCode) == "":
+		return BinData{}, errors.New("productCode is required")
+	case strings.TrimSpace(b.ProductName) == "":
+		return BinData{}, errors.New("productName is required")
+	}
+	return BinData{
+		IssuerCountryCode:          b.IssuerCountryCode,
+		IssuerName:                 b.IssuerName,
+		IssuerCurrencyCode:         b.IssuerCurrencyCode,
+		RegionalRestriction:        b.RegionalRestriction,
+		AccountNumberType:          b.AccountNumberType,
+		AccountFundingType:         b.AccountFundingType,
+		PrepaidReloadableIndicator: b.PrepaidReloadableIndicator,
+		ProductUsageType:           b.ProductUsageType,
+		ProductCode:                b.ProductCode,
+		ProductName:                b.ProductName,
+	}, nil
+}
+
+// detect returns the index of the network whose longest prefix matches the
+// number, and false when none matches.
+func (c *CardCatalog) detect(number string) (int, bool) {
+	for _, r := range c.rules { // longest first
+		if len(number) < r.length {
+			continue
+		}
+		v, err := strconv.Atoi(number[:r.length])
+		if err != nil {
+			continue
+		}
+		if v >= r.lo && v <= r.hi {
+			return r.network, true
+		}
+	}
+	return 0, false
+}
+
+// Identify tells what the sandbox knows about a card number, which the caller
+// has already checked is made of digits. A catalogued number gets its
+// catalogue data; any other number gets the network of its longest matching
+// prefix (OTHER/Other when none matches), default binData with UNKNOWN values
+// and productCode/productName set to the network enum, outcome AUTHORIZED and
+// 3DS profile NONE. The returned value holds no full card number.
+func (c *CardCatalog) Identify(number string) CardInfo {
+	info := CardInfo{
+		Fingerprint: CardFingerprint(number),
+		First6:      cardFirstN(number, 6),
+		Last4:       cardLastN(number, 4),
+	}
+	if i, ok := c.byNumber[number]; ok {
+		e := c.cards[i]
+		net := c.networks[e.network]
+		info.Network = net.enum
+		info.NetworkDisplay = net.display
+		info.BinData = e.binData
+		info.Catalogued = true
+		info.Description = e.description
+		info.Outcome = e.outcome
+		if e.statusReason != nil {
+			sr := *e.statusReason
+			info.StatusReason = &sr
+		}
+		info.ThreeDS = e.threeDS
+		info.Dispute = e.dispute
+		return info
+	}
+	info.Network, info.NetworkDisplay = cardNetworkOther, cardNetworkOtherDisplay
+	if ni, ok := c.detect(number); ok {
+		info.Network, info.NetworkDisplay = c.networks[ni].enum, c.networks[ni].display
+	}
+	info.BinData = BinData{
+		Network:                    info.Network,
+		RegionalRestriction:        "UNKNOWN",
+		AccountNumberType:          "UNKNOWN",
+		AccountFundingType:         "UNKNOWN",
+		PrepaidReloadableIndicator: "UNKNOWN",
+		ProductUsageType:           "UNKNOWN",
+		ProductCode:                info.Network,
+		ProductName:                info.Network,
+	}
+	info.Outcome = cardOutcomeAuthorized
+	info.ThreeDS = cardThreeDSNone
+	return info
+}
+
+// Cards returns the catalogue entries in file order (for README/CLI listings).
+// The slice is a copy.
+func (c *CardCatalog) Cards() []CatalogCard {
+	out := make([]CatalogCard, len(c.cards))
+	for i, e := range c.cards {
+		out[i] = CatalogCard{
+			Number:      e.number,
+			Network:     c.networks[e.network].enum,
+			Description: e.description,
+			Outcome:     e.outcome,
+			ThreeDS:     e.threeDS,
+			Dispute:     e.dispute,
+		}
+	}
+	return out
+}
+
+// LuhnValid reports whether number is 12 to 19 ASCII digits passing the Luhn
+// (mod 10) check.
+func LuhnValid(number string) bool {
+	if len(number) < 12 || len(number) > 19 || !cardIsDigits(number) {
+		return false
+	}
+	sum := 0
+	double := false
+	for i := len(number) - 1; i >= 0; i-- {
+		d := int(number[i] - '0')
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// cardFingerprintSalt namespaces card fingerprints; changing it changes every
+// fingerprint, so it is part of the stored data's format.
+const cardFingerprintSalt = "paysandbox-card:"
+
+// CardFingerprint is a stable, non-reversible identifier of a card number:
+// hex(sha256("paysandbox-card:" + number)). Scenarios match cards by it, so
+// the sandbox never needs to keep the number itself.
+func CardFingerprint(number string) string {
+	sum := sha256.Sum256([]byte(cardFingerprintSalt + number))
+	return hex.EncodeToString(sum[:])
+}
+
+func cardIsDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func cardIsUpperAlpha(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func cardFirstN(s string, n int) string {
+	if len(s) < n {
+		return s
+	}
+	return s[:n]
+}
+
+func cardLastN(s string, n int) string {
+	if len(s) < n {
+		return s
+	}
+	return s[len(s)-n:]
+}

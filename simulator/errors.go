@@ -1,0 +1,159 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is one errorId of the closed error catalogue. Values equal the errorIds
+// on the wire. The HTTP status of each code lives in httpapi's one table.
+type Code string
+
+// The catalogue: every errorId of the interface spec, SANDBOX.md and the vendor
+// OpenAPI. Codes the product never emits are marked so; they are kept so that
+// the table is complete and clients can rely on the names.
+const (
+	// Request pipeline.
+	CodeBadRequest             Code = "BadRequest"
+	CodeUnauthorized           Code = "Unauthorized"
+	CodeForbidden              Code = "Forbidden"
+	CodeUnsupportedAPIVersion  Code = "UnsupportedApiVersion"
+	CodePayloadTooLarge        Code = "PayloadTooLarge"
+	CodeNotFound               Code = "NotFound"
+	CodeMethodNotAllowed       Code = "MethodNotAllowed"
+	CodeRequestValidationError Code = "RequestValidationError"
+	CodeRequestTimeout         Code = "RequestTimeout"
+	CodeTooManyRequests        Code = "TooManyRequests"
+	CodeInternalError          Code = "InternalError"
+
+	// Client sessions and instruments.
+	CodeClientSessionValidationError  Code = "ClientSessionValidationError"
+	CodeMetadataContainsEmptyKey      Code = "MetadataContainsEmptyKey"
+	CodeInvalidPaymentInstrumentToken Code = "InvalidPaymentInstrumentToken"
+	CodeFailedVerification            Code = "FailedVerification"
+
+	// Payments.
+	CodePaymentError                Code = "PaymentError"
+	CodePaymentNotFoundError        Code = "PaymentNotFoundError"
+	CodePaymentAlreadyAuthorized    Code = "PaymentAlreadyAuthorized"
+	CodeInvalidPaymentStatus        Code = "InvalidPaymentStatus"
+	CodeMerchantAccountNotFound     Code = "MerchantAccountNotFound"
+	CodeMerchantAccountConflict     Code = "MerchantAccountConflict"
+	CodeIdempotencyKeyAlreadyExists Code = "IdempotencyKeyAlreadyExists"
+	CodePaymentAlreadyRefunded      Code = "PaymentAlreadyRefunded"
+	CodeUnprocessableRefundAmount   Code = "UnprocessableRefundAmount"
+	// Never emitted: the vendor's pre-2.3 idempotency error (2.3+ answers 409
+	// IdempotencyKeyAlreadyExists), the adjust-authorization errors (the
+	// endpoint is not part of this product) and the resume 202.
+	CodeTransactionRequestIdempotencyKeyAlreadyExists Code = "TransactionRequestIdempotencyKeyAlreadyExists"
+	CodeEntityNotFound                                Code = "EntityNotFound"
+	CodePaymentIsNotAuthorizedYet                     Code = "PaymentIsNotAuthorizedYet"
+	CodeIncorrectPaymentAuthorizationType             Code = "IncorrectPaymentAuthorizationType"
+	CodeAdjustAuthorizationNonCardPayment             Code = "AdjustAuthorizationNonCardPayment"
+	CodeAdjustAuthorizationNotSupported               Code = "AdjustAuthorizationNotSupported"
+	CodeNoActionsToHandle                             Code = "NoActionsToHandle"
+
+	// Payment attempts.
+	CodePaymentAttemptNotFound          Code = "PaymentAttemptNotFound"
+	CodeClientSessionNotManual          Code = "ClientSessionNotManual"
+	CodeInvalidPaymentAttemptTransition Code = "InvalidPaymentAttemptTransition"
+	CodePaymentAttemptExpired           Code = "PaymentAttemptExpired"
+
+	// Sandbox control plane.
+	CodeScenarioValidationError Code = "ScenarioValidationError"
+	CodeWaitTimeout             Code = "WaitTimeout"
+)
+
+// Codes lists the whole catalogue, for the table test of httpapi.
+var Codes = []Code{
+	CodeBadRequest, CodeUnauthorized, CodeForbidden, CodeUnsupportedAPIVersion, CodePayloadTooLarge,
+	CodeNotFound, CodeMethodNotAllowed, CodeRequestValidationError, CodeRequestTimeout,
+	CodeTooManyRequests, CodeInternalError,
+	CodeClientSessionValidationError, CodeMetadataContainsEmptyKey, CodeInvalidPaymentInstrumentToken,
+	CodeFailedVerification,
+	CodePaymentError, CodePaymentNotFoundError, CodePaymentAlreadyAuthorized, CodeInvalidPaymentStatus,
+	CodeMerchantAccountNotFound, CodeMerchantAccountConflict, CodeIdempotencyKeyAlreadyExists,
+	CodePaymentAlreadyRefunded, CodeUnprocessableRefundAmount,
+	CodeTransactionRequestIdempotencyKeyAlreadyExists, CodeEntityNotFound, CodePaymentIsNotAuthorizedYet,
+	CodeIncorrectPaymentAuthorizationType, CodeAdjustAuthorizationNonCardPayment,
+	CodeAdjustAuthorizationNotSupported, CodeNoActionsToHandle,
+	CodePaymentAttemptNotFound, CodeClientSessionNotManual, CodeInvalidPaymentAttemptTransition,
+	CodePaymentAttemptExpired,
+	CodeScenarioValidationError, CodeWaitTimeout,
+}
+
+// FieldError is one broken rule of a request, at a JSONPath like "$.order.lineItems[0].amount".
+type FieldError struct {
+	Path        string `json:"path"`
+	Description string `json:"description"`
+}
+
+// Error is a catalogue error. Anything that is not an *Error is internal.
+type Error struct {
+	Code     Code
+	Message  string
+	Recovery string
+	// Model and Fields make up validationErrors (422).
+	Model  string
+	Fields []FieldError
+	// PaymentID and PaymentStatus name the related payment (400/408/409).
+	PaymentID     string
+	PaymentStatus string
+}
+
+func (e *Error) Error() string {
+	if len(e.Fields) > 0 {
+		return fmt.Sprintf("%s: %s (%s: %s)", e.Code, e.Message, e.Fields[0].Path, e.Fields[0].Description)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Errorf builds a catalogue error.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithRecovery sets the recovery suggestion.
+func (e *Error) WithRecovery(s string) *Error { e.Recovery = s; return e }
+
+// WithPayment names the related payment.
+func (e *Error) WithPayment(p *Payment) *Error {
+	if p != nil {
+		e.PaymentID, e.PaymentStatus = p.ID, string(p.Status)
+	}
+	return e
+}
+
+// ValidationError is a 422 RequestValidationError for the request schema model.
+func ValidationError(model string, fields ...FieldError) *Error {
+	return &Error{
+		Code:    CodeRequestValidationError,
+		Message: "We were unable to validate your request, please check your payload against /docs/api",
+		Model:   model,
+		Fields:  fields,
+	}
+}
+
+// ErrorCode returns the catalogue code of err, or "" when err is internal.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Common errors with their vendor wording.
+func errPaymentNotFound() *Error {
+	return Errorf(CodePaymentError, "The payment could not be found")
+}
+
+func errInvalidToken() *Error {
+	return Errorf(CodeInvalidPaymentInstrumentToken, "Invalid payment instrument.").
+		WithRecovery("Tokenise the payment method again, or use a vaulted token of this customer.")
+}
+
+func errClientToken() *Error {
+	return Errorf(CodeClientSessionValidationError, "The client token is invalid.").
+		WithRecovery("Please provide a valid client token.")
+}

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// body returns the request body read by readBody.
+func body(c echo.Context) []byte {
+	b, _ := c.Get(ctxBody).([]byte)
+	return b
+}
+
+// parseJSON decodes a body into a generic tree (numbers kept exact). Not JSON,
+// trailing garbage, or a top level that is not an object: 400 BadRequest.
+// An empty body is {} when optional, else 400.
+func parseJSON(b []byte, optional bool) (map[string]any, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		if optional {
+			return map[string]any{}, nil
+		}
+		return nil, simulator.Errorf(simulator.CodeBadRequest, "The request body is required and must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, simulator.Errorf(simulator.CodeBadRequest, "The request body could not be parsed as JSON: %v", err).
+			WithRecovery("Send a JSON object with Content-Type: application/json.")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, simulator.Errorf(simulator.CodeBadRequest, "The request body has data after the JSON value")
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, simulator.Errorf(simulator.CodeBadRequest, "The request body must be a JSON object")
+	}
+	return m, nil
+}
+
+// decodeRequest runs the body through the pipeline's last two checks: JSON
+// (400) and the schema rules (422, listing every broken rule, together with
+// pathErrs for path parameters). On success the body is decoded into dst.
+func decodeRequest(c echo.Context, s *schema, model string, dst any, optional bool, pathErrs ...simulator.FieldError) (map[string]any, error) {
+	tree, err := parseJSON(body(c), optional)
+	if err != nil {
+		return nil, err
+	}
+	errs := append([]simulator.FieldError{}, pathErrs...)
+	s.validate(tree, "$", &errs)
+	if len(errs) > 0 {
+		return nil, simulator.ValidationError(model, errs...)
+	}
+	if dst != nil {
+		raw, _ := json.Marshal(tree)
+		if err := json.Unmarshal(raw, dst); err != nil {
+			return nil, simulator.ValidationError(model, simulator.FieldError{Path: "$", Description: err.Error()})
+		}
+	}
+	return tree, nil
+}
+
+// uuidParam checks a path id that must be a uuid (attempt ids).
+func uuidParam(c echo.Context, name string) []simulator.FieldError {
+	v := c.Param(name)
+	if _, err := uuid.Parse(v); err != nil || len(v) != 36 {
+		return []simulator.FieldError{{Path: "$." + name, Description: "Path parameter " + name + " must be a valid uuid"}}
+	}
+	return nil
+}
+
+// expands reports whether expand asks for transactions.events.
+func expands(list []string) bool {
+	for _, e := range list {
+		if e == "transactions.events" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,270 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+func idemKey(c echo.Context) string { return c.Request().Header.Get("X-Idempotency-Key") }
+
+type createPaymentBody struct {
+	OrderID            string                          `json:"orderId"`
+	CurrencyCode       string                          `json:"currencyCode"`
+	Amount             *int64                          `json:"amount"`
+	Order              *simulator.Order                `json:"order"`
+	PaymentMethodToken string                          `json:"paymentMethodToken"`
+	CustomerID         string                          `json:"customerId"`
+	Customer           *simulator.Customer             `json:"customer"`
+	Metadata           map[string]any                  `json:"metadata"`
+	PaymentMethod      *simulator.SessionPaymentMethod `json:"paymentMethod"`
+	Expand             []string                        `json:"expand"`
+}
+
+func (s *Server) createPayment(c echo.Context) error {
+	var req createPaymentBody
+	if _, err := decodeRequest(c, paymentCreate, "PaymentCreationAPIRequest", &req, false); err != nil {
+		return err
+	}
+	p, err := s.svc.CreatePayment(c.Request().Context(), tenantOf(c), simulator.PaymentRequest{
+		Token: req.PaymentMethodToken, OrderID: req.OrderID, CurrencyCode: req.CurrencyCode, Amount: req.Amount,
+		CustomerID: req.CustomerID, Customer: req.Customer, Order: req.Order, Metadata: req.Metadata,
+		PaymentMethod: req.PaymentMethod, IdempotencyKey: idemKey(c),
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+}
+
+func (s *Server) getPayment(c echo.Context) error {
+	p, err := s.svc.Payment(tenantOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(queryList(c, "expand"))))
+}
+
+type authorizeBody struct {
+	Processor struct {
+		ProcessorMerchantID string `json:"processorMerchantId"`
+		Name                string `json:"name"`
+	} `json:"processor"`
+	Expand []string `json:"expand"`
+}
+
+func (s *Server) authorizePayment(c echo.Context) error {
+	var req authorizeBody
+	if _, err := decodeRequest(c, paymentAuthorize, "PaymentAuthorizationAPIRequest", &req, false); err != nil {
+		return err
+	}
+	p, err := s.svc.AuthorizePayment(c.Request().Context(), tenantOf(c), c.Param("id"), req.Processor.ProcessorMerchantID, req.Processor.Name, idemKey(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+}
+
+type captureBody struct {
+	Amount   *int64         `json:"amount"`
+	Final    *bool          `json:"final"`
+	Metadata map[string]any `json:"metadata"`
+	Expand   []string       `json:"expand"`
+}
+
+func (s *Server) capturePayment(c echo.Context) error {
+	var req captureBody
+	if _, err := decodeRequest(c, paymentCapture, "PaymentCaptureAPIRequest", &req, true); err != nil {
+		return err
+	}
+	final := req.Final == nil || *req.Final
+	p, err := s.svc.CapturePayment(c.Request().Context(), tenantOf(c), c.Param("id"), simulator.CaptureRequest{
+		Amount: req.Amount, Final: final, Metadata: req.Metadata, IdempotencyKey: idemKey(c),
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+}
+
+type cancelBody struct {
+	Reason string   `json:"reason"`
+	Expand []string `json:"expand"`
+}
+
+func (s *Server) cancelPayment(c echo.Context) error {
+	var req cancelBody
+	if _, err := decodeRequest(c, paymentCancel, "PaymentCancelAPIRequest", &req, true); err != nil {
+		return err
+	}
+	p, err := s.svc.CancelPayment(c.Request().Context(), tenantOf(c), c.Param("id"), req.Reason, idemKey(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+}
+
+type refundBody struct {
+	Amount             *int64   `json:"amount"`
+	OrderID            string   `json:"orderId"`
+	Reason             string   `json:"reason"`
+	TransactionEventID string   `json:"transactionEventId"`
+	Expand             []string `json:"expand"`
+}
+
+func (s *Server) refundPayment(c echo.Context) error {
+	var req refundBody
+	if _, err := decodeRequest(c, paymentRefund, "PaymentRefundAPIRequest", &req, true); err != nil {
+		return err
+	}
+	p, err := s.svc.RefundPayment(c.Request().Context(), tenantOf(c), c.Param("id"), simulator.RefundRequest{
+		Amount: req.Amount, TransactionEventID: req.TransactionEventID, Reason: req.Reason, OrderID: req.OrderID,
+		IdempotencyKey: idemKey(c),
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+}
+
+type resumeBody struct {
+	ResumeToken string   `json:"resumeToken"`
+	Expand      []string `json:"expand"`
+}
+
+func (s *Server) resumePayment(c echo.Context) error {
+	var req resumeBody
+	if _, err := decodeRequest(c, paymentResume, "PaymentResumeAPIRequest", &req, false); err != nil {
+		return err
+	}
+	p, err := s.svc.ResumePayment(c.Request().Context(), tenantOf(c), c.Param("id"), req.ResumeToken, idemKey(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+}
+
+// queryList reads an array query parameter: comma lists and repeats.
+func queryList(c echo.Context, name string) []string {
+	var out []string
+	for _, v := range c.QueryParams()[name] {
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+// listPayments is GET /payments with the vendor's snake_case filters.
+func (s *Server) listPayments(c echo.Context) error {
+	var errs []simulator.FieldError
+	bad := func(name, desc string) {
+		errs = append(errs, simulator.FieldError{Path: "$." + name, Description: desc})
+	}
+	q := simulator.PaymentQuery{
+		CurrencyCode: queryList(c, "currency_code"), CustomerID: queryList(c, "customer_id"),
+		Last4: queryList(c, "last_4_digits"), Processor: queryList(c, "processor"), OrderID: c.QueryParam("order_id"),
+		Limit: 100,
+	}
+	for _, st := range queryList(c, "status") {
+		q.Status = append(q.Status, simulator.PaymentStatus(st))
+		ok := false
+		for _, known := range simulator.PaymentStatuses {
+			ok = ok || known == simulator.PaymentStatus(st)
+		}
+		if !ok {
+			bad("status", fmt.Sprintf("%q is not a payment status", st))
+		}
+	}
+	intParam := func(name string, min, max int64) *int64 {
+		v := c.QueryParam(name)
+		if v == "" {
+			return nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < min || n > max {
+			bad(name, fmt.Sprintf("Value must be an integer from %d to %d", min, max))
+			return nil
+		}
+		return &n
+	}
+	if l := intParam("limit", 1, 100); l != nil {
+		q.Limit = int(*l)
+	}
+	q.MinAmount = intParam("min_amount", 0, 1<<62)
+	q.MaxAmount = intParam("max_amount", 0, 1<<62)
+	dateParam := func(name string) *time.Time {
+		v := c.QueryParam(name)
+		if v == "" {
+			return nil
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999", "2006-01-02"} {
+			if t, err := time.Parse(layout, v); err == nil {
+				t = t.UTC()
+				return &t
+			}
+		}
+		bad(name, "Value must be a date-time (RFC 3339)")
+		return nil
+	}
+	q.FromDate, q.ToDate = dateParam("from_date"), dateParam("to_date")
+	if cur := c.QueryParam("cursor"); cur != "" {
+		cc, err := decodeCursor(cur)
+		if err != nil {
+			bad("cursor", "The cursor is not one this API returned")
+		}
+		q.Cursor = cc
+	}
+	if len(errs) > 0 {
+		return simulator.ValidationError("PaymentListQuery", errs...)
+	}
+	page, err := s.svc.ListPayments(tenantOf(c), q)
+	if err != nil {
+		return err
+	}
+	out := paymentListDTO{Data: []paymentSummaryDTO{}}
+	for _, p := range page.Payments {
+		out.Data = append(out.Data, toSummaryDTO(p))
+	}
+	if page.Next != nil {
+		out.NextCursor = encodeCursor(page.Next)
+	}
+	if page.Prev != nil {
+		out.PrevCursor = encodeCursor(page.Prev)
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+// Cursors are opaque to clients: base64url of "v1|<micros>|<id>|<n|p>".
+func encodeCursor(c *simulator.Cursor) string {
+	dir := "n"
+	if c.Before {
+		dir = "p"
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("v1|%d|%s|%s", c.Date.UnixMicro(), c.ID, dir)))
+}
+
+func decodeCursor(s string) (*simulator.Cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(string(b), "|")
+	if len(parts) != 4 || parts[0] != "v1" || (parts[3] != "n" && parts[3] != "p") || parts[2] == "" {
+		return nil, fmt.Errorf("malformed cursor")
+	}
+	us, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return nil, err
+	}
+	return &simulator.Cursor{Date: time.UnixMicro(us).UTC(), ID: parts[2], Before: parts[3] == "p"}, nil
+}

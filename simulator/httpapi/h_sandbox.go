@@ -1,0 +1,195 @@
+package httpapi
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+type tenantBody struct {
+	Scopes     *[]string `json:"scopes"`
+	WebhookURL string    `json:"webhookUrl"`
+	TTL        string    `json:"ttl"`
+}
+
+// createTenant is POST /_sandbox/tenants: 201 with a fresh tenant's credentials.
+func (s *Server) createTenant(c echo.Context) error {
+	if s.opt.AdminKey != "" {
+		got := c.Request().Header.Get("X-Admin-Key")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(s.opt.AdminKey)) != 1 {
+			return simulator.Errorf(simulator.CodeUnauthorized, "A valid X-Admin-Key is required to create tenants").
+				WithRecovery("Send the sandbox's admin key in the X-Admin-Key header.")
+		}
+	}
+	var req tenantBody
+	if _, err := decodeRequest(c, tenantCreate, "TenantCreateRequest", &req, true); err != nil {
+		return err
+	}
+	var ttl time.Duration
+	if req.TTL != "" {
+		d, err := time.ParseDuration(req.TTL)
+		if err != nil || d <= 0 {
+			return simulator.ValidationError("TenantCreateRequest", simulator.FieldError{Path: "$.ttl", Description: "ttl must be a positive duration like 2h or 30m"})
+		}
+		ttl = d
+	}
+	var scopes []simulator.Scope
+	if req.Scopes != nil {
+		scopes = []simulator.Scope{}
+		for _, sc := range *req.Scopes {
+			scopes = append(scopes, simulator.Scope(sc))
+		}
+	}
+	t, err := s.svc.CreateTenant(scopes, req.WebhookURL, ttl)
+	if err != nil {
+		return err
+	}
+	c.Set(ctxTenant, t)
+	out := map[string]any{"tenantId": t.ID, "apiKey": t.APIKeys[0].Key, "signingSecret": t.SigningSecret}
+	if !t.ExpiresAt.IsZero() {
+		out["expiresAt"] = ts(t.ExpiresAt)
+	}
+	return writeJSON(c, http.StatusCreated, out)
+}
+
+func (s *Server) deleteTenant(c echo.Context) error {
+	t := tenantOf(c)
+	if err := s.svc.DeleteTenant(t); err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, map[string]string{"tenantId": t.ID, "status": "DELETED"})
+}
+
+func (s *Server) reset(c echo.Context) error {
+	t := tenantOf(c)
+	if err := s.svc.ResetTenant(t); err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, map[string]string{"tenantId": t.ID, "status": "RESET"})
+}
+
+func (s *Server) getClock(c echo.Context) error {
+	t, err := s.svc.Tenant(tenantOf(c).ID)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, map[string]string{"now": ts(s.svc.Now(t))})
+}
+
+type advanceBody struct {
+	Duration string `json:"duration"`
+}
+
+func (s *Server) advanceClock(c echo.Context) error {
+	var req advanceBody
+	if _, err := decodeRequest(c, clockAdvance, "ClockAdvanceRequest", &req, false); err != nil {
+		return err
+	}
+	d, err := time.ParseDuration(req.Duration)
+	if err != nil || d < 0 {
+		return simulator.ValidationError("ClockAdvanceRequest", simulator.FieldError{Path: "$.duration", Description: "duration must be a non-negative Go duration like 90s, 15m or 24h"})
+	}
+	now, err := s.svc.AdvanceClock(c.Request().Context(), tenantOf(c), d)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, map[string]string{"now": ts(now)})
+}
+
+func (s *Server) getAttempt(c echo.Context) error {
+	if errs := uuidParam(c, "id"); len(errs) > 0 {
+		return simulator.ValidationError("PaymentAttemptRequest", errs...)
+	}
+	a, err := s.svc.Attempt(tenantOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toAttemptDTO(a))
+}
+
+func (s *Server) expireAttempt(c echo.Context) error {
+	if _, err := decodeRequest(c, emptyRequest, "PaymentAttemptExpireRequest", nil, true, uuidParam(c, "id")...); err != nil {
+		return err
+	}
+	a, err := s.svc.ExpireAttempt(tenantOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, attemptStatusDTO{PaymentAttemptID: a.ID, Status: string(a.Status)})
+}
+
+// wait is GET /_sandbox/wait?paymentId=&status=&timeout=5s.
+func (s *Server) wait(c echo.Context) error {
+	var errs []simulator.FieldError
+	id, status := c.QueryParam("paymentId"), simulator.PaymentStatus(c.QueryParam("status"))
+	if id == "" {
+		errs = append(errs, simulator.FieldError{Path: "$.paymentId", Description: "Field required"})
+	}
+	known := false
+	for _, st := range simulator.PaymentStatuses {
+		known = known || st == status
+	}
+	if !known {
+		errs = append(errs, simulator.FieldError{Path: "$.status", Description: "Value must be a payment status"})
+	}
+	timeout := 5 * time.Second
+	if v := c.QueryParam("timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > 60*time.Second {
+			errs = append(errs, simulator.FieldError{Path: "$.timeout", Description: "timeout must be a duration from 0s to 60s"})
+		}
+		timeout = d
+	}
+	if len(errs) > 0 {
+		return simulator.ValidationError("WaitQuery", errs...)
+	}
+	p, err := s.svc.WaitForStatus(c.Request().Context(), tenantOf(c), id, status, timeout)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+}
+
+type disputeBody struct {
+	Reason string `json:"reason"`
+	Amount *int64 `json:"amount"`
+}
+
+func (s *Server) dispute(c echo.Context) error {
+	var req disputeBody
+	if _, err := decodeRequest(c, disputeRequest, "DisputeRequest", &req, true); err != nil {
+		return err
+	}
+	d, err := s.svc.OpenDispute(tenantOf(c), c.Param("id"), req.Reason, req.Amount)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, map[string]string{"disputeId": d.ID, "paymentId": d.PaymentID})
+}
+
+func (s *Server) settle(c echo.Context) error {
+	if _, err := decodeRequest(c, emptyRequest, "SettleRequest", nil, true); err != nil {
+		return err
+	}
+	p, err := s.svc.SettleNow(tenantOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+}
+
+func (s *Server) complete3DS(c echo.Context) error {
+	var req threeDSRequestBody
+	if _, err := decodeRequest(c, threeDSRequest, "ThreeDSChallengeRequest", &req, false); err != nil {
+		return err
+	}
+	p, err := s.svc.CompleteChallenge(c.Request().Context(), tenantOf(c), c.Param("id"), req.Result)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+}

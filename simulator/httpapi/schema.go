@@ -1,0 +1,181 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// schema is a request schema: the rules one JSON value must keep. Validation
+// walks the whole document and reports every broken rule with its JSONPath,
+// not just the first; only then is the body decoded into its DTO.
+type schema struct {
+	typ    string // object, map (free-form object), array, string, integer, number, boolean
+	props  []prop
+	closed bool // unknown fields are an error
+	items  *schema
+	enum   []string
+	minLen int
+	maxLen int // 0: none
+	min    *int64
+	format string // uuid, email, date-time
+}
+
+type prop struct {
+	name string
+	s    *schema
+	req  bool
+}
+
+func obj(closed bool, props ...prop) *schema {
+	return &schema{typ: "object", closed: closed, props: props}
+}
+func field(name string, s *schema) prop    { return prop{name: name, s: s} }
+func required(name string, s *schema) prop { return prop{name: name, s: s, req: true} }
+func str(minLen, maxLen int) *schema       { return &schema{typ: "string", minLen: minLen, maxLen: maxLen} }
+func anyStr() *schema                      { return &schema{typ: "string"} }
+func formatted(f string) *schema           { return &schema{typ: "string", format: f} }
+func enum(vals ...string) *schema          { return &schema{typ: "string", enum: vals} }
+func boolean() *schema                     { return &schema{typ: "boolean"} }
+func number() *schema                      { return &schema{typ: "number"} }
+func freeMap() *schema                     { return &schema{typ: "map"} }
+func arrayOf(s *schema) *schema            { return &schema{typ: "array", items: s} }
+func integer(min *int64) *schema           { return &schema{typ: "integer", min: min} }
+
+var zero = int64(0)
+
+func nonNegative() *schema { return integer(&zero) }
+
+// validate checks v against s at path and appends every broken rule to errs.
+// A null is the same as an absent field (required fields must have a value).
+func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
+	add := func(format string, args ...any) {
+		*errs = append(*errs, simulator.FieldError{Path: path, Description: fmt.Sprintf(format, args...)})
+	}
+	if v == nil {
+		return
+	}
+	switch s.typ {
+	case "object":
+		m, ok := v.(map[string]any)
+		if !ok {
+			add("Value must be an object")
+			return
+		}
+		known := make(map[string]bool, len(s.props))
+		for _, p := range s.props {
+			known[p.name] = true
+			pv, present := m[p.name]
+			if p.req && (!present || pv == nil) {
+				*errs = append(*errs, simulator.FieldError{Path: path + "." + p.name, Description: "Field required"})
+				continue
+			}
+			if present {
+				p.s.validate(pv, path+"."+p.name, errs)
+			}
+		}
+		if s.closed {
+			var extra []string
+			for k := range m {
+				if !known[k] {
+					extra = append(extra, k)
+				}
+			}
+			slices.Sort(extra)
+			for _, k := range extra {
+				*errs = append(*errs, simulator.FieldError{Path: path + "." + k, Description: "Extra fields not permitted"})
+			}
+		}
+	case "map":
+		if _, ok := v.(map[string]any); !ok {
+			add("Value must be an object")
+		}
+	case "array":
+		a, ok := v.([]any)
+		if !ok {
+			add("Value must be a valid list")
+			return
+		}
+		for i, item := range a {
+			if item == nil {
+				*errs = append(*errs, simulator.FieldError{Path: fmt.Sprintf("%s[%d]", path, i), Description: "Value must not be null"})
+				continue
+			}
+			s.items.validate(item, fmt.Sprintf("%s[%d]", path, i), errs)
+		}
+	case "string":
+		str, ok := v.(string)
+		if !ok {
+			add("Value must be a valid string")
+			return
+		}
+		n := utf8.RuneCountInString(str)
+		switch {
+		case s.minLen > 0 && n < s.minLen:
+			add("Ensure this value has at least %d characters", s.minLen)
+		case s.maxLen > 0 && n > s.maxLen:
+			add("Ensure this value has at most %d characters", s.maxLen)
+		}
+		if len(s.enum) > 0 && !slices.Contains(s.enum, str) {
+			if len(s.enum) <= 20 {
+				add("Value must be one of: %s", strings.Join(s.enum, ", "))
+			} else {
+				add("Value is not an allowed value")
+			}
+		}
+		switch s.format {
+		case "uuid":
+			if _, err := uuid.Parse(str); err != nil || len(str) != 36 {
+				add("Value must be a valid uuid")
+			}
+		case "country":
+			if len(str) != 2 || strings.Trim(str, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+				add("Value must be a two-letter country code")
+			}
+		case "email":
+			at := strings.IndexByte(str, '@')
+			if at < 1 || at == len(str)-1 || strings.ContainsAny(str, " \t\r\n") || !strings.Contains(str[at:], ".") {
+				add("Value must be a valid email address")
+			}
+		}
+	case "integer":
+		num, ok := v.(json.Number)
+		if !ok {
+			add("Value must be a valid integer")
+			return
+		}
+		i, err := strconv.ParseInt(string(num), 10, 64)
+		if err != nil {
+			add("Value must be a valid integer (int64)")
+			return
+		}
+		if s.min != nil && i < *s.min {
+			add("Ensure this value is greater than or equal to %d", *s.min)
+		}
+	case "number":
+		num, ok := v.(json.Number)
+		if !ok {
+			add("Value must be a valid number")
+			return
+		}
+		f, err := num.Float64()
+		if err != nil {
+			add("Value must be a valid number")
+			return
+		}
+		if s.min != nil && f < float64(*s.min) {
+			add("Ensure this value is greater than or equal to %d", *s.min)
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			add("Value must be a valid boolean")
+		}
+	}
+}

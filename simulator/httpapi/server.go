@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// Options configure the server.
+type Options struct {
+	// RequestTimeout cuts merchant and client requests with 504 RequestTimeout
+	// (the work they started goes on). 0 disables it.
+	RequestTimeout time.Duration
+	// AdminKey, when set, is required in X-Admin-Key by POST /_sandbox/tenants.
+	AdminKey string
+	// Ready reports whether the store is open (GET /readyz).
+	Ready  func() error
+	Logger *slog.Logger
+	// Version is reported by /healthz.
+	Version string
+}
+
+// Server is the HTTP face of the service.
+type Server struct {
+	e   *echo.Echo
+	svc *simulator.Service
+	opt Options
+	log *slog.Logger
+}
+
+// MaxBody is the largest request body accepted (413 above).
+const MaxBody = 1 << 20
+
+// New builds the server and its routes.
+func New(svc *simulator.Service, opt Options) *Server {
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger}
+	e.HTTPErrorHandler = s.handleError
+	e.Pre(trimTrailingSlash)
+	e.Use(s.requestLog)
+	s.routes()
+	return s
+}
+
+// ServeHTTP makes the server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.e.ServeHTTP(w, r) }
+
+// Context keys.
+const (
+	ctxTenant    = "paysandbox.tenant"
+	ctxBody      = "paysandbox.body"
+	ctxErrorCode = "paysandbox.errorCode"
+	ctxRequestID = "paysandbox.requestId"
+)
+
+func requestID(c echo.Context) string {
+	id, _ := c.Get(ctxRequestID).(string)
+	return id
+}
+
+func tenantOf(c echo.Context) *simulator.Tenant {
+	t, _ := c.Get(ctxTenant).(*simulator.Tenant)
+	return t
+}
+
+// writeJSON renders v without HTML escaping (the bytes a client sees are the
+// bytes the vendor would send).
+func writeJSON(c echo.Context, status int, v any) error {
+	b, err := jsonBytes(v)
+	if err != nil {
+		return err
+	}
+	return c.Blob(status, echo.MIMEApplicationJSON, b)
+}
+
+func newJSONEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// trimTrailingSlash routes "/payments/" as "/payments".
+func trimTrailingSlash(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
+			r.URL.Path = strings.TrimRight(p, "/")
+			if r.URL.Path == "" {
+				r.URL.Path = "/"
+			}
+			r.URL.RawPath = ""
+		}
+		return next(c)
+	}
+}

@@ -1,0 +1,97 @@
+package simulator
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+)
+
+// IDKind names what an id is for; each kind has its own shape.
+type IDKind int
+
+const (
+	IDPayment      IDKind = iota // short opaque, like the vendor's "kHdEw9EG"
+	IDUUID                       // attempts, sessions, transaction events, events, disputes, jobs
+	IDClientToken                // unguessable bearer token of a client session
+	IDPaymentToken               // payment method token
+	IDAnalytics                  // analyticsId
+	IDProcessorTxn               // processorTransactionId
+	IDAuthCode                   // authorizationCode
+	IDSecret                     // API keys and signing secrets
+)
+
+// IDGen makes ids. Tests inject a deterministic one so golden files stay stable.
+type IDGen interface {
+	NewID(kind IDKind) string
+}
+
+// RandomIDs is the production IDGen (crypto/rand).
+type RandomIDs struct{}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+func randomString(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	for i := range b {
+		b[i] = base62[int(b[i])%len(base62)]
+	}
+	return string(b)
+}
+
+// NewID implements IDGen.
+func (RandomIDs) NewID(kind IDKind) string {
+	switch kind {
+	case IDPayment:
+		return randomString(8)
+	case IDUUID:
+		return uuid.NewString()
+	case IDClientToken:
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		return "cst_" + base64.RawURLEncoding.EncodeToString(b)
+	case IDPaymentToken:
+		return randomString(36)
+	case IDAnalytics:
+		return randomString(24)
+	case IDProcessorTxn:
+		return randomString(13)
+	case IDAuthCode:
+		return randomString(6)
+	case IDSecret:
+		return randomString(32)
+	}
+	return uuid.NewString()
+}
+
+// SeqIDs is a deterministic IDGen for tests: every kind counts on its own.
+type SeqIDs struct{ n [16]atomic.Int64 }
+
+// NewID implements IDGen.
+func (s *SeqIDs) NewID(kind IDKind) string {
+	n := s.n[kind].Add(1)
+	switch kind {
+	case IDPayment:
+		return fmt.Sprintf("pay%05d", n)
+	case IDUUID:
+		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+	case IDClientToken:
+		return fmt.Sprintf("cst_test_%06d", n)
+	case IDPaymentToken:
+		return fmt.Sprintf("tok_test_%06d", n)
+	case IDAnalytics:
+		return fmt.Sprintf("an_%06d", n)
+	case IDProcessorTxn:
+		return fmt.Sprintf("txn_%06d", n)
+	case IDAuthCode:
+		return fmt.Sprintf("A%05d", n)
+	case IDSecret:
+		return fmt.Sprintf("secret_%06d", n)
+	}
+	return fmt.Sprintf("id%06d", n)
+}

@@ -1,0 +1,42 @@
+package simulator
+
+import "time"
+
+// JobKind names a kind of scheduled work.
+type JobKind string
+
+// The kinds of scheduled work.
+const (
+	JobAuthorize      JobKind = "authorize"       // (background) authorization of a PENDING payment
+	JobExpireAttempt  JobKind = "expire-attempt"  // an attempt's TTL
+	JobResolveTimeout JobKind = "resolve-timeout" // a gateway timeout resolves
+	JobSettle         JobKind = "settle"          // SETTLING -> SETTLED/FAILED
+	JobResolveRefund  JobKind = "resolve-refund"  // a PENDING refund resolves
+	JobDispute        JobKind = "dispute"         // a scenario's dispute opens
+	JobExpireTenant   JobKind = "expire-tenant"   // a tenant's ttl passed
+)
+
+// Job is scheduled work, stored in the same transaction as the change that
+// schedules it, so a restart or kill -9 resumes it. Due is on the tenant's
+// clock; RealDue is the base-clock instant it maps to with the tenant's
+// current offset (rewritten when the tenant's clock moves).
+type Job struct {
+	ID            string    `json:"id"`
+	TenantID      string    `json:"tenantId"`
+	Kind          JobKind   `json:"kind"`
+	Due           time.Time `json:"due"`
+	RealDue       time.Time `json:"realDue"`
+	PaymentID     string    `json:"paymentId,omitempty"`
+	AttemptID     string    `json:"attemptId,omitempty"`
+	TransactionID string    `json:"transactionId,omitempty"`
+	Status        string    `json:"status,omitempty"`
+	Reason        string    `json:"reason,omitempty"`
+}
+
+// newJob makes a job due at due on t's clock.
+func (s *Service) newJob(t *Tenant, kind JobKind, due time.Time) *Job {
+	return &Job{
+		ID: s.IDs.NewID(IDUUID), TenantID: t.ID, Kind: kind,
+		Due: norm(due), RealDue: norm(due.Add(-t.ClockOffset)),
+	}
+}

@@ -1,0 +1,48 @@
+package simulator
+
+// Exported names of the card catalogue's outcome and 3DS values, used by the
+// orchestration and the processors.
+const (
+	OutcomeAuthorized CardOutcome = "AUTHORIZED"
+	OutcomeDeclined   CardOutcome = "DECLINED"
+	OutcomeFailed     CardOutcome = "FAILED"
+
+	ThreeDSNone             ThreeDSProfile = "NONE"
+	ThreeDSChallenge        ThreeDSProfile = "CHALLENGE"
+	ThreeDSFrictionlessPass ThreeDSProfile = "FRICTIONLESS_PASS"
+	ThreeDSFrictionlessFail ThreeDSProfile = "FRICTIONLESS_FAIL"
+)
+
+// 3DS results the shopper (or the control plane) reports.
+const (
+	ThreeDSAuthSuccess = "AUTH_SUCCESS"
+	ThreeDSAuthFailed  = "AUTH_FAILED"
+)
+
+// finalStep is the step that decides the payment: the first that is not a
+// soft decline, else the last.
+func finalStep(d AuthorizeDecision) AuthStep {
+	for i, st := range d.Steps {
+		soft := st.Status == StatusDeclined && st.Reason != nil && st.Reason.DeclineType == "SOFT_DECLINE"
+		if !soft || i == len(d.Steps)-1 {
+			return st
+		}
+	}
+	return AuthStep{Status: StatusAuthorized}
+}
+
+// Default reasons when a decision carries none.
+func defaultReason(st PaymentStatus) *StatusReason {
+	switch st {
+	case StatusDeclined:
+		return &StatusReason{Type: "ISSUER_DECLINED", DeclineType: "HARD_DECLINE", Code: "DECLINED", Message: "The issuer declined the payment"}
+	case StatusFailed:
+		return &StatusReason{Type: "APPLICATION_ERROR", Code: "ERROR", Message: "The processor failed to process the payment"}
+	}
+	return nil
+}
+
+// authFailed3DS is the statusReason of a payment whose 3DS authentication failed.
+func authFailed3DS() *StatusReason {
+	return &StatusReason{Type: "ISSUER_DECLINED", DeclineType: "HARD_DECLINE", Code: "AUTHENTICATION_REQUIRED", Message: "3DS authentication failed"}
+}

@@ -1,0 +1,166 @@
+package simulator
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrConflict is returned by Tx writes that lost a uniqueness race.
+var ErrConflict = errors.New("simulator: conflict")
+
+// Store is the persistence port. View and Update run fn in one transaction;
+// Update commits only when fn returns nil. Inside fn never call a processor,
+// the network, or another transaction.
+type Store interface {
+	View(fn func(tx Tx) error) error
+	Update(fn func(tx Tx) error) error
+}
+
+// Tx is one store transaction. Getters return (nil, nil) when the record does
+// not exist. Every record is scoped to its tenant, so another tenant's id
+// behaves as unknown.
+type Tx interface {
+	Tenant(id string) (*Tenant, error)
+	TenantByAPIKey(key string) (*Tenant, error)
+	Tenants() ([]*Tenant, error)
+	PutTenant(t *Tenant) error
+	// DeleteTenantData removes every record of the tenant; with the tenant
+	// itself too when all is set.
+	DeleteTenantData(tenantID string, all bool) error
+
+	Session(tenantID, id string) (*ClientSession, error)
+	SessionByToken(clientToken string) (*ClientSession, error)
+	PutSession(s *ClientSession) error
+
+	Instrument(tenantID, token string) (*Instrument, error)
+	InstrumentsByCustomer(tenantID, customerID string) ([]*Instrument, error)
+	PutInstrument(in *Instrument) error
+
+	Payment(tenantID, id string) (*Payment, error)
+	PutPayment(p *Payment) error
+	ListPayments(tenantID string, q PaymentQuery) (PaymentPage, error)
+	// PaymentByChallenge resolves a 3DS challenge token (client side, no key).
+	PaymentByChallenge(challengeToken string) (*Payment, error)
+	PutChallenge(challengeToken, tenantID, paymentID string) error
+	DeleteChallenge(challengeToken string) error
+
+	// Idempotency returns the payment a key was used for, "" when free.
+	Idempotency(tenantID, key string) (string, error)
+	ClaimIdempotency(tenantID, key, paymentID string) error
+
+	Attempt(tenantID, id string) (*Attempt, error)
+	PutAttempt(a *Attempt) error
+
+	AppendEvent(e *Event) error
+
+	PutJob(j *Job) error
+	DeleteJob(j *Job) error
+	Job(tenantID, id string) (*Job, error)
+	// DueJobs returns the tenant's jobs due at or before until, in due order.
+	DueJobs(tenantID string, until time.Time, limit int) ([]*Job, error)
+	// NextJob returns the job with the earliest real due time over all tenants.
+	NextJob() (*Job, error)
+}
+
+// PaymentQuery filters and pages GET /payments. Empty filters match all.
+type PaymentQuery struct {
+	Status       []PaymentStatus
+	CurrencyCode []string
+	OrderID      string
+	CustomerID   []string
+	FromDate     *time.Time
+	ToDate       *time.Time
+	MinAmount    *int64
+	MaxAmount    *int64
+	Last4        []string
+	Processor    []string
+	Limit        int
+	Cursor       *Cursor
+}
+
+// Cursor is a position in the newest-first order of (date, id).
+type Cursor struct {
+	Date time.Time
+	ID   string
+	// Before pages towards newer payments (prevCursor).
+	Before bool
+}
+
+// PaymentPage is one page of payments with the cursors around it.
+type PaymentPage struct {
+	Payments []*Payment
+	Next     *Cursor
+	Prev     *Cursor
+}
+
+// ProcessorAccount is one configured merchant account of a fake processor.
+type ProcessorAccount struct {
+	Name                string
+	ProcessorMerchantID string
+	// AsyncCapture: capture gives SETTLING, then SETTLED after SettleAfter.
+	AsyncCapture      bool
+	SettleAfter       time.Duration
+	AuthorizationCode bool
+}
+
+// Processor decides what the processors do with a payment. Decisions are
+// pure data; the service orchestrates them (retries across processors, 3DS,
+// timeouts, scheduling, webhooks). The scenario engine is one implementation.
+type Processor interface {
+	// Accounts lists the tenant's processor accounts, the default first.
+	Accounts(tenantID string) []ProcessorAccount
+	Authorize(ctx context.Context, tenantID string, p *Payment) AuthorizeDecision
+	Capture(ctx context.Context, tenantID string, p *Payment, amount int64) CaptureDecision
+	Refund(ctx context.Context, tenantID string, p *Payment, amount int64) RefundDecision
+}
+
+// AuthorizeDecision is what authorizing a payment leads to.
+type AuthorizeDecision struct {
+	Rule string
+	// ThreeDS is the authentication the card goes through before authorization.
+	ThreeDS ThreeDSProfile
+	// Steps are tried in order; a SOFT_DECLINE moves to the next step.
+	Steps []AuthStep
+	// Timeout, when set, answers 504 and resolves the payment later.
+	Timeout *TimeoutDecision
+	// Latency is real time the processor takes (may cause a 504).
+	Latency time.Duration
+	// Dispute opens a dispute this long after authorization.
+	Dispute *DisputeDecision
+}
+
+// AuthStep is one processor's answer.
+type AuthStep struct {
+	Account ProcessorAccount
+	Status  PaymentStatus // AUTHORIZED, DECLINED or FAILED
+	Reason  *StatusReason
+}
+
+// TimeoutDecision resolves a timed-out payment to ResolveTo, After its creation.
+type TimeoutDecision struct {
+	ResolveTo PaymentStatus
+	After     time.Duration
+}
+
+// DisputeDecision schedules a dispute.
+type DisputeDecision struct {
+	After  time.Duration
+	Reason string
+}
+
+// CaptureDecision is what a capture leads to.
+type CaptureDecision struct {
+	Status      PaymentStatus // SETTLED, SETTLING or FAILED
+	SettleAfter time.Duration // for SETTLING
+	SettleTo    PaymentStatus // SETTLED or FAILED, for SETTLING
+	Reason      *StatusReason
+}
+
+// RefundDecision is what a refund leads to.
+type RefundDecision struct {
+	Status    PaymentStatus // SETTLED, FAILED or PENDING
+	After     time.Duration // for PENDING
+	ResolveTo PaymentStatus // SETTLED or FAILED, for PENDING
+	Reason    *StatusReason
+}

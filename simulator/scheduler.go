@@ -1,0 +1,279 @@
+package simulator
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Scheduler runs stored jobs when they fall due on their tenant's clock. It
+// is the one place timed work runs: background authorization, expiries,
+// timeout resolutions, settlements, refunds, disputes, tenant TTLs. Jobs live
+// in the store, so a restart (or kill -9) resumes them.
+type Scheduler struct {
+	svc  *Service
+	wake chan struct{}
+	// tenantMu serialises clock advances and due runs per tenant.
+	tenantMu sync.Map // tenant id -> *sync.Mutex
+}
+
+// NewScheduler attaches a scheduler to the service (Service.Kick wakes it).
+func NewScheduler(svc *Service) *Scheduler {
+	sc := &Scheduler{svc: svc, wake: make(chan struct{}, 1)}
+	svc.Kick = sc.Kick
+	svc.sched = sc
+	return sc
+}
+
+// Kick makes the loop look at the next job again.
+func (sc *Scheduler) Kick() {
+	select {
+	case sc.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (sc *Scheduler) lock(tenantID string) func() {
+	m, _ := sc.tenantMu.LoadOrStore(tenantID, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// Run processes due jobs until ctx is done.
+func (sc *Scheduler) Run(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		var wait time.Duration = time.Hour
+		var j *Job
+		err := sc.svc.Store.View(func(tx Tx) (err error) { j, err = tx.NextJob(); return })
+		if err != nil {
+			sc.svc.Log.Error("scheduler: reading jobs", "err", err)
+			wait = time.Second
+		} else if j != nil {
+			wait = j.RealDue.Sub(sc.svc.Clock.Now())
+			if wait <= 0 {
+				sc.runOne(ctx, j)
+				if ctx.Err() != nil {
+					return
+				}
+				continue
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-sc.wake:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+func (sc *Scheduler) runOne(ctx context.Context, j *Job) {
+	unlock := sc.lock(j.TenantID)
+	err := sc.svc.runJob(ctx, j)
+	unlock()
+	if err != nil {
+		sc.svc.Log.Error("scheduler: job failed; retrying in 1s", "job", j.ID, "kind", j.Kind, "tenant", j.TenantID, "err", err)
+		_ = sc.svc.Store.Update(func(tx Tx) error {
+			cur, err := tx.Job(j.TenantID, j.ID)
+			if err != nil || cur == nil {
+				return err
+			}
+			cur.RealDue = norm(sc.svc.Clock.Now().Add(time.Second))
+			return tx.PutJob(cur)
+		})
+	}
+}
+
+// RunDue runs, in time order, every job of tenant t due at or before until
+// (including jobs that running them schedules within the window).
+func (sc *Scheduler) RunDue(ctx context.Context, t *Tenant, until time.Time) error {
+	for range 100000 {
+		var jobs []*Job
+		if err := sc.svc.Store.View(func(tx Tx) (err error) { jobs, err = tx.DueJobs(t.ID, until, 1); return }); err != nil {
+			return err
+		}
+		if len(jobs) == 0 {
+			return nil
+		}
+		if err := sc.svc.runJob(ctx, jobs[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AdvanceClock moves tenant t's clock forward by d and runs everything that
+// falls due, in time order, before it returns the new now.
+func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) (time.Time, error) {
+	if d < 0 {
+		return time.Time{}, ValidationError("ClockAdvanceRequest", FieldError{Path: "$.duration", Description: "duration must not be negative"})
+	}
+	unlock := s.sched.lock(t.ID)
+	defer unlock()
+	var cur *Tenant
+	err := s.Store.Update(func(tx Tx) error {
+		var err error
+		if cur, err = tx.Tenant(t.ID); err != nil || cur == nil {
+			return err
+		}
+		cur.ClockOffset += d
+		if err := tx.PutTenant(cur); err != nil {
+			return err
+		}
+		jobs, err := tx.DueJobs(t.ID, time.Unix(1<<40, 0), 0)
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs { // remap to the new offset
+			j.RealDue = norm(j.Due.Add(-cur.ClockOffset))
+			if err := tx.PutJob(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if cur == nil {
+		return time.Time{}, Errorf(CodeUnauthorized, "The tenant no longer exists")
+	}
+	now := s.now(cur)
+	err = s.sched.RunDue(ctx, cur, now)
+	s.kick()
+	return now, err
+}
+
+// runJob executes one job: the effect and the job's deletion share a transaction.
+func (s *Service) runJob(ctx context.Context, j *Job) error {
+	var t *Tenant
+	if err := s.Store.View(func(tx Tx) (err error) { t, err = tx.Tenant(j.TenantID); return }); err != nil {
+		return err
+	}
+	if t == nil { // tenant gone: drop the job
+		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
+	}
+	switch j.Kind {
+	case JobAuthorize:
+		return s.authorizeJob(ctx, t, j)
+	case JobExpireTenant:
+		return s.Store.Update(func(tx Tx) error {
+			cur, err := tx.Tenant(t.ID)
+			if err != nil || cur == nil || cur.ExpiresAt.IsZero() || s.now(cur).Before(cur.ExpiresAt) {
+				return errorsJoin(err, tx.DeleteJob(j))
+			}
+			return tx.DeleteTenantData(t.ID, true)
+		})
+	case JobExpireAttempt:
+		return s.Store.Update(func(tx Tx) error {
+			if err := tx.DeleteJob(j); err != nil {
+				return err
+			}
+			return s.expireAttemptJob(tx, t, j, s.now(t))
+		})
+	case JobDispute:
+		_, err := s.openDispute(t, j.PaymentID, j.Reason, nil, j)
+		if ErrorCode(err) != "" { // payment gone or not disputable: drop
+			return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
+		}
+		return err
+	}
+	_, err := s.mutatePayment(t, j.PaymentID, func(tx Tx, p *Payment, now time.Time) error {
+		if cur, err := tx.Job(t.ID, j.ID); err != nil || cur == nil {
+			return errorsJoin(err, errNoChange)
+		}
+		if err := tx.DeleteJob(j); err != nil {
+			return err
+		}
+		switch j.Kind {
+		case JobResolveTimeout:
+			return s.resolveTimeout(tx, t, p, now)
+		case JobSettle:
+			if p.Status == StatusSettling {
+				p.Status = PaymentStatus(j.Status)
+				if sale := p.sale(); sale != nil {
+					sale.ProcessorStatus = p.Status
+				}
+				if p.Status == StatusFailed {
+					p.StatusReason = defaultReason(StatusFailed)
+				}
+			}
+		case JobResolveRefund:
+			return s.resolveRefund(tx, p, j, now)
+		}
+		return nil
+	})
+	if ErrorCode(err) == CodePaymentError { // payment gone (reset): drop the job
+		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
+	}
+	return err
+}
+
+func errorsJoin(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// authorizeJob authorizes a PENDING payment in the background (after approve,
+// or after a restart cut a synchronous authorization short).
+func (s *Service) authorizeJob(ctx context.Context, t *Tenant, j *Job) error {
+	p, err := s.Payment(t, j.PaymentID)
+	if err != nil || p.Status != StatusPending || p.Processor != nil || p.ThreeDS != nil || p.Timeout != nil {
+		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
+	}
+	d := s.Processor.Authorize(ctx, t.ID, p)
+	_, err = s.applyAuthorization(t, p.ID, d, false)
+	return err
+}
+
+// resolveTimeout ends a gateway timeout as the scenario said.
+func (s *Service) resolveTimeout(tx Tx, t *Tenant, p *Payment, now time.Time) error {
+	if p.Status != StatusPending || p.Timeout == nil {
+		return nil
+	}
+	to := p.Timeout.ResolveTo
+	p.Timeout = nil
+	accts := s.Processor.Accounts(t.ID)
+	st := AuthStep{Account: accts[0], Status: to}
+	if to != StatusAuthorized {
+		st.Reason = &StatusReason{Type: "GATEWAY_TIMEOUT", Code: "ERROR", Message: "The processor did not answer in time"}
+		if to != StatusDeclined {
+			st.Status = StatusFailed
+		}
+	}
+	return s.runSteps(tx, t, p, AuthorizeDecision{Steps: []AuthStep{st}}, now)
+}
+
+// resolveRefund settles or fails a PENDING refund.
+func (s *Service) resolveRefund(tx Tx, p *Payment, j *Job, now time.Time) error {
+	for i := range p.Transactions {
+		txn := &p.Transactions[i]
+		if txn.ID != j.TransactionID || txn.ProcessorStatus != StatusPending {
+			continue
+		}
+		txn.ProcessorStatus = PaymentStatus(j.Status)
+		if txn.ProcessorStatus == StatusSettled {
+			p.Processor.AmountRefunded += txn.Amount
+		} else {
+			txn.ProcessorStatus = StatusFailed
+			txn.ProcessorStatusReason = defaultReason(StatusFailed)
+			p.releaseRefund(txn.Allocations)
+		}
+		ev := s.newEvent(EventPaymentRefund, p, now)
+		ev.Refund = txn
+		return tx.AppendEvent(ev)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package simulator
+
+import (
+	"encoding/json"
+	"log/slog"
+	"time"
+)
+
+// Service is the use cases of the sandbox, one per file (svc_*.go). Every
+// method that acts for a merchant takes the caller's tenant, resolved by
+// Authenticate; records of other tenants behave as unknown.
+type Service struct {
+	Store     Store
+	Clock     Clock
+	IDs       IDGen
+	Cards     *CardCatalog
+	Processor Processor
+	Log       *slog.Logger
+	// AttemptTTL is how long a payment attempt awaits approval.
+	AttemptTTL time.Duration
+	// Kick wakes the scheduler after a job was stored (may be nil).
+	Kick func()
+
+	waits waitHub
+	sched *Scheduler
+}
+
+// Config is what NewService needs besides the ports.
+type Config struct {
+	AttemptTTL time.Duration
+}
+
+// NewService wires the use cases to their ports.
+func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Processor, log *slog.Logger, cfg Config) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.AttemptTTL <= 0 {
+		cfg.AttemptTTL = 15 * time.Minute
+	}
+	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL}
+	NewScheduler(s)
+	return s
+}
+
+// Scheduler returns the service's scheduler (run it with Scheduler().Run).
+func (s *Service) Scheduler() *Scheduler { return s.sched }
+
+func (s *Service) kick() {
+	if s.Kick != nil {
+		s.Kick()
+	}
+}
+
+// now is the tenant's clock.
+func (s *Service) now(t *Tenant) time.Time { return t.Now(s.Clock) }
+
+// clonePayment deep-copies a payment (event snapshots, optimistic work).
+func clonePayment(p *Payment) *Payment {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // a Payment always marshals
+	}
+	var c Payment
+	if err := json.Unmarshal(b, &c); err != nil {
+		panic(err)
+	}
+	return &c
+}

@@ -1,0 +1,85 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tidwall/buntdb"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+var _ simulator.Store = (*DB)(nil)
+
+// Fsync policies (SANDBOX.md: everysecond writes each commit before the
+// response, so kill -9 loses nothing; only a power cut can lose the last second).
+const (
+	FsyncAlways      = "always"
+	FsyncEverySecond = "everysecond"
+	FsyncNever       = "never"
+)
+
+// DB is the buntdb-backed store.
+type DB struct {
+	db   *buntdb.DB
+	path string
+}
+
+// Open opens (creating if missing, with its directory) the database at path;
+// ":memory:" keeps nothing on disk.
+func Open(path, fsync string) (*DB, error) {
+	if path != ":memory:" {
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("store: creating %s: %w", dir, err)
+			}
+		}
+	}
+	db, err := buntdb.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	var cfg buntdb.Config
+	if err := db.ReadConfig(&cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	switch fsync {
+	case FsyncAlways:
+		cfg.SyncPolicy = buntdb.Always
+	case FsyncNever:
+		cfg.SyncPolicy = buntdb.Never
+	case FsyncEverySecond, "":
+		cfg.SyncPolicy = buntdb.EverySecond
+	default:
+		db.Close()
+		return nil, fmt.Errorf("store: unknown fsync policy %q", fsync)
+	}
+	if err := db.SetConfig(cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &DB{db: db, path: path}, nil
+}
+
+// Close flushes and closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Ready reports whether the store answers.
+func (d *DB) Ready() error {
+	return d.db.View(func(tx *buntdb.Tx) error { _, err := tx.Len(); return err })
+}
+
+// View runs fn in a read-only transaction.
+func (d *DB) View(fn func(simulator.Tx) error) error {
+	return d.db.View(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx}) })
+}
+
+// Update runs fn in a read-write transaction, committed only when fn returns nil.
+func (d *DB) Update(fn func(simulator.Tx) error) error {
+	return d.db.Update(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, write: true}) })
+}
+
+var errReadOnly = errors.New("store: write in a read-only transaction")

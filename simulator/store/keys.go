@@ -1,0 +1,77 @@
+package store
+
+import (
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// Key layout. User-controlled parts (customer ids, idempotency keys) are hex
+// encoded so that no value can reach into another key's range.
+//
+//	tenant:<id>                       tenant record
+//	apikey:<key>                      -> tenant id
+//	ctok:<clientToken>                -> <tenant>/<session id>
+//	ch3ds:<challengeToken>            -> <tenant>/<payment id>
+//	jobq:<realDue>:<tenant>:<job id>  global due queue of the scheduler
+//	t:<tenant>:cs:<id>                client session
+//	t:<tenant>:pi:<token>             payment instrument
+//	t:<tenant>:cust:<hex>:<token>     vaulted instruments by customer
+//	t:<tenant>:pay:<id>               payment
+//	t:<tenant>:payx:<date>:<id>       payments in (date, id) order
+//	t:<tenant>:idem:<hex>             idempotency key -> payment id
+//	t:<tenant>:att:<id>               payment attempt
+//	t:<tenant>:evt:<created>:<id>     outbox event
+//	t:<tenant>:evi:<id>               -> event key
+//	t:<tenant>:job:<id>               job
+//	t:<tenant>:jobd:<due>:<id>        the tenant's jobs in due order
+const (
+	pTenant = "tenant:"
+	pAPIKey = "apikey:"
+	pCTok   = "ctok:"
+	pCh3DS  = "ch3ds:"
+	pJobQ   = "jobq:"
+)
+
+func tenantPrefix(tid string) string     { return "t:" + tid + ":" }
+func kTenant(id string) string           { return pTenant + id }
+func kAPIKey(key string) string          { return pAPIKey + key }
+func kCTok(tok string) string            { return pCTok + tok }
+func kCh3DS(tok string) string           { return pCh3DS + tok }
+func kSession(tid, id string) string     { return tenantPrefix(tid) + "cs:" + id }
+func kInstrument(tid, tok string) string { return tenantPrefix(tid) + "pi:" + tok }
+func pCustomer(tid, cust string) string {
+	return tenantPrefix(tid) + "cust:" + hex.EncodeToString([]byte(cust)) + ":"
+}
+func kPayment(tid, id string) string { return tenantPrefix(tid) + "pay:" + id }
+func pPayIdx(tid string) string      { return tenantPrefix(tid) + "payx:" }
+func kPayIdx(tid string, date time.Time, id string) string {
+	return pPayIdx(tid) + stamp(date) + ":" + id
+}
+func kIdem(tid, key string) string {
+	return tenantPrefix(tid) + "idem:" + hex.EncodeToString([]byte(key))
+}
+func kAttempt(tid, id string) string { return tenantPrefix(tid) + "att:" + id }
+func pEvent(tid string) string       { return tenantPrefix(tid) + "evt:" }
+func kEvent(tid string, created time.Time, id string) string {
+	return pEvent(tid) + stamp(created) + ":" + id
+}
+func kEventID(tid, id string) string { return tenantPrefix(tid) + "evi:" + id }
+func kJob(tid, id string) string     { return tenantPrefix(tid) + "job:" + id }
+func pJobDue(tid string) string      { return tenantPrefix(tid) + "jobd:" }
+func kJobDue(tid string, due time.Time, id string) string {
+	return pJobDue(tid) + stamp(due) + ":" + id
+}
+func kJobQ(realDue time.Time, tid, id string) string {
+	return pJobQ + stamp(realDue) + ":" + tid + ":" + id
+}
+
+// stamp renders t as fixed-width microseconds since the epoch, so that key
+// order is time order (times before 1970 clamp to 0).
+func stamp(t time.Time) string {
+	us := t.UnixMicro()
+	if us < 0 {
+		us = 0
+	}
+	return fmt.Sprintf("%020d", us)
+}

@@ -1,0 +1,498 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/buntdb"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// Tx is one buntdb transaction with typed methods.
+type Tx struct {
+	tx    *buntdb.Tx
+	write bool
+}
+
+var _ simulator.Tx = (*Tx)(nil)
+
+func (t *Tx) get(key string, v any) (bool, error) {
+	s, err := t.tx.Get(key)
+	if errors.Is(err, buntdb.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal([]byte(s), v)
+}
+
+func (t *Tx) raw(key string) (string, error) {
+	s, err := t.tx.Get(key)
+	if errors.Is(err, buntdb.ErrNotFound) {
+		return "", nil
+	}
+	return s, err
+}
+
+func (t *Tx) put(key string, v any) error {
+	if !t.write {
+		return errReadOnly
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, _, err = t.tx.Set(key, string(b), nil)
+	return err
+}
+
+func (t *Tx) setRaw(key, val string) error {
+	if !t.write {
+		return errReadOnly
+	}
+	_, _, err := t.tx.Set(key, val, nil)
+	return err
+}
+
+func (t *Tx) del(key string) error {
+	if !t.write {
+		return errReadOnly
+	}
+	_, err := t.tx.Delete(key)
+	if errors.Is(err, buntdb.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// prefixKeys lists the keys (and values) under prefix, in key order.
+func (t *Tx) prefix(prefix string, fn func(k, v string) bool) error {
+	return t.tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		return fn(k, v)
+	})
+}
+
+func getTyped[T any](t *Tx, key string) (*T, error) {
+	var v T
+	ok, err := t.get(key, &v)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// Tenants.
+
+func (t *Tx) Tenant(id string) (*simulator.Tenant, error) {
+	return getTyped[simulator.Tenant](t, kTenant(id))
+}
+
+func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
+	id, err := t.raw(kAPIKey(key))
+	if err != nil || id == "" {
+		return nil, err
+	}
+	return t.Tenant(id)
+}
+
+func (t *Tx) Tenants() ([]*simulator.Tenant, error) {
+	var out []*simulator.Tenant
+	var ferr error
+	err := t.prefix(pTenant, func(_, v string) bool {
+		var tn simulator.Tenant
+		if ferr = json.Unmarshal([]byte(v), &tn); ferr != nil {
+			return false
+		}
+		out = append(out, &tn)
+		return true
+	})
+	return out, errors.Join(err, ferr)
+}
+
+func (t *Tx) PutTenant(tn *simulator.Tenant) error {
+	old, err := t.Tenant(tn.ID)
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		for _, k := range old.APIKeys {
+			if _, still := tn.Key(k.Key); !still {
+				if err := t.del(kAPIKey(k.Key)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, k := range tn.APIKeys {
+		if err := t.setRaw(kAPIKey(k.Key), tn.ID); err != nil {
+			return err
+		}
+	}
+	return t.put(kTenant(tn.ID), tn)
+}
+
+func (t *Tx) DeleteTenantData(tid string, all bool) error {
+	var keys []string
+	var globals []string
+	err := t.prefix(tenantPrefix(tid), func(k, v string) bool {
+		keys = append(keys, k)
+		rest := strings.TrimPrefix(k, tenantPrefix(tid))
+		switch {
+		case strings.HasPrefix(rest, "cs:"):
+			var cs simulator.ClientSession
+			if json.Unmarshal([]byte(v), &cs) == nil {
+				globals = append(globals, kCTok(cs.ClientToken))
+			}
+		case strings.HasPrefix(rest, "pay:"):
+			var p simulator.Payment
+			if json.Unmarshal([]byte(v), &p) == nil && p.ThreeDS != nil {
+				globals = append(globals, kCh3DS(p.ThreeDS.ChallengeToken))
+			}
+		case strings.HasPrefix(rest, "job:"):
+			var j simulator.Job
+			if json.Unmarshal([]byte(v), &j) == nil {
+				globals = append(globals, kJobQ(j.RealDue, j.TenantID, j.ID))
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if all {
+		tn, err := t.Tenant(tid)
+		if err != nil {
+			return err
+		}
+		if tn != nil {
+			for _, k := range tn.APIKeys {
+				globals = append(globals, kAPIKey(k.Key))
+			}
+			globals = append(globals, kTenant(tid))
+		}
+	}
+	for _, k := range append(keys, globals...) {
+		if err := t.del(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Client sessions.
+
+func (t *Tx) Session(tid, id string) (*simulator.ClientSession, error) {
+	return getTyped[simulator.ClientSession](t, kSession(tid, id))
+}
+
+func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
+	ref, err := t.raw(kCTok(tok))
+	if err != nil || ref == "" {
+		return nil, err
+	}
+	tid, id, _ := strings.Cut(ref, "/")
+	return t.Session(tid, id)
+}
+
+func (t *Tx) PutSession(cs *simulator.ClientSession) error {
+	if err := t.setRaw(kCTok(cs.ClientToken), cs.TenantID+"/"+cs.ID); err != nil {
+		return err
+	}
+	return t.put(kSession(cs.TenantID, cs.ID), cs)
+}
+
+// Payment instruments.
+
+func (t *Tx) Instrument(tid, tok string) (*simulator.Instrument, error) {
+	if tok == "" {
+		return nil, nil
+	}
+	return getTyped[simulator.Instrument](t, kInstrument(tid, tok))
+}
+
+func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, error) {
+	var toks []string
+	p := pCustomer(tid, cust)
+	if err := t.prefix(p, func(k, _ string) bool { toks = append(toks, strings.TrimPrefix(k, p)); return true }); err != nil {
+		return nil, err
+	}
+	out := make([]*simulator.Instrument, 0, len(toks))
+	for _, tok := range toks {
+		in, err := t.Instrument(tid, tok)
+		if err != nil {
+			return nil, err
+		}
+		if in != nil {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+func (t *Tx) PutInstrument(in *simulator.Instrument) error {
+	if in.TokenType == simulator.TokenMultiUse && in.CustomerID != "" {
+		if err := t.setRaw(pCustomer(in.TenantID, in.CustomerID)+in.Token, ""); err != nil {
+			return err
+		}
+	}
+	return t.put(kInstrument(in.TenantID, in.Token), in)
+}
+
+// Payments.
+
+func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
+	if id == "" || strings.ContainsAny(id, ":/") {
+		return nil, nil
+	}
+	return getTyped[simulator.Payment](t, kPayment(tid, id))
+}
+
+func (t *Tx) PutPayment(p *simulator.Payment) error {
+	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), ""); err != nil {
+		return err
+	}
+	return t.put(kPayment(p.TenantID, p.ID), p)
+}
+
+func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
+	ref, err := t.raw(kCh3DS(tok))
+	if err != nil || ref == "" {
+		return nil, err
+	}
+	tid, id, _ := strings.Cut(ref, "/")
+	return t.Payment(tid, id)
+}
+
+func (t *Tx) PutChallenge(tok, tid, pid string) error { return t.setRaw(kCh3DS(tok), tid+"/"+pid) }
+func (t *Tx) DeleteChallenge(tok string) error        { return t.del(kCh3DS(tok)) }
+
+// ListPayments walks the tenant's (date, id) index from the cursor, newest
+// first, and keeps the payments that pass the filters. It reads one payment
+// more than the page in each direction to know whether there is a next and a
+// previous page.
+func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.PaymentPage, error) {
+	prefix := pPayIdx(tid)
+	var page simulator.PaymentPage
+	var ferr error
+	collect := func(dst *[]*simulator.Payment, max int) func(k, _ string) bool {
+		return func(k, _ string) bool {
+			if !strings.HasPrefix(k, prefix) {
+				return false
+			}
+			id := k[strings.LastIndexByte(k, ':')+1:]
+			p, err := t.Payment(tid, id)
+			if err != nil {
+				ferr = err
+				return false
+			}
+			if p != nil && matches(p, q) {
+				*dst = append(*dst, p)
+			}
+			return len(*dst) < max
+		}
+	}
+	older := func(from string, inclusive bool, dst *[]*simulator.Payment, max int) error {
+		if from == "" {
+			return t.tx.DescendLessOrEqual("", prefix+"~", collect(dst, max))
+		}
+		if inclusive {
+			return t.tx.DescendLessOrEqual("", from, collect(dst, max))
+		}
+		return t.tx.DescendLessOrEqual("", from, func(k, v string) bool {
+			if k == from {
+				return true
+			}
+			return collect(dst, max)(k, v)
+		})
+	}
+	newer := func(from string, dst *[]*simulator.Payment, max int) error {
+		return t.tx.AscendGreaterOrEqual("", from, func(k, v string) bool {
+			if k == from {
+				return true
+			}
+			return collect(dst, max)(k, v)
+		})
+	}
+	var items []*simulator.Payment
+	switch {
+	case q.Cursor == nil:
+		if err := older("", true, &items, q.Limit+1); err != nil {
+			return page, err
+		}
+		if len(items) > q.Limit {
+			items = items[:q.Limit]
+			page.Next = cursorOf(items[len(items)-1], false)
+		}
+	case !q.Cursor.Before:
+		from := kPayIdx(tid, q.Cursor.Date, q.Cursor.ID)
+		if err := older(from, false, &items, q.Limit+1); err != nil {
+			return page, err
+		}
+		if len(items) > q.Limit {
+			items = items[:q.Limit]
+			page.Next = cursorOf(items[len(items)-1], false)
+		}
+		if len(items) > 0 {
+			var probe []*simulator.Payment
+			if err := newer(kPayIdx(tid, items[0].Date, items[0].ID), &probe, 1); err != nil {
+				return page, err
+			}
+			if len(probe) > 0 {
+				page.Prev = cursorOf(items[0], true)
+			}
+		}
+	default:
+		from := kPayIdx(tid, q.Cursor.Date, q.Cursor.ID)
+		if err := newer(from, &items, q.Limit+1); err != nil {
+			return page, err
+		}
+		if len(items) > q.Limit {
+			items = items[:q.Limit]
+		}
+		slices.Reverse(items)
+		if len(items) > 0 {
+			var probe []*simulator.Payment
+			if err := newer(kPayIdx(tid, items[0].Date, items[0].ID), &probe, 1); err != nil {
+				return page, err
+			}
+			if len(probe) > 0 {
+				page.Prev = cursorOf(items[0], true)
+			}
+			page.Next = cursorOf(items[len(items)-1], false)
+		}
+	}
+	page.Payments = items
+	return page, ferr
+}
+
+func cursorOf(p *simulator.Payment, before bool) *simulator.Cursor {
+	return &simulator.Cursor{Date: p.Date, ID: p.ID, Before: before}
+}
+
+func matches(p *simulator.Payment, q simulator.PaymentQuery) bool {
+	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
+	if len(q.Status) > 0 && !slices.Contains(q.Status, p.Status) {
+		return false
+	}
+	procName := ""
+	if p.Processor != nil {
+		procName = p.Processor.Name
+	}
+	switch {
+	case !in(q.CurrencyCode, p.CurrencyCode), !in(q.CustomerID, p.CustomerID),
+		!in(q.Last4, p.PaymentMethod.Data.Last4Digits), !in(q.Processor, procName):
+		return false
+	case q.OrderID != "" && q.OrderID != p.OrderID:
+		return false
+	case q.FromDate != nil && p.Date.Before(*q.FromDate), q.ToDate != nil && p.Date.After(*q.ToDate):
+		return false
+	case q.MinAmount != nil && p.Amount < *q.MinAmount, q.MaxAmount != nil && p.Amount > *q.MaxAmount:
+		return false
+	}
+	return true
+}
+
+// Idempotency keys.
+
+func (t *Tx) Idempotency(tid, key string) (string, error) { return t.raw(kIdem(tid, key)) }
+
+func (t *Tx) ClaimIdempotency(tid, key, pid string) error {
+	if cur, err := t.raw(kIdem(tid, key)); err != nil {
+		return err
+	} else if cur != "" {
+		return simulator.ErrConflict
+	}
+	return t.setRaw(kIdem(tid, key), pid)
+}
+
+// Attempts.
+
+func (t *Tx) Attempt(tid, id string) (*simulator.Attempt, error) {
+	return getTyped[simulator.Attempt](t, kAttempt(tid, id))
+}
+
+func (t *Tx) PutAttempt(a *simulator.Attempt) error { return t.put(kAttempt(a.TenantID, a.ID), a) }
+
+// Outbox.
+
+func (t *Tx) AppendEvent(e *simulator.Event) error {
+	k := kEvent(e.TenantID, e.CreatedAt, e.ID)
+	if err := t.setRaw(kEventID(e.TenantID, e.ID), k); err != nil {
+		return err
+	}
+	return t.put(k, e)
+}
+
+// Jobs.
+
+func (t *Tx) Job(tid, id string) (*simulator.Job, error) {
+	return getTyped[simulator.Job](t, kJob(tid, id))
+}
+
+func (t *Tx) PutJob(j *simulator.Job) error {
+	if err := t.DeleteJob(j); err != nil {
+		return err
+	}
+	if err := t.setRaw(kJobDue(j.TenantID, j.Due, j.ID), ""); err != nil {
+		return err
+	}
+	if err := t.setRaw(kJobQ(j.RealDue, j.TenantID, j.ID), j.TenantID); err != nil {
+		return err
+	}
+	return t.put(kJob(j.TenantID, j.ID), j)
+}
+
+func (t *Tx) DeleteJob(j *simulator.Job) error {
+	old, err := t.Job(j.TenantID, j.ID)
+	if err != nil || old == nil {
+		return err
+	}
+	return errors.Join(
+		t.del(kJobDue(old.TenantID, old.Due, old.ID)),
+		t.del(kJobQ(old.RealDue, old.TenantID, old.ID)),
+		t.del(kJob(old.TenantID, old.ID)),
+	)
+}
+
+func (t *Tx) DueJobs(tid string, until time.Time, limit int) ([]*simulator.Job, error) {
+	var out []*simulator.Job
+	var ferr error
+	p := pJobDue(tid)
+	end := p + stamp(until) + ";"
+	err := t.prefix(p, func(k, _ string) bool {
+		if k > end {
+			return false
+		}
+		j, err := t.Job(tid, k[strings.LastIndexByte(k, ':')+1:])
+		if err != nil {
+			ferr = err
+			return false
+		}
+		if j != nil {
+			out = append(out, j)
+		}
+		return limit <= 0 || len(out) < limit
+	})
+	return out, errors.Join(err, ferr)
+}
+
+func (t *Tx) NextJob() (*simulator.Job, error) {
+	var key string
+	err := t.prefix(pJobQ, func(k, _ string) bool { key = k; return false })
+	if err != nil || key == "" {
+		return nil, err
+	}
+	parts := strings.Split(strings.TrimPrefix(key, pJobQ), ":")
+	if len(parts) != 3 {
+		return nil, errors.New("store: malformed job queue key " + key)
+	}
+	return t.Job(parts[1], parts[2])
+}

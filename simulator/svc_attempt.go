@@ -1,0 +1,156 @@
+package simulator
+
+import "time"
+
+// ApproveResult is the 200 answer of approve.
+type ApproveResult struct {
+	AttemptID string
+	PaymentID string
+}
+
+// ApproveAttempt approves a payment attempt: the payment is created in the
+// same store transaction as the attempt's change, and its authorization runs
+// in the background (a job). Errors, in this order: PaymentAttemptNotFound,
+// ClientSessionNotManual, IdempotencyKeyAlreadyExists, PaymentAttemptExpired,
+// InvalidPaymentAttemptTransition; RequestValidationError when the session
+// lacks amount, currency or orderId (the attempt stays as it was).
+func (s *Service) ApproveAttempt(t *Tenant, id string) (ApproveResult, error) {
+	var res ApproveResult
+	var pid string
+	err := s.Store.Update(func(tx Tx) error {
+		a, cs, err := attemptFor(tx, t, id)
+		if err != nil {
+			return err
+		}
+		var prior *Payment
+		if a.PaymentID != "" {
+			if prior, err = tx.Payment(t.ID, a.PaymentID); err != nil {
+				return err
+			}
+		}
+		now := s.now(t)
+		if err := a.CheckApprove(cs, prior, now); err != nil {
+			return err
+		}
+		in, err := tx.Instrument(t.ID, a.Token)
+		if err != nil {
+			return err
+		}
+		if in == nil || in.Used || in.Invalidated {
+			return Errorf(CodeInvalidPaymentAttemptTransition, "The payment method of this attempt can no longer be used")
+		}
+		p, err := s.buildPayment(t, in, cs, PaymentRequest{})
+		if err != nil {
+			return err
+		}
+		p.AttemptID = a.ID
+		a.Status, a.PaymentID, a.UpdatedAt = AttemptApproved, p.ID, now
+		in.Used = true
+		if err := tx.PutAttempt(a); err != nil {
+			return err
+		}
+		if err := tx.PutInstrument(in); err != nil {
+			return err
+		}
+		res, pid = ApproveResult{AttemptID: a.ID, PaymentID: p.ID}, p.ID
+		return s.insertPayment(tx, t, p)
+	})
+	if err != nil {
+		return res, err
+	}
+	s.waits.notify(pid)
+	s.kick()
+	return res, nil
+}
+
+// attemptFor loads an attempt of tenant t and its session. Errors: PaymentAttemptNotFound.
+func attemptFor(tx Tx, t *Tenant, id string) (*Attempt, *ClientSession, error) {
+	a, err := tx.Attempt(t.ID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a == nil {
+		return nil, nil, Errorf(CodePaymentAttemptNotFound, "The payment attempt could not be found")
+	}
+	cs, err := tx.Session(t.ID, a.SessionID)
+	return a, cs, err
+}
+
+// AbortAttempt aborts an awaiting attempt: no payment, the token invalidated.
+// Errors: PaymentAttemptNotFound, PaymentAttemptExpired, InvalidPaymentAttemptTransition.
+func (s *Service) AbortAttempt(t *Tenant, id string) (*Attempt, error) {
+	var out *Attempt
+	err := s.Store.Update(func(tx Tx) error {
+		a, _, err := attemptFor(tx, t, id)
+		if err != nil {
+			return err
+		}
+		now := s.now(t)
+		if err := a.CheckAbort(now); err != nil {
+			return err
+		}
+		a.Status, a.UpdatedAt = AttemptAborted, now
+		if in, err := tx.Instrument(t.ID, a.Token); err != nil {
+			return err
+		} else if in != nil {
+			in.Invalidated = true
+			if err := tx.PutInstrument(in); err != nil {
+				return err
+			}
+		}
+		out = a
+		return tx.PutAttempt(a)
+	})
+	return out, err
+}
+
+// Attempt reads an attempt, with expiry applied at the tenant's now.
+// Errors: PaymentAttemptNotFound.
+func (s *Service) Attempt(t *Tenant, id string) (*Attempt, error) {
+	var out *Attempt
+	err := s.Store.View(func(tx Tx) error {
+		a, _, err := attemptFor(tx, t, id)
+		if err == nil {
+			a.Lapse(s.now(t))
+			out = a
+		}
+		return err
+	})
+	return out, err
+}
+
+// ExpireAttempt expires an awaiting attempt now (control plane).
+// Errors: PaymentAttemptNotFound, InvalidPaymentAttemptTransition.
+func (s *Service) ExpireAttempt(t *Tenant, id string) (*Attempt, error) {
+	var out *Attempt
+	err := s.Store.Update(func(tx Tx) error {
+		a, _, err := attemptFor(tx, t, id)
+		if err != nil {
+			return err
+		}
+		now := s.now(t)
+		a.Lapse(now)
+		switch a.Status {
+		case AttemptExpired:
+		case AttemptAwaiting:
+			a.Status, a.UpdatedAt, a.ExpiresAt = AttemptExpired, now, now
+		default:
+			return Errorf(CodeInvalidPaymentAttemptTransition, "A payment attempt in status %s cannot expire", a.Status)
+		}
+		out = a
+		return tx.PutAttempt(a)
+	})
+	return out, err
+}
+
+// expireAttemptJob is the attempt TTL firing.
+func (s *Service) expireAttemptJob(tx Tx, t *Tenant, j *Job, now time.Time) error {
+	a, err := tx.Attempt(t.ID, j.AttemptID)
+	if err != nil || a == nil {
+		return err
+	}
+	if a.Lapse(now) {
+		return tx.PutAttempt(a)
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sort"
+)
+
+// PaymentRequest is POST /payments (and /client/payments) after the schema.
+type PaymentRequest struct {
+	Token          string
+	OrderID        string
+	CurrencyCode   string
+	Amount         *int64
+	CustomerID     string
+	Customer       *Customer
+	Order          *Order
+	Metadata       map[string]any
+	PaymentMethod  *SessionPaymentMethod
+	IdempotencyKey string
+	// ClientSessionID, when set, restricts the token to that session (client side).
+	ClientSessionID string
+}
+
+// CreatePayment creates a payment from a tokenised or vaulted method and
+// authorizes it synchronously: the answer is AUTHORIZED, DECLINED, FAILED or
+// PENDING with requiredAction. Errors: InvalidPaymentInstrumentToken,
+// RequestValidationError, MetadataContainsEmptyKey, IdempotencyKeyAlreadyExists,
+// RequestTimeout (the payment goes on).
+func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentRequest) (*Payment, error) {
+	if EmptyMetadataKey(req.Metadata) {
+		return nil, errEmptyMetadataKey()
+	}
+	var p *Payment
+	err := s.Store.Update(func(tx Tx) error {
+		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
+			return err
+		}
+		in, err := tx.Instrument(t.ID, req.Token)
+		if err != nil {
+			return err
+		}
+		if in == nil {
+			return errInvalidToken()
+		}
+		var cs *ClientSession
+		if in.SessionID != "" {
+			if cs, err = tx.Session(t.ID, in.SessionID); err != nil {
+				return err
+			}
+		}
+		if req.ClientSessionID != "" && in.SessionID != req.ClientSessionID {
+			return errInvalidToken()
+		}
+		if err := in.usableForPayment(cs != nil && cs.ApprovalMode == ApprovalManual); err != nil {
+			return err
+		}
+		if p, err = s.buildPayment(t, in, cs, req); err != nil {
+			return err
+		}
+		if in.TokenType == TokenSingleUse {
+			in.Used = true
+			if err := tx.PutInstrument(in); err != nil {
+				return err
+			}
+		}
+		if req.IdempotencyKey != "" {
+			if err := tx.ClaimIdempotency(t.ID, req.IdempotencyKey, p.ID); err != nil {
+				return err
+			}
+		}
+		return s.insertPayment(tx, t, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.waits.notify(p.ID)
+	return s.authorizeNow(ctx, t, p)
+}
+
+// insertPayment stores a new PENDING payment with its first event and the job
+// that authorizes it if this process dies before it does.
+func (s *Service) insertPayment(tx Tx, t *Tenant, p *Payment) error {
+	if err := tx.PutPayment(p); err != nil {
+		return err
+	}
+	if err := tx.AppendEvent(s.newEvent(EventPaymentStatus, p, p.Date)); err != nil {
+		return err
+	}
+	j := s.newJob(t, JobAuthorize, p.Date)
+	j.ID, j.PaymentID = authJobID(p.ID), p.ID
+	return tx.PutJob(j)
+}
+
+func authJobID(paymentID string) string { return "authorize-" + paymentID }
+
+// checkIdempotency answers 409 when the key was used by an earlier request that had an effect.
+func checkIdempotency(tx Tx, t *Tenant, key string) error {
+	if key == "" {
+		return nil
+	}
+	pid, err := tx.Idempotency(t.ID, key)
+	if err != nil || pid == "" {
+		return err
+	}
+	e := Errorf(CodeIdempotencyKeyAlreadyExists, "The idempotency key %q already exists for transaction", key)
+	e.PaymentID = pid
+	if p, _ := tx.Payment(t.ID, pid); p != nil {
+		e.PaymentStatus = string(p.Status)
+	}
+	return e
+}
+
+// buildPayment merges the request over the session (request fields win;
+// customer and metadata merge key by key) into a new PENDING payment.
+func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req PaymentRequest) (*Payment, error) {
+	var base SessionData
+	if cs != nil && in.TokenType == TokenSingleUse {
+		base = cs.Data
+	}
+	var missing []FieldError
+	if in.TokenType == TokenMultiUse {
+		// Vaulted tokens carry no session: the request must say it all.
+		for _, f := range []struct {
+			ok   bool
+			path string
+		}{{req.Amount != nil, "$.amount"}, {req.CurrencyCode != "", "$.currencyCode"}, {req.CustomerID != "", "$.customerId"}, {req.OrderID != "", "$.orderId"}} {
+			if !f.ok {
+				missing = append(missing, FieldError{Path: f.path, Description: "Field required when paying with a vaulted payment method"})
+			}
+		}
+		if len(missing) > 0 {
+			return nil, ValidationError("PaymentCreationAPIRequest", missing...)
+		}
+		if req.CustomerID != in.CustomerID {
+			return nil, Errorf(CodeInvalidPaymentInstrumentToken, "The vaulted payment method does not belong to customer %q", req.CustomerID).
+				WithRecovery("Pass the customerId the payment method was vaulted for.")
+		}
+	}
+	d := base
+	d.Metadata = mergeMaps(base.Metadata, req.Metadata)
+	d.Customer = mergeCustomer(base.Customer, req.Customer)
+	if req.Order != nil {
+		d.Order = mergeOrder(base.Order, req.Order)
+	}
+	if req.OrderID != "" {
+		d.OrderID = req.OrderID
+	}
+	if req.CurrencyCode != "" {
+		d.CurrencyCode = req.CurrencyCode
+	}
+	if req.CustomerID != "" {
+		d.CustomerID = req.CustomerID
+	}
+	if req.Amount != nil {
+		d.Amount = req.Amount
+	}
+	pm := mergePaymentMethod(base.PaymentMethod, req.PaymentMethod)
+	if errs := d.CheckRules(); len(errs) > 0 {
+		return nil, ValidationError("PaymentCreationAPIRequest", errs...)
+	}
+	amount, hasAmount, _ := d.TotalAmount()
+	if !hasAmount {
+		missing = append(missing, FieldError{Path: "$.amount", Description: "amount must be provided via the client session or the payment request"})
+	}
+	if d.CurrencyCode == "" {
+		missing = append(missing, FieldError{Path: "$.currencyCode", Description: "currencyCode must be provided via the client session or the payment request"})
+	}
+	if d.OrderID == "" {
+		missing = append(missing, FieldError{Path: "$.orderId", Description: "orderId must be provided via the client session or the payment request"})
+	}
+	if len(missing) > 0 {
+		e := ValidationError("PaymentCreationAPIRequest", missing...)
+		e.Message = "Missing fields for payment."
+		return nil, e.WithRecovery("When creating a payment `amount`, `currencyCode` and `orderId` must be provided via the Client Session or the Payment request.")
+	}
+	now := s.now(t)
+	p := &Payment{
+		ID: s.IDs.NewID(IDPayment), TenantID: t.ID, Date: now, DateUpdated: now, Status: StatusPending,
+		OrderID: d.OrderID, CurrencyCode: d.CurrencyCode, Amount: amount, CustomerID: d.CustomerID,
+		Customer: d.Customer, Order: d.Order, Metadata: d.Metadata, CardTokenType: "CARD_PAN",
+		Card: in.Card, SessionID: in.SessionID, Transactions: []Transaction{},
+		PaymentMethod: PaymentMethod{
+			PaymentMethodToken: in.Token, IsVaulted: in.TokenType == TokenMultiUse,
+			AuthorizationType: "FINAL", AnalyticsID: in.AnalyticsID, PaymentMethodType: PaymentMethodTypeCard,
+			Data: in.CardData(t.First6Digits),
+		},
+	}
+	if pm != nil {
+		p.PaymentMethod.PaymentType = pm.PaymentType
+		p.PaymentMethod.Descriptor = pm.Descriptor
+		if pm.AuthorizationType != "" {
+			p.PaymentMethod.AuthorizationType = pm.AuthorizationType
+		}
+		p.PaymentMethod.FirstPaymentReason = pm.FirstPaymentReason
+		p.PaymentMethod.VaultOnSuccess = pm.VaultOnSuccess != nil && *pm.VaultOnSuccess && in.TokenType == TokenSingleUse
+		p.PaymentMethod.VaultOnAgreement = pm.VaultOnAgreement != nil && *pm.VaultOnAgreement
+	}
+	return p, nil
+}
+
+func mergeMaps(a, b map[string]any) map[string]any {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]any{}
+	}
+	maps.Copy(out, b)
+	return out
+}
+
+func pick(a, b string) string {
+	if b != "" {
+		return b
+	}
+	return a
+}
+
+func mergeAddress(a, b *Address) *Address {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return &Address{
+		FirstName: pick(a.FirstName, b.FirstName), LastName: pick(a.LastName, b.LastName),
+		AddressLine1: pick(a.AddressLine1, b.AddressLine1), AddressLine2: pick(a.AddressLine2, b.AddressLine2),
+		City: pick(a.City, b.City), State: pick(a.State, b.State),
+		CountryCode: pick(a.CountryCode, b.CountryCode), PostalCode: pick(a.PostalCode, b.PostalCode),
+	}
+}
+
+func mergeCustomer(a, b *Customer) *Customer {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return &Customer{
+		EmailAddress: pick(a.EmailAddress, b.EmailAddress), MobileNumber: pick(a.MobileNumber, b.MobileNumber),
+		FirstName: pick(a.FirstName, b.FirstName), LastName: pick(a.LastName, b.LastName),
+		BillingAddress: mergeAddress(a.BillingAddress, b.BillingAddress), ShippingAddress: mergeAddress(a.ShippingAddress, b.ShippingAddress),
+		TaxID: pick(a.TaxID, b.TaxID), NationalDocumentID: pick(a.NationalDocumentID, b.NationalDocumentID),
+	}
+}
+
+func mergeOrder(a, b *Order) *Order {
+	if a == nil {
+		return b
+	}
+	o := *a
+	if b.LineItems != nil {
+		o.LineItems = b.LineItems
+	}
+	if b.Fees != nil {
+		o.Fees = b.Fees
+	}
+	if b.Shipping != nil {
+		o.Shipping = b.Shipping
+	}
+	o.CountryCode = pick(a.CountryCode, b.CountryCode)
+	o.RetailerCountryCode = pick(a.RetailerCountryCode, b.RetailerCountryCode)
+	return &o
+}
+
+func mergePaymentMethod(a, b *SessionPaymentMethod) *SessionPaymentMethod {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	o := *a
+	o.PaymentType = pick(a.PaymentType, b.PaymentType)
+	o.Descriptor = pick(a.Descriptor, b.Descriptor)
+	o.AuthorizationType = pick(a.AuthorizationType, b.AuthorizationType)
+	o.FirstPaymentReason = pick(a.FirstPaymentReason, b.FirstPaymentReason)
+	if b.VaultOnSuccess != nil {
+		o.VaultOnSuccess = b.VaultOnSuccess
+	}
+	if b.VaultOnAgreement != nil {
+		o.VaultOnAgreement = b.VaultOnAgreement
+	}
+	if b.VaultOn3DS != nil {
+		o.VaultOn3DS = b.VaultOn3DS
+	}
+	return &o
+}
+
+// Payment reads a payment of tenant t. Errors: PaymentError (unknown).
+func (s *Service) Payment(t *Tenant, id string) (*Payment, error) {
+	var p *Payment
+	err := s.Store.View(func(tx Tx) (err error) { p, err = tx.Payment(t.ID, id); return })
+	if err == nil && p == nil {
+		err = errPaymentNotFound()
+	}
+	return p, err
+}
+
+// ListPayments pages the tenant's payments, newest first.
+func (s *Service) ListPayments(t *Tenant, q PaymentQuery) (PaymentPage, error) {
+	if q.Limit <= 0 || q.Limit > 100 {
+		q.Limit = 100
+	}
+	for _, st := range q.Status {
+		if !validStatus(st) {
+			return PaymentPage{}, ValidationError("PaymentListQuery", FieldError{Path: "$.status", Description: fmt.Sprintf("Unknown payment status %q", st)})
+		}
+	}
+	sort.Strings(q.CurrencyCode)
+	var page PaymentPage
+	err := s.Store.View(func(tx Tx) (err error) { page, err = tx.ListPayments(t.ID, q); return })
+	return page, err
+}
+
+func validStatus(st PaymentStatus) bool {
+	for _, s := range PaymentStatuses {
+		if s == st {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package simulator
+
+import "time"
+
+// CreateSession creates a client session with its client token (24h on the
+// tenant's clock). data has passed the request schema; here the cross-field
+// rules apply. Errors: RequestValidationError, MetadataContainsEmptyKey.
+func (s *Service) CreateSession(t *Tenant, data SessionData, mode ApprovalMode) (*ClientSession, error) {
+	if err := checkSessionData("ClientSessionAPIRequest", &data); err != nil {
+		return nil, err
+	}
+	if mode == "" {
+		mode = ApprovalAuto
+	}
+	now := s.now(t)
+	cs := &ClientSession{
+		ID: s.IDs.NewID(IDUUID), TenantID: t.ID, ClientToken: s.IDs.NewID(IDClientToken),
+		CreatedAt: now, ExpiresAt: now.Add(ClientTokenTTL), ApprovalMode: mode, Data: data,
+	}
+	if err := s.Store.Update(func(tx Tx) error { return tx.PutSession(cs) }); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// checkSessionData applies the cross-field rules; an empty metadata key is
+// 400 MetadataContainsEmptyKey only when nothing else is wrong.
+func checkSessionData(model string, d *SessionData) error {
+	if errs := d.CheckRules(); len(errs) > 0 {
+		return ValidationError(model, errs...)
+	}
+	if EmptyMetadataKey(d.Metadata) {
+		return errEmptyMetadataKey()
+	}
+	return nil
+}
+
+// Session returns the live session of a client token of tenant t.
+// Errors: ClientSessionValidationError (missing, unknown, expired, another tenant's).
+func (s *Service) Session(t *Tenant, clientToken string) (*ClientSession, error) {
+	var cs *ClientSession
+	err := s.Store.View(func(tx Tx) (err error) { cs, err = sessionFor(tx, t, clientToken, s.now(t)); return })
+	return cs, err
+}
+
+// sessionFor resolves a client token for tenant t (nil: any tenant, the client side).
+func sessionFor(tx Tx, t *Tenant, clientToken string, now time.Time) (*ClientSession, error) {
+	if clientToken == "" {
+		return nil, errClientToken()
+	}
+	cs, err := tx.SessionByToken(clientToken)
+	if err != nil {
+		return nil, err
+	}
+	if cs == nil || (t != nil && cs.TenantID != t.ID) || cs.Expired(now) {
+		return nil, errClientToken()
+	}
+	return cs, nil
+}
+
+// UpdateSession applies PATCH /client-session: merge computes the new content
+// from the current one (field by field, arrays and metadata replaced, null
+// clears) and the cross-field rules are checked on the merged session. The
+// session is unchanged on any error.
+func (s *Service) UpdateSession(t *Tenant, clientToken string, merge func(cur SessionData) (SessionData, error)) (*ClientSession, error) {
+	var out *ClientSession
+	err := s.Store.Update(func(tx Tx) error {
+		cs, err := sessionFor(tx, t, clientToken, s.now(t))
+		if err != nil {
+			return err
+		}
+		data, err := merge(cs.Data)
+		if err != nil {
+			return err
+		}
+		if err := checkSessionData("ClientSessionUpdateAPIRequest", &data); err != nil {
+			return err
+		}
+		cs.Data = data
+		out = cs
+		return tx.PutSession(cs)
+	})
+	return out, err
+}
+
+// ClientSession resolves a client token of any tenant (the client side has no
+// API key). Errors: ClientSessionValidationError.
+func (s *Service) ClientSession(clientToken string) (*ClientSession, *Tenant, error) {
+	var cs *ClientSession
+	var t *Tenant
+	err := s.Store.View(func(tx Tx) error {
+		if clientToken == "" {
+			return errClientToken()
+		}
+		c, err := tx.SessionByToken(clientToken)
+		if err != nil || c == nil {
+			return errorsJoin(err, errClientToken())
+		}
+		if t, err = tx.Tenant(c.TenantID); err != nil || t == nil {
+			return errorsJoin(err, errClientToken())
+		}
+		cs, err = sessionFor(tx, t, clientToken, s.now(t))
+		return err
+	})
+	return cs, t, err
+}

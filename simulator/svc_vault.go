@@ -1,0 +1,161 @@
+package simulator
+
+import (
+	"context"
+	"sort"
+)
+
+// Vault saves a token for a customer as a MULTI_USE token. Vaulting either
+// token again returns the same record. verify runs the processor's
+// authorization for the card; a decline is FailedVerification.
+// Errors: InvalidPaymentInstrumentToken, FailedVerification.
+func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string, verify bool) (*Instrument, error) {
+	var src *Instrument
+	err := s.Store.View(func(tx Tx) error {
+		in, err := tx.Instrument(t.ID, token)
+		if err != nil {
+			return err
+		}
+		if in != nil && in.VaultedAs != "" {
+			in, err = tx.Instrument(t.ID, in.VaultedAs)
+		}
+		src = in
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case src == nil, src.TokenType == TokenMultiUse && src.Deleted, src.Invalidated:
+		return nil, errInvalidToken()
+	case src.TokenType == TokenMultiUse:
+		return src, nil
+	}
+	verified := false
+	if verify {
+		probe := &Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: src.Card}
+		d := s.Processor.Authorize(ctx, t.ID, probe)
+		if st := finalStep(d); st.Status != StatusAuthorized || d.ThreeDS == ThreeDSFrictionlessFail {
+			return nil, Errorf(CodeFailedVerification, "Payment method could not be verified").
+				WithRecovery("Use a card that the processor authorizes, or vault without verify.")
+		}
+		verified = true
+	}
+	var out *Instrument
+	err = s.Store.Update(func(tx Tx) error {
+		in, err := tx.Instrument(t.ID, token)
+		if err != nil {
+			return err
+		}
+		if in == nil || in.Invalidated {
+			return errInvalidToken()
+		}
+		if in.VaultedAs != "" { // a concurrent vault won
+			out, err = tx.Instrument(t.ID, in.VaultedAs)
+			return err
+		}
+		v, err := s.vaultTx(tx, t, in, customerID)
+		if err != nil {
+			return err
+		}
+		v.Verified = verified
+		out = v
+		return tx.PutInstrument(v)
+	})
+	return out, err
+}
+
+// vaultTx makes the MULTI_USE copy of a SINGLE_USE token inside tx; the first
+// vaulted method of a customer becomes the default.
+func (s *Service) vaultTx(tx Tx, t *Tenant, in *Instrument, customerID string) (*Instrument, error) {
+	existing, err := tx.InstrumentsByCustomer(t.ID, customerID)
+	if err != nil {
+		return nil, err
+	}
+	hasDefault := false
+	for _, e := range existing {
+		hasDefault = hasDefault || (e.Default && !e.Deleted)
+	}
+	v := &Instrument{
+		Token: s.IDs.NewID(IDPaymentToken), TenantID: t.ID, TokenType: TokenMultiUse,
+		Card: in.Card, ExpiryMonth: in.ExpiryMonth, ExpiryYear: in.ExpiryYear,
+		CardholderName: in.CardholderName, AnalyticsID: in.AnalyticsID, CreatedAt: s.now(t),
+		CustomerID: customerID, SourceToken: in.Token, Default: !hasDefault,
+	}
+	in.VaultedAs = v.Token
+	if err := tx.PutInstrument(in); err != nil {
+		return nil, err
+	}
+	return v, tx.PutInstrument(v)
+}
+
+// Instruments lists a customer's saved (not deleted) payment methods, oldest first.
+func (s *Service) Instruments(t *Tenant, customerID string) ([]*Instrument, error) {
+	var out []*Instrument
+	err := s.Store.View(func(tx Tx) error {
+		all, err := tx.InstrumentsByCustomer(t.ID, customerID)
+		for _, in := range all {
+			if !in.Deleted {
+				out = append(out, in)
+			}
+		}
+		return err
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, err
+}
+
+// vaulted returns a live MULTI_USE token of tenant t inside tx.
+func vaulted(tx Tx, t *Tenant, token string) (*Instrument, error) {
+	in, err := tx.Instrument(t.ID, token)
+	if err != nil {
+		return nil, err
+	}
+	if in == nil || in.TokenType != TokenMultiUse || in.Deleted {
+		return nil, errInvalidToken()
+	}
+	return in, nil
+}
+
+// DeleteInstrument deletes a saved payment method. Errors: InvalidPaymentInstrumentToken.
+func (s *Service) DeleteInstrument(t *Tenant, token string) (*Instrument, error) {
+	var out *Instrument
+	err := s.Store.Update(func(tx Tx) error {
+		in, err := vaulted(tx, t, token)
+		if err != nil {
+			return err
+		}
+		in.Deleted, in.DeletedAt, in.Default = true, s.now(t), false
+		out = in
+		return tx.PutInstrument(in)
+	})
+	return out, err
+}
+
+// SetDefaultInstrument makes a saved method the customer's default.
+// Errors: InvalidPaymentInstrumentToken.
+func (s *Service) SetDefaultInstrument(t *Tenant, token string) (*Instrument, error) {
+	var out *Instrument
+	err := s.Store.Update(func(tx Tx) error {
+		in, err := vaulted(tx, t, token)
+		if err != nil {
+			return err
+		}
+		all, err := tx.InstrumentsByCustomer(t.ID, in.CustomerID)
+		if err != nil {
+			return err
+		}
+		for _, o := range all {
+			if o.Token != in.Token && o.Default {
+				o.Default = false
+				if err := tx.PutInstrument(o); err != nil {
+					return err
+				}
+			}
+		}
+		in.Default = true
+		out = in
+		return tx.PutInstrument(in)
+	})
+	return out, err
+}
