@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,7 +39,11 @@ func newHealthcheckCmd(runF func(*healthcheckOptions) error) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&opts.URL, "url", "http://127.0.0.1:8080/healthz", "health endpoint to probe")
+	def := "http://127.0.0.1:8080/healthz"
+	if env := os.Getenv("PAYSANDBOX_HEALTHCHECK_URL"); env != "" {
+		def = env // lets a container that serves on another port keep the image's HEALTHCHECK
+	}
+	cmd.Flags().StringVar(&opts.URL, "url", def, "health endpoint to probe (env PAYSANDBOX_HEALTHCHECK_URL)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 3*time.Second, "how long to wait for the answer")
 	return cmd
 }
