@@ -30,24 +30,19 @@ func (s *Service) mutatePaymentKey(t *Tenant, id, idemKey string, fn func(tx Tx,
 		if p == nil {
 			return errPaymentNotFound()
 		}
-		cur, err := tx.Tenant(t.ID)
-		if err != nil {
-			return err
-		}
-		if cur != nil {
-			t = cur
-		}
 		now := s.now(t)
 		before := p.Status
+		updated := p.DateUpdated
+		if now.After(p.DateUpdated) {
+			p.DateUpdated = now // before fn, so events fn appends carry it
+		}
 		if err := fn(tx, p, now); err != nil {
 			if err == errNoChange {
+				p.DateUpdated = updated
 				out = p
 				return nil
 			}
 			return err
-		}
-		if now.After(p.DateUpdated) {
-			p.DateUpdated = now
 		}
 		if p.Status != before {
 			if err := tx.AppendEvent(s.newEvent(EventPaymentStatus, p, now)); err != nil {

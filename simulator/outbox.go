@@ -50,11 +50,12 @@ type Dispute struct {
 	OpenedAt      time.Time `json:"openedAt"`
 }
 
-// newEvent snapshots p into an outbox event of type typ.
+// newEvent makes an outbox event of type typ about p. The store encodes the
+// event (and so the payment as it is now) when it is appended, which fixes
+// its content: append it once p holds the state the event is about.
 func (s *Service) newEvent(typ string, p *Payment, now time.Time) *Event {
-	snap := clonePayment(p)
 	return &Event{
 		ID: s.IDs.NewID(IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
-		CreatedAt: now, Payment: snap, Status: DeliveryPending,
+		CreatedAt: now, Payment: p, Status: DeliveryPending,
 	}
 }

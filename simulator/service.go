@@ -55,7 +55,7 @@ func (s *Service) kick() {
 // now is the tenant's clock.
 func (s *Service) now(t *Tenant) time.Time { return t.Now(s.Clock) }
 
-// clonePayment deep-copies a payment (event snapshots, optimistic work).
+// clonePayment deep-copies a payment (tests compare before/after with it).
 func clonePayment(p *Payment) *Payment {
 	b, err := json.Marshal(p)
 	if err != nil {

@@ -20,6 +20,7 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 		newServeCmd(nil),
 		newVersionCmd(),
 		newHealthcheckCmd(nil),
+		newBenchCmd(nil),
 	)
 	return root
 }
