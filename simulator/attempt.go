@@ -61,6 +61,21 @@ func (a *Attempt) CheckApprove(s *ClientSession, p *Payment, now time.Time) erro
 	return nil
 }
 
+// Expire is the control plane's expire: an awaiting attempt (current or
+// superseded) becomes EXPIRED at now; an expired one stays so. Errors:
+// InvalidPaymentAttemptTransition (approved or aborted).
+func (a *Attempt) Expire(now time.Time) error {
+	a.Lapse(now)
+	switch a.Status {
+	case AttemptExpired:
+		return nil
+	case AttemptAwaiting:
+		a.Status, a.UpdatedAt, a.ExpiresAt = AttemptExpired, now, now
+		return nil
+	}
+	return Errorf(CodeInvalidPaymentAttemptTransition, "A payment attempt in status %s cannot expire", a.Status)
+}
+
 // CheckAbort: only an awaiting attempt (current or superseded) can be aborted.
 func (a *Attempt) CheckAbort(now time.Time) error {
 	a.Lapse(now)

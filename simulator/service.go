@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"time"
@@ -62,7 +63,9 @@ func clonePayment(p *Payment) *Payment {
 		panic(err) // a Payment always marshals
 	}
 	var c Payment
-	if err := json.Unmarshal(b, &c); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&c); err != nil {
 		panic(err)
 	}
 	return &c

@@ -273,6 +273,10 @@ func EmptyMetadataKey(m map[string]any) bool {
 	return false
 }
 
+// EmptyMetadataKeyField is the broken rule of an empty metadata key inside a
+// 422 (alone, the key is 400 MetadataContainsEmptyKey).
+var EmptyMetadataKeyField = FieldError{Path: "$.metadata", Description: "Metadata field contains empty string key."}
+
 func errEmptyMetadataKey() *Error {
 	return Errorf(CodeMetadataContainsEmptyKey, "Metadata field contains empty string key.").
 		WithRecovery("Either remove empty string keys or provide non-empty string instead.")

@@ -128,14 +128,8 @@ func (s *Service) ExpireAttempt(t *Tenant, id string) (*Attempt, error) {
 		if err != nil {
 			return err
 		}
-		now := s.now(t)
-		a.Lapse(now)
-		switch a.Status {
-		case AttemptExpired:
-		case AttemptAwaiting:
-			a.Status, a.UpdatedAt, a.ExpiresAt = AttemptExpired, now, now
-		default:
-			return Errorf(CodeInvalidPaymentAttemptTransition, "A payment attempt in status %s cannot expire", a.Status)
+		if err := a.Expire(s.now(t)); err != nil {
+			return err
 		}
 		out = a
 		return tx.PutAttempt(a)

@@ -17,7 +17,7 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *Tenant, id, merchantI
 			break
 		}
 	}
-	snap, err := s.Payment(t, id)
+	snap, err := s.preflight(t, id, idemKey) // 409 comes before 404 (SANDBOX.md section 11)
 	if err != nil {
 		if ErrorCode(err) == CodePaymentError {
 			return nil, Errorf(CodePaymentNotFoundError, "The payment could not be found")

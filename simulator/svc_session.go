@@ -24,13 +24,18 @@ func (s *Service) CreateSession(t *Tenant, data SessionData, mode ApprovalMode) 
 }
 
 // checkSessionData applies the cross-field rules; an empty metadata key is
-// 400 MetadataContainsEmptyKey only when nothing else is wrong.
+// 400 MetadataContainsEmptyKey only when nothing else is wrong, else one of
+// the 422's broken rules.
 func checkSessionData(model string, d *SessionData) error {
-	if errs := d.CheckRules(); len(errs) > 0 {
-		return ValidationError(model, errs...)
-	}
+	errs := d.CheckRules()
 	if EmptyMetadataKey(d.Metadata) {
-		return errEmptyMetadataKey()
+		if len(errs) == 0 {
+			return errEmptyMetadataKey()
+		}
+		errs = append(errs, EmptyMetadataKeyField)
+	}
+	if len(errs) > 0 {
+		return ValidationError(model, errs...)
 	}
 	return nil
 }

@@ -58,8 +58,12 @@ func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Durat
 		scopes = slices.Clone(AllScopes)
 	}
 	now := norm(s.Clock.Now())
+	id := s.IDs.NewID(IDSecret)
+	if len(id) > 16 { // ids of any length (test IDGens make short ones)
+		id = id[:16]
+	}
 	t := &Tenant{
-		ID:            "t_" + s.IDs.NewID(IDSecret)[:16],
+		ID:            "t_" + id,
 		APIKeys:       []APIKey{{Key: "sk_" + s.IDs.NewID(IDSecret), Scopes: scopes}},
 		SigningSecret: "whsec_" + s.IDs.NewID(IDSecret),
 		WebhookURL:    webhookURL,

@@ -31,6 +31,9 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 	case src.TokenType == TokenMultiUse:
 		return src, nil
 	}
+	if err := s.checkAttemptToken(t, src); err != nil {
+		return nil, err
+	}
 	verified := false
 	if verify {
 		probe := &Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: src.Card}
@@ -50,6 +53,11 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 		if in == nil || in.Invalidated {
 			return errInvalidToken()
 		}
+		if in.AttemptID != "" { // re-check inside the transaction: abort may have raced
+			if a, err := tx.Attempt(t.ID, in.AttemptID); err != nil || a == nil || a.Status != AttemptApproved {
+				return errorsJoin(err, errInvalidToken())
+			}
+		}
 		if in.VaultedAs != "" { // a concurrent vault won
 			out, err = tx.Instrument(t.ID, in.VaultedAs)
 			return err
@@ -63,6 +71,23 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 		return tx.PutInstrument(v)
 	})
 	return out, err
+}
+
+// checkAttemptToken refuses to vault the token of a MANUAL session's attempt
+// until the attempt is approved: a vaulted copy would pay without approval.
+func (s *Service) checkAttemptToken(t *Tenant, in *Instrument) error {
+	if in.AttemptID == "" {
+		return nil
+	}
+	var a *Attempt
+	if err := s.Store.View(func(tx Tx) (err error) { a, err = tx.Attempt(t.ID, in.AttemptID); return }); err != nil {
+		return err
+	}
+	if a == nil || a.Status != AttemptApproved {
+		return Errorf(CodeInvalidPaymentInstrumentToken, "The token belongs to a payment attempt awaiting approval; it can be vaulted once the attempt is approved").
+			WithRecovery("Approve the payment attempt first, or set vaultOnSuccess on the session.")
+	}
+	return nil
 }
 
 // vaultTx makes the MULTI_USE copy of a SINGLE_USE token inside tx; the first

@@ -31,10 +31,27 @@ func (h *waitHub) subscribe(id string) (chan struct{}, bool) {
 	return ch, true
 }
 
-func (h *waitHub) release() {
+// release ends one wait; ch (when the wait ends without a notification) is
+// removed so abandoned waits do not pile up on a payment that never changes.
+func (h *waitHub) release(id string, ch chan struct{}) {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.open--
-	h.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	subs := h.subs[id]
+	for i, c := range subs {
+		if c == ch {
+			subs = append(subs[:i], subs[i+1:]...)
+			break
+		}
+	}
+	if len(subs) == 0 {
+		delete(h.subs, id)
+	} else {
+		h.subs[id] = subs
+	}
 }
 
 func (h *waitHub) notify(id string) {
@@ -61,21 +78,21 @@ func (s *Service) WaitForStatus(ctx context.Context, t *Tenant, id string, statu
 		}
 		p, err := s.Payment(t, id)
 		if err != nil || p.Status == status {
-			s.waits.release()
+			s.waits.release(id, ch)
 			return p, err
 		}
 		if p.Status.Terminal() {
-			s.waits.release()
+			s.waits.release(id, ch)
 			return nil, Errorf(CodeWaitTimeout, "The payment is %s and will not become %s", p.Status, status).WithPayment(p)
 		}
 		select {
 		case <-ch:
-			s.waits.release()
+			s.waits.release(id, nil) // notify already removed it
 		case <-deadline.C:
-			s.waits.release()
+			s.waits.release(id, ch)
 			return nil, Errorf(CodeWaitTimeout, "The payment did not reach %s within %s", status, timeout).WithPayment(p)
 		case <-ctx.Done():
-			s.waits.release()
+			s.waits.release(id, ch)
 			return nil, Errorf(CodeWaitTimeout, "The wait was cancelled").WithPayment(p)
 		}
 	}

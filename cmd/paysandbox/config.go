@@ -86,7 +86,7 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
 	v.AutomaticEnv()
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "config" {
+		if f.Name != "config" && f.Name != "help" {
 			_ = v.BindPFlag(strings.ReplaceAll(f.Name, "-", "_"), f)
 		}
 	})
@@ -104,8 +104,12 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 		}
 	}
 	var cfg Config
-	if err := v.Unmarshal(&cfg); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
+	if err := v.UnmarshalExact(&cfg); err != nil { // a typo in the file is an error, not a silent default
+		msg := err.Error()
+		if i := strings.Index(msg, "has invalid keys: "); i >= 0 {
+			msg = "unknown keys in the config file: " + msg[i+len("has invalid keys: "):]
+		}
+		return Config{}, fmt.Errorf("config: %s", msg)
 	}
 	return cfg, cfg.Validate()
 }

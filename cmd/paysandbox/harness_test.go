@@ -51,8 +51,12 @@ func startApp(t testing.TB, cfg Config) *testApp {
 	app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: ids})
 	require.NoError(t, err)
 	require.NoError(t, app.Start())
-	t.Cleanup(func() { _ = app.Close() })
-	return &testApp{App: app, t: t, Clock: clk, IDs: ids, Key: simulator.DefaultAPIKey, http: &http.Client{Timeout: 30 * time.Second}}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{}}
+	t.Cleanup(func() {
+		client.CloseIdleConnections() // else Shutdown waits 5s for never-used connections
+		_ = app.Close()
+	})
+	return &testApp{App: app, t: t, Clock: clk, IDs: ids, Key: simulator.DefaultAPIKey, http: client}
 }
 
 // newTestApp starts an app with the test configuration.

@@ -60,7 +60,9 @@ func decodeRequest(c echo.Context, s *schema, model string, dst any, optional bo
 	}
 	if dst != nil {
 		raw, _ := json.Marshal(tree)
-		if err := json.Unmarshal(raw, dst); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // free-form values (metadata) keep their exact numbers
+		if err := dec.Decode(dst); err != nil {
 			return nil, simulator.ValidationError(model, simulator.FieldError{Path: "$", Description: err.Error()})
 		}
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/base64"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -200,8 +201,8 @@ func (s *Server) listPayments(c echo.Context) error {
 	if l := intParam("limit", 1, 100); l != nil {
 		q.Limit = int(*l)
 	}
-	q.MinAmount = intParam("min_amount", 0, 1<<62)
-	q.MaxAmount = intParam("max_amount", 0, 1<<62)
+	q.MinAmount = intParam("min_amount", 0, math.MaxInt64)
+	q.MaxAmount = intParam("max_amount", 0, math.MaxInt64)
 	dateParam := func(name string) *time.Time {
 		v := c.QueryParam(name)
 		if v == "" {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"crypto/subtle"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -26,16 +27,30 @@ func (s *Server) createTenant(c echo.Context) error {
 		}
 	}
 	var req tenantBody
-	if _, err := decodeRequest(c, tenantCreate, "TenantCreateRequest", &req, true); err != nil {
+	tree, err := parseJSON(body(c), true)
+	if err != nil {
 		return err
 	}
+	var errs []simulator.FieldError // every broken rule at once: schema, ttl, webhookUrl
+	tenantCreate.validate(tree, "$", &errs)
 	var ttl time.Duration
-	if req.TTL != "" {
-		d, err := time.ParseDuration(req.TTL)
+	if v, ok := tree["ttl"].(string); ok && v != "" {
+		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return simulator.ValidationError("TenantCreateRequest", simulator.FieldError{Path: "$.ttl", Description: "ttl must be a positive duration like 2h or 30m"})
+			errs = append(errs, simulator.FieldError{Path: "$.ttl", Description: "ttl must be a positive duration like 2h or 30m"})
 		}
 		ttl = d
+	}
+	if v, ok := tree["webhookUrl"].(string); ok && v != "" {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, simulator.FieldError{Path: "$.webhookUrl", Description: "webhookUrl must be an absolute http(s) URL"})
+		}
+	}
+	if len(errs) > 0 {
+		return simulator.ValidationError("TenantCreateRequest", errs...)
+	}
+	if _, err := decodeRequest(c, tenantCreate, "TenantCreateRequest", &req, true); err != nil {
+		return err
 	}
 	var scopes []simulator.Scope
 	if req.Scopes != nil {

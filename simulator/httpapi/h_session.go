@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -17,7 +19,7 @@ type createSessionRequest struct {
 func (s *Server) createSession(c echo.Context) error {
 	var req createSessionRequest
 	if _, err := decodeRequest(c, clientSessionCreate, "ClientSessionAPIRequest", &req, true); err != nil {
-		return err
+		return withEmptyMetadataKey(err, body(c))
 	}
 	cs, err := s.svc.CreateSession(tenantOf(c), req.SessionData, simulator.ApprovalMode(req.ApprovalMode))
 	if err != nil {
@@ -50,6 +52,9 @@ func (s *Server) updateSession(c echo.Context) error {
 	}
 	clientSessionUpdate.validate(tree, "$", &errs)
 	if len(errs) > 0 {
+		if m, ok := tree["metadata"].(map[string]any); ok && simulator.EmptyMetadataKey(m) {
+			errs = append(errs, simulator.EmptyMetadataKeyField)
+		}
 		return simulator.ValidationError(model, errs...)
 	}
 	token, _ := tree["clientToken"].(string)
@@ -59,8 +64,10 @@ func (s *Server) updateSession(c echo.Context) error {
 		if err != nil {
 			return cur, err
 		}
-		var base map[string]any
-		if err := json.Unmarshal(raw, &base); err != nil {
+		var base map[string]any // numbers kept exact: int64 amounts above 2^53 must survive the merge
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&base); err != nil {
 			return cur, err
 		}
 		merged := mergePatch(base, tree, true)
@@ -69,7 +76,9 @@ func (s *Server) updateSession(c echo.Context) error {
 			return cur, err
 		}
 		var next simulator.SessionData
-		if err := json.Unmarshal(raw, &next); err != nil {
+		dec = json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&next); err != nil {
 			return cur, simulator.ValidationError(model, simulator.FieldError{Path: "$", Description: err.Error()})
 		}
 		return next, nil
@@ -78,6 +87,21 @@ func (s *Server) updateSession(c echo.Context) error {
 		return err
 	}
 	return writeJSON(c, http.StatusOK, toSessionDTO(cs, false))
+}
+
+// withEmptyMetadataKey adds an empty metadata key to a 422 of the request
+// schema, so that the 422 lists every broken rule.
+func withEmptyMetadataKey(err error, raw []byte) error {
+	var se *simulator.Error
+	if !errors.As(err, &se) || se.Code != simulator.CodeRequestValidationError {
+		return err
+	}
+	if tree, perr := parseJSON(raw, true); perr == nil {
+		if m, ok := tree["metadata"].(map[string]any); ok && simulator.EmptyMetadataKey(m) {
+			se.Fields = append(se.Fields, simulator.EmptyMetadataKeyField)
+		}
+	}
+	return err
 }
 
 // mergePatch applies patch to base (RFC 7396 style): objects merge key by

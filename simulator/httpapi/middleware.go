@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -24,7 +26,7 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		rid := uuid.NewString()
 		c.Set(ctxRequestID, rid)
 		c.Response().Header().Set("X-Request-Id", rid)
-		err := next(c)
+		err := recovered(next, c)
 		if err != nil {
 			s.e.HTTPErrorHandler(err, c)
 		}
@@ -41,6 +43,17 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		s.log.Info("request", attrs...)
 		return nil
 	}
+}
+
+// recovered runs next and turns a panic into an internal error (500
+// InternalError, logged with its diagnosticsId) instead of a dropped connection.
+func recovered(next echo.HandlerFunc, c echo.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return next(c)
 }
 
 // auth resolves X-API-KEY to the tenant and checks the scope ("" = any key).
@@ -133,7 +146,7 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		go func() {
 			defer func() {
 				if r := recover(); r != nil {
-					done <- errors.New("panic in handler")
+					done <- fmt.Errorf("panic in handler: %v\n%s", r, debug.Stack())
 				}
 			}()
 			done <- next(c)

@@ -34,8 +34,9 @@ var currencyCodes = []string{
 	"ZAR", "ZMW", "ZWL",
 }
 
-// countryCode is a two-letter code (ISO 3166-1 alpha-2 shape).
-func countryCode() *schema { return &schema{typ: "string", minLen: 2, maxLen: 2, format: "country"} }
+// countryCode is a two-letter code (ISO 3166-1 alpha-2 shape). The format
+// check covers the length, so a bad code gives one error, not two.
+func countryCode() *schema { return &schema{typ: "string", format: "country"} }
 
 var (
 	currency = enum(currencyCodes...)
@@ -122,12 +123,14 @@ var (
 		required("processor", obj(true, required("processorMerchantId", str(1, 0)), field("name", anyStr()))),
 		field("expand", expandSchema),
 	)
-	// PaymentCaptureAPIRequest.
-	paymentCapture = obj(true, field("amount", nonNegative()), field("final", boolean()), field("order", freeMap()), field("metadata", freeMap()), field("expand", expandSchema))
+	// PaymentCaptureAPIRequest. amount 0 is refused here, with the request's
+	// other rules, so that it is 422 before idempotency and existence
+	// (SANDBOX.md section 11; the vendor schema allows 0, ours wins).
+	paymentCapture = obj(true, field("amount", integer(&one)), field("final", boolean()), field("order", freeMap()), field("metadata", freeMap()), field("expand", expandSchema))
 	// PaymentCancelAPIRequest.
 	paymentCancel = obj(true, field("reason", anyStr()), field("expand", expandSchema))
 	// PaymentRefundAPIRequest.
-	paymentRefund = obj(true, field("amount", nonNegative()), field("orderId", anyStr()), field("reason", anyStr()),
+	paymentRefund = obj(true, field("amount", integer(&one)), field("orderId", anyStr()), field("reason", anyStr()),
 		field("transactionEventId", formatted("uuid")), field("expand", expandSchema))
 	// PaymentResumeAPIRequest.
 	paymentResume = obj(true, required("resumeToken", str(1, 0)), field("expand", expandSchema))

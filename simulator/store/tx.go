@@ -28,7 +28,9 @@ func (t *Tx) get(key string, v any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return true, json.Unmarshal([]byte(s), v)
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber() // free-form values (metadata) keep their exact numbers
+	return true, dec.Decode(v)
 }
 
 func (t *Tx) raw(key string) (string, error) {

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// defaultConfig is what `serve` runs with when nothing is set.
+func defaultConfig() Config {
+	return Config{
+		Addr: ":8080", DB: "./data/paysandbox.db", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
+		Fsync: "everysecond", LogFormat: "text", LogLevel: "info", Tenants: []TenantConfig{},
+	}
+}
+
+// writeConfig writes a YAML config file and returns its path.
+func writeConfig(t *testing.T, yaml string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "paysandbox.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(yaml), 0o600))
+	return p
+}
+
+// TestServeFlags is the flag-parsing table of `serve` (cli/cli style):
+// through runF, it checks the resolved configuration. Precedence: flags >
+// env PAYSANDBOX_* > config file > defaults.
+func TestServeFlags(t *testing.T) {
+	fileWithTenants := `
+addr: ":7000"
+db: /var/lib/paysandbox/file.db
+request_timeout: 30s
+attempt_ttl: 5m
+admin_key: from-file
+webhook_url: https://hooks.example/file
+log_format: json
+tenants:
+  - id: shop
+    signing_secret: shop-secret
+    webhook_url: https://hooks.example/shop
+    first6_digits: true
+    api_keys:
+      - key: shop-read
+        scopes: [transactions:retrieve, payment_instrument:read]
+      - key: shop-all
+`
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		file    string // config file content, passed with --config
+		want    func(c *Config)
+		wantErr []string // substrings of the error
+	}{
+		{name: "defaults", want: func(*Config) {}},
+		{name: "--addr", args: []string{"--addr", "127.0.0.1:9999"}, want: func(c *Config) { c.Addr = "127.0.0.1:9999" }},
+		{name: "--db", args: []string{"--db", ":memory:"}, want: func(c *Config) { c.DB = ":memory:" }},
+		{name: "--scenarios", args: []string{"--scenarios", "my.yaml"}, want: func(c *Config) { c.Scenarios = "my.yaml" }},
+		{name: "--request-timeout in milliseconds", args: []string{"--request-timeout", "50ms"}, want: func(c *Config) { c.RequestTimeout = 50 * time.Millisecond }},
+		{name: "--attempt-ttl", args: []string{"--attempt-ttl", "2m"}, want: func(c *Config) { c.AttemptTTL = 2 * time.Minute }},
+		{name: "--fsync", args: []string{"--fsync", "always"}, want: func(c *Config) { c.Fsync = "always" }},
+		{name: "--admin-key", args: []string{"--admin-key", "adm"}, want: func(c *Config) { c.AdminKey = "adm" }},
+		{name: "--webhook-url", args: []string{"--webhook-url", "http://localhost:9000/hooks"}, want: func(c *Config) { c.WebhookURL = "http://localhost:9000/hooks" }},
+		{name: "--log-format", args: []string{"--log-format", "json"}, want: func(c *Config) { c.LogFormat = "json" }},
+		{name: "--log-level", args: []string{"--log-level", "debug"}, want: func(c *Config) { c.LogLevel = "debug" }},
+		{name: "--flag=value form", args: []string{"--addr=:1234", "--fsync=never"}, want: func(c *Config) { c.Addr, c.Fsync = ":1234", "never" }},
+		{name: "env", env: map[string]string{
+			"PAYSANDBOX_ADDR": ":7001", "PAYSANDBOX_DB": "/tmp/env.db", "PAYSANDBOX_REQUEST_TIMEOUT": "2s",
+			"PAYSANDBOX_ATTEMPT_TTL": "1m", "PAYSANDBOX_FSYNC": "never", "PAYSANDBOX_ADMIN_KEY": "env-adm",
+			"PAYSANDBOX_WEBHOOK_URL": "https://hooks.example/env", "PAYSANDBOX_LOG_FORMAT": "json", "PAYSANDBOX_LOG_LEVEL": "warn",
+			"PAYSANDBOX_SCENARIOS": "env.yaml",
+		}, want: func(c *Config) {
+			c.Addr, c.DB, c.RequestTimeout, c.AttemptTTL, c.Fsync = ":7001", "/tmp/env.db", 2*time.Second, time.Minute, "never"
+			c.AdminKey, c.WebhookURL, c.LogFormat, c.LogLevel, c.Scenarios = "env-adm", "https://hooks.example/env", "json", "warn", "env.yaml"
+		}},
+		{name: "config file", file: fileWithTenants, want: func(c *Config) {
+			c.Addr, c.DB, c.RequestTimeout, c.AttemptTTL = ":7000", "/var/lib/paysandbox/file.db", 30*time.Second, 5*time.Minute
+			c.AdminKey, c.WebhookURL, c.LogFormat = "from-file", "https://hooks.example/file", "json"
+			c.Tenants = []TenantConfig{{
+				ID: "shop", SigningSecret: "shop-secret", WebhookURL: "https://hooks.example/shop", First6Digits: true,
+				APIKeys: []APIKeyConfig{
+					{Key: "shop-read", Scopes: []string{"transactions:retrieve", "payment_instrument:read"}},
+					{Key: "shop-all"},
+				},
+			}}
+		}},
+		{name: "env overrides the file", file: fileWithTenants, env: map[string]string{"PAYSANDBOX_ADDR": ":7001", "PAYSANDBOX_REQUEST_TIMEOUT": "1s"}, want: func(c *Config) {
+			c.Addr, c.DB, c.RequestTimeout, c.AttemptTTL = ":7001", "/var/lib/paysandbox/file.db", time.Second, 5*time.Minute
+			c.AdminKey, c.WebhookURL, c.LogFormat = "from-file", "https://hooks.example/file", "json"
+			c.Tenants = []TenantConfig{{
+				ID: "shop", SigningSecret: "shop-secret", WebhookURL: "https://hooks.example/shop", First6Digits: true,
+				APIKeys: []APIKeyConfig{
+					{Key: "shop-read", Scopes: []string{"transactions:retrieve", "payment_instrument:read"}},
+					{Key: "shop-all"},
+				},
+			}}
+		}},
+		{name: "a flag overrides env and file", file: "addr: \":7000\"\n", args: []string{"--addr", ":7002"}, env: map[string]string{"PAYSANDBOX_ADDR": ":7001"},
+			want: func(c *Config) { c.Addr = ":7002" }},
+		{name: "a flag at its default value still overrides env", args: []string{"--fsync", "everysecond"}, env: map[string]string{"PAYSANDBOX_FSYNC": "never"},
+			want: func(*Config) {}},
+		{name: "config file from env", env: map[string]string{"PAYSANDBOX_CONFIG": "<file>"}, file: "admin_key: via-env-file\n",
+			want: func(c *Config) { c.AdminKey = "via-env-file" }},
+		{name: "missing config file", args: []string{"--config", "/nonexistent/paysandbox.yaml"}, wantErr: []string{"/nonexistent/paysandbox.yaml"}},
+		{name: "config file that is not YAML", file: "addr: [unclosed\n", wantErr: []string{"config"}},
+		{name: "unknown key in the config file", file: "request_timout: 2s\n", wantErr: []string{"unknown keys", "request_timout"}},
+		{name: "unknown key in a config tenant", file: "tenants:\n  - id: shop\n    api_keys: [{key: k}]\n    scope: [x]\n", wantErr: []string{"unknown keys", "scope"}},
+		{name: "bad fsync flag", args: []string{"--fsync", "sometimes"}, wantErr: []string{"fsync", "sometimes"}},
+		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: []string{"log_format"}},
+		{name: "bad log level from env", env: map[string]string{"PAYSANDBOX_LOG_LEVEL": "loud"}, wantErr: []string{"log_level"}},
+		{name: "negative request timeout", args: []string{"--request-timeout", "-1s"}, wantErr: []string{"request_timeout"}},
+		{name: "request timeout that is not a duration", args: []string{"--request-timeout", "soon"}, wantErr: []string{"request-timeout"}},
+		{name: "request timeout from env that is not a duration", env: map[string]string{"PAYSANDBOX_REQUEST_TIMEOUT": "soon"}, wantErr: []string{"request_timeout"}},
+		{name: "zero attempt ttl", args: []string{"--attempt-ttl", "0s"}, wantErr: []string{"attempt_ttl"}},
+		{name: "bad webhook url", env: map[string]string{"PAYSANDBOX_WEBHOOK_URL": "ftp://x"}, wantErr: []string{"webhook_url"}},
+		{name: "empty addr", args: []string{"--addr", ""}, wantErr: []string{"addr"}},
+		{name: "every problem at once", args: []string{"--fsync", "x", "--log-format", "y"}, wantErr: []string{"fsync", "log_format"}},
+		{name: "unknown scope", file: "tenants:\n  - id: shop\n    api_keys:\n      - key: k\n        scopes: [transactions:everything]\n",
+			wantErr: []string{"tenants[0].api_keys[0].scopes", "transactions:everything"}},
+		{name: "tenant without keys", file: "tenants:\n  - id: shop\n", wantErr: []string{"tenants[0].api_keys"}},
+		{name: "bad tenant id", file: "tenants:\n  - id: 'shop one'\n    api_keys: [{key: k}]\n", wantErr: []string{"tenants[0].id"}},
+		{name: "tenant id of the default tenant", file: "tenants:\n  - id: default\n    api_keys: [{key: k}]\n", wantErr: []string{"tenants[0].id"}},
+		{name: "key used twice", file: "tenants:\n  - id: a\n    api_keys: [{key: k}]\n  - id: b\n    api_keys: [{key: k}]\n", wantErr: []string{"tenants[1].api_keys[0].key"}},
+		{name: "the default key taken", file: "tenants:\n  - id: a\n    api_keys: [{key: sandbox-api-key}]\n", wantErr: []string{"tenants[0].api_keys[0].key"}},
+		{name: "bad tenant webhook url", file: "tenants:\n  - id: a\n    webhook_url: nope\n    api_keys: [{key: k}]\n", wantErr: []string{"tenants[0].webhook_url"}},
+		{name: "positional argument", args: []string{"extra"}, wantErr: []string{"extra"}},
+		{name: "unknown flag", args: []string{"--port", "8080"}, wantErr: []string{"port"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PAYSANDBOX_CONFIG", "") // isolate from the environment
+			os.Unsetenv("PAYSANDBOX_CONFIG")
+			args := tc.args
+			if tc.file != "" {
+				p := writeConfig(t, tc.file)
+				if tc.env["PAYSANDBOX_CONFIG"] == "<file>" {
+					tc.env["PAYSANDBOX_CONFIG"] = p
+				} else {
+					args = append([]string{"--config", p}, args...)
+				}
+			}
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			var got *serveOptions
+			cmd := newServeCmd(func(o *serveOptions) error { got = o; return nil })
+			cmd.SetArgs(args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tc.wantErr != nil {
+				require.Error(t, err)
+				for _, s := range tc.wantErr {
+					assert.Contains(t, err.Error(), s)
+				}
+				assert.Nil(t, got, "runF is not called")
+				return
+			}
+			require.NoError(t, err)
+			require.NotNil(t, got)
+			want := defaultConfig()
+			tc.want(&want)
+			assert.Equal(t, want, got.Config)
+		})
+	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	t.Run("version command", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		cmd := newVersionCmd()
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		cmd.SetArgs(nil)
+		require.NoError(t, cmd.Execute())
+		assert.Equal(t, "paysandbox dev (commit unknown, built unknown)\n", out.String())
+		assert.Empty(t, errOut.String())
+	})
+	t.Run("through the root", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		root := newRootCmd(&out, &errOut)
+		root.SetArgs([]string{"version"})
+		require.NoError(t, root.Execute())
+		assert.Equal(t, "paysandbox dev (commit unknown, built unknown)\n", out.String())
+	})
+	t.Run("no arguments", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		root := newRootCmd(&out, &errOut)
+		root.SetArgs([]string{"version", "extra"})
+		assert.Error(t, root.Execute())
+		assert.Empty(t, out.String())
+	})
+}

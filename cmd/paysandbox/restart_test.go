@@ -1,0 +1,151 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/clock"
+)
+
+// seeded is what a test stored before a restart, and the answers it got.
+type seeded struct {
+	sessionToken, singleUse, paymentID, tenantKey, tenantSession string
+	session, instruments, payment                                []byte
+}
+
+// seed makes one of every resource: a session, a tokenised instrument, a
+// vaulted instrument, a payment, a tenant made through the API and clock
+// offsets (the tenant's and the default tenant's).
+func seed(a *testApp) seeded {
+	a.t.Helper()
+	var s seeded
+	s.sessionToken = a.session(map[string]any{"orderId": "order-r", "currencyCode": "EUR", "amount": 1234, "customerId": "cust-r",
+		"metadata": map[string]any{"k": "v"}, "customer": map[string]any{"emailAddress": "r@example.com"}})
+	s.singleUse = a.tokenize(s.sessionToken, "4111111111111111").Str("token")
+	vt := a.tokenize(s.sessionToken, "5555555555554444").Str("token")
+	a.must(200, "POST", "/payment-instruments/"+vt+"/vault", map[string]any{"customerId": "cust-r", "verify": true})
+	pt := a.tokenize(s.sessionToken, "4242424242424242").Str("token")
+	s.paymentID = a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": pt}).Str("id")
+	require.NotEmpty(a.t, s.paymentID)
+
+	s.tenantKey = a.newTenant(map[string]any{"scopes": []string{"client_tokens:write"}})
+	b := a.as(s.tenantKey)
+	s.tenantSession = b.session(map[string]any{"orderId": "order-t"})
+	b.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "3h"})
+	a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "10m"})
+
+	s.session = a.must(200, "GET", "/client-session?clientToken="+s.sessionToken, nil).Body
+	s.instruments = a.must(200, "GET", "/payment-instruments?customer_id=cust-r", nil).Body
+	s.payment = a.must(200, "GET", "/payments/"+s.paymentID, nil).Body
+	return s
+}
+
+// checkSeeded reads everything seed stored, after a restart.
+func checkSeeded(t *testing.T, a *testApp, s seeded) {
+	t.Helper()
+	assert.JSONEq(t, string(s.session), string(a.must(200, "GET", "/client-session?clientToken="+s.sessionToken, nil).Body), "session")
+	assert.JSONEq(t, string(s.instruments), string(a.must(200, "GET", "/payment-instruments?customer_id=cust-r", nil).Body), "vaulted instrument")
+	assert.JSONEq(t, string(s.payment), string(a.must(200, "GET", "/payments/"+s.paymentID, nil).Body), "payment")
+	v := a.must(200, "POST", "/payment-instruments/"+s.singleUse+"/vault", map[string]any{"customerId": "cust-r2"})
+	assert.Equal(t, "1111", v.JSON["paymentMethodData"].(map[string]any)["last4Digits"], "tokenised instrument")
+
+	b := a.as(s.tenantKey)
+	b.must(200, "GET", "/client-session?clientToken="+s.tenantSession, nil)
+	assert.Equal(t, 403, b.req("GET", "/payments", nil).Status, "the tenant keeps its scopes")
+	assert.Equal(t, "2026-11-22T10:30:00.000000Z", b.must(200, "GET", "/_sandbox/clock", nil).Str("now"), "the tenant's clock offset")
+	assert.Equal(t, "2026-11-22T07:40:00.000000Z", a.must(200, "GET", "/_sandbox/clock", nil).Str("now"), "the default tenant's clock offset")
+}
+
+// TestRestartKeepsEverything: Close and Open on the same file.
+func TestRestartKeepsEverything(t *testing.T) {
+	cfg := testConfig()
+	cfg.DB = filepath.Join(t.TempDir(), "restart.db")
+	clk, ids := clock.NewManual(testEpoch), &simulator.SeqIDs{}
+	a := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
+	s := seed(a)
+	require.NoError(t, a.Close())
+
+	b := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
+	checkSeeded(t, b, s)
+
+	t.Run("again", func(t *testing.T) {
+		require.NoError(t, b.Close())
+		checkSeeded(t, startAppWith(t, cfg, appHooks{clock: clk, ids: ids}), s)
+	})
+}
+
+// TestKill9LosesNothing runs the real binary, kills it with SIGKILL right
+// after its 200s and restarts it on the same file (default fsync).
+func TestKill9LosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "paysandbox")
+	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	db := filepath.Join(dir, "data", "paysandbox.db")
+
+	p1, a := serveBinary(t, bin, db)
+	tok := a.session(map[string]any{"orderId": "order-k", "currencyCode": "EUR", "amount": 999, "customerId": "cust-k"})
+	vt := a.tokenize(tok, "4111111111111111").Str("token")
+	vault := a.must(200, "POST", "/payment-instruments/"+vt+"/vault", map[string]any{"customerId": "cust-k"})
+	pt := a.tokenize(tok, "5555555555554444").Str("token")
+	pay := a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": pt})
+	require.NoError(t, p1.Process.Kill()) // SIGKILL
+	_ = p1.Wait()
+
+	_, b := serveBinary(t, bin, db)
+	g := b.must(200, "GET", "/client-session?clientToken="+tok, nil)
+	assert.Equal(t, "order-k", g.Str("orderId"))
+	l := b.must(200, "GET", "/payment-instruments?customer_id=cust-k", nil)
+	require.Len(t, l.JSON["data"], 1)
+	assert.Equal(t, vault.Str("token"), l.JSON["data"].([]any)[0].(map[string]any)["token"])
+	p := b.must(200, "GET", "/payments/"+pay.Str("id"), nil)
+	assert.Equal(t, pay.Str("status"), p.Str("status"))
+	assert.Equal(t, 999.0, p.JSON["amount"])
+}
+
+// serveBinary starts `paysandbox serve` on a free port and waits until it is ready.
+func serveBinary(t *testing.T, bin, db string) (*exec.Cmd, *testApp) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	stderr := &syncBuffer{}
+	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--log-level", "error")
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	a := &testApp{App: &App{Config: Config{Addr: addr}}, t: t, Key: simulator.DefaultAPIKey, http: &http.Client{Timeout: 10 * time.Second}}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return cmd, a
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("paysandbox serve did not become ready: %v\n%s", err, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCreateTenant(t *testing.T) {
+	a := newTestApp(t)
+	r := a.must(201, "POST", "/_sandbox/tenants", nil, "X-API-KEY:")
+	assert.ElementsMatch(t, []string{"tenantId", "apiKey", "signingSecret"}, keys(r.JSON))
+	for _, k := range []string{"tenantId", "apiKey", "signingSecret"} {
+		assert.NotEmpty(t, r.Str(k), k)
+	}
+	assert.NotEqual(t, "sandbox-signing-secret", r.Str("signingSecret"))
+	b := a.as(r.Str("apiKey"))
+	tok := b.session(map[string]any{"orderId": "o-b"})
+	b.must(200, "GET", "/client-session?clientToken="+tok, nil)
+	a.must(400, "GET", "/client-session?clientToken="+tok, nil) // its own data
+
+	t.Run("each tenant gets its own credentials", func(t *testing.T) {
+		r2 := a.must(201, "POST", "/_sandbox/tenants", map[string]any{})
+		assert.NotEqual(t, r.Str("tenantId"), r2.Str("tenantId"))
+		assert.NotEqual(t, r.Str("apiKey"), r2.Str("apiKey"))
+		assert.NotEqual(t, r.Str("signingSecret"), r2.Str("signingSecret"))
+	})
+
+	refused := []struct {
+		name    string
+		body    any
+		status  int
+		errorID string
+		paths   []string
+	}{
+		{name: "unknown scope", body: map[string]any{"scopes": []string{"client_tokens:write", "everything"}}, status: 422, paths: []string{"$.scopes[1]"}},
+		{name: "scopes not a list", body: map[string]any{"scopes": "client_tokens:write"}, status: 422, paths: []string{"$.scopes"}},
+		{name: "every broken rule at once", body: map[string]any{"ttl": "soon", "webhookUrl": "ftp://hooks.example", "bogusField": 1, "scopes": []string{"x"}}, status: 422,
+			paths: []string{"$.ttl", "$.webhookUrl", "$.bogusField", "$.scopes[0]"}},
+		{name: "negative ttl", body: map[string]any{"ttl": "-2h"}, status: 422, paths: []string{"$.ttl"}},
+		{name: "not JSON", body: "{", status: 400, errorID: "BadRequest"},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.req("POST", "/_sandbox/tenants", tc.body)
+			require.Equal(t, tc.status, r.Status, "%s", r.Body)
+			if tc.status == 422 {
+				assert.ElementsMatch(t, tc.paths, paths(fieldErrors(t, r, "TenantCreateRequest")))
+				return
+			}
+			assert.Equal(t, tc.errorID, r.ErrorID())
+		})
+	}
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestCreateTenantAdminKey(t *testing.T) {
+	cfg := testConfig()
+	cfg.AdminKey = "let-me-in"
+	a := startApp(t, cfg)
+	tests := []struct {
+		name   string
+		header string
+		status int
+	}{
+		{name: "missing", header: "X-Admin-Key:", status: 401},
+		{name: "wrong", header: "X-Admin-Key: let-me-out", status: 401},
+		{name: "a tenant's API key is not the admin key", header: "X-Admin-Key: sandbox-api-key", status: 401},
+		{name: "prefix of the key", header: "X-Admin-Key: let-me", status: 401},
+		{name: "right", header: "X-Admin-Key: let-me-in", status: 201},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.req("POST", "/_sandbox/tenants", map[string]any{}, tc.header)
+			require.Equal(t, tc.status, r.Status, "%s", r.Body)
+			if tc.status == 401 {
+				assert.Equal(t, "Unauthorized", r.ErrorID())
+				assert.Equal(t, r.Header.Get("X-Request-Id"), r.Err()["diagnosticsId"])
+			}
+		})
+	}
+	t.Run("the admin key is checked before the body", func(t *testing.T) {
+		r := a.req("POST", "/_sandbox/tenants", "{", "X-Admin-Key: nope")
+		require.Equal(t, 401, r.Status, "%s", r.Body)
+	})
+	t.Run("without admin_key no key is needed", func(t *testing.T) {
+		b := newTestApp(t)
+		b.must(201, "POST", "/_sandbox/tenants", nil, "X-API-KEY:", "X-Admin-Key:")
+	})
+}
+
+// TestTenantScopes: a tenant's key is limited to its scopes (SANDBOX.md
+// section 3's table); the control plane needs a key but no scope.
+func TestTenantScopes(t *testing.T) {
+	a := newTestApp(t)
+	// Data of the default tenant the narrow keys cannot reach anyway; the
+	// point is the 403 before any lookup.
+	endpoints := []struct {
+		scope        string
+		method, path string
+		body         any
+	}{
+		{"client_tokens:write", "POST", "/client-session", map[string]any{}},
+		{"client_tokens:write", "GET", "/client-session?clientToken=x", nil},
+		{"client_tokens:write", "PATCH", "/client-session", map[string]any{"clientToken": "x"}},
+		{"transactions:authorize", "POST", "/payments", map[string]any{"paymentMethodToken": "x"}},
+		{"transactions:retrieve", "GET", "/payments", nil},
+		{"transactions:retrieve", "GET", "/payments/x", nil},
+		{"transactions:capture", "POST", "/payments/x/capture", nil},
+		{"transactions:cancel", "POST", "/payments/x/cancel", nil},
+		{"transactions:refund", "POST", "/payments/x/refund", nil},
+		{"transactions:authorize", "POST", "/payment-attempts/00000000-0000-4000-8000-000000000001/approve", nil},
+		{"payment_instrument:write", "POST", "/payment-instruments/x/vault", map[string]any{"customerId": "c"}},
+		{"payment_instrument:read", "GET", "/payment-instruments?customer_id=c", nil},
+		{"payment_instrument:write", "DELETE", "/payment-instruments/x", nil},
+		{"payment_instrument:write", "POST", "/payment-instruments/x/default", nil},
+	}
+	keys := map[string]string{}
+	for _, e := range endpoints {
+		if keys[e.scope] == "" {
+			keys[e.scope] = a.newTenant(map[string]any{"scopes": []string{e.scope}})
+		}
+	}
+	none := a.newTenant(map[string]any{"scopes": []string{}})
+	for _, e := range endpoints {
+		t.Run(e.method+" "+e.path, func(t *testing.T) {
+			for scope, key := range keys {
+				r := a.as(key).req(e.method, e.path, e.body)
+				if scope == e.scope {
+					assert.NotEqual(t, 403, r.Status, "%s has the scope: %s", scope, r.Body)
+					assert.NotEqual(t, 401, r.Status, "%s", r.Body)
+				} else {
+					assert.Equal(t, 403, r.Status, "%s lacks the scope: %s", scope, r.Body)
+					assert.Equal(t, "Forbidden", r.ErrorID())
+				}
+			}
+			r := a.as(none).req(e.method, e.path, e.body)
+			assert.Equal(t, 403, r.Status, "no scopes: %s", r.Body)
+		})
+	}
+	t.Run("control plane needs only a key", func(t *testing.T) {
+		a.as(none).must(200, "GET", "/_sandbox/clock", nil)
+		a.as(none).must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "1s"})
+	})
+	t.Run("scopes from the config file", func(t *testing.T) {
+		cfg := testConfig()
+		cfg.Tenants = []TenantConfig{{ID: "shop", APIKeys: []APIKeyConfig{
+			{Key: "shop-read", Scopes: []string{"transactions:retrieve"}},
+			{Key: "shop-all"},
+		}}}
+		b := startApp(t, cfg)
+		b.as("shop-read").must(200, "GET", "/payments", nil)
+		r := b.as("shop-read").req("POST", "/client-session", map[string]any{})
+		assert.Equal(t, 403, r.Status, "%s", r.Body)
+		tok := b.as("shop-all").session(map[string]any{"orderId": "o"})
+		assert.Equal(t, 400, b.req("GET", "/client-session?clientToken="+tok, nil).Status, "the default tenant cannot see it")
+	})
+}
+
+func TestTenantClocks(t *testing.T) {
+	a := newTestApp(t)
+	b := a.as(a.newTenant(nil))
+	now := func(app *testApp) string { return app.must(200, "GET", "/_sandbox/clock", nil).Str("now") }
+	assert.Equal(t, "2026-11-22T07:30:00.000000Z", now(a))
+	assert.Equal(t, "2026-11-22T07:30:00.000000Z", now(b))
+
+	r := b.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "1h"})
+	assert.Equal(t, "2026-11-22T08:30:00.000000Z", r.Str("now"))
+	assert.Equal(t, "2026-11-22T08:30:00.000000Z", now(b))
+	assert.Equal(t, "2026-11-22T07:30:00.000000Z", now(a), "another tenant's clock is unchanged")
+
+	a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "90s"})
+	assert.Equal(t, "2026-11-22T07:31:30.000000Z", now(a))
+	assert.Equal(t, "2026-11-22T08:30:00.000000Z", now(b))
+
+	a.Clock.Advance(60_000_000_000) // the base clock moves both
+	assert.Equal(t, "2026-11-22T07:32:30.000000Z", now(a))
+	assert.Equal(t, "2026-11-22T08:31:00.000000Z", now(b))
+
+	a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "0s"})
+	assert.Equal(t, "2026-11-22T07:32:30.000000Z", now(a))
+
+	for _, body := range []any{map[string]any{"duration": "-1h"}, map[string]any{"duration": "1d"}, map[string]any{"duration": ""}, map[string]any{}, map[string]any{"duration": 60}} {
+		r := a.req("POST", "/_sandbox/clock/advance", body)
+		assert.Equal(t, []string{"$.duration"}, paths(fieldErrors(t, r, "ClockAdvanceRequest")), "%v", body)
+	}
+	assert.Equal(t, "2026-11-22T07:32:30.000000Z", now(a), "refused advances change nothing")
+}
+
+func TestResetTenant(t *testing.T) {
+	a := newTestApp(t)
+	b := a.as(a.newTenant(nil))
+	tokA := a.session(map[string]any{"orderId": "o-a"})
+	tokB := b.session(map[string]any{"orderId": "o-b", "customerId": "cust-b"})
+	pt := b.tokenize(tokB, "4111111111111111").Str("token")
+	b.must(200, "POST", "/payment-instruments/"+pt+"/vault", map[string]any{"customerId": "cust-b"})
+	b.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "5h"})
+
+	r := b.must(200, "POST", "/_sandbox/reset", nil)
+	assert.Equal(t, "RESET", r.Str("status"))
+
+	g := b.req("GET", "/client-session?clientToken="+tokB, nil)
+	assert.Equal(t, "ClientSessionValidationError", g.ErrorID(), "its sessions are gone")
+	assert.Equal(t, 400, b.req("POST", "/client/payment-instruments", card("4111111111111111"), "X-Client-Token: "+tokB).Status)
+	assert.Empty(t, b.must(200, "GET", "/payment-instruments?customer_id=cust-b", nil).JSON["data"], "its instruments are gone")
+	assert.Equal(t, "2026-11-22T07:30:00.000000Z", b.must(200, "GET", "/_sandbox/clock", nil).Str("now"), "its clock is back")
+	b.session(map[string]any{"orderId": "after"}) // its key still works
+	a.must(200, "GET", "/client-session?clientToken="+tokA, nil)
+}
+
+func TestDeleteTenant(t *testing.T) {
+	a := newTestApp(t)
+	key := a.newTenant(nil)
+	b := a.as(key)
+	tok := b.session(map[string]any{"orderId": "o-b"})
+	r := b.must(200, "DELETE", "/_sandbox/tenant", nil)
+	assert.Equal(t, "DELETED", r.Str("status"))
+	for _, p := range []string{"/_sandbox/clock", "/client-session?clientToken=" + tok} {
+		r := b.req("GET", p, nil)
+		assert.Equal(t, 401, r.Status, "%s: %s", p, r.Body)
+	}
+	c := b.req("POST", "/client/payment-instruments", card("4111111111111111"), "X-Client-Token: "+tok)
+	assert.Equal(t, "ClientSessionValidationError", c.ErrorID(), "its client tokens are gone")
+	a.must(200, "GET", "/_sandbox/clock", nil) // others stay
+}
+
+// TestTenantTTL: a tenant made with a ttl is deleted when its clock passes it.
+func TestTenantTTL(t *testing.T) {
+	a := newTestApp(t)
+	r := a.must(201, "POST", "/_sandbox/tenants", map[string]any{"ttl": "2h"})
+	assert.Equal(t, "2026-11-22T09:30:00.000000Z", r.Str("expiresAt"))
+	b := a.as(r.Str("apiKey"))
+	tok := b.session(map[string]any{"orderId": "o"})
+	b.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "1h59m"})
+	b.must(200, "GET", "/client-session?clientToken="+tok, nil)
+	b.req("POST", "/_sandbox/clock/advance", map[string]any{"duration": "1m"})
+	assert.Equal(t, 401, b.req("GET", "/_sandbox/clock", nil).Status, "the tenant is gone")
+	assert.Equal(t, "ClientSessionValidationError", b.req("POST", "/client/payment-instruments", card("4111111111111111"), "X-Client-Token: "+tok).ErrorID())
+	a.must(200, "GET", "/_sandbox/clock", nil)
+
+	t.Run("reset keeps the ttl", func(t *testing.T) {
+		c := a.as(a.newTenant(map[string]any{"ttl": "1h"}))
+		c.must(200, "POST", "/_sandbox/reset", nil)
+		c.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "1h"})
+		assert.Equal(t, 401, c.req("GET", "/_sandbox/clock", nil).Status)
+	})
+	t.Run("without ttl a tenant stays", func(t *testing.T) {
+		c := a.as(a.newTenant(nil))
+		c.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "8760h"})
+		c.must(200, "GET", "/_sandbox/clock", nil)
+	})
+}
+
+func TestControlPlaneNeedsKey(t *testing.T) {
+	a := newTestApp(t)
+	for _, e := range []struct{ method, path string }{
+		{"GET", "/_sandbox/clock"}, {"POST", "/_sandbox/clock/advance"}, {"POST", "/_sandbox/reset"},
+		{"DELETE", "/_sandbox/tenant"}, {"GET", "/_sandbox/payment-attempts/00000000-0000-4000-8000-000000000001"},
+	} {
+		for _, h := range []string{"X-API-KEY:", "X-API-KEY: nope"} {
+			r := a.req(e.method, e.path, nil, h)
+			assert.Equal(t, 401, r.Status, "%s %s (%s): %s", e.method, e.path, h, r.Body)
+			assert.Equal(t, "Unauthorized", r.ErrorID())
+		}
+	}
+	a.must(200, "GET", "/_sandbox/clock", nil) // the default tenant was not deleted
+}
