@@ -59,6 +59,9 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		opt.IDs = simulator.RandomIDs{}
 	}
 	log := newLogger(opt.LogOut, cfg.LogFormat, cfg.LogLevel)
+	if cfg.Scenarios != "" {
+		log.Warn("scenarios are not supported yet: the file is ignored and the test-card catalogue decides outcomes", "scenarios", cfg.Scenarios)
+	}
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	if err != nil {
 		return nil, fmt.Errorf("card catalogue: %w", err)

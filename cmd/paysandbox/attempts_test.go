@@ -77,8 +77,8 @@ func TestAttemptApprove(t *testing.T) {
 	g := a.must(200, "GET", "/_sandbox/payment-attempts/"+id, nil)
 	assert.Equal(t, map[string]any{
 		"paymentAttemptId": id, "clientSessionId": g.Str("clientSessionId"), "status": "AWAITING_APPROVAL",
-		"expiresAt": "2026-11-22T07:45:00.000000Z", "paymentId": nil,
-	}, g.JSON)
+		"expiresAt": "2026-11-22T07:45:00.000000Z",
+	}, g.JSON, "paymentId is left out until there is a payment (SANDBOX.md section 11)")
 	assert.Len(t, g.Str("clientSessionId"), 36)
 	assertGolden(t, "attempt_awaiting", g.Body)
 

@@ -290,18 +290,13 @@ type attemptStatusDTO struct {
 }
 
 type attemptDTO struct {
-	PaymentAttemptID string  `json:"paymentAttemptId"`
-	ClientSessionID  string  `json:"clientSessionId"`
-	Status           string  `json:"status"`
-	ExpiresAt        string  `json:"expiresAt"`
-	PaymentID        *string `json:"paymentId"`
+	PaymentAttemptID string `json:"paymentAttemptId"`
+	ClientSessionID  string `json:"clientSessionId"`
+	Status           string `json:"status"`
+	ExpiresAt        string `json:"expiresAt"`
+	PaymentID        string `json:"paymentId,omitempty"` // left out until approval (optional fields with no value are left out)
 }
 
 func toAttemptDTO(a *simulator.Attempt) attemptDTO {
-	out := attemptDTO{PaymentAttemptID: a.ID, ClientSessionID: a.SessionID, Status: string(a.Status), ExpiresAt: ts(a.ExpiresAt)}
-	if a.PaymentID != "" {
-		id := a.PaymentID
-		out.PaymentID = &id
-	}
-	return out
+	return attemptDTO{PaymentAttemptID: a.ID, ClientSessionID: a.SessionID, Status: string(a.Status), ExpiresAt: ts(a.ExpiresAt), PaymentID: a.PaymentID}
 }
