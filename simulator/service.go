@@ -1,8 +1,6 @@
 package simulator
 
 import (
-	"bytes"
-	"encoding/json"
 	"log/slog"
 	"time"
 )
@@ -57,16 +55,4 @@ func (s *Service) kick() {
 func (s *Service) now(t *Tenant) time.Time { return t.Now(s.Clock) }
 
 // clonePayment deep-copies a payment (tests compare before/after with it).
-func clonePayment(p *Payment) *Payment {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic(err) // a Payment always marshals
-	}
-	var c Payment
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&c); err != nil {
-		panic(err)
-	}
-	return &c
-}
+func clonePayment(p *Payment) *Payment { return p.Clone() }

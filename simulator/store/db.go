@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/tidwall/buntdb"
 
@@ -23,8 +24,48 @@ const (
 
 // DB is the buntdb-backed store.
 type DB struct {
-	db   *buntdb.DB
-	path string
+	db       *buntdb.DB
+	path     string
+	payments decoded
+}
+
+// decoded keeps the last decoded form of stored payments, keyed by store key
+// and valid only while the stored value is the exact string it was decoded
+// from: a rolled-back write, a reset or a delete simply miss. Payments are
+// read several times per request (checks outside the write transaction, then
+// inside it), and decoding JSON was most of a request's cost.
+type decoded struct {
+	mu sync.Mutex
+	m  map[string]decodedPayment
+}
+
+type decodedPayment struct {
+	raw string
+	p   *simulator.Payment
+}
+
+// maxDecoded bounds the cache; past it the cache starts over.
+const maxDecoded = 20000
+
+// get returns a private copy of the payment decoded from raw, if cached.
+func (d *decoded) get(key, raw string) *simulator.Payment {
+	d.mu.Lock()
+	e, ok := d.m[key]
+	d.mu.Unlock()
+	if !ok || e.raw != raw {
+		return nil
+	}
+	return e.p.Clone()
+}
+
+// put remembers p (which the caller must not change afterwards) as the decoded form of raw.
+func (d *decoded) put(key, raw string, p *simulator.Payment) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil || len(d.m) >= maxDecoded {
+		d.m = make(map[string]decodedPayment, 1024)
+	}
+	d.m[key] = decodedPayment{raw: raw, p: p}
 }
 
 // Open opens (creating if missing, with its directory) the database at path;
@@ -74,12 +115,12 @@ func (d *DB) Ready() error {
 
 // View runs fn in a read-only transaction.
 func (d *DB) View(fn func(simulator.Tx) error) error {
-	return d.db.View(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx}) })
+	return d.db.View(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, cache: &d.payments}) })
 }
 
 // Update runs fn in a read-write transaction, committed only when fn returns nil.
 func (d *DB) Update(fn func(simulator.Tx) error) error {
-	return d.db.Update(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, write: true}) })
+	return d.db.Update(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, write: true, cache: &d.payments}) })
 }
 
 var errReadOnly = errors.New("store: write in a read-only transaction")

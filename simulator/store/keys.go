@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -33,7 +34,7 @@ const (
 	pJobQ   = "jobq:"
 )
 
-func tenantPrefix(tid string) string     { return "t:" + tid + ":" }
+func tenantPrefix(tid string) string     { return "t:" + esc(tid) + ":" }
 func kTenant(id string) string           { return pTenant + id }
 func kAPIKey(key string) string          { return pAPIKey + key }
 func kCTok(tok string) string            { return pCTok + tok }
@@ -63,7 +64,21 @@ func kJobDue(tid string, due time.Time, id string) string {
 	return pJobDue(tid) + stamp(due) + ":" + id
 }
 func kJobQ(realDue time.Time, tid, id string) string {
-	return pJobQ + stamp(realDue) + ":" + tid + ":" + id
+	return pJobQ + stamp(realDue) + ":" + esc(tid) + ":" + id
+}
+
+// esc keeps a tenant id from reaching into another tenant's key range: the
+// separators ':' and '/' (and the escape '%' itself) are percent-encoded.
+// Ids made by the product never contain them, so their keys are unchanged.
+var keyEscaper = strings.NewReplacer("%", "%25", ":", "%3A", "/", "%2F")
+
+func esc(s string) string { return keyEscaper.Replace(s) }
+
+func unesc(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	return strings.NewReplacer("%3A", ":", "%2F", "/", "%25", "%").Replace(s)
 }
 
 // stamp renders t as fixed-width microseconds since the epoch, so that key

@@ -16,6 +16,7 @@ import (
 type Tx struct {
 	tx    *buntdb.Tx
 	write bool
+	cache *decoded
 }
 
 var _ simulator.Tx = (*Tx)(nil)
@@ -201,11 +202,11 @@ func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
 		return nil, err
 	}
 	tid, id, _ := strings.Cut(ref, "/")
-	return t.Session(tid, id)
+	return t.Session(unesc(tid), id)
 }
 
 func (t *Tx) PutSession(cs *simulator.ClientSession) error {
-	if err := t.setRaw(kCTok(cs.ClientToken), cs.TenantID+"/"+cs.ID); err != nil {
+	if err := t.setRaw(kCTok(cs.ClientToken), esc(cs.TenantID)+"/"+cs.ID); err != nil {
 		return err
 	}
 	return t.put(kSession(cs.TenantID, cs.ID), cs)
@@ -254,14 +255,41 @@ func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	return getTyped[simulator.Payment](t, kPayment(tid, id))
+	key := kPayment(tid, id)
+	raw, err := t.raw(key)
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	if p := t.cache.get(key, raw); p != nil {
+		return p, nil
+	}
+	var p simulator.Payment
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&p); err != nil {
+		return nil, err
+	}
+	t.cache.put(key, raw, p.Clone())
+	return &p, nil
 }
 
 func (t *Tx) PutPayment(p *simulator.Payment) error {
+	if !t.write {
+		return errReadOnly
+	}
 	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), ""); err != nil {
 		return err
 	}
-	return t.put(kPayment(p.TenantID, p.ID), p)
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	key, raw := kPayment(p.TenantID, p.ID), string(b)
+	if _, _, err := t.tx.Set(key, raw, nil); err != nil {
+		return err
+	}
+	t.cache.put(key, raw, p.Clone()) // valid only if this transaction commits (the raw check)
+	return nil
 }
 
 func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
@@ -270,10 +298,10 @@ func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
 		return nil, err
 	}
 	tid, id, _ := strings.Cut(ref, "/")
-	return t.Payment(tid, id)
+	return t.Payment(unesc(tid), id)
 }
 
-func (t *Tx) PutChallenge(tok, tid, pid string) error { return t.setRaw(kCh3DS(tok), tid+"/"+pid) }
+func (t *Tx) PutChallenge(tok, tid, pid string) error { return t.setRaw(kCh3DS(tok), esc(tid)+"/"+pid) }
 func (t *Tx) DeleteChallenge(tok string) error        { return t.del(kCh3DS(tok)) }
 
 // ListPayments walks the tenant's (date, id) index from the cursor, newest
@@ -496,5 +524,5 @@ func (t *Tx) NextJob() (*simulator.Job, error) {
 	if len(parts) != 3 {
 		return nil, errors.New("store: malformed job queue key " + key)
 	}
-	return t.Job(parts[1], parts[2])
+	return t.Job(unesc(parts[1]), parts[2])
 }
