@@ -25,6 +25,7 @@ type Instrument struct {
 	ExpiryMonth    string    `json:"expirationMonth"`
 	ExpiryYear     string    `json:"expirationYear"`
 	CardholderName string    `json:"cardholderName,omitempty"`
+	CVVGiven       bool      `json:"cvvGiven,omitempty"` // whether a CVV came with the card (never the CVV)
 	AnalyticsID    string    `json:"analyticsId"`
 	CreatedAt      time.Time `json:"createdAt"`
 

@@ -167,9 +167,13 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 	if p.PaymentMethod.ThreeDSecure != nil {
 		pre = "THREE_DS"
 	}
+	cvv := "NOT_PROVIDED" // vaulted (merchant-initiated) payments and cards sent without one
+	if p.CVVGiven {
+		cvv = "MATCHED"
+	}
 	p.RiskData = &RiskData{
 		FraudChecks: &FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
-		CVVCheck:    &RiskCheck{Source: "PROCESSOR", Result: "MATCHED"},
+		CVVCheck:    &RiskCheck{Source: "PROCESSOR", Result: cvv},
 		AVSCheck:    &AVSCheck{Source: "PROCESSOR", Result: AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
 	}
 	switch final.Status {

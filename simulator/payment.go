@@ -63,6 +63,7 @@ type Payment struct {
 	StatusReason  *StatusReason   `json:"statusReason,omitempty"`
 	RiskData      *RiskData       `json:"riskData,omitempty"`
 	Card          CardInfo        `json:"card"`
+	CVVGiven      bool            `json:"cvvGiven,omitempty"` // a CVV came with the card for this payment
 	SessionID     string          `json:"sessionId,omitempty"`
 	AttemptID     string          `json:"attemptId,omitempty"`
 	Authorized    int64           `json:"authorized"`    // amount authorized

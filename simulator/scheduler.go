@@ -40,6 +40,10 @@ func (sc *Scheduler) lock(tenantID string) func() {
 	return mu.Unlock
 }
 
+// forget drops a deleted tenant's lock, so that sandboxes creating many
+// short-lived tenants do not grow.
+func (sc *Scheduler) forget(tenantID string) { sc.tenantMu.Delete(tenantID) }
+
 // Run processes due jobs until ctx is done.
 func (sc *Scheduler) Run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
@@ -167,13 +171,19 @@ func (s *Service) runJob(ctx context.Context, j *Job) error {
 	case JobAuthorize:
 		return s.authorizeJob(ctx, t, j)
 	case JobExpireTenant:
-		return s.Store.Update(func(tx Tx) error {
+		deleted := false
+		err := s.Store.Update(func(tx Tx) error {
 			cur, err := tx.Tenant(t.ID)
 			if err != nil || cur == nil || cur.ExpiresAt.IsZero() || s.now(cur).Before(cur.ExpiresAt) {
 				return errorsJoin(err, tx.DeleteJob(j))
 			}
+			deleted = true
 			return tx.DeleteTenantData(t.ID, true)
 		})
+		if err == nil && deleted {
+			s.sched.forget(t.ID) // the caller holds its lock; a later LoadOrStore makes a fresh one
+		}
+		return err
 	case JobExpireAttempt:
 		return s.Store.Update(func(tx Tx) error {
 			if err := tx.DeleteJob(j); err != nil {

@@ -180,7 +180,7 @@ func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req
 		ID: s.IDs.NewID(IDPayment), TenantID: t.ID, Date: now, DateUpdated: now, Status: StatusPending,
 		OrderID: d.OrderID, CurrencyCode: d.CurrencyCode, Amount: amount, CustomerID: d.CustomerID,
 		Customer: d.Customer, Order: d.Order, Metadata: d.Metadata, CardTokenType: "CARD_PAN",
-		Card: in.Card, SessionID: in.SessionID, Transactions: []Transaction{},
+		Card: in.Card, CVVGiven: in.TokenType == TokenSingleUse && in.CVVGiven, SessionID: in.SessionID, Transactions: []Transaction{},
 		PaymentMethod: PaymentMethod{
 			PaymentMethodToken: in.Token, IsVaulted: in.TokenType == TokenMultiUse,
 			AuthorizationType: "FINAL", AnalyticsID: in.AnalyticsID, PaymentMethodType: PaymentMethodTypeCard,

@@ -146,5 +146,9 @@ func (s *Service) ResetTenant(t *Tenant) error {
 
 // DeleteTenant removes the tenant and all its data.
 func (s *Service) DeleteTenant(t *Tenant) error {
-	return s.Store.Update(func(tx Tx) error { return tx.DeleteTenantData(t.ID, true) })
+	err := s.Store.Update(func(tx Tx) error { return tx.DeleteTenantData(t.ID, true) })
+	if err == nil {
+		s.sched.forget(t.ID)
+	}
+	return err
 }

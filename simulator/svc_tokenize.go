@@ -53,7 +53,7 @@ func (s *Service) Tokenize(clientToken string, in CardInput) (*Tokenized, error)
 		inst := &Instrument{
 			Token: s.IDs.NewID(IDPaymentToken), TenantID: t.ID, TokenType: TokenSingleUse,
 			Card: info, ExpiryMonth: in.ExpirationMonth, ExpiryYear: in.ExpirationYear,
-			CardholderName: in.CardholderName, AnalyticsID: s.IDs.NewID(IDAnalytics),
+			CardholderName: in.CardholderName, CVVGiven: in.CVV != "", AnalyticsID: s.IDs.NewID(IDAnalytics),
 			CreatedAt: now, SessionID: cs.ID,
 		}
 		out.Instrument, out.Tenant = inst, t

@@ -104,7 +104,7 @@ func (s *Service) vaultTx(tx Tx, t *Tenant, in *Instrument, customerID string) (
 	v := &Instrument{
 		Token: s.IDs.NewID(IDPaymentToken), TenantID: t.ID, TokenType: TokenMultiUse,
 		Card: in.Card, ExpiryMonth: in.ExpiryMonth, ExpiryYear: in.ExpiryYear,
-		CardholderName: in.CardholderName, AnalyticsID: in.AnalyticsID, CreatedAt: s.now(t),
+		CardholderName: in.CardholderName, CVVGiven: in.CVVGiven, AnalyticsID: in.AnalyticsID, CreatedAt: s.now(t),
 		CustomerID: customerID, SourceToken: in.Token, Default: !hasDefault,
 	}
 	in.VaultedAs = v.Token

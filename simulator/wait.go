@@ -64,6 +64,13 @@ func (h *waitHub) notify(id string) {
 	}
 }
 
+// OpenWaits is how many /_sandbox/wait calls are waiting now.
+func (s *Service) OpenWaits() int {
+	s.waits.mu.Lock()
+	defer s.waits.mu.Unlock()
+	return s.waits.open
+}
+
 // WaitForStatus returns the payment once it has status, waiting up to timeout.
 // Errors: PaymentError (unknown), WaitTimeout (with paymentId/paymentStatus:
 // at the timeout, or at once when the payment is terminal in another status),

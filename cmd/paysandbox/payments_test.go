@@ -912,3 +912,23 @@ func TestPayment3DS(t *testing.T) {
 		requireError(t, a.req("POST", "/_sandbox/payments/nope/3ds", map[string]any{"result": "AUTH_FAILED"}), 400, "PaymentError")
 	})
 }
+
+// riskData.cvvCheck says whether a CVV came with the card for this payment:
+// MATCHED when the shopper typed one, NOT_PROVIDED without one and on
+// vaulted (merchant-initiated) payments. The CVV itself is never kept.
+func TestPaymentCVVCheck(t *testing.T) {
+	a := newTestApp(t)
+	cvv := func(p *resp) any { return dig(p.JSON, "riskData", "cvvCheck", "result") }
+
+	assert.Equal(t, "MATCHED", cvv(a.pay(1000, "4111111111111111")))
+
+	ct := a.session(plainSession(1000))
+	noCVV := a.must(200, "POST", "/client/payment-instruments", map[string]any{"paymentInstrument": map[string]any{
+		"number": "4111111111111111", "expirationMonth": "12", "expirationYear": "2030"}}, "X-Client-Token: "+ct).Str("token")
+	assert.Equal(t, "NOT_PROVIDED", cvv(a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": noCVV})))
+
+	pt := tokenIn(a, plainSession(1000), "4111111111111111")
+	vt := a.must(200, "POST", "/payment-instruments/"+pt+"/vault", map[string]any{"customerId": "cust-1"}).Str("token")
+	p := a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": vt, "amount": 500, "currencyCode": "EUR", "customerId": "cust-1", "orderId": "o-2"})
+	assert.Equal(t, "NOT_PROVIDED", cvv(p))
+}

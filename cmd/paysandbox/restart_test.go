@@ -149,3 +149,25 @@ func serveBinary(t *testing.T, bin, db string) (*exec.Cmd, *testApp) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Graceful shutdown finishes in-flight requests: a wait that is still open
+// when the shutdown starts gets its answer, and new connections are refused.
+func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
+	a := newTestApp(t)
+	pid := a.pay(1000, "4111111111111111").Str("id")
+	done := make(chan *resp, 1)
+	go func() {
+		done <- a.req("GET", "/_sandbox/wait?paymentId="+pid+"&status=SETTLED&timeout=300ms", nil)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for a.Svc.OpenWaits() == 0 && time.Now().Before(deadline) { // the wait is in flight inside the server
+		time.Sleep(time.Millisecond)
+	}
+	require.Equal(t, 1, a.Svc.OpenWaits())
+	require.NoError(t, a.Shutdown())
+	r := <-done
+	assert.Equal(t, 408, r.Status, "the in-flight wait is answered, not cut: %s", r.Body)
+	assert.Equal(t, "WaitTimeout", r.ErrorID())
+	_, err := http.Get(a.URL() + "/healthz")
+	assert.Error(t, err, "after shutdown the listener is closed")
+}
