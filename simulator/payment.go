@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -25,6 +26,9 @@ var PaymentStatuses = []PaymentStatus{
 	StatusPending, StatusFailed, StatusAuthorized, StatusSettling,
 	StatusPartiallySettled, StatusSettled, StatusDeclined, StatusCancelled,
 }
+
+// Valid reports whether s is one of the statuses.
+func (s PaymentStatus) Valid() bool { return slices.Contains(PaymentStatuses, s) }
 
 // Terminal reports whether no action can move the payment any more.
 func (s PaymentStatus) Terminal() bool {

@@ -48,7 +48,25 @@ func (s *Service) Session(t *Tenant, clientToken string) (*ClientSession, error)
 	return cs, err
 }
 
-// sessionFor resolves a client token for tenant t (nil: any tenant, the client side).
+// clientTokenTx resolves a client token of any tenant (the client side has
+// no API key) to its live session and tenant, inside tx.
+func (s *Service) clientTokenTx(tx Tx, clientToken string) (*ClientSession, *Tenant, error) {
+	if clientToken == "" {
+		return nil, nil, errClientToken()
+	}
+	cs, err := tx.SessionByToken(clientToken)
+	if err != nil || cs == nil {
+		return nil, nil, errorsJoin(err, errClientToken())
+	}
+	t, err := tx.Tenant(cs.TenantID)
+	if err != nil || t == nil || cs.Expired(s.now(t)) {
+		return nil, nil, errorsJoin(err, errClientToken())
+	}
+	return cs, t, nil
+}
+
+// sessionFor resolves a client token of tenant t (merchant side); another
+// tenant's token behaves as unknown.
 func sessionFor(tx Tx, t *Tenant, clientToken string, now time.Time) (*ClientSession, error) {
 	if clientToken == "" {
 		return nil, errClientToken()
@@ -57,7 +75,7 @@ func sessionFor(tx Tx, t *Tenant, clientToken string, now time.Time) (*ClientSes
 	if err != nil {
 		return nil, err
 	}
-	if cs == nil || (t != nil && cs.TenantID != t.ID) || cs.Expired(now) {
+	if cs == nil || cs.TenantID != t.ID || cs.Expired(now) {
 		return nil, errClientToken()
 	}
 	return cs, nil
@@ -93,19 +111,6 @@ func (s *Service) UpdateSession(t *Tenant, clientToken string, merge func(cur Se
 func (s *Service) ClientSession(clientToken string) (*ClientSession, *Tenant, error) {
 	var cs *ClientSession
 	var t *Tenant
-	err := s.Store.View(func(tx Tx) error {
-		if clientToken == "" {
-			return errClientToken()
-		}
-		c, err := tx.SessionByToken(clientToken)
-		if err != nil || c == nil {
-			return errorsJoin(err, errClientToken())
-		}
-		if t, err = tx.Tenant(c.TenantID); err != nil || t == nil {
-			return errorsJoin(err, errClientToken())
-		}
-		cs, err = sessionFor(tx, t, clientToken, s.now(t))
-		return err
-	})
+	err := s.Store.View(func(tx Tx) (err error) { cs, t, err = s.clientTokenTx(tx, clientToken); return })
 	return cs, t, err
 }

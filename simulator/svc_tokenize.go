@@ -34,22 +34,11 @@ func (s *Service) Tokenize(clientToken string, in CardInput) (*Tokenized, error)
 	info := s.Cards.Identify(in.Number)
 	var out Tokenized
 	err := s.Store.Update(func(tx Tx) error {
-		cs0, err := tx.SessionByToken(clientToken)
+		cs, t, err := s.clientTokenTx(tx, clientToken)
 		if err != nil {
 			return err
-		}
-		if cs0 == nil {
-			return errClientToken()
-		}
-		t, err := tx.Tenant(cs0.TenantID)
-		if err != nil || t == nil {
-			return errClientToken()
 		}
 		now := s.now(t)
-		cs, err := sessionFor(tx, t, clientToken, now)
-		if err != nil {
-			return err
-		}
 		inst := &Instrument{
 			Token: s.IDs.NewID(IDPaymentToken), TenantID: t.ID, TokenType: TokenSingleUse,
 			Card: info, ExpiryMonth: in.ExpirationMonth, ExpiryYear: in.ExpirationYear,

@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"fmt"
+	"net/url"
 	"slices"
 	"time"
 )
@@ -63,6 +65,19 @@ type Tenant struct {
 	CreatedAt  time.Time `json:"createdAt"`
 	// ExpiresAt, when set, is when the tenant and its data are deleted (tenant clock).
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+}
+
+// CheckWebhookURL is the rule for a webhook endpoint: empty (none), or an
+// absolute http(s) URL.
+func CheckWebhookURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL", s)
+	}
+	return nil
 }
 
 // Now is the tenant's clock: base time plus the tenant's offset, normalised.

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -147,7 +146,7 @@ func (c Config) Validate() error {
 	default:
 		bad("log_level: %q is not debug, info, warn or error", c.LogLevel)
 	}
-	if err := checkURL(c.WebhookURL); err != nil {
+	if err := simulator.CheckWebhookURL(c.WebhookURL); err != nil {
 		bad("webhook_url: %v", err)
 	}
 	ids, keys := map[string]bool{simulator.DefaultTenantID: true}, map[string]bool{simulator.DefaultAPIKey: true}
@@ -175,20 +174,9 @@ func (c Config) Validate() error {
 				}
 			}
 		}
-		if err := checkURL(t.WebhookURL); err != nil {
+		if err := simulator.CheckWebhookURL(t.WebhookURL); err != nil {
 			bad("%s.webhook_url: %v", at, err)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func checkURL(s string) error {
-	if s == "" {
-		return nil
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not an absolute http(s) URL", s)
-	}
-	return nil
 }

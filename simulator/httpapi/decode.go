@@ -49,12 +49,21 @@ func parseJSON(b []byte, optional bool) (map[string]any, error) {
 // (400) and the schema rules (422, listing every broken rule, together with
 // pathErrs for path parameters). On success the body is decoded into dst.
 func decodeRequest(c echo.Context, s *schema, model string, dst any, optional bool, pathErrs ...simulator.FieldError) (map[string]any, error) {
+	return decodeWith(c, s, model, dst, optional, nil, pathErrs...)
+}
+
+// decodeWith is decodeRequest with extra rules the schema cannot say (they
+// are reported together with the schema's).
+func decodeWith(c echo.Context, s *schema, model string, dst any, optional bool, extra func(tree map[string]any) []simulator.FieldError, pathErrs ...simulator.FieldError) (map[string]any, error) {
 	tree, err := parseJSON(body(c), optional)
 	if err != nil {
 		return nil, err
 	}
 	errs := append([]simulator.FieldError{}, pathErrs...)
 	s.validate(tree, "$", &errs)
+	if extra != nil {
+		errs = append(errs, extra(tree)...)
+	}
 	if len(errs) > 0 {
 		return nil, simulator.ValidationError(model, errs...)
 	}

@@ -178,11 +178,7 @@ func (s *Server) listPayments(c echo.Context) error {
 	}
 	for _, st := range queryList(c, "status") {
 		q.Status = append(q.Status, simulator.PaymentStatus(st))
-		ok := false
-		for _, known := range simulator.PaymentStatuses {
-			ok = ok || known == simulator.PaymentStatus(st)
-		}
-		if !ok {
+		if !simulator.PaymentStatus(st).Valid() {
 			bad("status", fmt.Sprintf("%q is not a payment status", st))
 		}
 	}

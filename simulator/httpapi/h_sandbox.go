@@ -3,7 +3,6 @@ package httpapi
 import (
 	"crypto/subtle"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,29 +26,21 @@ func (s *Server) createTenant(c echo.Context) error {
 		}
 	}
 	var req tenantBody
-	tree, err := parseJSON(body(c), true)
-	if err != nil {
-		return err
-	}
-	var errs []simulator.FieldError // every broken rule at once: schema, ttl, webhookUrl
-	tenantCreate.validate(tree, "$", &errs)
 	var ttl time.Duration
-	if v, ok := tree["ttl"].(string); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			errs = append(errs, simulator.FieldError{Path: "$.ttl", Description: "ttl must be a positive duration like 2h or 30m"})
+	rules := func(tree map[string]any) (errs []simulator.FieldError) { // every broken rule at once
+		if v, ok := tree["ttl"].(string); ok && v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				errs = append(errs, simulator.FieldError{Path: "$.ttl", Description: "ttl must be a positive duration like 2h or 30m"})
+			}
+			ttl = d
 		}
-		ttl = d
-	}
-	if v, ok := tree["webhookUrl"].(string); ok && v != "" {
-		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if v, ok := tree["webhookUrl"].(string); ok && simulator.CheckWebhookURL(v) != nil {
 			errs = append(errs, simulator.FieldError{Path: "$.webhookUrl", Description: "webhookUrl must be an absolute http(s) URL"})
 		}
+		return errs
 	}
-	if len(errs) > 0 {
-		return simulator.ValidationError("TenantCreateRequest", errs...)
-	}
-	if _, err := decodeRequest(c, tenantCreate, "TenantCreateRequest", &req, true); err != nil {
+	if _, err := decodeWith(c, tenantCreate, "TenantCreateRequest", &req, true, rules); err != nil {
 		return err
 	}
 	var scopes []simulator.Scope
@@ -144,11 +135,7 @@ func (s *Server) wait(c echo.Context) error {
 	if id == "" {
 		errs = append(errs, simulator.FieldError{Path: "$.paymentId", Description: "Field required"})
 	}
-	known := false
-	for _, st := range simulator.PaymentStatuses {
-		known = known || st == status
-	}
-	if !known {
+	if !status.Valid() {
 		errs = append(errs, simulator.FieldError{Path: "$.status", Description: "Value must be a payment status"})
 	}
 	timeout := 5 * time.Second

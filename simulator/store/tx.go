@@ -29,9 +29,14 @@ func (t *Tx) get(key string, v any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber() // free-form values (metadata) keep their exact numbers
-	return true, dec.Decode(v)
+	return true, decode(s, v)
+}
+
+// decode reads one stored record; free-form values (metadata) keep their exact numbers.
+func decode(raw string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 func (t *Tx) raw(key string) (string, error) {
@@ -264,9 +269,7 @@ func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
 		return p, nil
 	}
 	var p simulator.Payment
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&p); err != nil {
+	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
 	t.cache.put(key, raw, p.Clone())
