@@ -147,6 +147,18 @@ type TimeoutDecision struct {
 type DisputeDecision struct {
 	After  time.Duration
 	Reason string
+	// Amount disputed; 0 means the captured (else authorized) amount.
+	Amount int64
+	// Then scripts the dispute's lifecycle after it opens (scenario
+	// `dispute.then`); each After counts from the previous step.
+	Then []DisputeStep
+}
+
+// DisputeStep moves an open dispute to Status (CHALLENGED, ACCEPTED, WON,
+// LOST, EXPIRED, CANCELLED) After the previous step, on the tenant clock.
+type DisputeStep struct {
+	Status string
+	After  time.Duration
 }
 
 // CaptureDecision is what a capture leads to.
