@@ -51,6 +51,8 @@ type Tx interface {
 
 	Attempt(tenantID, id string) (*Attempt, error)
 	PutAttempt(a *Attempt) error
+	// Attempts lists the tenant's payment attempts (any order).
+	Attempts(tenantID string) ([]*Attempt, error)
 
 	AppendEvent(e *Event) error
 

@@ -190,6 +190,11 @@ func scrub(v any) {
 				x[k] = "<diagnosticsId>"
 				continue
 			}
+			if s, ok := val.(string); ok && strings.HasPrefix(s, "http://127.0.0.1:") {
+				// The server's free port differs per run.
+				x[k] = "http://HOST" + s[strings.IndexByte(s[len("http://"):], '/')+len("http://"):]
+				continue
+			}
 			scrub(val)
 		}
 	case []any:

@@ -434,6 +434,8 @@ func TestPaymentGoldens(t *testing.T) {
 			require.Equal(t, "PENDING", r.Str("status"))
 			assert.Equal(t, "3DS_AUTHENTICATION", dig(r.JSON, "requiredAction", "name"))
 			assert.NotEmpty(t, dig(r.JSON, "requiredAction", "clientToken"))
+			assert.Equal(t, a.URL()+"/_sandbox/ui/checkout/challenge?token="+dig(r.JSON, "requiredAction", "clientToken").(string),
+				dig(r.JSON, "requiredAction", "challengeUrl"), "challengeUrl is absolute, on the request's host")
 			return a, r.Str("id")
 		}},
 		{"authorized", func(t *testing.T) (*testApp, string) {

@@ -196,6 +196,9 @@ type requiredActionDTO struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	ClientToken string `json:"clientToken,omitempty"`
+	// ChallengeURL is the sandbox's challenge page for a 3DS challenge; made
+	// absolute with the request's host by writeJSON.
+	ChallengeURL string `json:"challengeUrl,omitempty"`
 }
 
 func toPaymentDTO(p *simulator.Payment, withEvents bool) paymentDTO {
@@ -223,6 +226,9 @@ func toPaymentDTO(p *simulator.Payment, withEvents bool) paymentDTO {
 	}
 	if ra := p.Required; ra != nil {
 		out.RequiredAction = &requiredActionDTO{Name: ra.Name, Description: ra.Description, ClientToken: ra.ClientToken}
+		if ra.Name == simulator.ActionThreeDS && ra.ClientToken != "" {
+			out.RequiredAction.ChallengeURL = simulator.ChallengePageURL("", ra.ClientToken)
+		}
 	}
 	for _, t := range p.Transactions {
 		td := transactionDTO{

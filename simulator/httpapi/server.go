@@ -77,6 +77,12 @@ func tenantOf(c echo.Context) *simulator.Tenant {
 // writeJSON renders v without HTML escaping (the bytes a client sees are the
 // bytes the vendor would send).
 func writeJSON(c echo.Context, status int, v any) error {
+	if d, ok := v.(paymentDTO); ok && d.RequiredAction != nil && strings.HasPrefix(d.RequiredAction.ChallengeURL, "/") {
+		ra := *d.RequiredAction
+		ra.ChallengeURL = c.Scheme() + "://" + c.Request().Host + ra.ChallengeURL
+		d.RequiredAction = &ra
+		v = d
+	}
 	b, err := jsonBytes(v)
 	if err != nil {
 		return err
