@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
@@ -26,6 +27,8 @@ type AppOptions struct {
 	LogOut io.Writer       // default stderr
 	Clock  simulator.Clock // default the real clock
 	IDs    simulator.IDGen // default random ids
+	// UI configures the dashboard (its webhooks, scenarios and journal sources).
+	UI dashboard.Options
 }
 
 // App is the one composition root, shared by main and the end-to-end tests:
@@ -37,6 +40,9 @@ type App struct {
 	Svc    *simulator.Service
 	Server *httpapi.Server
 	Log    *slog.Logger
+	// UI is the dashboard; Handler serves it and the API on one server.
+	UI      *dashboard.Server
+	Handler http.Handler
 
 	ln     net.Listener
 	http   *http.Server
@@ -80,6 +86,17 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	a.Server = httpapi.New(svc, httpapi.Options{
 		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: db.Ready, Logger: log, Version: version,
 	})
+	if opt.UI.Logger == nil {
+		opt.UI.Logger = log
+	}
+	if opt.UI.PrefillKey == "" {
+		opt.UI.PrefillKey = simulator.DefaultAPIKey
+	}
+	if a.UI, err = dashboard.New(svc, opt.UI); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.Handler = a.UI.Wrap(a.Server)
 	return a, nil
 }
 
@@ -150,7 +167,8 @@ func (a *App) Start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	a.http = &http.Server{Handler: a.Server, ReadHeaderTimeout: 10 * time.Second}
+	a.http = &http.Server{Handler: a.Handler, ReadHeaderTimeout: 10 * time.Second}
+	a.http.RegisterOnShutdown(a.UI.Close) // end the dashboard's event streams
 	a.wg.Add(2)
 	go func() { defer a.wg.Done(); a.Svc.Scheduler().Run(ctx) }()
 	go func() {

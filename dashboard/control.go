@@ -1,0 +1,131 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+type attemptsData struct {
+	Status   string
+	Attempts []*simulator.Attempt
+	Error    string
+}
+
+func (s *Server) attemptsPage(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	d := attemptsData{Status: r.URL.Query().Get("status")}
+	if d.Status == "" {
+		d.Status = string(simulator.AttemptAwaiting)
+	}
+	filter := simulator.AttemptStatus(d.Status)
+	if d.Status == "ALL" {
+		filter = ""
+	}
+	list, err := s.svc.ListAttempts(a.Tenant, filter)
+	if err != nil {
+		d.Error = plain(err)
+	}
+	if len(list) > 200 {
+		list = list[:200]
+	}
+	d.Attempts = list
+	s.render(w, r, http.StatusOK, "attempts", &view{Title: "Payment attempts", Nav: "attempts", Live: "attempts", Data: d})
+}
+
+func (s *Server) attemptAction(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	id := r.PathValue("id")
+	back := Prefix + "/attempts"
+	if !a.Key.Has(simulator.ScopeTransactionsAuthorize) {
+		done(w, r, back, simulator.Errorf(simulator.CodeForbidden, "The API key lacks the scope %s", simulator.ScopeTransactionsAuthorize), "")
+		return
+	}
+	switch r.PathValue("action") {
+	case "approve":
+		res, err := s.svc.ApproveAttempt(a.Tenant, id)
+		msg := ""
+		if err == nil {
+			msg = fmt.Sprintf("Attempt %s approved: payment %s is being authorized.", id, res.PaymentID)
+		}
+		done(w, r, back, err, msg)
+	case "abort":
+		_, err := s.svc.AbortAttempt(a.Tenant, id)
+		done(w, r, back, err, "Attempt "+id+" aborted; its token can no longer pay.")
+	default:
+		done(w, r, back, simulator.Errorf(simulator.CodeBadRequest, "The dashboard has no attempt action %q", r.PathValue("action")), "")
+	}
+}
+
+type clockData struct {
+	Upcoming []*simulator.Job
+	Fired    []*simulator.Job
+	Advanced string
+	Error    string
+}
+
+func (s *Server) clockPage(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	d := clockData{}
+	s.fillUpcoming(a.Tenant, &d)
+	s.render(w, r, http.StatusOK, "clock", &view{Title: "Clock", Nav: "clock", Live: "clock", Data: &d})
+}
+
+func (s *Server) fillUpcoming(t *simulator.Tenant, d *clockData) {
+	err := s.svc.Store.View(func(tx simulator.Tx) (err error) {
+		d.Upcoming, err = tx.DueJobs(t.ID, time.Unix(1<<40, 0), 20)
+		return
+	})
+	if err != nil {
+		d.Error = plain(err)
+	}
+}
+
+// advanceClock moves the tenant's clock and shows the work that fell due
+// (read before advancing: what was due up to the new now).
+func (s *Server) advanceClock(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	d := clockData{}
+	v := &view{Title: "Clock", Nav: "clock", Live: "clock", Data: &d}
+	dur, err := parseDuration(r.PostFormValue("duration"))
+	if err != nil {
+		d.Error = "Refused. " + plain(err)
+		s.fillUpcoming(a.Tenant, &d)
+		s.render(w, r, http.StatusUnprocessableEntity, "clock", v)
+		return
+	}
+	until := s.svc.Now(a.Tenant).Add(dur)
+	_ = s.svc.Store.View(func(tx simulator.Tx) (err error) { d.Fired, err = tx.DueJobs(a.Tenant.ID, until, 500); return })
+	ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
+	defer cancel()
+	if _, err := s.svc.AdvanceClock(ctx, a.Tenant, dur); err != nil {
+		d.Error = "Refused. " + plain(err)
+	}
+	d.Advanced = dur.String()
+	s.fillUpcoming(a.Tenant, &d)
+	s.render(w, r, http.StatusOK, "clock", v)
+}
+
+// parseDuration accepts Go durations (90s, 15m, 1h30m) and whole days (2d).
+func parseDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	bad := simulator.ValidationError("ClockAdvanceRequest", simulator.FieldError{Path: "duration",
+		Description: "the duration must be positive, like 90s, 15m, 1h30m or 2d, and at most 3650d"})
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 || n > 3650 {
+			return 0, bad
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || d > 3650*24*time.Hour {
+		return 0, bad
+	}
+	return d, nil
+}

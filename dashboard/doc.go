@@ -1,0 +1,16 @@
+// Package dashboard is the web UI of the sandbox: server-rendered
+// html/template pages, embedded static assets (a little hand-written
+// JavaScript and CSS, no third-party front-end code), server-sent events for
+// live updates, and the demo checkout with its 3DS challenge page.
+//
+// It is an adapter on simulator.Service, like httpapi, and must not import
+// httpapi (or any other adapter): the sources it shows that other packages own
+// (webhooks, scenarios, the request journal) are the small interfaces of
+// sources.go, wired by the composition root. A nil source makes its view say
+// that the feature is not configured.
+//
+// Sign-in takes a tenant's API key on a plain form and answers with a signed,
+// expiring, HttpOnly, SameSite=Strict session cookie; every page then acts for
+// that tenant with that key's scopes. State-changing forms carry a CSRF token
+// bound to the session and are refused from another origin.
+package dashboard

@@ -1,0 +1,168 @@
+package dashboard
+
+import (
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// sseLifetime bounds one event stream; EventSource reconnects by itself.
+const sseLifetime = 5 * time.Minute
+
+// closer ends every open event stream (server shutdown).
+type closer struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+// Close ends the open event streams so a graceful shutdown does not wait for
+// them. Register it with http.Server.RegisterOnShutdown.
+func (s *Server) Close() { s.done.once.Do(func() { close(s.done.ch) }) }
+
+// events is the SSE stream of a view: it sends "change" whenever what the
+// view shows changes (polled every PollInterval), and the page then fetches
+// its live region again. Topics: payments (with the list's filters),
+// payment:<id>, attempts, clock, webhooks.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	topic := r.URL.Query().Get("topic")
+	fp := s.fingerprinter(a, topic, r)
+	if fp == nil {
+		http.Error(w, "unknown topic", http.StatusNotFound)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	last := fp()
+	fmt.Fprintf(w, "retry: 2000\nevent: ready\ndata: {}\n\n")
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(s.opt.PollInterval)
+	defer tick.Stop()
+	end := time.NewTimer(sseLifetime)
+	defer end.Stop()
+	beat := 0
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done.ch:
+			return
+		case <-end.C:
+			return
+		case <-tick.C:
+		}
+		cur := fp()
+		switch {
+		case cur != last:
+			last = cur
+			fmt.Fprintf(w, "event: change\ndata: {}\n\n")
+		case beat%15 == 14:
+			fmt.Fprintf(w, ": keep-alive\n\n")
+		default:
+			beat++
+			continue
+		}
+		beat++
+		if rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+// fingerprinter returns a function that hashes what the topic's view shows.
+func (s *Server) fingerprinter(a *auth, topic string, r *http.Request) func() uint64 {
+	t := a.Tenant
+	hash := func(write func(b *strings.Builder)) uint64 {
+		var b strings.Builder
+		write(&b)
+		h := fnv.New64a()
+		h.Write([]byte(b.String()))
+		return h.Sum64()
+	}
+	clockLine := func(b *strings.Builder) {
+		if cur, err := s.svc.Tenant(t.ID); err == nil && cur != nil {
+			fmt.Fprintf(b, "%d|", cur.ClockOffset)
+		}
+	}
+	switch {
+	case topic == "payments":
+		_, pq, msg := parseFilter(r.URL.Query())
+		if msg != "" || !a.Key.Has(simulator.ScopeTransactionsRetrieve) {
+			return func() uint64 { return 0 }
+		}
+		return func() uint64 {
+			return hash(func(b *strings.Builder) {
+				page, err := s.svc.ListPayments(t, pq)
+				fmt.Fprintf(b, "%v|", err)
+				for _, p := range page.Payments {
+					fmt.Fprintf(b, "%s:%s:%d;", p.ID, p.Status, p.DateUpdated.UnixMicro())
+				}
+			})
+		}
+	case strings.HasPrefix(topic, "payment:"):
+		id := strings.TrimPrefix(topic, "payment:")
+		return func() uint64 {
+			return hash(func(b *strings.Builder) {
+				if p, err := s.svc.Payment(t, id); err == nil {
+					fmt.Fprintf(b, "%s:%d:%d;", p.Status, p.DateUpdated.UnixMicro(), len(p.Transactions))
+				}
+				if s.opt.Webhooks != nil {
+					evs, _ := s.opt.Webhooks.Events(t, id, 200)
+					for _, e := range evs {
+						fmt.Fprintf(b, "%s:%s:%d;", e.ID, e.Status, len(e.Attempts))
+					}
+				}
+				if s.opt.Journal != nil {
+					reqs, _ := s.opt.Journal.Requests(t, id, 200)
+					fmt.Fprintf(b, "j%d;", len(reqs))
+				}
+			})
+		}
+	case topic == "attempts":
+		return func() uint64 {
+			return hash(func(b *strings.Builder) {
+				clockLine(b)
+				list, _ := s.svc.ListAttempts(t, "")
+				for _, at := range list {
+					fmt.Fprintf(b, "%s:%s;", at.ID, at.Status)
+				}
+			})
+		}
+	case topic == "clock":
+		return func() uint64 {
+			return hash(func(b *strings.Builder) {
+				clockLine(b)
+				_ = s.svc.Store.View(func(tx simulator.Tx) error {
+					jobs, err := tx.DueJobs(t.ID, time.Unix(1<<40, 0), 20)
+					for _, j := range jobs {
+						fmt.Fprintf(b, "%s;", j.ID)
+					}
+					return err
+				})
+			})
+		}
+	case topic == "webhooks":
+		return func() uint64 {
+			return hash(func(b *strings.Builder) {
+				if s.opt.Webhooks != nil {
+					evs, _ := s.opt.Webhooks.Events(t, "", 100)
+					for _, e := range evs {
+						fmt.Fprintf(b, "%s:%s:%d;", e.ID, e.Status, len(e.Attempts))
+					}
+				}
+			})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package dashboard
+
+import (
+	"fmt"
+	"slices"
+
+	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// timelineItem is one line of a payment's timeline.
+type timelineItem struct {
+	At      time.Time
+	Kind    string // status | capture | refund | 3ds | webhook | request
+	Title   string
+	Detail  string
+	Status  simulator.PaymentStatus // for status changes
+	Webhook *WebhookEvent
+	Request *JournalEntry
+	seq     int
+}
+
+// buildTimeline merges what the payment record says (status changes,
+// captures, refunds, 3DS) with webhook deliveries and journal requests,
+// oldest first; items at the same instant keep the order they were added
+// (record, then requests, then webhooks: a request causes a change that
+// causes an event).
+func buildTimeline(p *simulator.Payment, hooks []WebhookEvent, reqs []JournalEntry) []timelineItem {
+	var out []timelineItem
+	add := func(it timelineItem) { it.seq = len(out); out = append(out, it) }
+	add(timelineItem{At: p.Date, Kind: "status", Status: simulator.StatusPending, Title: "Created: PENDING",
+		Detail: fmt.Sprintf("%s for order %s", money(p.Amount, p.CurrencyCode), p.OrderID)})
+	if tds := p.PaymentMethod.ThreeDSecure; tds != nil {
+		add(timelineItem{At: p.Date, Kind: "3ds", Title: "3DS: " + tds.ResponseCode, Detail: nonEmpty(tds.ReasonText, tds.ReasonCode)})
+	}
+	if p.Required != nil && p.Status == simulator.StatusPending {
+		add(timelineItem{At: p.DateUpdated, Kind: "3ds", Title: "Waiting: " + p.Required.Name, Detail: p.Required.Description})
+	}
+	last := simulator.StatusPending
+	status := func(at time.Time, st simulator.PaymentStatus, detail string) {
+		add(timelineItem{At: at, Kind: "status", Status: st, Title: "Status: " + string(st), Detail: detail})
+		last = st
+	}
+	for _, t := range p.Transactions {
+		switch t.Type {
+		case simulator.TxnSale:
+			sawAuth := false
+			for _, e := range t.Events {
+				switch e.Type {
+				case simulator.EventAuthorizationSucceeded:
+					sawAuth = true
+					status(e.Date, simulator.StatusAuthorized, "by "+t.ProcessorName+" ("+t.ProcessorTransactionID+")")
+				case simulator.EventCaptureSucceeded:
+					amt := p.Amount
+					if e.Amount != nil {
+						amt = *e.Amount
+					}
+					final := ""
+					if e.Final != nil && !*e.Final {
+						final = ", not final"
+					}
+					add(timelineItem{At: e.Date, Kind: "capture", Title: "Capture " + money(amt, p.CurrencyCode), Detail: "event " + e.ID + final})
+				case simulator.EventCancellationSucceeded:
+					status(e.Date, simulator.StatusCancelled, "")
+				}
+			}
+			if !sawAuth && (t.ProcessorStatus == simulator.StatusDeclined || t.ProcessorStatus == simulator.StatusFailed) {
+				status(t.Date, t.ProcessorStatus, reasonText(t.ProcessorStatusReason)+" at "+t.ProcessorName)
+			}
+		case simulator.TxnRefund:
+			add(timelineItem{At: t.Date, Kind: "refund", Title: "Refund " + money(t.Amount, p.CurrencyCode) + ": " + string(t.ProcessorStatus), Detail: t.Reason})
+		}
+	}
+	if p.Status != last {
+		status(p.DateUpdated, p.Status, reasonText(p.StatusReason))
+	}
+	for i := range reqs {
+		r := &reqs[i]
+		add(timelineItem{At: r.At, Kind: "request", Title: fmt.Sprintf("%s %s → %d", r.Method, r.Path, r.Status), Request: r})
+	}
+	for i := range hooks {
+		h := &hooks[i]
+		add(timelineItem{At: h.CreatedAt, Kind: "webhook", Title: "Webhook " + h.Type + ": " + h.Status,
+			Detail: fmt.Sprintf("%d attempt(s)", len(h.Attempts)), Webhook: h})
+	}
+	slices.SortStableFunc(out, func(a, b timelineItem) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return a.seq - b.seq
+	})
+	return out
+}
+
+func reasonText(r *simulator.StatusReason) string {
+	if r == nil {
+		return ""
+	}
+	return nonEmpty(r.Message, r.Code, r.DeclineType, r.Type)
+}
+
+func nonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
