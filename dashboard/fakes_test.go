@@ -52,7 +52,9 @@ func (f *fakeWebhooks) Replay(_ context.Context, t *simulator.Tenant, id string)
 	return WebhookAttempt{StatusCode: 200, Latency: 5 * time.Millisecond}, nil
 }
 
-func (f *fakeWebhooks) DeliverNow(context.Context, *simulator.Tenant) (int, int, error) { return 2, 1, nil }
+func (f *fakeWebhooks) DeliverNow(context.Context, *simulator.Tenant) (int, int, error) {
+	return 2, 1, nil
+}
 
 func (f *fakeWebhooks) RotateSecret(*simulator.Tenant) (string, error) { return "new-secret", nil }
 

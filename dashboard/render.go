@@ -81,12 +81,12 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05")
 	},
-	"iso": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"lower": func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
-	"ms":    func(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) },
+	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"lower":    func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
+	"ms":       func(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) },
 	"statuses": func() []simulator.PaymentStatus { return simulator.PaymentStatuses },
-	"has": func(k simulator.APIKey, scope string) bool { return k.Has(simulator.Scope(scope)) },
-	"add": func(a, b int) int { return a + b },
+	"has":      func(k simulator.APIKey, scope string) bool { return k.Has(simulator.Scope(scope)) },
+	"add":      func(a, b int) int { return a + b },
 }
 
 // money renders minor units with the currency (2 decimals; 0 for the few
