@@ -106,6 +106,9 @@ func (s *Server) advanceClock(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.svc.AdvanceClock(ctx, a.Tenant, dur); err != nil {
 		d.Error = "Refused. " + plain(err)
 	}
+	if cur, err := s.svc.Tenant(a.Tenant.ID); err == nil && cur != nil {
+		a.Tenant = cur // the page shows the moved clock
+	}
 	d.Advanced = dur.String()
 	s.fillUpcoming(a.Tenant, &d)
 	s.render(w, r, http.StatusOK, "clock", v)

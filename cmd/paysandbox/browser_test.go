@@ -52,6 +52,9 @@ type browser struct {
 func newBrowser(t *testing.T, hooks *browserWebhooks) *browser {
 	t.Helper()
 	path := chromiumPath()
+	if path == "" && os.Getenv("PAYSANDBOX_REQUIRE_BROWSER") != "" {
+		t.Fatal("PAYSANDBOX_REQUIRE_BROWSER is set but no Chromium was found (apt-get install -y chromium)")
+	}
 	if path == "" {
 		t.Skip("browser tests need Chromium: apt-get install -y chromium (or set PAYSANDBOX_CHROMIUM), then go test ./cmd/paysandbox -run TestBrowser")
 	}
@@ -264,8 +267,11 @@ func TestBrowser(t *testing.T) {
 		require.NoError(t, err, "the event stream connects")
 		hooks.dispatched(okID) // the dispatcher delivered DISPUTE.OPENED: the open page updates live
 		b.waitText("[data-testid=timeline]", "Webhook DISPUTE.OPENED: DELIVERED")
-		b.do(chromedp.Click(chromedp.CSS("details.hook-details > summary")))
+		b.do(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 		b.docShot("dashboard-payment")
+		b.do(chromedp.Click(chromedp.CSS("details.hook-details > summary")),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById("h-timeline").scrollIntoView()`))
+		b.docShot("dashboard-timeline")
 		b.clickAway("[data-testid=capture]")
 		b.waitText("[data-testid=flash]", "Captured. The payment is SETTLED.")
 		b.do(chromedp.SetValue(chromedp.CSS("#ref-amount"), "999999"))
@@ -311,6 +317,7 @@ func TestBrowser(t *testing.T) {
 		b.waitText("#live", "expire-attempt")
 		b.clickAway(`button[value="1h"]`)
 		b.waitText("[data-testid=fired]", "expire-attempt · attempt "+id)
+		assert.Equal(t, "2026-11-22 08:30:00 UTC", b.text("[data-testid=now]"), "the page shows the moved clock")
 		b.accessible()
 		b.docShot("dashboard-clock")
 		b.open("/_sandbox/ui/attempts?status=EXPIRED")
