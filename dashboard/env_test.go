@@ -143,3 +143,11 @@ func (e *env) pay(t *simulator.Tenant, amount int64, number, order, customer str
 	require.NoError(e.t, err)
 	return p
 }
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}

@@ -47,11 +47,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
-	tick := time.NewTicker(s.opt.PollInterval)
-	defer tick.Stop()
 	end := time.NewTimer(sseLifetime)
 	defer end.Stop()
-	beat := 0
+	// A view whose query is slow (an unindexed filter over many payments) is
+	// looked at less often: the wait is at least ten times the last look.
+	wait := func(cost time.Duration) time.Duration { return max(s.opt.PollInterval, 10*cost) }
+	next := time.NewTimer(s.opt.PollInterval)
+	defer next.Stop()
+	lastBeat := time.Now()
 	for {
 		select {
 		case <-r.Context().Done():
@@ -60,20 +63,21 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-end.C:
 			return
-		case <-tick.C:
+		case <-next.C:
 		}
+		start := time.Now()
 		cur := fp()
+		next.Reset(wait(time.Since(start)))
 		switch {
 		case cur != last:
 			last = cur
 			fmt.Fprintf(w, "event: change\ndata: {}\n\n")
-		case beat%15 == 14:
+		case time.Since(lastBeat) > 15*time.Second:
 			fmt.Fprintf(w, ": keep-alive\n\n")
 		default:
-			beat++
 			continue
 		}
-		beat++
+		lastBeat = time.Now()
 		if rc.Flush() != nil {
 			return
 		}
