@@ -181,7 +181,6 @@ func (b *browser) signIn() {
 	key := eval[string](b, `document.getElementById("apiKey").value`)
 	require.Equal(b.t, simulator.DefaultAPIKey, key, "the default key is prefilled on a local serve")
 	b.accessible()
-	b.docShot("dashboard-signin")
 	b.clickAway("button.primary")
 	require.Equal(b.t, "default", b.text("[data-testid=tenant]"))
 }
@@ -224,7 +223,6 @@ func TestBrowser(t *testing.T) {
 		b.checkout(link, "4111111111111111")
 		b.waitText("[data-testid=outcome]", "Thank you: payment AUTHORIZED")
 		b.accessible()
-		b.docShot("checkout-done")
 		b.clickAway("[data-testid=dashboard-link]")
 		assert.Equal(t, "AUTHORIZED", b.text("[data-testid=status]"))
 		okID = strings.TrimPrefix(b.location(), "/_sandbox/ui/payments/")
@@ -269,8 +267,9 @@ func TestBrowser(t *testing.T) {
 		b.waitText("[data-testid=timeline]", "Webhook DISPUTE.OPENED: DELIVERED")
 		b.do(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 		b.docShot("dashboard-payment")
-		b.do(chromedp.Click(chromedp.CSS("details.hook-details > summary")),
+		b.do(chromedp.Click(chromedp.CSS("details.hook-details > summary")), chromedp.Click(chromedp.CSS("details.hook-details details > summary")),
 			chromedp.Evaluate[chromedp.Void](`document.getElementById("h-timeline").scrollIntoView()`))
+		assert.Contains(t, b.text("details.hook-details details pre"), "X-Signature-Primary: base64-hmac", "the exact headers sent")
 		b.docShot("dashboard-timeline")
 		b.clickAway("[data-testid=capture]")
 		b.waitText("[data-testid=flash]", "Captured. The payment is SETTLED.")
