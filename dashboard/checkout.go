@@ -48,7 +48,7 @@ func (s *Server) checkoutLink(w http.ResponseWriter, r *http.Request) {
 
 func baseURL(r *http.Request) string {
 	scheme := "http"
-	if r.TLS != nil {
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host

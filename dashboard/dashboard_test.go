@@ -630,3 +630,28 @@ func TestStaticAndNotFound(t *testing.T) {
 	assert.Contains(t, p.Body, "There is no dashboard page")
 	assert.Contains(t, p.Header.Get("Content-Security-Policy"), "default-src 'self'")
 }
+
+func TestScopesAndIsolation(t *testing.T) {
+	e := newEnv(t, Options{})
+	mine := e.pay(e.tenant, 1000, cardOK, "o", "c")
+	t.Run("a key without transactions:retrieve lists nothing", func(t *testing.T) {
+		e.signIn("test-key-capture")
+		p := e.get(Prefix + "/payments")
+		assert.Contains(t, p.Body, "lacks the transactions:retrieve scope")
+		assert.NotContains(t, p.Body, mine.ID)
+		assert.Equal(t, http.StatusForbidden, e.get(Prefix+"/payments/"+mine.ID).Status)
+		page := e.post(Prefix+"/checkout-link", url.Values{"csrf": {e.csrf()}})
+		assert.Contains(t, page.Body, "lacks the scope client_tokens:write, which the checkout needs")
+	})
+	t.Run("another tenant cannot act on the payment", func(t *testing.T) {
+		e.signIn("other-key")
+		csrf := e.csrf()
+		for _, action := range []string{"capture", "cancel", "dispute", "settle"} {
+			p := e.post(Prefix+"/payments/"+mine.ID+"/"+action, url.Values{"csrf": {csrf}})
+			assert.Contains(t, p.Body, "Refused. PaymentError: The payment could not be found", action)
+		}
+		got, err := e.svc.Payment(e.tenant, mine.ID)
+		require.NoError(t, err)
+		assert.Equal(t, simulator.StatusAuthorized, got.Status)
+	})
+}

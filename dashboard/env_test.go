@@ -62,6 +62,7 @@ func newEnv(t *testing.T, opt Options) *env {
 	ten, err := svc.EnsureTenant(simulator.TenantSpec{ID: "acme", SigningSecret: "s", APIKeys: []simulator.APIKey{
 		{Key: testKey, Scopes: simulator.AllScopes},
 		{Key: "test-key-read", Scopes: []simulator.Scope{simulator.ScopeTransactionsRetrieve}},
+		{Key: "test-key-capture", Scopes: []simulator.Scope{simulator.ScopeTransactionsCapture}},
 	}})
 	require.NoError(t, err)
 	_, err = svc.EnsureTenant(simulator.TenantSpec{ID: "other", SigningSecret: "s2", APIKeys: []simulator.APIKey{{Key: "other-key", Scopes: simulator.AllScopes}}})
