@@ -38,12 +38,26 @@ func (s *Server) checkoutLink(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	exp := s.opt.Now().Add(s.opt.CheckoutTTL)
-	tok := s.sign("checkout", claims{Tenant: a.Tenant.ID, Key: keyHash(a.Key.Key), Exp: exp.Unix()})
-	link := baseURL(r) + Prefix + "/checkout?l=" + url.QueryEscape(tok)
+	link := baseURL(r) + Prefix + "/checkout?l=" + url.QueryEscape(s.newCheckoutLink(a))
 	s.render(w, r, http.StatusOK, "message", &view{Title: "Checkout link", Nav: "payments", Data: message{
 		Heading: "Demo checkout link", Text: "Anyone with this link can pay into tenant " + a.Tenant.ID + " until " + exp.UTC().Format(time.RFC1123) + ", without an API key.",
 		Link: link, LinkText: link,
 	}})
+}
+
+// newCheckoutLink signs a checkout link token for the caller's tenant and key.
+func (s *Server) newCheckoutLink(a *auth) string {
+	exp := s.opt.Now().Add(s.opt.CheckoutTTL)
+	return s.sign("checkout", claims{Tenant: a.Tenant.ID, Key: keyHash(a.Key.Key), Exp: exp.Unix()})
+}
+
+func hasScopes(k simulator.APIKey, scopes []simulator.Scope) bool {
+	for _, sc := range scopes {
+		if !k.Has(sc) {
+			return false
+		}
+	}
+	return true
 }
 
 func baseURL(r *http.Request) string {
@@ -57,13 +71,8 @@ func baseURL(r *http.Request) string {
 // checkoutTenant resolves a checkout link; the key must still have the scopes.
 func (s *Server) checkoutTenant(l string) (*simulator.Tenant, bool) {
 	t, k, err := s.verify("checkout", l)
-	if err != nil {
+	if err != nil || !hasScopes(k, checkoutLinkScopes) {
 		return nil, false
-	}
-	for _, sc := range checkoutLinkScopes {
-		if !k.Has(sc) {
-			return nil, false
-		}
 	}
 	return t, true
 }
@@ -88,6 +97,13 @@ type checkoutData struct {
 
 func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) {
 	l := r.URL.Query().Get("l")
+	if l == "" {
+		// Opened from the signed-in dashboard: make a link for its tenant.
+		if a, err := s.sessionOf(r); err == nil && hasScopes(a.Key, checkoutLinkScopes) {
+			http.Redirect(w, r, Prefix+"/checkout?l="+url.QueryEscape(s.newCheckoutLink(a)), http.StatusFound)
+			return
+		}
+	}
 	t, ok := s.checkoutTenant(l)
 	if !ok {
 		s.badLink(w, r)

@@ -550,6 +550,12 @@ func TestCheckout(t *testing.T) {
 		again := anon.get(simulator.ChallengePagePath + "?token=" + url.QueryEscape(tok))
 		assert.Equal(t, http.StatusNotFound, again.Status, "an answered challenge is gone")
 	})
+	t.Run("signed in, /checkout makes a link for the tenant", func(t *testing.T) {
+		p := e.get(Prefix + "/checkout")
+		assert.Equal(t, http.StatusOK, p.Status)
+		assert.Contains(t, p.Body, "tenant acme")
+		assert.Equal(t, http.StatusForbidden, anon.get(Prefix+"/checkout").Status, "without a session or link")
+	})
 	t.Run("link expires", func(t *testing.T) {
 		e.wall.Add(time.Hour)
 		assert.Equal(t, http.StatusForbidden, anon.get(strings.TrimPrefix(link, e.srv.URL)).Status)
