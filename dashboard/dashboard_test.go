@@ -364,6 +364,25 @@ func TestTimelineMerge(t *testing.T) {
 	}, got)
 }
 
+func TestTimelineSoftDecline(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &simulator.Payment{ID: "p2", Date: t0, DateUpdated: t0.Add(2 * time.Second), Status: simulator.StatusAuthorized, Amount: 500, CurrencyCode: "EUR",
+		Transactions: []simulator.Transaction{
+			{Type: simulator.TxnSale, Date: t0.Add(time.Second), ProcessorName: "A", ProcessorStatus: simulator.StatusDeclined,
+				ProcessorStatusReason: &simulator.StatusReason{Type: "ISSUER_DECLINED", DeclineType: "SOFT_DECLINE"}},
+			{Type: simulator.TxnSale, Date: t0.Add(2 * time.Second), ProcessorName: "B", ProcessorStatus: simulator.StatusAuthorized,
+				Events: []simulator.TransactionEvent{{Date: t0.Add(2 * time.Second), Type: simulator.EventAuthorizationSucceeded}}},
+		}}
+	var got []string
+	for _, it := range buildTimeline(p, nil, nil) {
+		got = append(got, it.Kind+" "+it.Title)
+	}
+	assert.Equal(t, []string{"status Created: PENDING", "processor A: DECLINED, next processor tried", "status Status: AUTHORIZED"}, got)
+	for _, n := range diagram(p, buildTimeline(p, nil, nil)) {
+		assert.Equal(t, n.Status == simulator.StatusPending || n.Status == simulator.StatusAuthorized, n.Visited, n.Status)
+	}
+}
+
 func TestAttemptsAndClock(t *testing.T) {
 	e := newEnv(t, Options{})
 	amount := int64(900)

@@ -42,7 +42,13 @@ func buildTimeline(p *simulator.Payment, hooks []WebhookEvent, reqs []JournalEnt
 		add(timelineItem{At: at, Kind: "status", Status: st, Title: "Status: " + string(st), Detail: detail})
 		last = st
 	}
-	for _, t := range p.Transactions {
+	lastSale := -1
+	for i, t := range p.Transactions {
+		if t.Type == simulator.TxnSale {
+			lastSale = i
+		}
+	}
+	for i, t := range p.Transactions {
 		switch t.Type {
 		case simulator.TxnSale:
 			sawAuth := false
@@ -66,7 +72,12 @@ func buildTimeline(p *simulator.Payment, hooks []WebhookEvent, reqs []JournalEnt
 				}
 			}
 			if !sawAuth && (t.ProcessorStatus == simulator.StatusDeclined || t.ProcessorStatus == simulator.StatusFailed) {
-				status(t.Date, t.ProcessorStatus, reasonText(t.ProcessorStatusReason)+" at "+t.ProcessorName)
+				if i == lastSale {
+					status(t.Date, t.ProcessorStatus, reasonText(t.ProcessorStatusReason)+" at "+t.ProcessorName)
+				} else { // a soft decline: the next processor was tried
+					add(timelineItem{At: t.Date, Kind: "processor", Title: t.ProcessorName + ": " + string(t.ProcessorStatus) + ", next processor tried",
+						Detail: reasonText(t.ProcessorStatusReason)})
+				}
 			}
 		case simulator.TxnRefund:
 			add(timelineItem{At: t.Date, Kind: "refund", Title: "Refund " + money(t.Amount, p.CurrencyCode) + ": " + string(t.ProcessorStatus), Detail: t.Reason})
