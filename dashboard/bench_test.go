@@ -13,8 +13,7 @@ import (
 //
 //	go test ./dashboard -run '^$' -bench Pages -benchtime 20x
 func BenchmarkPages(b *testing.B) {
-	t := &testing.T{}
-	e := newEnv(t, Options{})
+	e := newEnv(b, Options{})
 	const n = 10000
 	cards := []string{cardOK, cardOK, cardOK, cardDecline}
 	var last string
@@ -24,11 +23,7 @@ func BenchmarkPages(b *testing.B) {
 		}
 		last = e.pay(e.tenant, int64(100+i), cards[i%len(cards)], fmt.Sprintf("order-%05d", i), fmt.Sprintf("cust-%d", i%50)).ID
 	}
-	e.t = t
 	e.signIn(testKey)
-	if t.Failed() {
-		b.Fatal("setup failed")
-	}
 	cookie := e.client.Jar.Cookies(mustURL(e.srv.URL + Prefix))
 	pages := []struct{ name, path string }{
 		{"payments", "/payments"},

@@ -25,7 +25,7 @@ import (
 // dashboard in front of it on a real HTTP server, and a browser-like client
 // (cookie jar) signed in as nobody yet.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	svc    *simulator.Service
 	ui     *Server
 	srv    *httptest.Server
@@ -50,7 +50,7 @@ func (w *wallClock) Add(d time.Duration) {
 
 const testKey = "test-key-all"
 
-func newEnv(t *testing.T, opt Options) *env {
+func newEnv(t testing.TB, opt Options) *env {
 	t.Helper()
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(t, err)
