@@ -128,6 +128,13 @@ type AuthorizeDecision struct {
 	Latency time.Duration
 	// Dispute opens a dispute this long after authorization.
 	Dispute *DisputeDecision
+	// Why says in plain words why Rule was chosen (explain).
+	Why string
+	// Capture and Refund are what the rule dictates for the payment's later
+	// captures and refunds (nil: the processor's own behaviour). They are
+	// stored on the payment with the rest of the decision (Payment.Plan).
+	Capture *CaptureDecision
+	Refund  *RefundDecision
 }
 
 // AuthStep is one processor's answer.
@@ -141,6 +148,9 @@ type AuthStep struct {
 type TimeoutDecision struct {
 	ResolveTo PaymentStatus
 	After     time.Duration
+	// HoldFor is how long the caller waits for its 504; 0 means until the
+	// request timeout.
+	HoldFor time.Duration
 }
 
 // DisputeDecision schedules a dispute.
