@@ -582,7 +582,7 @@ func (l *loader) authorize(n *yaml.Node, doc *Doc) []Step {
 		if sn.Kind != yaml.MappingNode {
 			continue
 		}
-		if !hasStatus {
+		if !hasStatus && !hasKey(sn, "status") {
 			l.bad(sn, "an authorize step needs a status (AUTHORIZED, DECLINED or FAILED)")
 		}
 		if st.Reason != nil && st.Status == simulator.StatusAuthorized {
@@ -647,7 +647,7 @@ func (l *loader) timeout(n *yaml.Node) *Timeout {
 			t.HoldFor, _ = l.duration(v, "timeout.holdFor")
 		}
 	})
-	if n.Kind == yaml.MappingNode && !has {
+	if n.Kind == yaml.MappingNode && !has && !hasKey(n, "resolveTo") {
 		l.bad(n, "timeout needs resolveTo (AUTHORIZED, DECLINED or FAILED)")
 	}
 	return t
@@ -680,7 +680,7 @@ func (l *loader) capture(n *yaml.Node) *simulator.CaptureDecision {
 	}
 	if c.Status == "" {
 		c.Status = simulator.StatusSettling
-		if afterNode == nil && toNode == nil {
+		if afterNode == nil && toNode == nil && !hasKey(n, "status") {
 			l.bad(n, "capture needs a status (SETTLED, SETTLING or FAILED)")
 		}
 	}
@@ -726,7 +726,7 @@ func (l *loader) refund(n *yaml.Node) *simulator.RefundDecision {
 	if n.Kind != yaml.MappingNode {
 		return nil
 	}
-	if r.Status == "" {
+	if r.Status == "" && !hasKey(n, "status") {
 		l.bad(n, "refund needs a status (SETTLED, FAILED or PENDING)")
 	}
 	if r.Status != simulator.StatusPending && r.Status != "" {

@@ -57,8 +57,8 @@ type wireAmount struct {
 }
 
 type wireStep struct {
-	Processor string                  `yaml:"processor,omitempty" json:"processor,omitempty"`
-	Status    string                  `yaml:"status" json:"status"`
+	Processor string      `yaml:"processor,omitempty" json:"processor,omitempty"`
+	Status    string      `yaml:"status" json:"status"`
 	Reason    *wireReason `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
@@ -83,16 +83,16 @@ type wireTimeout struct {
 }
 
 type wireCapture struct {
-	Status      string                  `yaml:"status" json:"status"`
-	SettleAfter string                  `yaml:"settleAfter,omitempty" json:"settleAfter,omitempty"`
-	SettleTo    string                  `yaml:"settleTo,omitempty" json:"settleTo,omitempty"`
+	Status      string      `yaml:"status" json:"status"`
+	SettleAfter string      `yaml:"settleAfter,omitempty" json:"settleAfter,omitempty"`
+	SettleTo    string      `yaml:"settleTo,omitempty" json:"settleTo,omitempty"`
 	Reason      *wireReason `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 type wireRefund struct {
-	Status    string                  `yaml:"status" json:"status"`
-	After     string                  `yaml:"after,omitempty" json:"after,omitempty"`
-	ResolveTo string                  `yaml:"resolveTo,omitempty" json:"resolveTo,omitempty"`
+	Status    string      `yaml:"status" json:"status"`
+	After     string      `yaml:"after,omitempty" json:"after,omitempty"`
+	ResolveTo string      `yaml:"resolveTo,omitempty" json:"resolveTo,omitempty"`
 	Reason    *wireReason `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 

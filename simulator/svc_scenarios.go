@@ -268,5 +268,3 @@ func scenarioOutcome(d AuthorizeDecision) PaymentStatus {
 	}
 	return st.Status
 }
-
-
