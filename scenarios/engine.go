@@ -43,7 +43,8 @@ func RequestOf(p *simulator.Payment) Request {
 type Decision struct {
 	Rule string // "" when no rule matched: the default processor authorizes
 	Why  string // the conditions that matched, in plain words
-	// Authorize always has at least one step unless Timeout is set.
+	// Authorize always has at least one step (for a timeout: the default
+	// processor, whose account resolves it).
 	Authorize simulator.AuthorizeDecision
 	Capture   *simulator.CaptureDecision // nil: the processor's own capture mode
 	Refund    *simulator.RefundDecision  // nil: refunds settle at once
@@ -132,6 +133,8 @@ func (e *Engine) decision(rule *Rule, why string) Decision {
 	switch {
 	case rule.Timeout != nil:
 		a.Timeout = &simulator.TimeoutDecision{ResolveTo: rule.Timeout.ResolveTo, After: rule.Timeout.After, HoldFor: rule.Timeout.HoldFor}
+		// The processor that timed out (the default) answers when it resolves.
+		a.Steps = []simulator.AuthStep{{Account: e.doc.Default().Account(), Status: rule.Timeout.ResolveTo}}
 	case len(rule.Authorize) > 0:
 		for _, st := range rule.Authorize {
 			acct := e.doc.Default()

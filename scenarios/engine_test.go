@@ -110,7 +110,7 @@ func TestEngineDecide(t *testing.T) {
 		}},
 		{"timeout with currency", req(5040), "timeout", func(t *testing.T, d scenarios.Decision) {
 			assert.Equal(t, &simulator.TimeoutDecision{ResolveTo: simulator.StatusDeclined, After: 2 * time.Minute, HoldFor: 5 * time.Second}, d.Authorize.Timeout)
-			assert.Empty(t, d.Authorize.Steps)
+			assert.Equal(t, []simulator.AuthStep{{Account: stripe, Status: simulator.StatusDeclined}}, d.Authorize.Steps)
 		}},
 		{"timeout needs its currency", req(5040, func(r *scenarios.Request) { r.CurrencyCode = "USD" }), "", nil},
 		{"amount range, low end", req(7000), "slow-settle", func(t *testing.T, d scenarios.Decision) {

@@ -141,12 +141,12 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 		txn := Transaction{
 			ID: s.IDs.NewID(IDUUID), Type: TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: st.Status, ProcessorName: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID,
-			ProcessorTransactionID: s.IDs.NewID(IDProcessorTxn), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: processorID(s.IDs, IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
 		}
 		p.Processor = &ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
 		if st.Status == StatusAuthorized {
 			if st.Account.AuthorizationCode {
-				txn.AuthorizationCode = s.IDs.NewID(IDAuthCode)
+				txn.AuthorizationCode = processorID(s.IDs, IDAuthCode, st.Account.Name)
 			}
 			amt := p.Amount
 			txn.Events = []TransactionEvent{{ID: s.IDs.NewID(IDUUID), Date: now, Type: EventAuthorizationSucceeded, Amount: &amt}}

@@ -108,7 +108,9 @@ type ProcessorAccount struct {
 // pure data; the service orchestrates them (retries across processors, 3DS,
 // timeouts, scheduling, webhooks). The scenario engine is one implementation.
 type Processor interface {
-	// Accounts lists the tenant's processor accounts, the default first.
+	// Accounts lists the tenant's processor accounts, the default first. It
+	// may read the store, so the service never calls it inside a transaction
+	// when the decision (or the payment's Plan) carries the accounts.
 	Accounts(tenantID string) []ProcessorAccount
 	Authorize(ctx context.Context, tenantID string, p *Payment) AuthorizeDecision
 	Capture(ctx context.Context, tenantID string, p *Payment, amount int64) CaptureDecision

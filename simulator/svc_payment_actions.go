@@ -187,7 +187,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req R
 		txn := Transaction{
 			ID: s.IDs.NewID(IDUUID), Type: TxnRefund, Date: now, Amount: amt, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: d.Status, ProcessorName: p.Processor.Name, ProcessorMerchantID: p.Processor.ProcessorMerchantID,
-			ProcessorTransactionID: s.IDs.NewID(IDProcessorTxn), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: processorID(s.IDs, IDProcessorTxn, p.Processor.Name), CardTokenType: p.CardTokenType,
 			Reason: req.Reason, CaptureEventID: req.TransactionEventID,
 		}
 		if d.Status == StatusFailed {
