@@ -386,14 +386,16 @@ func (l *loader) rules(n *yaml.Node, doc *Doc) []Rule {
 func (l *loader) rule(n *yaml.Node, i int, doc *Doc) Rule {
 	r := Rule{Line: n.Line}
 	what := fmt.Sprintf("rule %d", i+1)
+	for j := 0; n.Kind == yaml.MappingNode && j+1 < len(n.Content); j += 2 {
+		if k, v := n.Content[j], n.Content[j+1]; k.Value == "name" && v.Kind == yaml.ScalarNode && v.Value != "" {
+			what = fmt.Sprintf("rule %q", v.Value) // messages name the rule, whatever the key order
+		}
+	}
 	var authNode, timeoutNode, threeDSNode *yaml.Node
 	l.mapping(n, what, ruleKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "name":
-			if s, ok := l.str(v, "name"); ok {
-				r.Name = s
-				what = fmt.Sprintf("rule %q", s)
-			}
+			r.Name, _ = l.str(v, "name")
 		case "when":
 			r.When = l.when(v, doc)
 		case "authorize":

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -196,7 +197,18 @@ func (r *Rule) wire() wireRule {
 }
 
 // YAML renders the document in the schema (it loads back to the same rules).
-func (d *Doc) YAML() ([]byte, error) { return yaml.Marshal(d.wire()) }
+func (d *Doc) YAML() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(d.wire()); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
 
 // JSON renders the document as JSON with the schema's keys.
 func (d *Doc) JSON() ([]byte, error) { return json.Marshal(d.wire()) }
