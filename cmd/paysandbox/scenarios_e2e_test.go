@@ -262,6 +262,18 @@ func TestScenarioTimeoutE2E(t *testing.T) {
 			}
 		})
 	}
+	t.Run("latency longer than request_timeout: 504, and the authorization goes on", func(t *testing.T) {
+		a := root.asNewTenant()
+		require.Equal(t, 200, a.putRules("rules:\n  - { name: slow, when: { orderId: \"slow-*\" }, latency: 400ms }\n").Status)
+		tok := a.session(map[string]any{"orderId": "slow-1", "currencyCode": "EUR", "amount": 1000})
+		r := a.req("POST", "/payments", map[string]any{"paymentMethodToken": a.tokenize(tok, visa).Str("token")}, "X-Idempotency-Key: slow-1")
+		require.Equal(t, 504, r.Status, "%s", r.Body)
+		again := a.req("POST", "/payments", map[string]any{"paymentMethodToken": "x"}, "X-Idempotency-Key: slow-1")
+		require.Equal(t, 409, again.Status)
+		id, _ := again.Err()["paymentId"].(string)
+		w := a.must(200, "GET", "/_sandbox/wait?paymentId="+id+"&status=AUTHORIZED&timeout=10s", nil)
+		assert.Equal(t, "AUTHORIZED", w.Str("status"))
+	})
 	t.Run("holdFor answers 504 sooner than request_timeout", func(t *testing.T) {
 		a := startApp(t, testConfig()).asNewTenant() // request_timeout 5s
 		r := a.putRules("rules:\n  - name: quick-timeout\n    when: { amount: 1234 }\n    timeout: { resolveTo: DECLINED, after: 10s, holdFor: 10ms }\n")
