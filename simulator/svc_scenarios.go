@@ -125,9 +125,10 @@ func (s *Service) setScenarios(t *Tenant, doc string) error {
 }
 
 // ExplainRequest is a payment request to explain: the fields the rules look
-// at, and the card as a test-card number or a token of the tenant.
+// at, and the card as a test-card number or a token of the tenant (whose
+// session fills in what the request leaves out, as on POST /payments).
 type ExplainRequest struct {
-	Amount              int64
+	Amount              *int64
 	CurrencyCode        string
 	OrderID             string
 	CustomerID          string
@@ -149,8 +150,11 @@ func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplan
 	if err != nil {
 		return ScenarioExplanation{}, err
 	}
-	p := &Payment{TenantID: t.ID, Amount: req.Amount, CurrencyCode: req.CurrencyCode, OrderID: req.OrderID,
+	p := &Payment{TenantID: t.ID, CurrencyCode: req.CurrencyCode, OrderID: req.OrderID,
 		CustomerID: req.CustomerID, Metadata: req.Metadata}
+	if req.Amount != nil {
+		p.Amount = *req.Amount
+	}
 	if req.ProcessorMerchantID != "" {
 		p.Processor = &ProcessorState{ProcessorMerchantID: req.ProcessorMerchantID}
 	}
@@ -163,13 +167,30 @@ func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplan
 		p.Card = s.Cards.Identify(req.Card)
 	case req.Token != "":
 		var in *Instrument
-		if err := s.Store.View(func(tx Tx) (err error) { in, err = tx.Instrument(t.ID, req.Token); return }); err != nil {
+		var cs *ClientSession
+		if err := s.Store.View(func(tx Tx) (err error) {
+			if in, err = tx.Instrument(t.ID, req.Token); err != nil || in == nil || in.SessionID == "" {
+				return err
+			}
+			cs, err = tx.Session(t.ID, in.SessionID)
+			return err
+		}); err != nil {
 			return ScenarioExplanation{}, err
 		}
 		if in == nil {
 			return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.paymentMethodToken", Description: "no payment method of this tenant has this token"})
 		}
 		p.Card = in.Card
+		if cs != nil && in.TokenType == TokenSingleUse { // the session fills in, as on POST /payments
+			d := cs.Data
+			if req.Amount == nil {
+				if amt, ok, _ := d.TotalAmount(); ok {
+					p.Amount = amt
+				}
+			}
+			p.CurrencyCode, p.OrderID, p.CustomerID = pick(d.CurrencyCode, p.CurrencyCode), pick(d.OrderID, p.OrderID), pick(d.CustomerID, p.CustomerID)
+			p.Metadata = mergeMaps(d.Metadata, p.Metadata)
+		}
 	}
 	ex, err := rb.ExplainRules(cur.Scenarios, p)
 	if err != nil {

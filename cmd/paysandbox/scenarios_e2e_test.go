@@ -361,6 +361,13 @@ func TestScenarioExplainAndPick(t *testing.T) {
 	assert.Nil(t, ex.JSON["matched"])
 	bad := a.req("POST", "/_sandbox/scenarios/explain", map[string]any{"amount": "x", "card": 4})
 	require.Equal(t, 422, bad.Status)
+	// A token brings its card, and its session fills in what the body leaves out.
+	tok := a.tokenize(a.session(map[string]any{"orderId": "o", "currencyCode": "EUR", "amount": 8100}), "4000000000000002").Str("token")
+	ex = a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"paymentMethodToken": tok})
+	assert.Equal(t, "generic-decline", ex.JSON["matched"])
+	ex = a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"paymentMethodToken": tok, "metadata": map[string]any{"sandboxScenario": "refund-pending"}})
+	assert.Equal(t, "refund-pending", ex.JSON["matched"])
+	assert.Equal(t, 422, a.req("POST", "/_sandbox/scenarios/explain", map[string]any{"metadata": map[string]any{"sandboxScenario": "nope"}}).Status)
 
 	// sandboxScenario picks a rule by name; an unknown name is a 422 at $.metadata.sandboxScenario.
 	p := a.payFull(1000, visa, map[string]any{"metadata": map[string]any{"sandboxScenario": "generic-decline"}})
@@ -383,7 +390,7 @@ func TestScenarioExplainAndPick(t *testing.T) {
 	assert.Equal(t, "DECLINED", a.payment(pid).Str("status"))
 
 	// Vault verify goes through the same rules.
-	tok := a.tokenize(a.session(map[string]any{"currencyCode": "EUR"}), "4000000000000002").Str("token")
+	tok = a.tokenize(a.session(map[string]any{"currencyCode": "EUR"}), "4000000000000002").Str("token")
 	v := a.req("POST", "/payment-instruments/"+tok+"/vault", map[string]any{"customerId": "c", "verify": true})
 	assert.Equal(t, 400, v.Status)
 	assert.Equal(t, "FailedVerification", v.ErrorID())

@@ -88,7 +88,7 @@ func (s *Server) explainScenarios(c echo.Context) error {
 		if !isNum || convErr != nil || amt < 0 {
 			errs = append(errs, simulator.FieldError{Path: "$.amount", Description: "amount must be a whole number of minor units, at least 0"})
 		}
-		req.Amount = amt
+		req.Amount = &amt
 	}
 	if v, ok := tree["metadata"]; ok && v != nil {
 		m, isObj := v.(map[string]any)
