@@ -58,7 +58,7 @@ func newEnv(t testing.TB, opt Options) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	clk := clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC))
-	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, processors.NewFake(processors.DefaultAccounts()), nil, simulator.Config{})
+	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, processors.NewFake(nil), nil, simulator.Config{})
 	ten, err := svc.EnsureTenant(simulator.TenantSpec{ID: "acme", SigningSecret: "s", APIKeys: []simulator.APIKey{
 		{Key: testKey, Scopes: simulator.AllScopes},
 		{Key: "test-key-read", Scopes: []simulator.Scope{simulator.ScopeTransactionsRetrieve}},

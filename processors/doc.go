@@ -1,5 +1,6 @@
-// Package processors holds the fake payment processors: implementations of
-// simulator.Processor that decide outcomes from data (the test-card
-// catalogue now; scenario rules later), never from the network. It imports
-// simulator (and may import scenarios); never store, httpapi or webhooks.
+// Package processors holds the fake payment processors: an implementation of
+// simulator.Processor (and simulator.RuleBook) whose decisions come from the
+// scenario rules (package scenarios): the server's file, or a tenant's own
+// document. It never talks to a network. It imports simulator and scenarios;
+// never store, httpapi or webhooks.
 package processors

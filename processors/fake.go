@@ -2,81 +2,224 @@ package processors
 
 import (
 	"context"
-	"time"
+	"crypto/sha256"
+	"errors"
+	"maps"
+	"sync"
+	"sync/atomic"
 
+	"github.com/paysandbox/paysandbox"
+	"github.com/paysandbox/paysandbox/scenarios"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-var _ simulator.Processor = (*Fake)(nil)
+var (
+	_ simulator.Processor = (*Fake)(nil)
+	_ simulator.RuleBook  = (*Fake)(nil)
+)
 
-// Fake is the card-catalogue processor: it authorizes by default and honours
-// the vendor's decline, fail, 3DS and dispute test cards. Capture settles at
-// once on a sync account and after SettleAfter on an async one; refunds
-// succeed.
+// Fake is the fake processors of a sandbox: every decision comes from the
+// scenario engine, over the tenant's own rules when it has some, else the
+// server's. A payment's later captures and refunds follow the plan stored on
+// it at creation (simulator.Payment.Plan), not the rules in force then.
 type Fake struct {
-	accounts     []simulator.ProcessorAccount
-	DisputeAfter time.Duration
+	server atomic.Pointer[scenarios.Engine]
+	// TenantDoc returns a tenant's own rules document ("" when it has none).
+	// Nil means no tenant has rules of its own.
+	TenantDoc func(tenantID string) string
+
+	mu      sync.Mutex
+	engines map[[32]byte]*scenarios.Engine // tenant documents over the current server doc
 }
 
-// DefaultAccounts are the processors of the shipped configuration: STRIPE
-// (default, synchronous capture, authorization codes) and ADYEN (async).
-func DefaultAccounts() []simulator.ProcessorAccount {
-	return []simulator.ProcessorAccount{
-		{Name: "STRIPE", ProcessorMerchantID: "acct_sandbox_stripe", AuthorizationCode: true},
-		{Name: "ADYEN", ProcessorMerchantID: "sandbox_adyen", AsyncCapture: true, SettleAfter: 30 * time.Second},
+// DefaultDoc is the built-in scenarios.yaml, loaded. It panics if the shipped
+// file is invalid (a test pins that it is not).
+func DefaultDoc() *scenarios.Doc {
+	doc, err := scenarios.Load("scenarios.yaml", paysandbox.DefaultScenarios, nil)
+	if err != nil {
+		panic("the built-in scenarios.yaml is invalid: " + err.Error())
 	}
+	return doc
 }
 
-// NewFake makes a fake processor over accounts; the first is the default.
-func NewFake(accounts []simulator.ProcessorAccount) *Fake {
-	if len(accounts) == 0 {
-		accounts = DefaultAccounts()
+// DefaultAccounts are the processors of the built-in scenarios, the default first.
+func DefaultAccounts() []simulator.ProcessorAccount { return DefaultDoc().Accounts() }
+
+// NewFake makes the fake processors over the server's document (nil: the built-in one).
+func NewFake(server *scenarios.Doc) *Fake {
+	if server == nil {
+		server = DefaultDoc()
 	}
-	return &Fake{accounts: accounts, DisputeAfter: 10 * time.Second}
+	f := &Fake{engines: map[[32]byte]*scenarios.Engine{}}
+	f.server.Store(scenarios.New(server))
+	return f
+}
+
+// SetServer replaces the server's document (SIGHUP). Tenants' own documents
+// are read again over it.
+func (f *Fake) SetServer(doc *scenarios.Doc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.server.Store(scenarios.New(doc))
+	clear(f.engines)
+}
+
+// Server is the server's document.
+func (f *Fake) Server() *scenarios.Doc { return f.server.Load().Doc() }
+
+// maxCachedEngines bounds the parsed tenant documents kept in memory.
+const maxCachedEngines = 4096
+
+// engineFor is the engine of a tenant document ("" the server's). A document
+// that no longer loads over the server's (a processor it names was removed
+// by a reload) falls back to the server's rules.
+func (f *Fake) engineFor(doc string) *scenarios.Engine {
+	server := f.server.Load()
+	if doc == "" {
+		return server
+	}
+	key := sha256.Sum256([]byte(doc))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e, ok := f.engines[key]; ok {
+		return e
+	}
+	d, err := scenarios.Load("tenant scenarios", []byte(doc), server.Doc())
+	e := server
+	if err == nil {
+		e = scenarios.New(d)
+	}
+	if len(f.engines) >= maxCachedEngines {
+		clear(f.engines)
+	}
+	f.engines[key] = e
+	return e
+}
+
+func (f *Fake) engine(tenantID string) *scenarios.Engine {
+	if f.TenantDoc == nil {
+		return f.server.Load()
+	}
+	return f.engineFor(f.TenantDoc(tenantID))
 }
 
 // Accounts implements simulator.Processor.
-func (f *Fake) Accounts(string) []simulator.ProcessorAccount { return f.accounts }
-
-// Authorize implements simulator.Processor.
-func (f *Fake) Authorize(_ context.Context, _ string, p *simulator.Payment) simulator.AuthorizeDecision {
-	st := simulator.AuthStep{Account: f.accounts[0], Status: simulator.StatusAuthorized}
-	switch p.Card.Outcome {
-	case simulator.OutcomeDeclined:
-		st.Status, st.Reason = simulator.StatusDeclined, p.Card.StatusReason
-	case simulator.OutcomeFailed:
-		st.Status, st.Reason = simulator.StatusFailed, p.Card.StatusReason
-	}
-	d := simulator.AuthorizeDecision{ThreeDS: p.Card.ThreeDS, Steps: []simulator.AuthStep{st}}
-	if d.ThreeDS == "" {
-		d.ThreeDS = simulator.ThreeDSNone
-	}
-	if p.Card.Dispute {
-		d.Dispute = &simulator.DisputeDecision{After: f.DisputeAfter, Reason: "FRAUDULENT"}
-	}
-	return d
+func (f *Fake) Accounts(tenantID string) []simulator.ProcessorAccount {
+	return f.engine(tenantID).Accounts()
 }
 
-func (f *Fake) account(p *simulator.Payment) simulator.ProcessorAccount {
-	if p.Processor != nil {
-		for _, a := range f.accounts {
-			if a.ProcessorMerchantID == p.Processor.ProcessorMerchantID && a.Name == p.Processor.Name {
-				return a
-			}
-		}
+// Authorize implements simulator.Processor: the rule metadata.sandboxScenario
+// names, else the first that matches, else the default processor authorizes.
+// A name that is no rule (checked at creation; the rules may have changed
+// since) counts as no rule.
+func (f *Fake) Authorize(_ context.Context, tenantID string, p *simulator.Payment) simulator.AuthorizeDecision {
+	e := f.engine(tenantID)
+	req := scenarios.RequestOf(p)
+	d, err := e.Decide(req)
+	if err != nil {
+		req.Metadata = maps.Clone(req.Metadata) // RequestOf shares p.Metadata
+		delete(req.Metadata, scenarios.ScenarioKey)
+		d, _ = e.Decide(req)
 	}
-	return f.accounts[0]
+	a := d.Authorize
+	a.Why, a.Capture, a.Refund = d.Why, d.Capture, d.Refund
+	return a
 }
 
-// Capture implements simulator.Processor.
-func (f *Fake) Capture(_ context.Context, _ string, p *simulator.Payment, _ int64) simulator.CaptureDecision {
-	if a := f.account(p); a.AsyncCapture {
-		return simulator.CaptureDecision{Status: simulator.StatusSettling, SettleAfter: a.SettleAfter, SettleTo: simulator.StatusSettled}
+// Capture implements simulator.Processor: the plan's capture outcome, else
+// the authorizing account's mode (async: SETTLING, then SETTLED after its
+// settleAfter; sync: SETTLED).
+func (f *Fake) Capture(_ context.Context, tenantID string, p *simulator.Payment, _ int64) simulator.CaptureDecision {
+	if p.Plan != nil && p.Plan.Capture != nil {
+		return *p.Plan.Capture
+	}
+	acct := f.account(tenantID, p)
+	if acct.AsyncCapture {
+		return simulator.CaptureDecision{Status: simulator.StatusSettling, SettleAfter: acct.SettleAfter, SettleTo: simulator.StatusSettled}
 	}
 	return simulator.CaptureDecision{Status: simulator.StatusSettled}
 }
 
-// Refund implements simulator.Processor.
-func (f *Fake) Refund(context.Context, string, *simulator.Payment, int64) simulator.RefundDecision {
+// account is the account that authorized p: the one stored on its plan, else
+// the tenant's account of that name, else the default.
+func (f *Fake) account(tenantID string, p *simulator.Payment) simulator.ProcessorAccount {
+	if p.Plan != nil && p.Plan.Account != nil {
+		return *p.Plan.Account
+	}
+	accts := f.Accounts(tenantID)
+	if p.Processor != nil {
+		for _, a := range accts {
+			if a.Name == p.Processor.Name && a.ProcessorMerchantID == p.Processor.ProcessorMerchantID {
+				return a
+			}
+		}
+	}
+	return accts[0]
+}
+
+// Refund implements simulator.Processor: the plan's refund outcome, else SETTLED.
+func (f *Fake) Refund(_ context.Context, _ string, p *simulator.Payment, _ int64) simulator.RefundDecision {
+	if p.Plan != nil && p.Plan.Refund != nil {
+		return *p.Plan.Refund
+	}
 	return simulator.RefundDecision{Status: simulator.StatusSettled}
+}
+
+// CheckRules implements simulator.RuleBook: a tenant document loaded over the
+// server's (which fills in defaultProcessor and processors it leaves out).
+func (f *Fake) CheckRules(doc []byte) (int, []simulator.ScenarioProblem) {
+	d, err := scenarios.Load("scenarios", doc, f.Server())
+	if err != nil {
+		var le *scenarios.Error
+		if errors.As(err, &le) {
+			out := make([]simulator.ScenarioProblem, len(le.Problems))
+			for i, p := range le.Problems {
+				out[i] = simulator.ScenarioProblem{Line: p.Line, Message: p.Message}
+			}
+			return 0, out
+		}
+		return 0, []simulator.ScenarioProblem{{Line: 1, Message: err.Error()}}
+	}
+	return len(d.Rules), nil
+}
+
+// RenderRules implements simulator.RuleBook.
+func (f *Fake) RenderRules(doc string, asJSON bool) ([]byte, error) {
+	d := f.engineFor(doc).Doc()
+	if asJSON {
+		return d.JSON()
+	}
+	return d.YAML()
+}
+
+// CheckScenario implements simulator.RuleBook.
+func (f *Fake) CheckScenario(doc string, metadata map[string]any) error {
+	v, ok := metadata[scenarios.ScenarioKey]
+	if !ok {
+		return nil
+	}
+	if name, isString := v.(string); isString && f.engineFor(doc).HasRule(name) {
+		return nil
+	}
+	return &scenarios.UnknownRuleError{Name: scenariosName(v)}
+}
+
+func scenariosName(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return "(not a string)"
+}
+
+// ExplainRules implements simulator.RuleBook.
+func (f *Fake) ExplainRules(doc string, p *simulator.Payment) (simulator.ScenarioExplanation, error) {
+	ex, err := f.engineFor(doc).Explain(scenarios.RequestOf(p))
+	if err != nil {
+		return simulator.ScenarioExplanation{}, err
+	}
+	out := simulator.ScenarioExplanation{Matched: ex.Matched, Rules: make([]simulator.ScenarioRuleResult, len(ex.Rules))}
+	for i, r := range ex.Rules {
+		out.Rules[i] = simulator.ScenarioRuleResult{Name: r.Name, Matched: r.Matched, Reason: r.Reason}
+	}
+	return out, nil
 }

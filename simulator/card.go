@@ -28,33 +28,6 @@ type BinData struct {
 	ProductName                string `json:"productName"`
 }
 
-// CardOutcome is the scripted authorization outcome of a card:
-// AUTHORIZED, DECLINED or FAILED.
-type CardOutcome string
-
-// The card outcomes.
-const (
-	cardOutcomeAuthorized CardOutcome = "AUTHORIZED"
-	cardOutcomeDeclined   CardOutcome = "DECLINED"
-	cardOutcomeFailed     CardOutcome = "FAILED"
-)
-
-// ThreeDSProfile is how a card behaves under 3D Secure:
-// NONE, CHALLENGE, FRICTIONLESS_PASS or FRICTIONLESS_FAIL.
-//
-// The profile only describes the authentication; a card's Outcome is what
-// happens if authorization is attempted. Whether a failed authentication stops
-// the payment before authorization is up to the payment flow.
-type ThreeDSProfile string
-
-// The 3DS profiles.
-const (
-	cardThreeDSNone             ThreeDSProfile = "NONE"
-	cardThreeDSChallenge        ThreeDSProfile = "CHALLENGE"
-	cardThreeDSFrictionlessPass ThreeDSProfile = "FRICTIONLESS_PASS"
-	cardThreeDSFrictionlessFail ThreeDSProfile = "FRICTIONLESS_FAIL"
-)
-
 // StatusReason is the vendor's statusReason object.
 type StatusReason struct {
 	Type        string `json:"type"`
@@ -63,27 +36,23 @@ type StatusReason struct {
 	Message     string `json:"message,omitempty"`
 }
 
-// CardInfo is what the sandbox knows about a card number without keeping the number.
+// CardInfo is what the sandbox knows about a card number without keeping the
+// number. It says what a card is, never what happens to it: outcomes come
+// from the scenarios only (matched through Fingerprint).
 type CardInfo struct {
-	Fingerprint    string         // CardFingerprint(number)
-	First6, Last4  string         // first six and last four digits
-	Network        string         // enum, e.g. VISA
-	NetworkDisplay string         // e.g. Visa
-	BinData        BinData        // Network filled in
-	Catalogued     bool           // true when the number is in the catalogue
-	Description    string         // catalogue description, "" otherwise
-	Outcome        CardOutcome    // AUTHORIZED for uncatalogued numbers
-	StatusReason   *StatusReason  // for DECLINED/FAILED catalogue cards
-	ThreeDS        ThreeDSProfile // NONE for uncatalogued numbers
-	Dispute        bool           // the payment is disputed after capture
+	Fingerprint    string  // CardFingerprint(number)
+	First6, Last4  string  // first six and last four digits
+	Network        string  // enum, e.g. VISA
+	NetworkDisplay string  // e.g. Visa
+	BinData        BinData // Network filled in
+	CVVLength      int     `json:",omitempty"` // of the network; 0 when unknown
+	Catalogued     bool    // true when the number is in the catalogue
+	Description    string  // catalogue description, "" otherwise
 }
 
 // CatalogCard is one entry of the test-card catalogue, for listings.
 type CatalogCard struct {
 	Number, Network, Description string
-	Outcome                      CardOutcome
-	ThreeDS                      ThreeDSProfile
-	Dispute                      bool
 }
 
 // cardNetworkOther and cardNetworkOtherDisplay are what Identify reports for a
@@ -103,12 +72,12 @@ type CardCatalog struct {
 	byNumber map[string]int // index into cards
 }
 
-// cardCatalogNetwork is one network of the table. Its cvvLength is validated
-// when parsing but not kept: no exported API exposes it yet.
+// cardCatalogNetwork is one network of the table.
 type cardCatalogNetwork struct {
-	enum    string
-	display string
-	lengths []int
+	enum      string
+	display   string
+	lengths   []int
+	cvvLength int
 }
 
 // cardPrefixRule matches the numbers whose first length digits, read as an
@@ -120,14 +89,10 @@ type cardPrefixRule struct {
 }
 
 type cardCatalogEntry struct {
-	number       string
-	network      int
-	description  string
-	outcome      CardOutcome
-	threeDS      ThreeDSProfile
-	statusReason *StatusReason
-	dispute      bool
-	binData      BinData
+	number      string
+	network     int
+	description string
+	binData     BinData
 }
 
 // The catalogue's file format. Decoding is strict: unknown fields are errors.
@@ -145,14 +110,10 @@ type cardNetworkFile struct {
 }
 
 type cardEntryFile struct {
-	Number       string           `json:"number"`
-	Network      string           `json:"network"`
-	Description  string           `json:"description"`
-	Outcome      string           `json:"outcome"`
-	ThreeDS      string           `json:"threeDS"`
-	StatusReason *StatusReason    `json:"statusReason"`
-	Dispute      bool             `json:"dispute"`
-	BinData      *cardBinDataFile `json:"binData"`
+	Number      string           `json:"number"`
+	Network     string           `json:"network"`
+	Description string           `json:"description"`
+	BinData     *cardBinDataFile `json:"binData"`
 }
 
 // cardBinDataFile is BinData without network: a catalogue card's network is the
@@ -181,15 +142,6 @@ var (
 	cardAccountFundingTypeEnum  = cardEnumSet("CREDIT", "DEBIT", "PREPAID", "CHARGE", "DEFERRED_DEBIT", "UNKNOWN")
 	cardPrepaidReloadableEnum   = cardEnumSet("RELOADABLE", "NON_RELOADABLE", "NOT_APPLICABLE", "UNKNOWN")
 	cardProductUsageTypeEnum    = cardEnumSet("CONSUMER", "BUSINESS", "GOVERNMENT", "UNKNOWN")
-	cardStatusReasonTypeEnum    = cardEnumSet("ISSUER_DECLINED", "APPLICATION_ERROR", "GATEWAY_REJECTED")
-	cardDeclineTypeEnum         = cardEnumSet("SOFT_DECLINE", "HARD_DECLINE")
-	// cardDeclineCodeEnum is the vendor's unified decline reason (statusReason.code).
-	cardDeclineCodeEnum = cardEnumSet("ERROR", "INVALID_CARD_NUMBER", "EXPIRED_CARD", "LOST_OR_STOLEN_CARD",
-		"SUSPECTED_FRAUD", "UNKNOWN", "REFER_TO_CARD_ISSUER", "DO_NOT_HONOR", "INSUFFICIENT_FUNDS",
-		"WITHDRAWAL_LIMIT_EXCEEDED", "ISSUER_TEMPORARILY_UNAVAILABLE", "AUTHENTICATION_REQUIRED", "DECLINED")
-	cardOutcomeValues = cardEnumSet(string(cardOutcomeAuthorized), string(cardOutcomeDeclined), string(cardOutcomeFailed))
-	cardThreeDSValues = cardEnumSet(string(cardThreeDSNone), string(cardThreeDSChallenge), string(cardThreeDSFrictionlessPass),
-		string(cardThreeDSFrictionlessFail))
 )
 
 // cardMaxPrefixDigits bounds the length of a prefix or range bound.
@@ -288,7 +240,7 @@ func (c *CardCatalog) addNetwork(n cardNetworkFile, netIndex map[string]int) err
 	lengths := slices.Clone(n.Lengths)
 	slices.Sort(lengths)
 	netIndex[n.Network] = idx
-	c.networks = append(c.networks, cardCatalogNetwork{enum: n.Network, display: n.DisplayName, lengths: lengths})
+	c.networks = append(c.networks, cardCatalogNetwork{enum: n.Network, display: n.DisplayName, lengths: lengths, cvvLength: n.CVVLength})
 	return nil
 }
 
@@ -363,16 +315,6 @@ func (c *CardCatalog) addCard(cf cardEntryFile, netIndex map[string]int) error {
 	if strings.TrimSpace(cf.Description) == "" {
 		return errors.New("description is required")
 	}
-	if !cardOutcomeValues[cf.Outcome] {
-		return fmt.Errorf("outcome %q is not AUTHORIZED, DECLINED or FAILED", cf.Outcome)
-	}
-	if !cardThreeDSValues[cf.ThreeDS] {
-		return fmt.Errorf("threeDS %q is not NONE, CHALLENGE, FRICTIONLESS_PASS or FRICTIONLESS_FAIL", cf.ThreeDS)
-	}
-	outcome := CardOutcome(cf.Outcome)
-	if err := checkCardStatusReason(outcome, cf.StatusReason); err != nil {
-		return err
-	}
 	if cf.BinData == nil {
 		return errors.New("binData is required")
 	}
@@ -382,51 +324,8 @@ func (c *CardCatalog) addCard(cf cardEntryFile, netIndex map[string]int) error {
 	}
 	bd.Network = net.enum
 
-	var sr *StatusReason
-	if cf.StatusReason != nil {
-		s := *cf.StatusReason
-		sr = &s
-	}
 	c.byNumber[cf.Number] = len(c.cards)
-	c.cards = append(c.cards, cardCatalogEntry{
-		number:       cf.Number,
-		network:      ni,
-		description:  cf.Description,
-		outcome:      outcome,
-		threeDS:      ThreeDSProfile(cf.ThreeDS),
-		statusReason: sr,
-		dispute:      cf.Dispute,
-		binData:      bd,
-	})
-	return nil
-}
-
-func checkCardStatusReason(outcome CardOutcome, sr *StatusReason) error {
-	if outcome == cardOutcomeAuthorized {
-		if sr != nil {
-			return errors.New("statusReason is only allowed for DECLINED and FAILED cards")
-		}
-		return nil
-	}
-	if sr == nil {
-		return fmt.Errorf("statusReason is required for %s cards", outcome)
-	}
-	if !cardStatusReasonTypeEnum[sr.Type] {
-		return fmt.Errorf("statusReason.type %q is not ISSUER_DECLINED, APPLICATION_ERROR or GATEWAY_REJECTED", sr.Type)
-	}
-	if sr.Type == "ISSUER_DECLINED" {
-		if !cardDeclineTypeEnum[sr.DeclineType] {
-			return fmt.Errorf("statusReason.declineType %q is not SOFT_DECLINE or HARD_DECLINE", sr.DeclineType)
-		}
-	} else if sr.DeclineType != "" {
-		return errors.New("statusReason.declineType is only allowed with type ISSUER_DECLINED")
-	}
-	if !cardDeclineCodeEnum[sr.Code] {
-		return fmt.Errorf("statusReason.code %q is not a known decline reason", sr.Code)
-	}
-	if strings.TrimSpace(sr.Message) == "" {
-		return errors.New("statusReason.message is required")
-	}
+	c.cards = append(c.cards, cardCatalogEntry{number: cf.Number, network: ni, description: cf.Description, binData: bd})
 	return nil
 }
 
@@ -497,8 +396,8 @@ func (c *CardCatalog) detect(number string) (int, bool) {
 // has already checked is made of digits. A catalogued number gets its
 // catalogue data; any other number gets the network of its longest matching
 // prefix (OTHER/Other when none matches), default binData with UNKNOWN values
-// and productCode/productName set to the network enum, outcome AUTHORIZED and
-// 3DS profile NONE. The returned value holds no full card number.
+// and productCode/productName set to the network enum. The returned value
+// holds no full card number.
 func (c *CardCatalog) Identify(number string) CardInfo {
 	info := CardInfo{
 		Fingerprint: CardFingerprint(number),
@@ -513,18 +412,13 @@ func (c *CardCatalog) Identify(number string) CardInfo {
 		info.BinData = e.binData
 		info.Catalogued = true
 		info.Description = e.description
-		info.Outcome = e.outcome
-		if e.statusReason != nil {
-			sr := *e.statusReason
-			info.StatusReason = &sr
-		}
-		info.ThreeDS = e.threeDS
-		info.Dispute = e.dispute
+		info.CVVLength = net.cvvLength
 		return info
 	}
 	info.Network, info.NetworkDisplay = cardNetworkOther, cardNetworkOtherDisplay
 	if ni, ok := c.detect(number); ok {
 		info.Network, info.NetworkDisplay = c.networks[ni].enum, c.networks[ni].display
+		info.CVVLength = c.networks[ni].cvvLength
 	}
 	info.BinData = BinData{
 		Network:                    info.Network,
@@ -536,8 +430,6 @@ func (c *CardCatalog) Identify(number string) CardInfo {
 		ProductCode:                info.Network,
 		ProductName:                info.Network,
 	}
-	info.Outcome = cardOutcomeAuthorized
-	info.ThreeDS = cardThreeDSNone
 	return info
 }
 
@@ -550,9 +442,6 @@ func (c *CardCatalog) Cards() []CatalogCard {
 			Number:      e.number,
 			Network:     c.networks[e.network].enum,
 			Description: e.description,
-			Outcome:     e.outcome,
-			ThreeDS:     e.threeDS,
-			Dispute:     e.dispute,
 		}
 	}
 	return out

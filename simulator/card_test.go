@@ -25,17 +25,14 @@ const cardTestBinData = `{"issuerCountryCode": "US", "issuerName": "Test Bank", 
 	"regionalRestriction": "NONE", "accountNumberType": "PRIMARY_ACCOUNT_NUMBER", "accountFundingType": "CREDIT",
 	"prepaidReloadableIndicator": "NOT_APPLICABLE", "productUsageType": "CONSUMER", "productCode": "VISA", "productName": "VISA CLASSIC"}`
 
-// cardTestCatalogue is a small valid catalogue: one card of each outcome,
-// 3DS profile and the dispute flag.
+// cardTestCatalogue is a small valid catalogue.
 const cardTestCatalogue = `{"networks": ` + cardTestNetworks + `, "cards": [
-	{"number": "4111111111111111", "network": "VISA", "description": "Visa success", "outcome": "AUTHORIZED", "threeDS": "NONE", "binData": ` + cardTestBinData + `},
-	{"number": "4000000000000002", "network": "VISA", "description": "Visa decline", "outcome": "DECLINED", "threeDS": "NONE",
-	 "statusReason": {"type": "ISSUER_DECLINED", "declineType": "SOFT_DECLINE", "code": "DO_NOT_HONOR", "message": "Do not honor"}, "binData": ` + cardTestBinData + `},
-	{"number": "5100000000000016", "network": "MASTERCARD", "description": "Mastercard fail", "outcome": "FAILED", "threeDS": "NONE",
-	 "statusReason": {"type": "APPLICATION_ERROR", "code": "ERROR", "message": "Processor error"}, "binData": ` + cardTestBinData + `},
-	{"number": "4916994064252017", "network": "VISA", "description": "3DS challenge", "outcome": "AUTHORIZED", "threeDS": "CHALLENGE", "binData": ` + cardTestBinData + `},
-	{"number": "4000000000000259", "network": "VISA", "description": "Dispute", "outcome": "AUTHORIZED", "threeDS": "NONE", "dispute": true, "binData": ` + cardTestBinData + `},
-	{"number": "378282246310005", "network": "AMEX", "description": "Amex prepaid", "outcome": "AUTHORIZED", "threeDS": "FRICTIONLESS_PASS",
+	{"number": "4111111111111111", "network": "VISA", "description": "Visa success", "binData": ` + cardTestBinData + `},
+	{"number": "4000000000000002", "network": "VISA", "description": "Visa decline", "binData": ` + cardTestBinData + `},
+	{"number": "5100000000000016", "network": "MASTERCARD", "description": "Mastercard fail", "binData": ` + cardTestBinData + `},
+	{"number": "4916994064252017", "network": "VISA", "description": "3DS challenge", "binData": ` + cardTestBinData + `},
+	{"number": "4000000000000259", "network": "VISA", "description": "Dispute", "binData": ` + cardTestBinData + `},
+	{"number": "378282246310005", "network": "AMEX", "description": "Amex prepaid",
 	 "binData": {"regionalRestriction": "DOMESTIC_USE_ONLY", "accountNumberType": "PRIMARY_ACCOUNT_NUMBER", "accountFundingType": "PREPAID",
 	  "prepaidReloadableIndicator": "RELOADABLE", "productUsageType": "BUSINESS", "productCode": "AMEX", "productName": "AMEX PREPAID"}}
 ]}`
@@ -172,7 +169,7 @@ func TestIdentifyLongestPrefixWins(t *testing.T) {
 		{"network": "ELO", "displayName": "Elo", "prefixes": ["506699-506778"], "lengths": [16], "cvvLength": 3},
 		{"network": "MAESTRO", "displayName": "Maestro", "prefixes": ["50-50"], "lengths": [16], "cvvLength": 3}
 	], "cards": [
-		{"number": "4571000000000001", "network": "DANKORT", "description": "Dankort", "outcome": "AUTHORIZED", "threeDS": "NONE",
+		{"number": "4571000000000001", "network": "DANKORT", "description": "Dankort",
 		 "binData": {"regionalRestriction": "UNKNOWN", "accountNumberType": "UNKNOWN", "accountFundingType": "UNKNOWN",
 		  "prepaidReloadableIndicator": "UNKNOWN", "productUsageType": "UNKNOWN", "productCode": "DANKORT", "productName": "DANKORT"}}
 	]}`
@@ -210,62 +207,28 @@ func TestIdentifyCatalogued(t *testing.T) {
 				RegionalRestriction: "NONE", AccountNumberType: "PRIMARY_ACCOUNT_NUMBER", AccountFundingType: "CREDIT",
 				PrepaidReloadableIndicator: "NOT_APPLICABLE", ProductUsageType: "CONSUMER", ProductCode: "VISA", ProductName: "VISA CLASSIC",
 			},
+			CVVLength:   3,
 			Catalogued:  true,
 			Description: "Visa success",
-			Outcome:     "AUTHORIZED",
-			ThreeDS:     "NONE",
 		}
 		if got != want {
 			t.Errorf("Identify =\n%+v\nwant\n%+v", got, want)
 		}
 	})
 
-	t.Run("decline", func(t *testing.T) {
-		got := c.Identify("4000000000000002")
-		if got.Outcome != "DECLINED" || !got.Catalogued || got.Description != "Visa decline" {
-			t.Errorf("Identify = %+v", got)
-		}
-		want := simulator.StatusReason{Type: "ISSUER_DECLINED", DeclineType: "SOFT_DECLINE", Code: "DO_NOT_HONOR", Message: "Do not honor"}
-		if got.StatusReason == nil || *got.StatusReason != want {
-			t.Fatalf("StatusReason = %+v, want %+v", got.StatusReason, want)
-		}
-		// The catalogue hands out copies.
-		got.StatusReason.Code = "CHANGED"
-		if again := c.Identify("4000000000000002"); again.StatusReason.Code != "DO_NOT_HONOR" {
-			t.Errorf("mutating a returned StatusReason changed the catalogue: %+v", again.StatusReason)
-		}
-	})
-
-	t.Run("fail", func(t *testing.T) {
+	t.Run("mastercard", func(t *testing.T) {
 		got := c.Identify("5100000000000016")
-		if got.Outcome != "FAILED" || got.Network != "MASTERCARD" || got.NetworkDisplay != "Mastercard" {
+		if !got.Catalogued || got.Network != "MASTERCARD" || got.NetworkDisplay != "Mastercard" || got.Description != "Mastercard fail" {
 			t.Errorf("Identify = %+v", got)
-		}
-		if got.StatusReason == nil || got.StatusReason.Type != "APPLICATION_ERROR" || got.StatusReason.DeclineType != "" {
-			t.Errorf("StatusReason = %+v", got.StatusReason)
 		}
 		if got.BinData.Network != "MASTERCARD" {
 			t.Errorf("BinData.Network = %s, want MASTERCARD (the card's network)", got.BinData.Network)
 		}
 	})
 
-	t.Run("3DS challenge", func(t *testing.T) {
-		got := c.Identify("4916994064252017")
-		if got.ThreeDS != "CHALLENGE" || got.Outcome != "AUTHORIZED" || got.StatusReason != nil || got.Dispute {
-			t.Errorf("Identify = %+v", got)
-		}
-	})
-
-	t.Run("dispute", func(t *testing.T) {
-		got := c.Identify("4000000000000259")
-		if !got.Dispute || got.Outcome != "AUTHORIZED" {
-			t.Errorf("Identify = %+v", got)
-		}
-	})
-
 	t.Run("amex without issuer data", func(t *testing.T) {
 		got := c.Identify("378282246310005")
-		if got.First6 != "378282" || got.Last4 != "0005" || got.ThreeDS != "FRICTIONLESS_PASS" {
+		if got.First6 != "378282" || got.Last4 != "0005" || got.CVVLength != 4 {
 			t.Errorf("Identify = %+v", got)
 		}
 		if got.BinData.IssuerCountryCode != "" || got.BinData.AccountFundingType != "PREPAID" ||
@@ -279,11 +242,12 @@ func TestIdentifyUncatalogued(t *testing.T) {
 	c := mustParseCardCatalog(t, cardTestCatalogue)
 	tests := []struct {
 		number, network, display, first6, last4 string
+		cvv                                     int
 	}{
-		{"4242424242424242", "VISA", "Visa", "424242", "4242"},
-		{"5555555555554444", "MASTERCARD", "Mastercard", "555555", "4444"},
-		{"9999999999999995", "OTHER", "Other", "999999", "9995"},
-		{"500000000009", "MAESTRO", "Maestro", "500000", "0009"},
+		{"4242424242424242", "VISA", "Visa", "424242", "4242", 3},
+		{"5555555555554444", "MASTERCARD", "Mastercard", "555555", "4444", 3},
+		{"9999999999999995", "OTHER", "Other", "999999", "9995", 0},
+		{"500000000009", "MAESTRO", "Maestro", "500000", "0009", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.number, func(t *testing.T) {
@@ -304,8 +268,7 @@ func TestIdentifyUncatalogued(t *testing.T) {
 					ProductCode:                tt.network,
 					ProductName:                tt.network,
 				},
-				Outcome: "AUTHORIZED",
-				ThreeDS: "NONE",
+				CVVLength: tt.cvv,
 			}
 			if got != want {
 				t.Errorf("Identify =\n%+v\nwant\n%+v", got, want)
@@ -332,12 +295,12 @@ func TestCatalogCards(t *testing.T) {
 	c := mustParseCardCatalog(t, cardTestCatalogue)
 	got := c.Cards()
 	want := []simulator.CatalogCard{
-		{Number: "4111111111111111", Network: "VISA", Description: "Visa success", Outcome: "AUTHORIZED", ThreeDS: "NONE"},
-		{Number: "4000000000000002", Network: "VISA", Description: "Visa decline", Outcome: "DECLINED", ThreeDS: "NONE"},
-		{Number: "5100000000000016", Network: "MASTERCARD", Description: "Mastercard fail", Outcome: "FAILED", ThreeDS: "NONE"},
-		{Number: "4916994064252017", Network: "VISA", Description: "3DS challenge", Outcome: "AUTHORIZED", ThreeDS: "CHALLENGE"},
-		{Number: "4000000000000259", Network: "VISA", Description: "Dispute", Outcome: "AUTHORIZED", ThreeDS: "NONE", Dispute: true},
-		{Number: "378282246310005", Network: "AMEX", Description: "Amex prepaid", Outcome: "AUTHORIZED", ThreeDS: "FRICTIONLESS_PASS"},
+		{Number: "4111111111111111", Network: "VISA", Description: "Visa success"},
+		{Number: "4000000000000002", Network: "VISA", Description: "Visa decline"},
+		{Number: "5100000000000016", Network: "MASTERCARD", Description: "Mastercard fail"},
+		{Number: "4916994064252017", Network: "VISA", Description: "3DS challenge"},
+		{Number: "4000000000000259", Network: "VISA", Description: "Dispute"},
+		{Number: "378282246310005", Network: "AMEX", Description: "Amex prepaid"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("Cards() has %d entries, want %d", len(got), len(want))
@@ -383,10 +346,6 @@ func cardDocCard(doc map[string]any, i int) map[string]any {
 
 func cardDocBinData(doc map[string]any, i int) map[string]any {
 	return cardDocCard(doc, i)["binData"].(map[string]any)
-}
-
-func cardDocStatusReason(doc map[string]any, i int) map[string]any {
-	return cardDocCard(doc, i)["statusReason"].(map[string]any)
 }
 
 func TestParseCardCatalogStrict(t *testing.T) {
@@ -452,7 +411,7 @@ func TestParseCardCatalogStrict(t *testing.T) {
 
 		{"card: unknown field", mutate(func(d map[string]any) { cardDocCard(d, 0)["cvv"] = "123" }), []string{`"cvv"`}},
 		{"card: network inside binData", mutate(func(d map[string]any) { cardDocBinData(d, 0)["network"] = "VISA" }), []string{`"network"`}},
-		{"card: Luhn failure", mutate(addCard(map[string]any{"number": "4111111111111112", "network": "VISA", "description": "x", "outcome": "AUTHORIZED", "threeDS": "NONE"})),
+		{"card: Luhn failure", mutate(addCard(map[string]any{"number": "4111111111111112", "network": "VISA", "description": "x"})),
 			[]string{"4111111111111112", "Luhn"}},
 		{"card: non-digit number", mutate(func(d map[string]any) { cardDocCard(d, 0)["number"] = "4111 1111 1111 1111" }),
 			[]string{"4111 1111 1111 1111", "Luhn"}},
@@ -463,37 +422,17 @@ func TestParseCardCatalogStrict(t *testing.T) {
 		{"card: missing network", mutate(func(d map[string]any) { delete(cardDocCard(d, 0), "network") }), []string{"4111111111111111", `network ""`}},
 		{"card: network disagrees with prefix", mutate(func(d map[string]any) { cardDocCard(d, 0)["network"] = "MASTERCARD" }),
 			[]string{"4111111111111111", "MASTERCARD", "prefix is VISA"}},
-		{"card: prefix matches no network", mutate(addCard(map[string]any{"number": "9999999999999995", "network": "VISA", "description": "x", "outcome": "AUTHORIZED", "threeDS": "NONE"})),
+		{"card: prefix matches no network", mutate(addCard(map[string]any{"number": "9999999999999995", "network": "VISA", "description": "x"})),
 			[]string{"9999999999999995", "prefix is OTHER"}},
-		{"card: length not allowed for network", mutate(addCard(map[string]any{"number": "41111111111111113", "network": "VISA", "description": "x", "outcome": "AUTHORIZED", "threeDS": "NONE"})),
+		{"card: length not allowed for network", mutate(addCard(map[string]any{"number": "41111111111111113", "network": "VISA", "description": "x"})),
 			[]string{"41111111111111113", "length 17"}},
 		{"card: no description", mutate(func(d map[string]any) { cardDocCard(d, 0)["description"] = "" }), []string{"4111111111111111", "description"}},
-		{"card: bad outcome", mutate(func(d map[string]any) { cardDocCard(d, 0)["outcome"] = "APPROVED" }), []string{"4111111111111111", `"APPROVED"`}},
-		{"card: missing outcome", mutate(func(d map[string]any) { delete(cardDocCard(d, 0), "outcome") }), []string{"4111111111111111", `outcome ""`}},
-		{"card: bad threeDS", mutate(func(d map[string]any) { cardDocCard(d, 0)["threeDS"] = "FRICTIONLESS" }), []string{"4111111111111111", `"FRICTIONLESS"`}},
-		{"card: missing threeDS", mutate(func(d map[string]any) { delete(cardDocCard(d, 0), "threeDS") }), []string{"4111111111111111", `threeDS ""`}},
-		{"card: dispute not a bool", mutate(func(d map[string]any) { cardDocCard(d, 0)["dispute"] = "yes" }), []string{"dispute"}},
-
-		{"statusReason: on an AUTHORIZED card", mutate(func(d map[string]any) { cardDocCard(d, 0)["statusReason"] = cardDocStatusReason(d, 1) }),
-			[]string{"4111111111111111", "statusReason is only allowed"}},
-		{"statusReason: missing on a DECLINED card", mutate(func(d map[string]any) { delete(cardDocCard(d, 1), "statusReason") }),
-			[]string{"4000000000000002", "statusReason is required"}},
-		{"statusReason: missing on a FAILED card", mutate(func(d map[string]any) { delete(cardDocCard(d, 2), "statusReason") }),
-			[]string{"5100000000000016", "statusReason is required"}},
-		{"statusReason: bad type", mutate(func(d map[string]any) { cardDocStatusReason(d, 1)["type"] = "DECLINED" }),
-			[]string{"4000000000000002", "statusReason.type"}},
-		{"statusReason: issuer decline without declineType", mutate(func(d map[string]any) { delete(cardDocStatusReason(d, 1), "declineType") }),
-			[]string{"4000000000000002", "declineType"}},
-		{"statusReason: bad declineType", mutate(func(d map[string]any) { cardDocStatusReason(d, 1)["declineType"] = "SOFT" }),
-			[]string{"4000000000000002", `"SOFT"`}},
-		{"statusReason: declineType on an application error", mutate(func(d map[string]any) { cardDocStatusReason(d, 2)["declineType"] = "HARD_DECLINE" }),
-			[]string{"5100000000000016", "declineType is only allowed"}},
-		{"statusReason: bad code", mutate(func(d map[string]any) { cardDocStatusReason(d, 1)["code"] = "NOPE" }), []string{"4000000000000002", `"NOPE"`}},
-		{"statusReason: missing code", mutate(func(d map[string]any) { delete(cardDocStatusReason(d, 1), "code") }), []string{"4000000000000002", `code ""`}},
-		{"statusReason: missing message", mutate(func(d map[string]any) { delete(cardDocStatusReason(d, 1), "message") }),
-			[]string{"4000000000000002", "message"}},
-		{"statusReason: unknown field", mutate(func(d map[string]any) { cardDocStatusReason(d, 1)["advisedAction"] = "RETRY_LATER" }),
-			[]string{`"advisedAction"`}},
+		{"card: outcome is not the catalogue's (scenarios decide)", mutate(func(d map[string]any) { cardDocCard(d, 0)["outcome"] = "DECLINED" }),
+			[]string{`"outcome"`}},
+		{"card: threeDS is not the catalogue's", mutate(func(d map[string]any) { cardDocCard(d, 0)["threeDS"] = "CHALLENGE" }), []string{`"threeDS"`}},
+		{"card: dispute is not the catalogue's", mutate(func(d map[string]any) { cardDocCard(d, 0)["dispute"] = true }), []string{`"dispute"`}},
+		{"card: statusReason is not the catalogue's", mutate(func(d map[string]any) { cardDocCard(d, 0)["statusReason"] = map[string]any{"type": "ISSUER_DECLINED"} }),
+			[]string{`"statusReason"`}},
 
 		{"binData: missing", mutate(func(d map[string]any) { delete(cardDocCard(d, 0), "binData") }), []string{"4111111111111111", "binData is required"}},
 		{"binData: bad regionalRestriction", mutate(func(d map[string]any) { cardDocBinData(d, 0)["regionalRestriction"] = "DOMESTIC" }),

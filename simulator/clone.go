@@ -38,10 +38,43 @@ func (p *Payment) Clone() *Payment {
 		r.FraudChecks, r.CVVCheck, r.AVSCheck = clonePtr(r.FraudChecks), clonePtr(r.CVVCheck), clonePtr(r.AVSCheck)
 		c.RiskData = &r
 	}
-	c.Card.StatusReason = clonePtr(p.Card.StatusReason)
+	c.Plan = p.Plan.clone()
 	c.ThreeDS = clonePtr(p.ThreeDS)
 	c.Timeout = clonePtr(p.Timeout)
 	return &c
+}
+
+func (pl *Plan) clone() *Plan {
+	if pl == nil {
+		return nil
+	}
+	o := *pl
+	if pl.Steps != nil {
+		o.Steps = make([]AuthStep, len(pl.Steps))
+		for i, st := range pl.Steps {
+			st.Reason = clonePtr(st.Reason)
+			o.Steps[i] = st
+		}
+	}
+	if pl.Capture != nil {
+		c := *pl.Capture
+		c.Reason = clonePtr(c.Reason)
+		o.Capture = &c
+	}
+	if pl.Refund != nil {
+		r := *pl.Refund
+		r.Reason = clonePtr(r.Reason)
+		o.Refund = &r
+	}
+	if pl.Dispute != nil {
+		d := *pl.Dispute
+		if d.Then != nil {
+			d.Then = append([]DisputeStep(nil), d.Then...)
+		}
+		o.Dispute = &d
+	}
+	o.Account = clonePtr(pl.Account)
+	return &o
 }
 
 func (c *Customer) clone() *Customer {

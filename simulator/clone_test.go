@@ -27,8 +27,13 @@ func fullPayment() *Payment {
 			Events: []TransactionEvent{{ID: "e1", Amount: i(400), Final: &b, Refunded: 100}}, Allocations: map[string]int64{"e1": 100}}},
 		Required: &RequiredAction{Name: ActionThreeDS}, StatusReason: &StatusReason{Type: "y"},
 		RiskData: &RiskData{FraudChecks: &FraudChecks{Source: "F"}, CVVCheck: &RiskCheck{Source: "P"}, AVSCheck: &AVSCheck{Source: "P"}},
-		Card:     CardInfo{Last4: "1111", StatusReason: &StatusReason{Type: "z"}},
-		ThreeDS:  &ThreeDSState{ChallengeToken: "c"}, Timeout: &TimeoutState{ResolveTo: StatusAuthorized},
+		Card:     CardInfo{Last4: "1111"},
+		Plan: &Plan{Rule: "r", Steps: []AuthStep{{Status: StatusDeclined, Reason: &StatusReason{Type: "s"}}},
+			Capture: &CaptureDecision{Status: StatusFailed, Reason: &StatusReason{Type: "c"}},
+			Refund:  &RefundDecision{Status: StatusFailed, Reason: &StatusReason{Type: "r"}},
+			Dispute: &DisputeDecision{Reason: "FRAUDULENT", Then: []DisputeStep{{Status: "WON"}}},
+			Account: &ProcessorAccount{Name: "STRIPE"}},
+		ThreeDS: &ThreeDSState{ChallengeToken: "c"}, Timeout: &TimeoutState{ResolveTo: StatusAuthorized},
 	}
 }
 
@@ -54,7 +59,11 @@ func TestPaymentCloneIsDeepAndEqual(t *testing.T) {
 	c.Transactions[0].Allocations["e1"] = 1
 	c.Transactions[0].ProcessorStatusReason.Type = "changed"
 	c.RiskData.FraudChecks.Source = "changed"
-	c.Card.StatusReason.Type = "changed"
+	c.Plan.Steps[0].Reason.Type = "changed"
+	c.Plan.Capture.Reason.Type = "changed"
+	c.Plan.Refund.Reason.Type = "changed"
+	c.Plan.Dispute.Then[0].Status = "changed"
+	c.Plan.Account.Name = "changed"
 	c.ThreeDS.Result = "changed"
 	c.Timeout.ResolveTo = StatusFailed
 	c.Required.Name = "changed"

@@ -95,3 +95,57 @@ func (s *SeqIDs) NewID(kind IDKind) string {
 	}
 	return fmt.Sprintf("id%06d", n)
 }
+
+// ProcessorIDs is an IDGen that shapes processor transaction ids and
+// authorization codes like each processor's own (RandomIDs does; SeqIDs
+// keeps its deterministic counters).
+type ProcessorIDs interface {
+	ProcessorID(kind IDKind, processor string) string
+}
+
+// processorID is an id of kind (IDProcessorTxn or IDAuthCode) for processor.
+func processorID(ids IDGen, kind IDKind, processor string) string {
+	if p, ok := ids.(ProcessorIDs); ok {
+		return p.ProcessorID(kind, processor)
+	}
+	return ids.NewID(kind)
+}
+
+const (
+	digits     = "0123456789"
+	lowerAlnum = "0123456789abcdefghijklmnopqrstuvwxyz"
+	upperAlnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+func randomFrom(alphabet string, n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
+
+// ProcessorID implements ProcessorIDs: STRIPE charges "ch_" + 24 base62,
+// ADYEN 16-digit pspReferences, BRAINTREE 8 lowercase characters, others 13
+// base62; authorization codes are 6 digits (BRAINTREE: 6 upper-case
+// characters). Random, so unique in practice.
+func (RandomIDs) ProcessorID(kind IDKind, processor string) string {
+	if kind == IDAuthCode {
+		if processor == "BRAINTREE" {
+			return randomFrom(upperAlnum, 6)
+		}
+		return randomFrom(digits, 6)
+	}
+	switch processor {
+	case "STRIPE":
+		return "ch_" + randomString(24)
+	case "ADYEN":
+		return randomFrom("123456789", 1) + randomFrom(digits, 15)
+	case "BRAINTREE":
+		return randomFrom(lowerAlnum, 8)
+	}
+	return randomString(13)
+}

@@ -79,14 +79,13 @@ var errNoChange error = noChange{}
 // request timeout) and answers RequestTimeout; the payment resolves later.
 func (s *Service) authorizeNow(ctx context.Context, t *Tenant, p *Payment) (*Payment, error) {
 	d := s.Processor.Authorize(ctx, t.ID, p)
+	sleepLatency(ctx, d.Latency)
 	out, err := s.applyAuthorization(t, p.ID, d, false)
 	if err != nil {
 		return nil, err
 	}
 	if d.Timeout != nil && out.Timeout != nil {
-		if _, held := ctx.Deadline(); held {
-			<-ctx.Done() // hold the caller until the request timeout
-		}
+		holdTimeout(ctx, d.Timeout.HoldFor) // hold the caller for holdFor, else until the request timeout
 		return out, Errorf(CodeRequestTimeout, "The request exceeded the timeout; the payment goes on and resolves later").
 			WithRecovery("Use GET /payments/{id} (or /_sandbox/wait) to get the state of the payment").WithPayment(out)
 	}
@@ -103,6 +102,7 @@ func (s *Service) applyAuthorization(t *Tenant, id string, d AuthorizeDecision, 
 		_ = tx.DeleteJob(&Job{ID: authJobID(p.ID), TenantID: t.ID})
 		p.Rule = d.Rule
 		if !authenticated {
+			p.Plan = planOf(d) // chosen once: it governs the rest of the payment's life
 			switch d.ThreeDS {
 			case ThreeDSChallenge:
 				tok := s.IDs.NewID(IDUUID)
@@ -141,12 +141,12 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 		txn := Transaction{
 			ID: s.IDs.NewID(IDUUID), Type: TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: st.Status, ProcessorName: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID,
-			ProcessorTransactionID: s.IDs.NewID(IDProcessorTxn), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: processorID(s.IDs, IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
 		}
 		p.Processor = &ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
 		if st.Status == StatusAuthorized {
 			if st.Account.AuthorizationCode {
-				txn.AuthorizationCode = s.IDs.NewID(IDAuthCode)
+				txn.AuthorizationCode = processorID(s.IDs, IDAuthCode, st.Account.Name)
 			}
 			amt := p.Amount
 			txn.Events = []TransactionEvent{{ID: s.IDs.NewID(IDUUID), Date: now, Type: EventAuthorizationSucceeded, Amount: &amt}}
@@ -179,6 +179,11 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 	switch final.Status {
 	case StatusAuthorized:
 		p.Status, p.Authorized, p.StatusReason = StatusAuthorized, p.Amount, nil
+		if p.Plan == nil {
+			p.Plan = &Plan{}
+		}
+		acct := final.Account
+		p.Plan.Account = &acct
 		if err := s.afterAuthorized(tx, t, p, d, now); err != nil {
 			return err
 		}

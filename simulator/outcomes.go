@@ -1,12 +1,11 @@
 package simulator
 
-// Exported names of the card catalogue's outcome and 3DS values, used by the
-// orchestration and the processors.
-const (
-	OutcomeAuthorized CardOutcome = "AUTHORIZED"
-	OutcomeDeclined   CardOutcome = "DECLINED"
-	OutcomeFailed     CardOutcome = "FAILED"
+// ThreeDSProfile is how a payment goes through 3D Secure (a scenario's
+// threeDS): NONE, CHALLENGE, FRICTIONLESS_PASS or FRICTIONLESS_FAIL.
+type ThreeDSProfile string
 
+// The 3DS profiles.
+const (
 	ThreeDSNone             ThreeDSProfile = "NONE"
 	ThreeDSChallenge        ThreeDSProfile = "CHALLENGE"
 	ThreeDSFrictionlessPass ThreeDSProfile = "FRICTIONLESS_PASS"

@@ -75,6 +75,33 @@ type Payment struct {
 	ThreeDS       *ThreeDSState   `json:"threeDS,omitempty"`
 	Timeout       *TimeoutState   `json:"timeout,omitempty"`
 	Rule          string          `json:"rule,omitempty"` // the scenario rule that decided it
+	// Plan is the decision taken when the payment was created; it governs
+	// the rest of the payment's life even if the tenant's rules change.
+	Plan *Plan `json:"plan,omitempty"`
+}
+
+// Plan is what the scenario rule chosen at creation dictates: the
+// authorization (replayed at 3DS resume), captures, refunds and dispute, and
+// the processor account that authorized.
+type Plan struct {
+	Rule    string           `json:"rule,omitempty"`
+	Why     string           `json:"why,omitempty"`
+	Steps   []AuthStep       `json:"steps,omitempty"`
+	Capture *CaptureDecision `json:"capture,omitempty"`
+	Refund  *RefundDecision  `json:"refund,omitempty"`
+	Dispute *DisputeDecision `json:"dispute,omitempty"`
+	// Account is the processor account that authorized the payment.
+	Account *ProcessorAccount `json:"account,omitempty"`
+}
+
+// planOf keeps what a decision says about the payment's future.
+func planOf(d AuthorizeDecision) *Plan {
+	return &Plan{Rule: d.Rule, Why: d.Why, Steps: d.Steps, Capture: d.Capture, Refund: d.Refund, Dispute: d.Dispute}
+}
+
+// Decision rebuilds the authorize decision a plan was made from (3DS resume).
+func (pl *Plan) Decision() AuthorizeDecision {
+	return AuthorizeDecision{Rule: pl.Rule, Why: pl.Why, ThreeDS: ThreeDSNone, Steps: pl.Steps, Capture: pl.Capture, Refund: pl.Refund, Dispute: pl.Dispute}
 }
 
 // PaymentMethod is paymentMethod of a payment.

@@ -110,7 +110,9 @@ type ProcessorAccount struct {
 // pure data; the service orchestrates them (retries across processors, 3DS,
 // timeouts, scheduling, webhooks). The scenario engine is one implementation.
 type Processor interface {
-	// Accounts lists the tenant's processor accounts, the default first.
+	// Accounts lists the tenant's processor accounts, the default first. It
+	// may read the store, so the service never calls it inside a transaction
+	// when the decision (or the payment's Plan) carries the accounts.
 	Accounts(tenantID string) []ProcessorAccount
 	Authorize(ctx context.Context, tenantID string, p *Payment) AuthorizeDecision
 	Capture(ctx context.Context, tenantID string, p *Payment, amount int64) CaptureDecision
@@ -130,6 +132,13 @@ type AuthorizeDecision struct {
 	Latency time.Duration
 	// Dispute opens a dispute this long after authorization.
 	Dispute *DisputeDecision
+	// Why says in plain words why Rule was chosen (explain).
+	Why string
+	// Capture and Refund are what the rule dictates for the payment's later
+	// captures and refunds (nil: the processor's own behaviour). They are
+	// stored on the payment with the rest of the decision (Payment.Plan).
+	Capture *CaptureDecision
+	Refund  *RefundDecision
 }
 
 // AuthStep is one processor's answer.
@@ -143,6 +152,9 @@ type AuthStep struct {
 type TimeoutDecision struct {
 	ResolveTo PaymentStatus
 	After     time.Duration
+	// HoldFor is how long the caller waits for its 504; 0 means until the
+	// request timeout.
+	HoldFor time.Duration
 }
 
 // DisputeDecision schedules a dispute.

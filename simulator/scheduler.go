@@ -255,8 +255,13 @@ func (s *Service) resolveTimeout(tx Tx, t *Tenant, p *Payment, now time.Time) er
 	}
 	to := p.Timeout.ResolveTo
 	p.Timeout = nil
-	accts := s.Processor.Accounts(t.ID)
-	st := AuthStep{Account: accts[0], Status: to}
+	var acct ProcessorAccount
+	if p.Plan != nil && len(p.Plan.Steps) > 0 {
+		acct = p.Plan.Steps[0].Account // the processor that timed out (stored: no store read inside this transaction)
+	} else {
+		acct = s.Processor.Accounts(t.ID)[0]
+	}
+	st := AuthStep{Account: acct, Status: to}
 	if to != StatusAuthorized {
 		st.Reason = &StatusReason{Type: "GATEWAY_TIMEOUT", Code: "ERROR", Message: "The processor did not answer in time"}
 		if to != StatusDeclined {

@@ -44,7 +44,7 @@ func newSvcEnv(tb testing.TB, proc simulator.Processor) *svcEnv {
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(tb, err)
 	if proc == nil {
-		proc = processors.NewFake(processors.DefaultAccounts())
+		proc = processors.NewFake(nil)
 	}
 	clk := clock.NewManual(svcEpoch)
 	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, simulator.Config{})
@@ -303,7 +303,7 @@ func (s *stubProcessor) Refund(ctx context.Context, tid string, p *simulator.Pay
 }
 
 func newStub() *stubProcessor {
-	return &stubProcessor{Fake: processors.NewFake(processors.DefaultAccounts())}
+	return &stubProcessor{Fake: processors.NewFake(nil)}
 }
 
 // TestServiceProcessorDecisions drives the orchestration with decisions the

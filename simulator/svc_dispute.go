@@ -39,6 +39,9 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 		if amt == 0 {
 			amt = p.Authorized
 		}
+		if job != nil && p.Plan != nil && p.Plan.Dispute != nil && p.Plan.Dispute.Amount > 0 {
+			amt = min(p.Plan.Dispute.Amount, p.Amount) // the scenario's dispute.amount
+		}
 		if amount != nil {
 			if *amount <= 0 || *amount > p.Amount {
 				return ValidationError("DisputeRequest", FieldError{Path: "$.amount", Description: "amount must be between 1 and the payment amount"})

@@ -31,7 +31,9 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *Tenant, id, merchantI
 	if err := snap.CheckAuthorize(); err != nil {
 		return nil, err
 	}
-	d := s.Processor.Authorize(ctx, t.ID, snap)
+	probe := snap.Clone() // the rules see the merchant account asked for (when processorMerchantId)
+	probe.Processor = &ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
+	d := s.Processor.Authorize(ctx, t.ID, probe)
 	fs := finalStep(d)
 	d.Steps = []AuthStep{{Account: *acct, Status: fs.Status, Reason: fs.Reason}}
 	if fs.Status == "" {
@@ -185,7 +187,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req R
 		txn := Transaction{
 			ID: s.IDs.NewID(IDUUID), Type: TxnRefund, Date: now, Amount: amt, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: d.Status, ProcessorName: p.Processor.Name, ProcessorMerchantID: p.Processor.ProcessorMerchantID,
-			ProcessorTransactionID: s.IDs.NewID(IDProcessorTxn), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: processorID(s.IDs, IDProcessorTxn, p.Processor.Name), CardTokenType: p.CardTokenType,
 			Reason: req.Reason, CaptureEventID: req.TransactionEventID,
 		}
 		if d.Status == StatusFailed {
@@ -263,7 +265,11 @@ func (s *Service) ResumePayment(ctx context.Context, t *Tenant, id, resumeToken,
 	}
 	var d AuthorizeDecision
 	if snap.ThreeDS.Result == ThreeDSAuthSuccess {
-		d = s.Processor.Authorize(ctx, t.ID, snap)
+		if snap.Plan != nil { // the decision taken at creation, not the rules in force now
+			d = snap.Plan.Decision()
+		} else {
+			d = s.Processor.Authorize(ctx, t.ID, snap)
+		}
 	}
 	return s.mutatePaymentKey(t, id, idemKey, func(tx Tx, p *Payment, now time.Time) error {
 		if err := p.CheckResume(resumeToken); err != nil {

@@ -158,6 +158,9 @@ func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req
 	if errs := d.CheckRules(); len(errs) > 0 {
 		return nil, ValidationError("PaymentCreationAPIRequest", errs...)
 	}
+	if err := s.checkScenarioName(t, "PaymentCreationAPIRequest", d.Metadata); err != nil {
+		return nil, err
+	}
 	amount, hasAmount, _ := d.TotalAmount()
 	if !hasAmount {
 		missing = append(missing, FieldError{Path: "$.amount", Description: "amount must be provided via the client session or the payment request"})

@@ -38,7 +38,7 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 	if verify {
 		probe := &Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: src.Card}
 		d := s.Processor.Authorize(ctx, t.ID, probe)
-		if st := finalStep(d); st.Status != StatusAuthorized || d.ThreeDS == ThreeDSFrictionlessFail {
+		if scenarioOutcome(d) != StatusAuthorized { // only the final authorization status counts
 			return nil, Errorf(CodeFailedVerification, "Payment method could not be verified").
 				WithRecovery("Use a card that the processor authorizes, or vault without verify.")
 		}

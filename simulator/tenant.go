@@ -65,6 +65,9 @@ type Tenant struct {
 	CreatedAt  time.Time `json:"createdAt"`
 	// ExpiresAt, when set, is when the tenant and its data are deleted (tenant clock).
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// Scenarios is the tenant's own rules document (PUT /_sandbox/scenarios);
+	// "" means the server's rules. Reset keeps it.
+	Scenarios string `json:"scenarios,omitempty"`
 }
 
 // CheckWebhookURL is the rule for a webhook endpoint: empty (none), or an

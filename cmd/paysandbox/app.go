@@ -43,6 +43,8 @@ type App struct {
 	// UI is the dashboard; Handler serves it and the API on one server.
 	UI      *dashboard.Server
 	Handler http.Handler
+	// Processors are the fake processors; ReloadScenarios swaps their rules.
+	Processors *processors.Fake
 
 	ln     net.Listener
 	http   *http.Server
@@ -65,8 +67,9 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		opt.IDs = simulator.RandomIDs{}
 	}
 	log := newLogger(opt.LogOut, cfg.LogFormat, cfg.LogLevel)
-	if cfg.Scenarios != "" {
-		log.Warn("scenarios are not supported yet: the file is ignored and the test-card catalogue decides outcomes", "scenarios", cfg.Scenarios)
+	rules, err := loadScenarios(cfg.Scenarios) // a missing or invalid file stops the start
+	if err != nil {
+		return nil, err
 	}
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	if err != nil {
@@ -76,9 +79,10 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	proc := processors.NewFake(processors.DefaultAccounts())
+	proc := processors.NewFake(rules)
 	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL})
-	a := &App{Config: cfg, DB: db, Svc: svc, Log: log}
+	proc.TenantDoc = tenantScenarios(svc)
+	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc}
 	if err := a.ensureTenants(); err != nil {
 		db.Close()
 		return nil, err

@@ -14,6 +14,6 @@ var (
 
 func main() {
 	if err := newRootCmd(os.Stdout, os.Stderr).Execute(); err != nil {
-		os.Exit(1)
+		os.Exit(exitCode(err)) // 1, or 2 for usage errors (scenarios_cmd.go)
 	}
 }

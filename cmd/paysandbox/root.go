@@ -21,6 +21,7 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 		newVersionCmd(),
 		newHealthcheckCmd(nil),
 		newBenchCmd(nil),
+		newScenariosCmd(),
 	)
 	return root
 }

@@ -50,5 +50,6 @@ func runServe(ctx context.Context, opts *serveOptions, cmd *cobra.Command) error
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	reloadOnSIGHUP(ctx, app)
 	return app.Run(ctx)
 }

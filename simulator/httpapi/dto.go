@@ -170,18 +170,20 @@ type processorDTO struct {
 }
 
 type transactionDTO struct {
-	Type                   string     `json:"type"`
-	Date                   string     `json:"date"`
-	Amount                 int64      `json:"amount"`
-	CurrencyCode           string     `json:"currencyCode"`
-	ProcessorStatus        string     `json:"processorStatus"`
-	ProcessorName          string     `json:"processorName"`
-	ProcessorMerchantID    string     `json:"processorMerchantId"`
-	ProcessorTransactionID string     `json:"processorTransactionId"`
-	CardTokenType          string     `json:"cardTokenType,omitempty"`
-	AuthorizationCode      string     `json:"authorizationCode,omitempty"`
-	Reason                 string     `json:"reason,omitempty"`
-	Events                 []eventDTO `json:"events,omitempty"`
+	Type            string `json:"type"`
+	Date            string `json:"date"`
+	Amount          int64  `json:"amount"`
+	CurrencyCode    string `json:"currencyCode"`
+	ProcessorStatus string `json:"processorStatus"`
+	// ProcessorStatusReason: only on a DECLINED or FAILED transaction (vendor schema).
+	ProcessorStatusReason  *simulator.StatusReason `json:"processorStatusReason,omitempty"`
+	ProcessorName          string                  `json:"processorName"`
+	ProcessorMerchantID    string                  `json:"processorMerchantId"`
+	ProcessorTransactionID string                  `json:"processorTransactionId"`
+	CardTokenType          string                  `json:"cardTokenType,omitempty"`
+	AuthorizationCode      string                  `json:"authorizationCode,omitempty"`
+	Reason                 string                  `json:"reason,omitempty"`
+	Events                 []eventDTO              `json:"events,omitempty"`
 }
 
 type eventDTO struct {
@@ -236,6 +238,9 @@ func toPaymentDTO(p *simulator.Payment, withEvents bool) paymentDTO {
 			ProcessorStatus: string(t.ProcessorStatus), ProcessorName: t.ProcessorName,
 			ProcessorMerchantID: t.ProcessorMerchantID, ProcessorTransactionID: t.ProcessorTransactionID,
 			CardTokenType: t.CardTokenType, AuthorizationCode: t.AuthorizationCode, Reason: t.Reason,
+		}
+		if t.ProcessorStatus == simulator.StatusDeclined || t.ProcessorStatus == simulator.StatusFailed {
+			td.ProcessorStatusReason = t.ProcessorStatusReason
 		}
 		if withEvents {
 			td.Events = []eventDTO{}

@@ -64,6 +64,13 @@ func (s *Server) routes() {
 	e.POST("/_sandbox/payments/:id/dispute", s.dispute, control...)
 	e.POST("/_sandbox/payments/:id/settle", s.settle, control...)
 	e.POST("/_sandbox/payments/:id/3ds", s.complete3DS, control...)
+
+	// Scenarios (h_scenarios.go).
+	e.GET("/_sandbox/scenarios", s.getScenarios, control...)
+	e.PUT("/_sandbox/scenarios", s.putScenarios, control...)
+	e.DELETE("/_sandbox/scenarios", s.deleteScenarios, control...)
+	e.POST("/_sandbox/scenarios/explain", s.explainScenarios, control...)
+	e.GET("/_sandbox/payments/:id/explain", s.explainPayment, control...)
 }
 
 func (s *Server) healthz(c echo.Context) error {

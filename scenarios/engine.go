@@ -1,0 +1,360 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// ScenarioKey is the metadata key that picks a rule by name.
+const ScenarioKey = "sandboxScenario"
+
+// Request is what the engine looks at: the payment as created (merged over
+// its session). The card is known by its fingerprint only.
+type Request struct {
+	CardFingerprint     string
+	First6              string
+	Network             string
+	Amount              int64
+	CurrencyCode        string
+	OrderID             string
+	CustomerID          string
+	Metadata            map[string]any
+	ProcessorMerchantID string // only when authorizing at a named account
+}
+
+// RequestOf is the engine's view of a payment.
+func RequestOf(p *simulator.Payment) Request {
+	r := Request{
+		CardFingerprint: p.Card.Fingerprint, First6: p.Card.First6, Network: p.Card.Network,
+		Amount: p.Amount, CurrencyCode: p.CurrencyCode, OrderID: p.OrderID, CustomerID: p.CustomerID,
+		Metadata: p.Metadata,
+	}
+	if p.Processor != nil {
+		r.ProcessorMerchantID = p.Processor.ProcessorMerchantID
+	}
+	return r
+}
+
+// Decision is what a rule (or the default) makes the processors do.
+type Decision struct {
+	Rule string // "" when no rule matched: the default processor authorizes
+	Why  string // the conditions that matched, in plain words
+	// Authorize always has at least one step (for a timeout: the default
+	// processor, whose account resolves it).
+	Authorize simulator.AuthorizeDecision
+	Capture   *simulator.CaptureDecision // nil: the processor's own capture mode
+	Refund    *simulator.RefundDecision  // nil: refunds settle at once
+}
+
+// UnknownRuleError is a metadata.sandboxScenario that names no rule (or is not a string).
+type UnknownRuleError struct{ Name string }
+
+func (e *UnknownRuleError) Error() string {
+	return fmt.Sprintf("metadata.sandboxScenario %q is not the name of a rule", e.Name)
+}
+
+// Engine decides outcomes from a document. It is immutable and safe for
+// concurrent use; Decide and Explain do no I/O and read no clock.
+type Engine struct {
+	doc *Doc
+}
+
+// New makes an engine over a loaded document.
+func New(doc *Doc) *Engine { return &Engine{doc: doc} }
+
+// Doc is the engine's document.
+func (e *Engine) Doc() *Doc { return e.doc }
+
+// Accounts lists the processor accounts, the default first.
+func (e *Engine) Accounts() []simulator.ProcessorAccount { return e.doc.Accounts() }
+
+// HasRule reports whether a rule is named name.
+func (e *Engine) HasRule(name string) bool { _, ok := e.doc.Rule(name); return ok }
+
+// picked returns the rule named by metadata.sandboxScenario, nil when the
+// key is absent, or an *UnknownRuleError.
+func (e *Engine) picked(r Request) (*Rule, error) {
+	v, present := r.Metadata[ScenarioKey]
+	if !present {
+		return nil, nil
+	}
+	name, ok := v.(string)
+	if !ok {
+		return nil, &UnknownRuleError{Name: metaString(v)}
+	}
+	rule, ok := e.doc.Rule(name)
+	if !ok {
+		return nil, &UnknownRuleError{Name: name}
+	}
+	return rule, nil
+}
+
+// Decide picks the rule for a request: the one metadata.sandboxScenario
+// names, else the first whose when matches, else none (the default processor
+// authorizes). The only error is *UnknownRuleError.
+func (e *Engine) Decide(r Request) (Decision, error) {
+	rule, err := e.picked(r)
+	if err != nil {
+		return Decision{}, err
+	}
+	why := "picked by metadata.sandboxScenario"
+	if rule == nil {
+		for i := range e.doc.Rules {
+			if ok, reason := e.doc.Rules[i].When.match(r); ok {
+				rule, why = &e.doc.Rules[i], reason
+				break
+			}
+		}
+	}
+	if rule == nil {
+		return Decision{Why: "no rule matched: the default processor authorizes", Authorize: simulator.AuthorizeDecision{
+			ThreeDS: simulator.ThreeDSNone,
+			Steps:   []simulator.AuthStep{{Account: e.doc.Default().Account(), Status: simulator.StatusAuthorized}},
+		}}, nil
+	}
+	return e.decision(rule, why), nil
+}
+
+func (e *Engine) decision(rule *Rule, why string) Decision {
+	d := Decision{Rule: rule.Name, Why: why, Capture: cloneCapture(rule.Capture), Refund: cloneRefund(rule.Refund)}
+	a := simulator.AuthorizeDecision{Rule: rule.Name, ThreeDS: rule.ThreeDS, Latency: rule.Latency}
+	if a.ThreeDS == "" {
+		a.ThreeDS = simulator.ThreeDSNone
+	}
+	if rule.Dispute != nil {
+		dd := *rule.Dispute
+		dd.Then = append([]simulator.DisputeStep(nil), rule.Dispute.Then...)
+		a.Dispute = &dd
+	}
+	switch {
+	case rule.Timeout != nil:
+		a.Timeout = &simulator.TimeoutDecision{ResolveTo: rule.Timeout.ResolveTo, After: rule.Timeout.After, HoldFor: rule.Timeout.HoldFor}
+		// The processor that timed out (the default) answers when it resolves.
+		a.Steps = []simulator.AuthStep{{Account: e.doc.Default().Account(), Status: rule.Timeout.ResolveTo}}
+	case len(rule.Authorize) > 0:
+		for _, st := range rule.Authorize {
+			acct := e.doc.Default()
+			if st.Processor != "" {
+				acct, _ = e.doc.Account(st.Processor)
+			}
+			step := simulator.AuthStep{Account: acct.Account(), Status: st.Status}
+			if st.Reason != nil {
+				r := *st.Reason
+				step.Reason = &r
+			}
+			a.Steps = append(a.Steps, step)
+		}
+	default:
+		a.Steps = []simulator.AuthStep{{Account: e.doc.Default().Account(), Status: simulator.StatusAuthorized}}
+	}
+	d.Authorize = a
+	return d
+}
+
+func cloneCapture(c *simulator.CaptureDecision) *simulator.CaptureDecision {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	if c.Reason != nil {
+		r := *c.Reason
+		out.Reason = &r
+	}
+	return &out
+}
+
+func cloneRefund(c *simulator.RefundDecision) *simulator.RefundDecision {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	if c.Reason != nil {
+		r := *c.Reason
+		out.Reason = &r
+	}
+	return &out
+}
+
+// RuleResult is one rule of an explanation.
+type RuleResult struct {
+	Name    string `json:"name"`
+	Matched bool   `json:"matched"`
+	Reason  string `json:"reason"`
+}
+
+// Explanation says which rule a request gets and why each other rule does not.
+type Explanation struct {
+	Matched *string      `json:"matched"`
+	Rules   []RuleResult `json:"rules"`
+}
+
+// Explain evaluates every rule for a request: the one that wins is matched
+// (with the conditions that held); every other gives the first condition
+// that failed, or why it lost although it matched. An unknown
+// metadata.sandboxScenario is the *UnknownRuleError of Decide.
+func (e *Engine) Explain(r Request) (Explanation, error) {
+	picked, err := e.picked(r)
+	if err != nil {
+		return Explanation{}, err
+	}
+	out := Explanation{Rules: make([]RuleResult, 0, len(e.doc.Rules))}
+	for i := range e.doc.Rules {
+		rule := &e.doc.Rules[i]
+		res := RuleResult{Name: rule.Name}
+		ok, reason := rule.When.match(r)
+		switch {
+		case picked != nil && picked == rule:
+			res.Matched, res.Reason = true, "picked by metadata.sandboxScenario"
+		case picked != nil:
+			res.Reason = fmt.Sprintf("metadata.sandboxScenario picks %q", picked.Name)
+		case ok && out.Matched == nil:
+			res.Matched, res.Reason = true, reason
+		case ok:
+			res.Reason = fmt.Sprintf("its conditions match too, but %q comes first", *out.Matched)
+		default:
+			res.Reason = reason
+		}
+		if res.Matched {
+			name := rule.Name
+			out.Matched = &name
+		}
+		out.Rules = append(out.Rules, res)
+	}
+	return out, nil
+}
+
+// match reports whether the request meets every condition; the reason is
+// the conditions that held (on a match) or the first that failed.
+func (w *When) match(r Request) (bool, string) {
+	var held []string
+	fail := func(format string, args ...any) (bool, string) { return false, fmt.Sprintf(format, args...) }
+	if len(w.Cards) > 0 {
+		switch {
+		case r.CardFingerprint == "":
+			return fail("the request has no card")
+		case !w.fingerprints[r.CardFingerprint]:
+			if len(w.Cards) == 1 {
+				return fail("card is not %s", w.Cards[0])
+			}
+			return fail("card is none of %s", strings.Join(w.Cards, ", "))
+		}
+		held = append(held, "card matches")
+	}
+	if w.BIN != "" {
+		if !strings.HasPrefix(r.First6, w.BIN) {
+			return fail("card BIN %s does not start with %s", orNone(r.First6), w.BIN)
+		}
+		held = append(held, "BIN starts with "+w.BIN)
+	}
+	if len(w.Networks) > 0 {
+		found := false
+		for _, n := range w.Networks {
+			found = found || n == r.Network
+		}
+		if !found {
+			return fail("network %s is not %s", orNone(r.Network), strings.Join(w.Networks, " or "))
+		}
+		held = append(held, "network is "+r.Network)
+	}
+	if a := w.Amount; a != nil {
+		if !a.contains(r.Amount) {
+			switch {
+			case a.Exact:
+				return fail("amount %d is not %d", r.Amount, *a.Min)
+			case a.Min != nil && a.Max != nil:
+				return fail("amount %d is not in %d..%d", r.Amount, *a.Min, *a.Max)
+			case a.Min != nil:
+				return fail("amount %d is below %d", r.Amount, *a.Min)
+			default:
+				return fail("amount %d is above %d", r.Amount, *a.Max)
+			}
+		}
+		held = append(held, "amount "+strconv.FormatInt(r.Amount, 10)+" "+a.describe())
+	}
+	if w.CurrencyCode != "" {
+		if r.CurrencyCode != w.CurrencyCode {
+			return fail("currencyCode %s is not %s", orNone(r.CurrencyCode), w.CurrencyCode)
+		}
+		held = append(held, "currencyCode is "+w.CurrencyCode)
+	}
+	if w.OrderID != "" {
+		if !globMatch(w.OrderID, r.OrderID) {
+			return fail("orderId %q does not match %q", r.OrderID, w.OrderID)
+		}
+		held = append(held, fmt.Sprintf("orderId %q matches %q", r.OrderID, w.OrderID))
+	}
+	if w.CustomerID != "" {
+		if r.CustomerID != w.CustomerID {
+			return fail("customerId %q is not %q", r.CustomerID, w.CustomerID)
+		}
+		held = append(held, fmt.Sprintf("customerId is %q", w.CustomerID))
+	}
+	for _, k := range w.MetadataKeys {
+		want := w.Metadata[k]
+		v, ok := r.Metadata[k]
+		if !ok {
+			return fail("metadata.%s is missing (want %q)", k, want)
+		}
+		if got := metaString(v); got != want {
+			return fail("metadata.%s is %q, not %q", k, got, want)
+		}
+		held = append(held, fmt.Sprintf("metadata.%s is %q", k, want))
+	}
+	if w.ProcessorMerchantID != "" {
+		if r.ProcessorMerchantID != w.ProcessorMerchantID {
+			return fail("processorMerchantId %q is not %q", r.ProcessorMerchantID, w.ProcessorMerchantID)
+		}
+		held = append(held, fmt.Sprintf("processorMerchantId is %q", w.ProcessorMerchantID))
+	}
+	if len(held) == 0 {
+		return true, "no conditions: matches every payment"
+	}
+	return true, strings.Join(held, "; ")
+}
+
+func (a AmountRange) describe() string {
+	switch {
+	case a.Exact:
+		return "is " + strconv.FormatInt(*a.Min, 10)
+	case a.Min != nil && a.Max != nil:
+		return fmt.Sprintf("is in %d..%d", *a.Min, *a.Max)
+	case a.Min != nil:
+		return fmt.Sprintf("is at least %d", *a.Min)
+	default:
+		return fmt.Sprintf("is at most %d", *a.Max)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// metaString is a metadata value as the rules compare it: strings as they
+// are, numbers and booleans as written in JSON, anything else as JSON.
+func metaString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case nil:
+		return "null"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// getScenarios is GET /_sandbox/scenarios: the rules in force for the
+// tenant, as YAML, or JSON when the Accept header asks for it.
+func (s *Server) getScenarios(c echo.Context) error {
+	asJSON := strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "json")
+	out, err := s.svc.Scenarios(tenantOf(c), asJSON)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, out)
+	}
+	return c.Blob(http.StatusOK, "application/yaml", out)
+}
+
+// putScenarios is PUT /_sandbox/scenarios with a whole YAML document as the
+// body (a JSON document is YAML too): {"rules": N}, or 422
+// ScenarioValidationError with every problem at "line N".
+func (s *Server) putScenarios(c echo.Context) error {
+	n, err := s.svc.PutScenarios(tenantOf(c), body(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, map[string]int{"rules": n})
+}
+
+// deleteScenarios is DELETE /_sandbox/scenarios: back to the server's rules;
+// answers their count.
+func (s *Server) deleteScenarios(c echo.Context) error {
+	t := tenantOf(c)
+	if err := s.svc.DeleteScenarios(t); err != nil {
+		return err
+	}
+	raw, err := s.svc.Scenarios(t, true)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Rules []json.RawMessage `json:"rules"`
+	}
+	_ = json.Unmarshal(raw, &doc)
+	return writeJSON(c, http.StatusOK, map[string]int{"rules": len(doc.Rules)})
+}
+
+// explainScenarios is POST /_sandbox/scenarios/explain: a
+// PaymentCreationAPIRequest body (the fields the rules look at; the others
+// are ignored) plus an optional test-card number in `card`.
+func (s *Server) explainScenarios(c echo.Context) error {
+	tree, err := parseJSON(body(c), true)
+	if err != nil {
+		return err
+	}
+	const model = "ScenarioExplainRequest"
+	var req simulator.ExplainRequest
+	var errs []simulator.FieldError
+	str := func(key string, dst *string) {
+		v, ok := tree[key]
+		if !ok || v == nil {
+			return
+		}
+		sv, isStr := v.(string)
+		if !isStr {
+			errs = append(errs, simulator.FieldError{Path: "$." + key, Description: key + " must be a string"})
+			return
+		}
+		*dst = sv
+	}
+	str("currencyCode", &req.CurrencyCode)
+	str("orderId", &req.OrderID)
+	str("customerId", &req.CustomerID)
+	str("card", &req.Card)
+	str("paymentMethodToken", &req.Token)
+	str("processorMerchantId", &req.ProcessorMerchantID)
+	if v, ok := tree["amount"]; ok && v != nil {
+		n, isNum := v.(json.Number)
+		amt, convErr := n.Int64()
+		if !isNum || convErr != nil || amt < 0 {
+			errs = append(errs, simulator.FieldError{Path: "$.amount", Description: "amount must be a whole number of minor units, at least 0"})
+		}
+		req.Amount = &amt
+	}
+	if v, ok := tree["metadata"]; ok && v != nil {
+		m, isObj := v.(map[string]any)
+		if !isObj {
+			errs = append(errs, simulator.FieldError{Path: "$.metadata", Description: "metadata must be an object"})
+		}
+		req.Metadata = m
+	}
+	if len(errs) > 0 {
+		return simulator.ValidationError(model, errs...)
+	}
+	ex, err := s.svc.ExplainScenario(tenantOf(c), req)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, ex)
+}
+
+// explainPayment is GET /_sandbox/payments/{id}/explain: the rule the
+// payment was given at creation and why, and how the rules in force see it.
+func (s *Server) explainPayment(c echo.Context) error {
+	ex, err := s.svc.ExplainPayment(tenantOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, ex)
+}

@@ -1,0 +1,43 @@
+package simulator
+
+import (
+	"regexp"
+	"testing"
+)
+
+// TestRandomProcessorIDs: processor transaction ids and authorization codes
+// look like each processor's own and do not repeat.
+func TestRandomProcessorIDs(t *testing.T) {
+	tests := []struct {
+		processor string
+		txn, code *regexp.Regexp
+	}{
+		{"STRIPE", regexp.MustCompile(`^ch_[0-9A-Za-z]{24}$`), regexp.MustCompile(`^[0-9]{6}$`)},
+		{"ADYEN", regexp.MustCompile(`^[1-9][0-9]{15}$`), regexp.MustCompile(`^[0-9]{6}$`)},
+		{"BRAINTREE", regexp.MustCompile(`^[0-9a-z]{8}$`), regexp.MustCompile(`^[0-9A-Z]{6}$`)},
+		{"ACME", regexp.MustCompile(`^[0-9A-Za-z]{13}$`), regexp.MustCompile(`^[0-9]{6}$`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.processor, func(t *testing.T) {
+			seen := map[string]bool{}
+			for range 1000 {
+				id := processorID(RandomIDs{}, IDProcessorTxn, tt.processor)
+				if !tt.txn.MatchString(id) {
+					t.Fatalf("transaction id %q does not match %s", id, tt.txn)
+				}
+				if seen[id] {
+					t.Fatalf("transaction id %q repeated", id)
+				}
+				seen[id] = true
+				if c := processorID(RandomIDs{}, IDAuthCode, tt.processor); !tt.code.MatchString(c) {
+					t.Fatalf("authorization code %q does not match %s", c, tt.code)
+				}
+			}
+		})
+	}
+	// The test IDGen stays deterministic.
+	ids := &SeqIDs{}
+	if a, b := processorID(ids, IDProcessorTxn, "STRIPE"), processorID(ids, IDProcessorTxn, "ADYEN"); a != "txn_000001" || b != "txn_000002" {
+		t.Errorf("SeqIDs gave %q, %q", a, b)
+	}
+}

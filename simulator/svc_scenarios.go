@@ -1,0 +1,291 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// RuleBook is the scenario side of the fake processors: per-tenant rule
+// documents. A tenant's document is the text it PUT ("" means the server's
+// rules); the processor parses and caches it. The service never parses YAML.
+type RuleBook interface {
+	// CheckRules loads a tenant document over the server's (which supplies
+	// defaultProcessor and processors it leaves out): the number of rules, or
+	// every problem with its line.
+	CheckRules(doc []byte) (int, []ScenarioProblem)
+	// RenderRules writes the rules in force for a tenant document, as YAML or JSON.
+	RenderRules(doc string, asJSON bool) ([]byte, error)
+	// CheckScenario refuses a metadata.sandboxScenario that names no rule.
+	CheckScenario(doc string, metadata map[string]any) error
+	// ExplainRules evaluates every rule for a payment (or a probe of one).
+	ExplainRules(doc string, p *Payment) (ScenarioExplanation, error)
+}
+
+// ScenarioProblem is one problem of a scenario document.
+type ScenarioProblem struct {
+	Line    int
+	Message string
+}
+
+// ScenarioExplanation is SANDBOX.md's explain shape.
+type ScenarioExplanation struct {
+	Matched *string              `json:"matched"`
+	Rules   []ScenarioRuleResult `json:"rules"`
+}
+
+// ScenarioRuleResult is one rule of an explanation.
+type ScenarioRuleResult struct {
+	Name    string `json:"name"`
+	Matched bool   `json:"matched"`
+	Reason  string `json:"reason"`
+}
+
+// MaxScenarioDocument bounds a tenant's rules document (bytes).
+const MaxScenarioDocument = 256 << 10
+
+func (s *Service) rules() RuleBook {
+	rb, _ := s.Processor.(RuleBook)
+	return rb
+}
+
+func errNoRuleBook() *Error {
+	return Errorf(CodeNotFound, "This sandbox's processors have no scenario rules")
+}
+
+// checkScenarioName is the 422 at $.metadata.sandboxScenario for a name
+// that is no rule of the tenant (checked on the merged metadata).
+func (s *Service) checkScenarioName(t *Tenant, model string, metadata map[string]any) error {
+	rb := s.rules()
+	if rb == nil {
+		return nil
+	}
+	if err := rb.CheckScenario(t.Scenarios, metadata); err != nil {
+		return ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: err.Error() + " of the scenarios in force (GET /_sandbox/scenarios)"})
+	}
+	return nil
+}
+
+// Scenarios renders the rules in force for tenant t (its own, else the server's).
+func (s *Service) Scenarios(t *Tenant, asJSON bool) ([]byte, error) {
+	rb := s.rules()
+	if rb == nil {
+		return nil, errNoRuleBook()
+	}
+	cur, err := s.Tenant(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	return rb.RenderRules(cur.Scenarios, asJSON)
+}
+
+// PutScenarios replaces tenant t's rules with a whole document and answers
+// the number of rules. Errors: ScenarioValidationError with every problem,
+// each at "line N" in validationErrors.
+func (s *Service) PutScenarios(t *Tenant, doc []byte) (int, error) {
+	rb := s.rules()
+	if rb == nil {
+		return 0, errNoRuleBook()
+	}
+	if len(doc) > MaxScenarioDocument {
+		return 0, scenarioError([]ScenarioProblem{{Line: 1, Message: fmt.Sprintf("the document is larger than %d KiB", MaxScenarioDocument>>10)}})
+	}
+	n, problems := rb.CheckRules(doc)
+	if len(problems) > 0 {
+		return 0, scenarioError(problems)
+	}
+	return n, s.setScenarios(t, string(doc))
+}
+
+func scenarioError(problems []ScenarioProblem) *Error {
+	e := &Error{Code: CodeScenarioValidationError, Model: "ScenarioDocument",
+		Message:  fmt.Sprintf("The scenario document has %d problem(s); nothing was changed", len(problems)),
+		Recovery: "Fix the lines listed in validationErrors (`paysandbox scenarios validate FILE` checks a file offline)."}
+	for _, p := range problems {
+		e.Fields = append(e.Fields, FieldError{Path: fmt.Sprintf("line %d", p.Line), Description: fmt.Sprintf("line %d: %s", p.Line, p.Message)})
+	}
+	return e
+}
+
+// DeleteScenarios puts tenant t back on the server's rules.
+func (s *Service) DeleteScenarios(t *Tenant) error { return s.setScenarios(t, "") }
+
+func (s *Service) setScenarios(t *Tenant, doc string) error {
+	return s.Store.Update(func(tx Tx) error {
+		cur, err := tx.Tenant(t.ID)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return Errorf(CodeUnauthorized, "The tenant no longer exists")
+		}
+		cur.Scenarios = doc
+		return tx.PutTenant(cur)
+	})
+}
+
+// ExplainRequest is a payment request to explain: the fields the rules look
+// at, and the card as a test-card number or a token of the tenant (whose
+// session fills in what the request leaves out, as on POST /payments).
+type ExplainRequest struct {
+	Amount              *int64
+	CurrencyCode        string
+	OrderID             string
+	CustomerID          string
+	Metadata            map[string]any
+	Card                string
+	Token               string
+	ProcessorMerchantID string
+}
+
+// ExplainScenario says which rule a payment request would get and why the
+// others would not. Errors: RequestValidationError (unknown sandboxScenario,
+// unknown token, card not digits).
+func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplanation, error) {
+	rb := s.rules()
+	if rb == nil {
+		return ScenarioExplanation{}, errNoRuleBook()
+	}
+	cur, err := s.Tenant(t.ID)
+	if err != nil {
+		return ScenarioExplanation{}, err
+	}
+	p := &Payment{TenantID: t.ID, CurrencyCode: req.CurrencyCode, OrderID: req.OrderID,
+		CustomerID: req.CustomerID, Metadata: req.Metadata}
+	if req.Amount != nil {
+		p.Amount = *req.Amount
+	}
+	if req.ProcessorMerchantID != "" {
+		p.Processor = &ProcessorState{ProcessorMerchantID: req.ProcessorMerchantID}
+	}
+	const model = "ScenarioExplainRequest"
+	switch {
+	case req.Card != "":
+		if !cardIsDigits(req.Card) || len(req.Card) < 12 || len(req.Card) > 19 {
+			return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.card", Description: "card must be a card number of 12 to 19 digits"})
+		}
+		p.Card = s.Cards.Identify(req.Card)
+	case req.Token != "":
+		var in *Instrument
+		var cs *ClientSession
+		if err := s.Store.View(func(tx Tx) (err error) {
+			if in, err = tx.Instrument(t.ID, req.Token); err != nil || in == nil || in.SessionID == "" {
+				return err
+			}
+			cs, err = tx.Session(t.ID, in.SessionID)
+			return err
+		}); err != nil {
+			return ScenarioExplanation{}, err
+		}
+		if in == nil {
+			return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.paymentMethodToken", Description: "no payment method of this tenant has this token"})
+		}
+		p.Card = in.Card
+		if cs != nil && in.TokenType == TokenSingleUse { // the session fills in, as on POST /payments
+			d := cs.Data
+			if req.Amount == nil {
+				if amt, ok, _ := d.TotalAmount(); ok {
+					p.Amount = amt
+				}
+			}
+			p.CurrencyCode, p.OrderID, p.CustomerID = pick(d.CurrencyCode, p.CurrencyCode), pick(d.OrderID, p.OrderID), pick(d.CustomerID, p.CustomerID)
+			p.Metadata = mergeMaps(d.Metadata, p.Metadata)
+		}
+	}
+	ex, err := rb.ExplainRules(cur.Scenarios, p)
+	if err != nil {
+		return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: err.Error()})
+	}
+	return ex, nil
+}
+
+// PaymentExplanation is the rule a payment was given at creation and why,
+// and how the rules in force now see it.
+type PaymentExplanation struct {
+	PaymentID string              `json:"paymentId"`
+	Matched   *string             `json:"matched"`
+	Reason    string              `json:"reason"`
+	Now       ScenarioExplanation `json:"rulesInForce"`
+}
+
+// ExplainPayment explains an existing payment. Errors: PaymentError.
+func (s *Service) ExplainPayment(t *Tenant, id string) (PaymentExplanation, error) {
+	rb := s.rules()
+	if rb == nil {
+		return PaymentExplanation{}, errNoRuleBook()
+	}
+	p, err := s.Payment(t, id)
+	if err != nil {
+		return PaymentExplanation{}, err
+	}
+	cur, err := s.Tenant(t.ID)
+	if err != nil {
+		return PaymentExplanation{}, err
+	}
+	out := PaymentExplanation{PaymentID: p.ID, Reason: "not decided yet: the payment awaits its authorization"}
+	if p.Plan != nil {
+		out.Reason = p.Plan.Why
+		if p.Plan.Rule != "" {
+			r := p.Plan.Rule
+			out.Matched = &r
+		}
+	}
+	probe := p.Clone()
+	if probe.Metadata != nil {
+		if _, ok := probe.Metadata["sandboxScenario"].(string); ok {
+			if rb.CheckScenario(cur.Scenarios, probe.Metadata) != nil {
+				delete(probe.Metadata, "sandboxScenario") // the rule is gone from the rules in force
+			}
+		}
+	}
+	if ex, err := rb.ExplainRules(cur.Scenarios, probe); err == nil {
+		out.Now = ex
+	}
+	return out, nil
+}
+
+// holdTimeout keeps the caller of a timed-out authorization until holdFor
+// passes (0: until the request's deadline, if it has one).
+func holdTimeout(ctx context.Context, holdFor time.Duration) {
+	if holdFor <= 0 {
+		if _, ok := ctx.Deadline(); ok {
+			<-ctx.Done()
+		}
+		return
+	}
+	tm := time.NewTimer(holdFor)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+	}
+}
+
+// sleepLatency is a rule's real-time latency (cut short by the request's end).
+func sleepLatency(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+	}
+}
+
+// scenarioOutcome describes the final authorization status a decision leads
+// to, for vault verification: a timeout counts as what it resolves to.
+func scenarioOutcome(d AuthorizeDecision) PaymentStatus {
+	switch {
+	case d.ThreeDS == ThreeDSFrictionlessFail:
+		return StatusDeclined
+	case d.Timeout != nil:
+		return d.Timeout.ResolveTo
+	}
+	st := finalStep(d)
+	if st.Status == "" {
+		return StatusAuthorized
+	}
+	return st.Status
+}
