@@ -39,6 +39,7 @@ type App struct {
 	Log    *slog.Logger
 
 	ln     net.Listener
+	conns  *httpapi.ConnLimiter // the connection cap around ln
 	http   *http.Server
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -51,6 +52,12 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	if opt.LogOut == nil {
 		opt.LogOut = os.Stderr
+	}
+	if cfg.ShutdownTimeout == 0 { // zero values of the limits are their defaults
+		cfg.ShutdownTimeout = 5 * time.Second
+	}
+	if cfg.MaxConnections == 0 {
+		cfg.MaxConnections = 4096
 	}
 	if opt.Clock == nil {
 		opt.Clock = clock.Real{}
@@ -71,7 +78,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		return nil, err
 	}
 	proc := processors.NewFake(processors.DefaultAccounts())
-	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL})
+	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant})
 	a := &App{Config: cfg, DB: db, Svc: svc, Log: log}
 	if err := a.ensureTenants(); err != nil {
 		db.Close()
@@ -79,6 +86,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	a.Server = httpapi.New(svc, httpapi.Options{
 		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: db.Ready, Logger: log, Version: version,
+		ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout,
 	})
 	return a, nil
 }
@@ -120,7 +128,8 @@ func (a *App) Listen() error {
 	if err != nil {
 		return err
 	}
-	a.ln = ln
+	a.conns = httpapi.LimitListener(ln, a.Config.MaxConnections)
+	a.ln = a.conns
 	return nil
 }
 
@@ -150,7 +159,7 @@ func (a *App) Start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	a.http = &http.Server{Handler: a.Server, ReadHeaderTimeout: 10 * time.Second}
+	a.http = a.Server.HTTPServer(a.conns)
 	a.wg.Add(2)
 	go func() { defer a.wg.Done(); a.Svc.Scheduler().Run(ctx) }()
 	go func() {
@@ -172,18 +181,29 @@ func (a *App) Run(ctx context.Context) error {
 	return a.Shutdown()
 }
 
-// Shutdown stops the server and the scheduler (in-flight requests finish).
+// Shutdown stops the server and the scheduler: stop accepting, cut bodies
+// still arriving, answer open long-polls and streams with their current
+// state, close connections that never sent a request, wait at most
+// ShutdownTimeout for in-flight requests and then close the rest. Running
+// past the timeout is logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
 	if a.http == nil {
 		return nil
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), a.Config.RequestTimeout+5*time.Second)
+	a.Server.Drain()
+	if a.conns != nil {
+		a.conns.CloseUnused()
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 	defer cancel()
-	err := a.http.Shutdown(sctx)
+	if err := a.http.Shutdown(sctx); err != nil {
+		a.Log.Warn("shutdown: in-flight requests cut at the shutdown timeout", "timeout", a.Config.ShutdownTimeout.String(), "err", err)
+		_ = a.http.Close()
+	}
 	a.cancel()
 	a.wg.Wait()
 	a.http = nil
-	return err
+	return nil
 }
 
 // Close shuts down if needed and closes the store.
