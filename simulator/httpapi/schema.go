@@ -26,8 +26,8 @@ type schema struct {
 	maxLen int // 0: MaxText (every string is bounded)
 	// maxBytes bounds a free-form object once encoded (0: MaxMetadataBytes).
 	maxBytes int
-	min    *int64
-	format string // uuid, email, date-time
+	min      *int64
+	format   string // uuid, email, date-time
 }
 
 type prop struct {
