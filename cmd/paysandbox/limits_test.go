@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -278,4 +280,80 @@ func TestWaitAlreadySatisfiedAnswersAtOnce(t *testing.T) {
 	r, err := a.Svc.WaitForStatus(t.Context(), tn, pay.Str("id"), simulator.PaymentStatus(pay.Str("status")), 0)
 	require.NoError(t, err, "already satisfied: answered at once even with timeout 0")
 	assert.Equal(t, pay.Str("id"), r.ID)
+}
+
+// TestMeasureLatencyUnderAttack measures (and logs, never asserts) a normal
+// client's latency while slow-body and big-header attackers hold
+// connections, at a small scale. PAYSANDBOX_MEASURE=1 runs it:
+//
+//	PAYSANDBOX_MEASURE=1 go test ./cmd/paysandbox -run TestMeasureLatencyUnderAttack -v
+func TestMeasureLatencyUnderAttack(t *testing.T) {
+	if os.Getenv("PAYSANDBOX_MEASURE") != "1" {
+		t.Skip("a measurement, not a test: set PAYSANDBOX_MEASURE=1")
+	}
+	cfg := testConfig()
+	cfg.ReadTimeout = 2 * time.Second
+	a := startApp(t, cfg)
+	pid := a.pay(1000, "4111111111111111").Str("id")
+	measure := func(name string) { // for 5s: longer than the read timeout, so attackers are cut and come back
+		var lat []time.Duration
+		for begin := time.Now(); time.Since(begin) < 5*time.Second; {
+			t0 := time.Now()
+			a.must(200, "GET", "/payments/"+pid, nil)
+			lat = append(lat, time.Since(t0))
+		}
+		slices.Sort(lat)
+		t.Logf("%s: p50 %s, p99 %s, max %s (%d requests)", name, lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1], len(lat))
+	}
+	measure("no attack")
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	attack := func(n int, start func(net.Conn) error, trickle []byte) {
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for { // reconnect when the server cuts the connection
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					c, err := net.Dial("tcp", a.Addr())
+					if err != nil {
+						time.Sleep(10 * time.Millisecond)
+						continue
+					}
+					if start(c) == nil {
+						for {
+							select {
+							case <-stop:
+								c.Close()
+								return
+							case <-time.After(100 * time.Millisecond):
+							}
+							if _, err := c.Write(trickle); err != nil {
+								break
+							}
+						}
+					}
+					c.Close()
+				}
+			}()
+		}
+	}
+	attack(200, func(c net.Conn) error { // slow bodies: 1 byte every 100ms
+		_, err := fmt.Fprintf(c, "POST /client-session HTTP/1.1\r\nHost: x\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\nContent-Length: 100000\r\n\r\n", simulator.DefaultAPIKey)
+		return err
+	}, []byte("{"))
+	big := strings.Repeat("a", 60<<10)
+	attack(100, func(c net.Conn) error { // 60 KiB of headers, then stall
+		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: %s", big)
+		return err
+	}, []byte("a"))
+	waitFor(t, func() bool { return a.conns.Open() >= 250 }, "the attackers are connected")
+	measure(fmt.Sprintf("under attack (%d connections held)", a.conns.Open()))
+	close(stop)
+	wg.Wait()
 }

@@ -36,7 +36,7 @@ var Limits = []Limit{
 	{"Request body", "1 MiB", "413 `PayloadTooLarge`"},
 	{"JSON nesting (top-level object = level 1), also after PATCH merges", strconv.Itoa(MaxDepth) + " levels", "422 at the path where it is exceeded"},
 	{"Free-text fields (refund and cancel `reason`, `descriptor`, names, address lines, ids, tokens, ...)", strconv.Itoa(MaxText) + " characters", "422 at the field"},
-	{"Vendor-stated lengths (`productData.pageUrl`; `webhookUrl` 2048, `ttl` 64)", "as stated", "422 at the field"},
+	{"Stated lengths (vendor: `productData.pageUrl` 1024; ours: `webhookUrl` 2048, clock `duration` 64)", "as stated", "422 at the field"},
 	{"`metadata`, `paymentMethod.options`, capture `order` (any JSON object), after merges too", "16 KiB encoded, nesting as above", "422 at the field"},
 	{"Transactions per payment (captures and refunds)", strconv.Itoa(simulator.MaxTransactions), "422 `RequestValidationError` at `$`"},
 	{"Header block", "64 KiB", "431, connection closed"},
