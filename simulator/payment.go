@@ -298,6 +298,9 @@ func (p *Payment) CheckCapture(amount *int64) (int64, error) {
 	default:
 		return 0, Errorf(CodeInvalidPaymentStatus, "A %s payment cannot be captured", lower(p.Status)).WithPayment(p)
 	}
+	if err := p.checkTransactionRoom("PaymentCaptureAPIRequest"); err != nil {
+		return 0, err
+	}
 	rest := p.Authorized - p.Captured()
 	if amount == nil {
 		return rest, nil
@@ -321,6 +324,9 @@ func (p *Payment) CheckCancel() error {
 func (p *Payment) CheckRefund(amount *int64, eventID string) (int64, error) {
 	if p.Status != StatusSettled && p.Status != StatusPartiallySettled {
 		return 0, Errorf(CodeInvalidPaymentStatus, "A %s payment cannot be refunded", lower(p.Status)).WithPayment(p)
+	}
+	if err := p.checkTransactionRoom("PaymentRefundAPIRequest"); err != nil {
+		return 0, err
 	}
 	left := p.Refundable()
 	if eventID != "" {

@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"sync"
 	"time"
 )
@@ -119,8 +121,8 @@ func (sc *Scheduler) RunDue(ctx context.Context, t *Tenant, until time.Time) err
 // AdvanceClock moves tenant t's clock forward by d and runs everything that
 // falls due, in time order, before it returns the new now.
 func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) (time.Time, error) {
-	if d < 0 {
-		return time.Time{}, ValidationError("ClockAdvanceRequest", FieldError{Path: "$.duration", Description: "duration must not be negative"})
+	if d <= 0 {
+		return time.Time{}, errAdvance("duration must be positive")
 	}
 	unlock := s.sched.lock(t.ID)
 	defer unlock()
@@ -129,6 +131,9 @@ func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) 
 		var err error
 		if cur, err = tx.Tenant(t.ID); err != nil || cur == nil {
 			return err
+		}
+		if cur.ClockOffset > math.MaxInt64-d { // the clock never wraps (and so never goes back)
+			return errAdvance(fmt.Sprintf("duration would overflow the tenant clock (it can still move %s)", time.Duration(math.MaxInt64-cur.ClockOffset)))
 		}
 		cur.ClockOffset += d
 		if err := tx.PutTenant(cur); err != nil {
@@ -156,6 +161,11 @@ func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) 
 	err = s.sched.RunDue(ctx, cur, now)
 	s.kick()
 	return now, err
+}
+
+// errAdvance is the 422 of a clock advance that is not positive or would overflow.
+func errAdvance(why string) error {
+	return ValidationError("ClockAdvanceRequest", FieldError{Path: "$.duration", Description: why})
 }
 
 // runJob executes one job: the effect and the job's deletion share a transaction.

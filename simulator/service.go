@@ -19,6 +19,8 @@ type Service struct {
 	AttemptTTL time.Duration
 	// Kick wakes the scheduler after a job was stored (may be nil).
 	Kick func()
+	// Held caps the requests each tenant holds open and ends them at shutdown.
+	Held *Held
 
 	waits waitHub
 	sched *Scheduler
@@ -27,6 +29,9 @@ type Service struct {
 // Config is what NewService needs besides the ports.
 type Config struct {
 	AttemptTTL time.Duration
+	// MaxHeldPerTenant caps each tenant's open long-polls and streams
+	// (0: DefaultMaxHeldPerTenant).
+	MaxHeldPerTenant int
 }
 
 // NewService wires the use cases to their ports.
@@ -37,7 +42,8 @@ func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Process
 	if cfg.AttemptTTL <= 0 {
 		cfg.AttemptTTL = 15 * time.Minute
 	}
-	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL}
+	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
+		Held: NewHeld(cfg.MaxHeldPerTenant)}
 	NewScheduler(s)
 	return s
 }

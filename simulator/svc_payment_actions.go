@@ -76,7 +76,11 @@ func (s *Service) CapturePayment(ctx context.Context, t *Tenant, id string, req 
 			return err
 		}
 		if len(req.Metadata) > 0 {
-			p.Metadata = mergeMaps(p.Metadata, req.Metadata)
+			merged := mergeMaps(p.Metadata, req.Metadata)
+			if err := CheckMetadataSize("PaymentCaptureAPIRequest", "$.metadata", merged); err != nil {
+				return err
+			}
+			p.Metadata = merged
 		}
 		sale := p.sale()
 		if d.Status == StatusFailed {

@@ -138,6 +138,9 @@ func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req
 	}
 	d := base
 	d.Metadata = mergeMaps(base.Metadata, req.Metadata)
+	if err := CheckMetadataSize("PaymentCreationAPIRequest", "$.metadata", d.Metadata); err != nil {
+		return nil, err
+	}
 	d.Customer = mergeCustomer(base.Customer, req.Customer)
 	if req.Order != nil {
 		d.Order = mergeOrder(base.Order, req.Order)

@@ -6,9 +6,6 @@ import (
 	"time"
 )
 
-// MaxOpenWaits bounds concurrent /_sandbox/wait calls.
-const MaxOpenWaits = 1024
-
 // waitHub wakes waiters when a payment changes.
 type waitHub struct {
 	mu   sync.Mutex
@@ -16,19 +13,18 @@ type waitHub struct {
 	open int
 }
 
-func (h *waitHub) subscribe(id string) (chan struct{}, bool) {
+// subscribe registers a wait on payment id; the channel is closed at its
+// next change. The number of waits is bounded by Service.Held, per tenant.
+func (h *waitHub) subscribe(id string) chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.open >= MaxOpenWaits {
-		return nil, false
-	}
 	if h.subs == nil {
 		h.subs = map[string][]chan struct{}{}
 	}
 	ch := make(chan struct{})
 	h.subs[id] = append(h.subs[id], ch)
 	h.open++
-	return ch, true
+	return ch
 }
 
 // release ends one wait; ch (when the wait ends without a notification) is
@@ -72,35 +68,68 @@ func (s *Service) OpenWaits() int {
 }
 
 // WaitForStatus returns the payment once it has status, waiting up to timeout.
-// Errors: PaymentError (unknown), WaitTimeout (with paymentId/paymentStatus:
-// at the timeout, or at once when the payment is terminal in another status),
-// TooManyRequests.
+// A wait that is already satisfied (or can never be) answers before the
+// tenant's cap of held requests applies. At shutdown (Held.Stopping) an open
+// wait answers the payment's current state: the payment when it has status,
+// else WaitTimeout. Errors: PaymentError (unknown), WaitTimeout (with
+// paymentId/paymentStatus: at the timeout, or at once when the payment is
+// terminal in another status), TooManyRequests (the tenant's cap).
 func (s *Service) WaitForStatus(ctx context.Context, t *Tenant, id string, status PaymentStatus, timeout time.Duration) (*Payment, error) {
+	p, done, err := s.waitCheck(t, id, status)
+	if done || timeout <= 0 {
+		if !done && err == nil {
+			err = Errorf(CodeWaitTimeout, "The payment did not reach %s within %s", status, timeout).WithPayment(p)
+		}
+		return p, err
+	}
+	release, err := s.Held.Acquire(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
-		ch, ok := s.waits.subscribe(id)
-		if !ok {
-			return nil, Errorf(CodeTooManyRequests, "Too many open waits").WithRecovery("Retry shortly.")
-		}
-		p, err := s.Payment(t, id)
-		if err != nil || p.Status == status {
+		ch := s.waits.subscribe(id) // before the read, so no change is missed
+		p, done, err := s.waitCheck(t, id, status)
+		if done {
 			s.waits.release(id, ch)
 			return p, err
-		}
-		if p.Status.Terminal() {
-			s.waits.release(id, ch)
-			return nil, Errorf(CodeWaitTimeout, "The payment is %s and will not become %s", p.Status, status).WithPayment(p)
 		}
 		select {
 		case <-ch:
 			s.waits.release(id, nil) // notify already removed it
+			continue
 		case <-deadline.C:
 			s.waits.release(id, ch)
 			return nil, Errorf(CodeWaitTimeout, "The payment did not reach %s within %s", status, timeout).WithPayment(p)
 		case <-ctx.Done():
 			s.waits.release(id, ch)
 			return nil, Errorf(CodeWaitTimeout, "The wait was cancelled").WithPayment(p)
+		case <-s.Held.Stopping():
+			s.waits.release(id, ch)
+			if p, done, err := s.waitCheck(t, id, status); done {
+				return p, err
+			} else if err == nil {
+				return nil, Errorf(CodeWaitTimeout, "The sandbox is shutting down; the payment is %s", p.Status).WithPayment(p)
+			}
+			return nil, err
 		}
 	}
+}
+
+// waitCheck reads the payment and says whether the wait is over: it has the
+// status (the payment), it is unknown (the error), or it is terminal in
+// another status (WaitTimeout). Otherwise done is false and p is the payment.
+func (s *Service) waitCheck(t *Tenant, id string, status PaymentStatus) (p *Payment, done bool, err error) {
+	p, err = s.Payment(t, id)
+	switch {
+	case err != nil:
+		return nil, true, err
+	case p.Status == status:
+		return p, true, nil
+	case p.Status.Terminal():
+		return nil, true, Errorf(CodeWaitTimeout, "The payment is %s and will not become %s", p.Status, status).WithPayment(p)
+	}
+	return p, false, nil
 }

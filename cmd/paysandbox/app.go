@@ -47,6 +47,7 @@ type App struct {
 	Processors *processors.Fake
 
 	ln     net.Listener
+	conns  *httpapi.ConnLimiter // the connection cap around ln
 	http   *http.Server
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -59,6 +60,12 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	if opt.LogOut == nil {
 		opt.LogOut = os.Stderr
+	}
+	if cfg.ShutdownTimeout == 0 { // zero values of the limits are their defaults
+		cfg.ShutdownTimeout = 5 * time.Second
+	}
+	if cfg.MaxConnections == 0 {
+		cfg.MaxConnections = 4096
 	}
 	if opt.Clock == nil {
 		opt.Clock = clock.Real{}
@@ -80,7 +87,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		return nil, err
 	}
 	proc := processors.NewFake(rules)
-	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL})
+	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant})
 	proc.TenantDoc = tenantScenarios(svc)
 	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc}
 	if err := a.ensureTenants(); err != nil {
@@ -89,6 +96,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	a.Server = httpapi.New(svc, httpapi.Options{
 		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: db.Ready, Logger: log, Version: version,
+		ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout,
 	})
 	if opt.UI.Logger == nil {
 		opt.UI.Logger = log
@@ -100,7 +108,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.Handler = a.UI.Wrap(a.Server)
+	a.Handler = a.UI.Wrap(a.Server.Routes())
 	return a, nil
 }
 
@@ -141,7 +149,8 @@ func (a *App) Listen() error {
 	if err != nil {
 		return err
 	}
-	a.ln = ln
+	a.conns = httpapi.LimitListener(ln, a.Config.MaxConnections)
+	a.ln = a.conns
 	return nil
 }
 
@@ -171,7 +180,7 @@ func (a *App) Start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	a.http = &http.Server{Handler: a.Handler, ReadHeaderTimeout: 10 * time.Second}
+	a.http = a.Server.HTTPServer(a.Handler, a.conns)
 	a.http.RegisterOnShutdown(a.UI.Close) // end the dashboard's event streams
 	a.wg.Add(2)
 	go func() { defer a.wg.Done(); a.Svc.Scheduler().Run(ctx) }()
@@ -194,18 +203,29 @@ func (a *App) Run(ctx context.Context) error {
 	return a.Shutdown()
 }
 
-// Shutdown stops the server and the scheduler (in-flight requests finish).
+// Shutdown stops the server and the scheduler: stop accepting, cut bodies
+// still arriving, answer open long-polls and streams with their current
+// state, close connections that never sent a request, wait at most
+// ShutdownTimeout for in-flight requests and then close the rest. Running
+// past the timeout is logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
 	if a.http == nil {
 		return nil
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), a.Config.RequestTimeout+5*time.Second)
+	a.Server.Drain()
+	if a.conns != nil {
+		a.conns.CloseUnused()
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 	defer cancel()
-	err := a.http.Shutdown(sctx)
+	if err := a.http.Shutdown(sctx); err != nil {
+		a.Log.Warn("shutdown: in-flight requests cut at the shutdown timeout", "timeout", a.Config.ShutdownTimeout.String(), "err", err)
+		_ = a.http.Close()
+	}
 	a.cancel()
 	a.wg.Wait()
 	a.http = nil
-	return err
+	return nil
 }
 
 // Close shuts down if needed and closes the store.

@@ -28,6 +28,13 @@ type Config struct {
 	LogFormat      string         `mapstructure:"log_format"`
 	LogLevel       string         `mapstructure:"log_level"`
 	Tenants        []TenantConfig `mapstructure:"tenants"`
+
+	// Limits (SANDBOX.md section 12; README "Reliability").
+	ReadTimeout       time.Duration `mapstructure:"read_timeout"`
+	IdleTimeout       time.Duration `mapstructure:"idle_timeout"`
+	MaxConnections    int           `mapstructure:"max_connections"`
+	MaxWaitsPerTenant int           `mapstructure:"max_waits_per_tenant"`
+	ShutdownTimeout   time.Duration `mapstructure:"shutdown_timeout"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -58,6 +65,12 @@ var defaults = map[string]any{
 	"log_format":      "text",
 	"log_level":       "info",
 	"tenants":         []any{},
+
+	"read_timeout":         "10s",
+	"idle_timeout":         "60s",
+	"max_connections":      4096,
+	"max_waits_per_tenant": 64,
+	"shutdown_timeout":     "5s",
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -73,6 +86,12 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.String("webhook-url", "", "webhook URL of the default tenant")
 	fs.String("log-format", "text", "log format: text | json")
 	fs.String("log-level", "info", "log level: debug | info | warn | error")
+
+	fs.Duration("read-timeout", 10*time.Second, "a request's headers and body must arrive within this (0 disables)")
+	fs.Duration("idle-timeout", 60*time.Second, "close keep-alive connections idle this long")
+	fs.Int("max-connections", 4096, "open connections at most; more are answered 429 and closed at once")
+	fs.Int("max-waits-per-tenant", 64, "open long-polls and event streams per tenant at most; more are 429")
+	fs.Duration("shutdown-timeout", 5*time.Second, "on SIGTERM, wait this long at most for in-flight requests")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.
@@ -130,6 +149,12 @@ func (c Config) Validate() error {
 	}
 	if c.AttemptTTL <= 0 {
 		bad("attempt_ttl: must be positive")
+	}
+	if c.ReadTimeout < 0 || c.IdleTimeout < 0 || c.ShutdownTimeout < 0 {
+		bad("read_timeout, idle_timeout and shutdown_timeout: must not be negative")
+	}
+	if c.MaxConnections < 0 || c.MaxWaitsPerTenant < 0 {
+		bad("max_connections and max_waits_per_tenant: must not be negative (0: the default)")
 	}
 	switch c.Fsync {
 	case "always", "everysecond", "never":

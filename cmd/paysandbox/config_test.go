@@ -16,6 +16,8 @@ func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", DB: "./data/paysandbox.db", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "everysecond", LogFormat: "text", LogLevel: "info", Tenants: []TenantConfig{},
+		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, MaxConnections: 4096,
+		MaxWaitsPerTenant: 64, ShutdownTimeout: 5 * time.Second,
 	}
 }
 
@@ -61,6 +63,13 @@ tenants:
 		{name: "--addr", args: []string{"--addr", "127.0.0.1:9999"}, want: func(c *Config) { c.Addr = "127.0.0.1:9999" }},
 		{name: "--db", args: []string{"--db", ":memory:"}, want: func(c *Config) { c.DB = ":memory:" }},
 		{name: "--scenarios", args: []string{"--scenarios", "my.yaml"}, want: func(c *Config) { c.Scenarios = "my.yaml" }},
+		{name: "limits flags", args: []string{"--read-timeout", "250ms", "--idle-timeout", "5s", "--max-connections", "10", "--max-waits-per-tenant", "3", "--shutdown-timeout", "1s"},
+			want: func(c *Config) {
+				c.ReadTimeout, c.IdleTimeout, c.MaxConnections, c.MaxWaitsPerTenant, c.ShutdownTimeout = 250*time.Millisecond, 5*time.Second, 10, 3, time.Second
+			}},
+		{name: "limits env", env: map[string]string{"PAYSANDBOX_MAX_CONNECTIONS": "7", "PAYSANDBOX_SHUTDOWN_TIMEOUT": "2s"},
+			want: func(c *Config) { c.MaxConnections, c.ShutdownTimeout = 7, 2*time.Second }},
+		{name: "negative limits", args: []string{"--max-connections", "-1", "--read-timeout", "-1s"}, wantErr: []string{"max_connections", "read_timeout"}},
 		{name: "--request-timeout in milliseconds", args: []string{"--request-timeout", "50ms"}, want: func(c *Config) { c.RequestTimeout = 50 * time.Millisecond }},
 		{name: "--attempt-ttl", args: []string{"--attempt-ttl", "2m"}, want: func(c *Config) { c.AttemptTTL = 2 * time.Minute }},
 		{name: "--fsync", args: []string{"--fsync", "always"}, want: func(c *Config) { c.Fsync = "always" }},

@@ -40,6 +40,7 @@ func testConfig() Config {
 	return Config{
 		Addr: "127.0.0.1:0", DB: ":memory:", RequestTimeout: 5 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "never", LogFormat: "text", LogLevel: "error",
+		ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute, MaxConnections: 4096, ShutdownTimeout: 5 * time.Second,
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -185,14 +186,22 @@ func TestTenantClocks(t *testing.T) {
 	assert.Equal(t, "2026-11-22T07:32:30.000000Z", now(a))
 	assert.Equal(t, "2026-11-22T08:31:00.000000Z", now(b))
 
-	a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "0s"})
-	assert.Equal(t, "2026-11-22T07:32:30.000000Z", now(a))
-
-	for _, body := range []any{map[string]any{"duration": "-1h"}, map[string]any{"duration": "1d"}, map[string]any{"duration": ""}, map[string]any{}, map[string]any{"duration": 60}} {
+	for _, body := range []any{map[string]any{"duration": "0s"}, map[string]any{"duration": "-1ns"}, map[string]any{"duration": "-1h"}, map[string]any{"duration": "1d"}, map[string]any{"duration": ""}, map[string]any{}, map[string]any{"duration": 60}} {
 		r := a.req("POST", "/_sandbox/clock/advance", body)
 		assert.Equal(t, []string{"$.duration"}, paths(fieldErrors(t, r, "ClockAdvanceRequest")), "%v", body)
 	}
 	assert.Equal(t, "2026-11-22T07:32:30.000000Z", now(a), "refused advances change nothing")
+
+	// Finding 7: the clock may go as far as an int64 offset reaches, never wrap.
+	c := a.as(a.newTenant(nil))
+	far := c.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "2562047h47m16.854775807s"}).Str("now")
+	assert.True(t, strings.HasPrefix(far, "2319-") || strings.HasPrefix(far, "2318-"), "292 years on: %s", far)
+	for _, d := range []string{"1ns", "1h", "2562047h47m16.854775807s"} {
+		r := c.req("POST", "/_sandbox/clock/advance", map[string]any{"duration": d})
+		assert.Equal(t, []string{"$.duration"}, paths(fieldErrors(t, r, "ClockAdvanceRequest")), d)
+		assert.Contains(t, string(r.Body), "overflow", d)
+	}
+	assert.Equal(t, far, now(c), "the clock neither wrapped nor moved")
 }
 
 func TestResetTenant(t *testing.T) {

@@ -20,13 +20,20 @@ func body(c echo.Context) []byte {
 
 // parseJSON decodes a body into a generic tree (numbers kept exact). Not JSON,
 // trailing garbage, or a top level that is not an object: 400 BadRequest.
-// An empty body is {} when optional, else 400.
+// An empty body is {} when optional, else 400. Nesting past MaxDepth is 422
+// at its path, without a model (see withModel).
 func parseJSON(b []byte, optional bool) (map[string]any, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		if optional {
 			return map[string]any{}, nil
 		}
 		return nil, simulator.Errorf(simulator.CodeBadRequest, "The request body is required and must be a JSON object")
+	}
+	if path, err := checkDepth(b); err != nil {
+		return nil, simulator.Errorf(simulator.CodeBadRequest, "The request body could not be parsed as JSON: %v", err).
+			WithRecovery("Send a JSON object with Content-Type: application/json.")
+	} else if path != "" {
+		return nil, errTooDeep("", path) // the caller names the model (withModel)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -57,7 +64,7 @@ func decodeRequest(c echo.Context, s *schema, model string, dst any, optional bo
 func decodeWith(c echo.Context, s *schema, model string, dst any, optional bool, extra func(tree map[string]any) []simulator.FieldError, pathErrs ...simulator.FieldError) (map[string]any, error) {
 	tree, err := parseJSON(body(c), optional)
 	if err != nil {
-		return nil, err
+		return nil, withModel(err, model)
 	}
 	errs := append([]simulator.FieldError{}, pathErrs...)
 	s.validate(tree, "$", &errs)
@@ -76,6 +83,15 @@ func decodeWith(c echo.Context, s *schema, model string, dst any, optional bool,
 		}
 	}
 	return tree, nil
+}
+
+// withModel names the request model of a 422 made before it was known.
+func withModel(err error, model string) error {
+	var se *simulator.Error
+	if errors.As(err, &se) && se.Code == simulator.CodeRequestValidationError && se.Model == "" {
+		se.Model = model
+	}
+	return err
 }
 
 // uuidParam checks a path id that must be a uuid (attempt ids).

@@ -96,8 +96,8 @@ func (s *Server) advanceClock(c echo.Context) error {
 		return err
 	}
 	d, err := time.ParseDuration(req.Duration)
-	if err != nil || d < 0 {
-		return simulator.ValidationError("ClockAdvanceRequest", simulator.FieldError{Path: "$.duration", Description: "duration must be a non-negative Go duration like 90s, 15m or 24h"})
+	if err != nil || d <= 0 {
+		return simulator.ValidationError("ClockAdvanceRequest", simulator.FieldError{Path: "$.duration", Description: "duration must be a positive Go duration like 90s, 15m or 24h"})
 	}
 	now, err := s.svc.AdvanceClock(c.Request().Context(), tenantOf(c), d)
 	if err != nil {

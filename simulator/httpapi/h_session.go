@@ -43,7 +43,7 @@ func (s *Server) updateSession(c echo.Context) error {
 	const model = "ClientSessionUpdateAPIRequest"
 	tree, err := parseJSON(body(c), false)
 	if err != nil {
-		return err
+		return withModel(err, model)
 	}
 	var errs []simulator.FieldError
 	if _, ok := tree["approvalMode"]; ok {
@@ -71,6 +71,9 @@ func (s *Server) updateSession(c echo.Context) error {
 			return cur, err
 		}
 		merged := mergePatch(base, tree, true)
+		if err := checkMergedSession(model, merged); err != nil {
+			return cur, err
+		}
 		raw, err = json.Marshal(merged)
 		if err != nil {
 			return cur, err

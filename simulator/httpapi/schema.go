@@ -23,9 +23,11 @@ type schema struct {
 	items  *schema
 	enum   []string
 	minLen int
-	maxLen int // 0: none
-	min    *int64
-	format string // uuid, email, date-time
+	maxLen int // 0: MaxText (every string is bounded)
+	// maxBytes bounds a free-form object once encoded (0: MaxMetadataBytes).
+	maxBytes int
+	min      *int64
+	format   string // uuid, email, date-time
 }
 
 type prop struct {
@@ -96,6 +98,14 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 	case "map":
 		if _, ok := v.(map[string]any); !ok {
 			add("Value must be an object")
+			return
+		}
+		limit := s.maxBytes
+		if limit == 0 {
+			limit = simulator.MaxMetadataBytes
+		}
+		if n := simulator.EncodedSize(v); n < 0 || n > limit {
+			add("Ensure this object is at most %d bytes once encoded as JSON (it is %d)", limit, n)
 		}
 	case "array":
 		a, ok := v.([]any)
@@ -117,11 +127,15 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 			return
 		}
 		n := utf8.RuneCountInString(str)
+		maxLen := s.maxLen
+		if maxLen == 0 {
+			maxLen = MaxText
+		}
 		switch {
 		case s.minLen > 0 && n < s.minLen:
 			add("Ensure this value has at least %d characters", s.minLen)
-		case s.maxLen > 0 && n > s.maxLen:
-			add("Ensure this value has at most %d characters", s.maxLen)
+		case n > maxLen:
+			add("Ensure this value has at most %d characters", maxLen)
 		}
 		if len(s.enum) > 0 && !slices.Contains(s.enum, str) {
 			if len(s.enum) <= 20 {

@@ -25,6 +25,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported by /healthz.
 	Version string
+	// ReadTimeout bounds how long a request's headers and body may take to
+	// arrive (0 disables it); IdleTimeout closes idle keep-alive connections.
+	// See HTTPServer.
+	ReadTimeout time.Duration
+	IdleTimeout time.Duration
 }
 
 // Server is the HTTP face of the service.
@@ -33,6 +38,8 @@ type Server struct {
 	svc *simulator.Service
 	opt Options
 	log *slog.Logger
+	// bodies are the requests whose body is still arriving (see receive).
+	bodies receiving
 }
 
 // MaxBody is the largest request body accepted (413 above).
@@ -54,7 +61,12 @@ func New(svc *simulator.Service, opt Options) *Server {
 }
 
 // ServeHTTP makes the server an http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.e.ServeHTTP(w, r) }
+// Every body is read under the read deadline first (see receive).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.receive(w, r) {
+		s.e.ServeHTTP(w, r)
+	}
+}
 
 // Context keys.
 const (

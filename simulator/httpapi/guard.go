@@ -1,0 +1,160 @@
+package httpapi
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// DefaultReadTimeout is how long a request's headers and body may take to
+// arrive unless configured otherwise (SANDBOX.md section 12).
+const DefaultReadTimeout = 10 * time.Second
+
+// HTTPServer builds the http.Server for s with the connection limits of
+// SANDBOX.md section 12: the header block at most MaxHeaderBytes, headers and
+// body within Options.ReadTimeout (counted from the request's first byte),
+// idle keep-alive connections closed after Options.IdleTimeout. There is no
+// server-wide write timeout: long-polls, requests held by a timeout rule and
+// event streams run as long as their own bound says. ln, when not nil, gets
+// the connection-state hook that shutdown uses.
+func (s *Server) HTTPServer(h http.Handler, ln *ConnLimiter) *http.Server {
+	hs := &http.Server{
+		Handler:           s.Guard(h),
+		ReadHeaderTimeout: s.opt.ReadTimeout,
+		// net/http's ReadTimeout sets one read deadline for the headers and
+		// the body together; receive clears it once the body is in, so a
+		// handler that runs longer is never cut by it.
+		ReadTimeout: s.opt.ReadTimeout,
+		IdleTimeout: s.opt.IdleTimeout,
+		// net/http allows 4 KiB of slack above MaxHeaderBytes; take it off
+		// so that the whole header block is at most 64 KiB.
+		MaxHeaderBytes: MaxHeaderBytes - 4096,
+		ErrorLog:       nil,
+	}
+	if ln != nil {
+		hs.ConnState = ln.ConnState
+	}
+	return hs
+}
+
+// Guard bounds how long next's request bodies may take to arrive (see
+// receive); HTTPServer puts it outermost so the dashboard, mounted beside the
+// API, is covered too.
+func (s *Server) Guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.receive(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// Routes is the API's router without the body guard (for a handler that
+// mounts it under Guard).
+func (s *Server) Routes() http.Handler { return s.e }
+
+// receiving tracks the requests whose body is still arriving, so that
+// shutdown can cut them at once.
+type receiving struct {
+	mu       sync.Mutex
+	draining bool
+	active   map[*http.ResponseController]struct{}
+}
+
+// add registers rc; during a drain the read is cut at once instead.
+func (r *receiving) add(rc *http.ResponseController) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.draining {
+		_ = rc.SetReadDeadline(time.Now())
+		return
+	}
+	if r.active == nil {
+		r.active = map[*http.ResponseController]struct{}{}
+	}
+	r.active[rc] = struct{}{}
+}
+
+func (r *receiving) remove(rc *http.ResponseController) {
+	r.mu.Lock()
+	delete(r.active, rc)
+	r.mu.Unlock()
+}
+
+func (r *receiving) drain() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.draining = true
+	for rc := range r.active {
+		_ = rc.SetReadDeadline(time.Now())
+	}
+}
+
+// receive reads the whole request body (at most MaxBody+1 bytes) under the
+// read deadline that net/http set from Options.ReadTimeout, hands it to the
+// handlers from memory, and then clears the deadline: from here on only the
+// handler's own bound applies. A body that does not arrive in time is 400
+// BadRequest and the connection is closed. It reports whether the request
+// should go on to the router.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
+	if s.opt.ReadTimeout <= 0 {
+		return true
+	}
+	rc := http.NewResponseController(w)
+	if r.Body == nil || r.Body == http.NoBody {
+		_ = rc.SetReadDeadline(time.Time{})
+		return true
+	}
+	if r.ContentLength > MaxBody { // 413 without reading; the deadline bounds the discard
+		return true
+	}
+	s.bodies.add(rc)
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	s.bodies.remove(rc)
+	if err != nil {
+		msg := "The request body could not be read"
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			msg = "The request body did not arrive within " + s.opt.ReadTimeout.String()
+		}
+		s.rawError(w, r, simulator.Errorf(simulator.CodeBadRequest, "%s", msg).WithRecovery("Send the whole body at once."))
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	if len(b) <= MaxBody { // all of it is in: lift the deadline for the handler
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return true
+}
+
+// rawError writes an error envelope outside echo (before routing) and closes
+// the connection.
+func (s *Server) rawError(w http.ResponseWriter, r *http.Request, se *simulator.Error) {
+	rid := uuid.NewString()
+	body, _ := jsonBytes(errorBody{Error: errorObject{
+		ErrorID: string(se.Code), Description: se.Message, RecoverySuggestion: se.Recovery, DiagnosticsID: rid,
+	}})
+	status := statusOf[se.Code]
+	h := w.Header()
+	h.Set("Content-Type", echo.MIMEApplicationJSON)
+	h.Set("X-Request-Id", rid)
+	h.Set("Connection", "close")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", status, "errorId", string(se.Code), "diagnosticsId", rid)
+}
+
+// Drain begins a shutdown: bodies still arriving are cut, and every held
+// request (long-polls, event streams) answers its current state now
+// (simulator.Held.Stop). Call it before http.Server.Shutdown.
+func (s *Server) Drain() {
+	s.bodies.drain()
+	s.svc.Held.Stop()
+}

@@ -1,0 +1,216 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// The input limits of SANDBOX.md section 12. Every request body goes through
+// them before anything is stored, and the merges that grow a record (PATCH
+// /client-session, metadata on payment creation and capture) are checked
+// again after merging, so that nothing accepted can be unreadable later.
+const (
+	// MaxDepth is the deepest JSON nesting accepted; the top-level object is
+	// level 1 and each object or array inside adds one.
+	MaxDepth = 32
+	// MaxText bounds every string field the vendor gives no other limit.
+	MaxText = 255
+)
+
+// Limit is one row of the limits table.
+type Limit struct {
+	What, Bound, Answer string
+}
+
+// Limits is the one table of input and server limits; README "Reliability"
+// lists it (a test keeps the two equal).
+var Limits = []Limit{
+	{"Request body", "1 MiB", "413 `PayloadTooLarge`"},
+	{"JSON nesting (top-level object = level 1), also after PATCH merges", strconv.Itoa(MaxDepth) + " levels", "422 at the path where it is exceeded"},
+	{"Free-text fields (refund and cancel `reason`, `descriptor`, names, address lines, ids, tokens, ...)", strconv.Itoa(MaxText) + " characters", "422 at the field"},
+	{"Stated lengths (vendor: `productData.pageUrl` 1024; ours: `webhookUrl` 2048, clock `duration` 64)", "as stated", "422 at the field"},
+	{"`metadata`, `paymentMethod.options`, capture `order` (any JSON object), after merges too", "16 KiB encoded, nesting as above", "422 at the field"},
+	{"Transactions per payment (captures and refunds)", strconv.Itoa(simulator.MaxTransactions), "422 `RequestValidationError` at `$`"},
+	{"Header block", "64 KiB", "431, connection closed"},
+	{"Headers and body must arrive within", "10 s (`--read-timeout`)", "400 `BadRequest` (body) or closed (headers)"},
+	{"Idle keep-alive connection", "60 s (`--idle-timeout`)", "closed"},
+	{"Open connections", "4096 (`--max-connections`)", "429 `TooManyRequests`, closed at once"},
+	{"Open long-polls and streams per tenant", strconv.Itoa(simulator.DefaultMaxHeldPerTenant) + " (`--max-waits-per-tenant`)", "429 `TooManyRequests` (a satisfied wait answers first)"},
+	{"`wait` timeout", "60 s", "422 at `$.timeout`"},
+	{"Clock advance", "positive, no overflow", "422 at `$.duration`"},
+	{"Shutdown wait for in-flight requests", "5 s (`--shutdown-timeout`)", "then closed; exit 0"},
+}
+
+// checkDepth finds the first container nested deeper than MaxDepth in a
+// JSON body. It answers "" when the body is within the limit (or is not
+// JSON: the decoder then says why). The scan is one pass over the bytes; the
+// path is computed only for a body that is too deep.
+func checkDepth(b []byte) (path string, err error) {
+	if maxDepth(b) <= MaxDepth {
+		return "", nil
+	}
+	return deepPath(b, MaxDepth)
+}
+
+// maxDepth is the deepest nesting of containers in b (strings skipped).
+func maxDepth(b []byte) int {
+	depth, deepest := 0, 0
+	inStr, esc := false, false
+	for _, c := range b {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			if depth++; depth > deepest {
+				deepest = depth
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// deepPath walks b token by token (no recursion, so any depth is safe) and
+// returns the JSONPath of the first container at level limit+1. A syntax
+// error, or data after the first value, is returned as err.
+func deepPath(b []byte, limit int) (string, error) {
+	type frame struct {
+		arr     bool
+		idx     int
+		key     string
+		wantKey bool
+	}
+	var stack []frame
+	where := func() string {
+		var buf bytes.Buffer
+		buf.WriteString("$")
+		for _, f := range stack {
+			if f.arr {
+				fmt.Fprintf(&buf, "[%d]", f.idx)
+			} else {
+				buf.WriteString("." + f.key)
+			}
+		}
+		return buf.String()
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	found, started := "", false
+	for {
+		if started && len(stack) == 0 { // the first value is complete
+			if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+				return "", errors.New("data after the JSON value")
+			}
+			return found, nil
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", err
+		}
+		started = true
+		if n := len(stack); n > 0 && !stack[n-1].arr && stack[n-1].wantKey {
+			if tok == json.Delim('}') {
+				stack = stack[:n-1]
+			} else {
+				stack[n-1].key, stack[n-1].wantKey = tok.(string), false
+				continue
+			}
+		} else {
+			switch tok {
+			case json.Delim('{'), json.Delim('['):
+				if len(stack)+1 > limit && found == "" {
+					found = where()
+				}
+				stack = append(stack, frame{arr: tok == json.Delim('['), wantKey: tok == json.Delim('{')})
+				continue
+			case json.Delim('}'), json.Delim(']'):
+				stack = stack[:len(stack)-1]
+			}
+		}
+		if n := len(stack); n > 0 { // a value ended: move its parent on
+			if stack[n-1].arr {
+				stack[n-1].idx++
+			} else {
+				stack[n-1].wantKey = true
+			}
+		}
+	}
+}
+
+// errTooDeep is the 422 of a body nested past MaxDepth at path; decodeWith
+// names the model.
+func errTooDeep(model, path string) *simulator.Error {
+	return simulator.ValidationError(model, simulator.FieldError{Path: path,
+		Description: fmt.Sprintf("Ensure the JSON is nested at most %d levels deep", MaxDepth)})
+}
+
+// treeDepthPath is deepPath for a decoded tree (after a merge): the path of
+// the first container deeper than limit, or "". Its recursion stops at
+// limit+1 levels.
+func treeDepthPath(v any, path string, level, limit int) string {
+	switch x := v.(type) {
+	case map[string]any:
+		if level > limit {
+			return path
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if p := treeDepthPath(x[k], path+"."+k, level+1, limit); p != "" {
+				return p
+			}
+		}
+	case []any:
+		if level > limit {
+			return path
+		}
+		for i, e := range x {
+			if p := treeDepthPath(e, fmt.Sprintf("%s[%d]", path, i), level+1, limit); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// checkMergedSession re-checks a merged session tree (PATCH): nesting, and
+// the encoded size of metadata and paymentMethod.options.
+func checkMergedSession(model string, merged map[string]any) error {
+	if p := treeDepthPath(merged, "$", 1, MaxDepth); p != "" {
+		return errTooDeep(model, p)
+	}
+	if m, ok := merged["metadata"].(map[string]any); ok {
+		if err := simulator.CheckMetadataSize(model, "$.metadata", m); err != nil {
+			return err
+		}
+	}
+	if pm, ok := merged["paymentMethod"].(map[string]any); ok {
+		if o, ok := pm["options"].(map[string]any); ok {
+			if err := simulator.CheckMetadataSize(model, "$.paymentMethod.options", o); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
