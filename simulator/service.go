@@ -19,6 +19,12 @@ type Service struct {
 	AttemptTTL time.Duration
 	// Kick wakes the scheduler after a job was stored (may be nil).
 	Kick func()
+	// Renderer renders webhook bodies when events are made (nil: events
+	// carry no body; the composition root sets the webhooks renderer).
+	Renderer EventRenderer
+	// Webhooks runs the webhook attempts a clock advance makes due and waits
+	// for them (nil: none); it answers what it ran.
+	Webhooks WebhookRunner
 
 	waits waitHub
 	sched *Scheduler

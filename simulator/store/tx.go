@@ -461,6 +461,9 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err := t.setRaw(kEventID(e.TenantID, e.ID), k); err != nil {
 		return err
 	}
+	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
+		return err
+	}
 	return t.put(k, e)
 }
 
