@@ -126,6 +126,7 @@ type PendingRef struct {
 	TenantID  string
 	PaymentID string
 	EventID   string
+	CreatedAt time.Time
 	NextAt    time.Time // tenant clock; zero means at once
 }
 

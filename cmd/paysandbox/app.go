@@ -19,6 +19,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/store"
+	"github.com/paysandbox/paysandbox/webhooks"
 )
 
 // AppOptions are what tests (and serve) inject into the composition root.
@@ -37,6 +38,8 @@ type App struct {
 	Svc    *simulator.Service
 	Server *httpapi.Server
 	Log    *slog.Logger
+	// Webhooks delivers the outbox (issue 10).
+	Webhooks *webhooks.Dispatcher
 
 	ln     net.Listener
 	http   *http.Server
@@ -73,12 +76,14 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	proc := processors.NewFake(processors.DefaultAccounts())
 	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL})
 	a := &App{Config: cfg, DB: db, Svc: svc, Log: log}
+	a.wireWebhooks()
 	if err := a.ensureTenants(); err != nil {
 		db.Close()
 		return nil, err
 	}
 	a.Server = httpapi.New(svc, httpapi.Options{
 		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: db.Ready, Logger: log, Version: version,
+		OnChaos: a.Webhooks.ResetChaos,
 	})
 	return a, nil
 }
@@ -151,8 +156,9 @@ func (a *App) Start() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	a.http = &http.Server{Handler: a.Server, ReadHeaderTimeout: 10 * time.Second}
-	a.wg.Add(2)
+	a.wg.Add(3)
 	go func() { defer a.wg.Done(); a.Svc.Scheduler().Run(ctx) }()
+	go func() { defer a.wg.Done(); a.Webhooks.Run(ctx) }()
 	go func() {
 		defer a.wg.Done()
 		if err := a.http.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -199,4 +205,18 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// wireWebhooks renders event bodies with the webhooks package and attaches
+// its dispatcher; a wake-up of the scheduler (after any change) wakes it too.
+func (a *App) wireWebhooks() {
+	a.Svc.Renderer = webhooks.Renderer{}
+	d := webhooks.NewDispatcher(a.Svc, a.Config.WebhookTimeout, 0)
+	d.Retention = simulator.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge}
+	if kick := a.Svc.Kick; kick != nil {
+		a.Svc.Kick = func() { kick(); d.Wake() }
+	} else {
+		a.Svc.Kick = d.Wake
+	}
+	a.Webhooks = d
 }

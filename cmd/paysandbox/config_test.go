@@ -16,6 +16,7 @@ func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", DB: "./data/paysandbox.db", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "everysecond", LogFormat: "text", LogLevel: "info", Tenants: []TenantConfig{},
+		WebhookTimeout: 10 * time.Second, WebhookRetentionCount: 1000, WebhookRetentionAge: 7 * 24 * time.Hour,
 	}
 }
 

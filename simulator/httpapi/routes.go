@@ -64,6 +64,19 @@ func (s *Server) routes() {
 	e.POST("/_sandbox/payments/:id/dispute", s.dispute, control...)
 	e.POST("/_sandbox/payments/:id/settle", s.settle, control...)
 	e.POST("/_sandbox/payments/:id/3ds", s.complete3DS, control...)
+
+	// Webhooks and disputes (h_webhooks.go).
+	e.PUT("/_sandbox/webhooks/endpoint", s.putWebhookEndpoint, control...)
+	e.GET("/_sandbox/webhooks/endpoint", s.getWebhookEndpoint, control...)
+	e.POST("/_sandbox/webhooks/rotate-secret", s.rotateSecret, control...)
+	e.GET("/_sandbox/webhooks/events", s.listWebhookEvents, control...)
+	e.GET("/_sandbox/webhooks/events/:id", s.getWebhookEvent, control...)
+	e.POST("/_sandbox/webhooks/events/:id/replay", s.replayWebhook, control...)
+	e.POST("/_sandbox/webhooks/deliver", s.deliverWebhooks, control...)
+	e.GET("/_sandbox/webhooks/wait", s.waitWebhook, control...)
+	e.PUT("/_sandbox/webhooks/chaos", s.putWebhookChaos, control...)
+	e.GET("/_sandbox/disputes", s.listDisputes, control...)
+	e.POST("/_sandbox/disputes/:id/status", s.setDisputeStatus, control...)
 }
 
 func (s *Server) healthz(c echo.Context) error {

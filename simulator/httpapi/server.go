@@ -25,6 +25,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported by /healthz.
 	Version string
+	// OnChaos, when set, is told that a tenant's webhook chaos changed.
+	OnChaos func(tenantID string)
 }
 
 // Server is the HTTP face of the service.

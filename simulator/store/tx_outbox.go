@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,6 +90,9 @@ func (t *Tx) PendingEvents(tid string) ([]simulator.PendingRef, error) {
 			return false
 		}
 		ref := simulator.PendingRef{TenantID: tid, PaymentID: parts[0], EventID: parts[2]}
+		if us, err := strconv.ParseInt(parts[1], 10, 64); err == nil {
+			ref.CreatedAt = time.UnixMicro(us).UTC()
+		}
 		if v != "" {
 			if ref.NextAt, ferr = time.Parse(time.RFC3339Nano, v); ferr != nil {
 				return false
