@@ -139,6 +139,9 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 	}
 	unlock := s.sched.lock(t.ID)
 	defer unlock()
+	if s.Webhooks != nil {
+		defer s.Webhooks.Hold(t.ID)()
+	}
 	var cur *Tenant
 	err := s.Store.Update(func(tx Tx) error {
 		var err error

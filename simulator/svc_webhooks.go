@@ -25,6 +25,10 @@ type WebhookRunner interface {
 	// those that become due as a payment's queue moves on) and waits for
 	// them, each cut at the receiver timeout.
 	RunDue(ctx context.Context, tenantID string) []Fired
+	// Hold keeps background delivery off the tenant until release is
+	// called, so that what a clock advance makes due is run (and answered)
+	// by the advance itself.
+	Hold(tenantID string) (release func())
 	// DeliverPending tries every PENDING event of the tenant now, a payment's
 	// events in order; it answers how many were delivered and how many failed.
 	DeliverPending(ctx context.Context, tenantID string) (delivered, failed int)

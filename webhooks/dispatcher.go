@@ -51,6 +51,7 @@ type Dispatcher struct {
 	inflight map[string]chan struct{} // tenant/payment -> closed when its attempt ends
 	rngs     map[string]*rand.Rand    // chaos, per tenant
 	pruned   map[string]time.Time     // last retention pass per tenant (real time)
+	held     map[string]int           // tenants whose clock is being advanced
 	running  sync.WaitGroup
 }
 
@@ -69,6 +70,7 @@ func NewDispatcher(svc *simulator.Service, timeout time.Duration, concurrency in
 		Svc: svc, Timeout: timeout, Concurrency: concurrency, Retention: simulator.DefaultRetention,
 		Log: svc.Log, wake: make(chan struct{}, 1), sem: make(chan struct{}, concurrency),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
+		held: map[string]int{},
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = concurrency
@@ -121,7 +123,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 type head struct {
 	ref   simulator.PendingRef
 	due   time.Time // tenant clock
-	chaos string    // "reorder" when chaos released it out of order, "delay" when chaos held it
+	chaos string    // "reorder" (released out of order), "delay" (held), or "reorder+delay"
 }
 
 // heads reads tenant t's payment queues and answers each queue's next event.
@@ -144,7 +146,8 @@ func (d *Dispatcher) heads(t *simulator.Tenant) ([]head, error) {
 		if h.due.IsZero() {
 			h.due = h.ref.CreatedAt
 			if c := t.WebhookChaos; c != nil && c.Delay > 0 {
-				h.due, h.chaos = h.due.Add(c.Delay), "delay"
+				h.due = h.due.Add(c.Delay)
+				h.chaos = strings.TrimPrefix(h.chaos+"+delay", "+")
 			}
 		}
 		out = append(out, h)
@@ -163,6 +166,12 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	}
 	var next time.Duration
 	for _, t := range tenants {
+		d.mu.Lock()
+		held := d.held[t.ID] > 0
+		d.mu.Unlock()
+		if held {
+			continue
+		}
 		hs, err := d.heads(t)
 		if err != nil {
 			d.Log.Error("webhooks: reading the outbox", "tenant", t.ID, "err", err)
@@ -394,6 +403,25 @@ func (d *Dispatcher) prune(t *simulator.Tenant) {
 	d.mu.Unlock()
 	if _, err := d.Svc.PruneEvents(t, d.Retention); err != nil {
 		d.Log.Error("webhooks: pruning events", "tenant", t.ID, "err", err)
+	}
+}
+
+// Hold implements simulator.WebhookRunner: the loop leaves the tenant alone
+// until release (attempts already in flight go on; RunDue waits for them).
+func (d *Dispatcher) Hold(tenantID string) (release func()) {
+	d.mu.Lock()
+	d.held[tenantID]++
+	d.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			d.mu.Lock()
+			if d.held[tenantID]--; d.held[tenantID] <= 0 {
+				delete(d.held, tenantID)
+			}
+			d.mu.Unlock()
+			d.Wake()
+		})
 	}
 }
 
