@@ -75,7 +75,10 @@ func (rc *receiver) deliveries() []delivery {
 }
 
 func answer(code int) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code); _, _ = w.Write([]byte(`{"ok":` + strconv.Itoa(code) + `}`)) }
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte(`{"ok":` + strconv.Itoa(code) + `}`))
+	}
 }
 
 // paymentStatus reads payment.status of a PAYMENT.* body.
