@@ -58,7 +58,8 @@ type Tx interface {
 	// PutEvent stores an event again (after an attempt), keeping the
 	// tenant's pending queue in step with its status.
 	PutEvent(e *Event) error
-	// Events lists the tenant's events, newest first.
+	// Events lists the tenant's events, newest first, without their bodies
+	// (Event reads one with its body).
 	Events(tenantID string, q EventQuery) ([]*Event, error)
 	// PendingEvents lists the tenant's PENDING events by payment, each
 	// payment's in creation order.

@@ -223,7 +223,7 @@ func (s *Service) WaitEvent(ctx context.Context, t *Tenant, q EventQuery, timeou
 			if err != nil {
 				return nil, err
 			}
-			return evs[len(evs)-1], nil // the oldest such event
+			return s.Event(t, evs[len(evs)-1].ID) // the oldest such event, with its body
 		}
 		select {
 		case <-ch:

@@ -74,15 +74,17 @@ func (e *env) pay(tb testing.TB, amount int64, card string) *simulator.Payment {
 	return p
 }
 
-// events lists every event of the tenant, oldest first.
+// events lists every event of the tenant with its body, oldest first.
 func (e *env) events(tb testing.TB) []*simulator.Event {
 	tb.Helper()
 	evs, err := e.svc.Events(e.t, simulator.EventQuery{Limit: 1000})
 	require.NoError(tb, err)
-	for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
-		evs[i], evs[j] = evs[j], evs[i]
+	out := make([]*simulator.Event, len(evs))
+	for i, ev := range evs {
+		out[len(evs)-1-i], err = e.svc.Event(e.t, ev.ID)
+		require.NoError(tb, err)
 	}
-	return evs
+	return out
 }
 
 // goldenBodies makes one event of every kind through the real service and

@@ -464,7 +464,7 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
 		return err
 	}
-	return t.put(k, e)
+	return t.putEvent(k, e, true)
 }
 
 // Jobs.

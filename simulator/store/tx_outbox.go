@@ -14,13 +14,18 @@ import (
 // Webhook outbox and disputes. Besides the event itself (evt, evi in keys.go):
 //
 //	t:<tenant>:whp:<payment>:<created>:<id>   PENDING events by payment, in creation order -> nextAt
+//	t:<tenant>:evb:<id>                       an event's webhook body (raw JSON)
 //	t:<tenant>:dsp:<id>                       dispute
+//
+// The body is kept apart from the event record so that recording an attempt
+// rewrites only the small record: the body is written once and never parsed.
 func pPending(tid string) string { return tenantPrefix(tid) + "whp:" }
 func kPending(e *simulator.Event) string {
 	return pPending(e.TenantID) + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
 }
-func pDispute(tid string) string     { return tenantPrefix(tid) + "dsp:" }
-func kDispute(tid, id string) string { return pDispute(tid) + id }
+func kEventBody(tid, id string) string { return tenantPrefix(tid) + "evb:" + id }
+func pDispute(tid string) string       { return tenantPrefix(tid) + "dsp:" }
+func kDispute(tid, id string) string   { return pDispute(tid) + id }
 
 // indexPending keeps e's entry in the pending queue in step with its status.
 func (t *Tx) indexPending(e *simulator.Event) error {
@@ -34,6 +39,22 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 	return t.setRaw(kPending(e), next)
 }
 
+// putEvent writes the event record at k, and its body apart when withBody.
+func (t *Tx) putEvent(k string, e *simulator.Event, withBody bool) error {
+	rec := *e
+	rec.Body = nil
+	if withBody && len(e.Body) > 0 {
+		if err := t.setRaw(kEventBody(e.TenantID, e.ID), string(e.Body)); err != nil {
+			return err
+		}
+	}
+	b, err := json.Marshal(&rec)
+	if err != nil {
+		return err
+	}
+	return t.setRaw(k, string(b))
+}
+
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
@@ -42,7 +63,15 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 	if err != nil || k == "" {
 		return nil, err
 	}
-	return getTyped[simulator.Event](t, k)
+	e, err := getTyped[simulator.Event](t, k)
+	if err != nil || e == nil {
+		return e, err
+	}
+	body, err := t.raw(kEventBody(tid, id))
+	if body != "" {
+		e.Body = []byte(body)
+	}
+	return e, err
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
@@ -56,7 +85,7 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil {
 		return err
 	}
-	return t.put(k, e)
+	return t.putEvent(k, e, false)
 }
 
 func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, error) {
@@ -132,7 +161,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 		return 0, err
 	}
 	for _, e := range doomed {
-		if err := errors.Join(t.del(kEvent(tid, e.CreatedAt, e.ID)), t.del(kEventID(tid, e.ID))); err != nil {
+		if err := errors.Join(t.del(kEvent(tid, e.CreatedAt, e.ID)), t.del(kEventID(tid, e.ID)), t.del(kEventBody(tid, e.ID))); err != nil {
 			return 0, err
 		}
 	}
