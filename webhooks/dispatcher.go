@@ -200,7 +200,7 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 				defer d.running.Done()
 				defer func() { <-d.sem }()
 				defer d.release(t.ID, h.ref.PaymentID, done)
-				d.attempt(context.WithoutCancel(ctx), t.ID, h.ref.EventID, h.chaos, dueAttempt)
+				d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt)
 			}()
 		}
 		d.prune(t)
@@ -260,24 +260,19 @@ const (
 	replayAttempt                    // whatever the status; a failure schedules nothing
 )
 
-// attempt makes one attempt at an event and records it. It answers the
-// attempt and the event as recorded (nil when there was nothing to do).
-func (d *Dispatcher) attempt(ctx context.Context, tenantID, eventID, chaos string, kind attemptKind) (simulator.DeliveryAttempt, *simulator.Event) {
+// attempt makes one attempt at an event of tenant t (as read at the start
+// of the caller's pass: endpoint, secrets, clock offset) and records it. It
+// answers the attempt and the event as recorded (nil when there was nothing to do).
+func (d *Dispatcher) attempt(ctx context.Context, t *simulator.Tenant, eventID, chaos string, kind attemptKind) (simulator.DeliveryAttempt, *simulator.Event) {
 	replay := kind == replayAttempt
-	var t *simulator.Tenant
+	tenantID := t.ID
 	var ev *simulator.Event
-	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
-		if t, err = tx.Tenant(tenantID); err != nil || t == nil {
-			return err
-		}
-		ev, err = tx.Event(tenantID, eventID)
-		return err
-	})
+	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) { ev, err = tx.Event(tenantID, eventID); return })
 	if err != nil {
 		d.Log.Error("webhooks: reading an event", "tenant", tenantID, "event", eventID, "err", err)
 		return simulator.DeliveryAttempt{}, nil
 	}
-	if t == nil || ev == nil || (!replay && ev.Status != simulator.DeliveryPending) {
+	if ev == nil || (!replay && ev.Status != simulator.DeliveryPending) {
 		return simulator.DeliveryAttempt{}, nil
 	}
 	if kind == dueAttempt && ev.NextAt.After(d.Svc.Now(t)) { // another runner made this attempt meanwhile
@@ -295,7 +290,7 @@ func (d *Dispatcher) attempt(ctx context.Context, tenantID, eventID, chaos strin
 	}
 	if a.OK() && !replay && chaos != "duplicate" && rec != nil {
 		if c := t.WebhookChaos; c != nil && c.Duplicate > 0 && d.chance(t) < c.Duplicate {
-			return d.attempt(ctx, tenantID, eventID, "duplicate", replayAttempt)
+			return d.attempt(ctx, t, eventID, "duplicate", replayAttempt)
 		}
 	}
 	return a, rec
@@ -458,7 +453,7 @@ func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fi
 					return
 				}
 				defer d.release(tenantID, h.ref.PaymentID, done)
-				a, rec := d.attempt(context.WithoutCancel(ctx), tenantID, h.ref.EventID, h.chaos, dueAttempt)
+				a, rec := d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt)
 				if rec != nil {
 					mu.Lock()
 					fired = append(fired, simulator.Fired{Kind: simulator.FiredWebhook, At: a.At, PaymentID: rec.PaymentID, EventID: rec.ID})
@@ -478,6 +473,10 @@ func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fi
 // payment's events in order (a failure stops that payment's queue for this
 // call; its retry stays scheduled).
 func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (delivered, failed int) {
+	t, err := d.Svc.Tenant(tenantID)
+	if err != nil {
+		return 0, 0
+	}
 	var refs []simulator.PendingRef
 	if err := d.Svc.Store.View(func(tx simulator.Tx) (err error) { refs, err = tx.PendingEvents(tenantID); return }); err != nil {
 		d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
@@ -501,7 +500,7 @@ func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (deliv
 			}
 			defer d.release(tenantID, queue[0].PaymentID, done)
 			for _, ref := range queue {
-				a, rec := d.attempt(context.WithoutCancel(ctx), tenantID, ref.EventID, "", forcedAttempt)
+				a, rec := d.attempt(context.WithoutCancel(ctx), t, ref.EventID, "", forcedAttempt)
 				if rec == nil {
 					continue
 				}
@@ -525,7 +524,11 @@ func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (deliv
 // Replay makes one immediate attempt at an event, whatever its status.
 // Errors: NotFound (no such event).
 func (d *Dispatcher) Replay(ctx context.Context, tenantID, eventID string) (simulator.DeliveryAttempt, error) {
-	a, rec := d.attempt(context.WithoutCancel(ctx), tenantID, eventID, "", replayAttempt)
+	t, err := d.Svc.Tenant(tenantID)
+	if err != nil {
+		return simulator.DeliveryAttempt{}, err
+	}
+	a, rec := d.attempt(context.WithoutCancel(ctx), t, eventID, "", replayAttempt)
 	if rec == nil {
 		return a, simulator.Errorf(simulator.CodeNotFound, "No webhook event %q in this tenant", eventID)
 	}
