@@ -61,7 +61,9 @@ func TestWebhooksListenPrintsDeliveries(t *testing.T) {
 	out := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- runWebhooksListen(ctx, ln, &webhooksListenOptions{Secret: "whsec_x", Answer: 200}, out) }()
+	go func() {
+		done <- runWebhooksListen(ctx, ln, &webhooksListenOptions{Secret: "whsec_x", Answer: 200}, out)
+	}()
 
 	send := func(body, secret string) {
 		req, err := http.NewRequest("POST", "http://"+ln.Addr().String()+"/", strings.NewReader(body))
