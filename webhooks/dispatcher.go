@@ -126,10 +126,12 @@ type head struct {
 	chaos string    // "reorder" (released out of order), "delay" (held), or "reorder+delay"
 }
 
-// heads reads tenant t's payment queues and answers each queue's next event.
-func (d *Dispatcher) heads(t *simulator.Tenant) ([]head, error) {
-	var refs []simulator.PendingRef
-	if err := d.Svc.Store.View(func(tx simulator.Tx) (err error) { refs, err = tx.PendingEvents(t.ID); return }); err != nil {
+// heads reads tenant t's payment queues in tx and answers each queue's next
+// event. t must be read in the same transaction: an event is then never
+// attempted with tenant settings (endpoint, secret) older than the event.
+func heads(tx simulator.Tx, t *simulator.Tenant) ([]head, error) {
+	refs, err := tx.PendingEvents(t.ID)
+	if err != nil {
 		return nil, err
 	}
 	var out []head
@@ -160,23 +162,31 @@ func (d *Dispatcher) heads(t *simulator.Tenant) ([]head, error) {
 // the next one falls due (0: nothing scheduled).
 func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	var tenants []*simulator.Tenant
-	if err := d.Svc.Store.View(func(tx simulator.Tx) (err error) { tenants, err = tx.Tenants(); return }); err != nil {
-		d.Log.Error("webhooks: reading tenants", "err", err)
+	queues := map[string][]head{}
+	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
+		if tenants, err = tx.Tenants(); err != nil {
+			return err
+		}
+		for _, t := range tenants {
+			d.mu.Lock()
+			held := d.held[t.ID] > 0
+			d.mu.Unlock()
+			if held {
+				continue
+			}
+			if queues[t.ID], err = heads(tx, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		d.Log.Error("webhooks: reading the outbox", "err", err)
 		return time.Second
 	}
 	var next time.Duration
 	for _, t := range tenants {
-		d.mu.Lock()
-		held := d.held[t.ID] > 0
-		d.mu.Unlock()
-		if held {
-			continue
-		}
-		hs, err := d.heads(t)
-		if err != nil {
-			d.Log.Error("webhooks: reading the outbox", "tenant", t.ID, "err", err)
-			continue
-		}
+		hs := queues[t.ID]
 		now := d.Svc.Now(t)
 		for _, h := range hs {
 			if wait := h.due.Sub(now); wait > 0 {
@@ -428,13 +438,19 @@ func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fi
 	var fired []simulator.Fired
 	var mu sync.Mutex
 	for range 10000 {
-		t, err := d.Svc.Tenant(tenantID)
-		if err != nil {
-			return fired
-		}
-		hs, err := d.heads(t)
-		if err != nil {
-			d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
+		var t *simulator.Tenant
+		var hs []head
+		err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
+			if t, err = tx.Tenant(tenantID); err != nil || t == nil {
+				return err
+			}
+			hs, err = heads(tx, t)
+			return err
+		})
+		if err != nil || t == nil {
+			if err != nil {
+				d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
+			}
 			return fired
 		}
 		now := d.Svc.Now(t)
@@ -473,13 +489,19 @@ func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fi
 // payment's events in order (a failure stops that payment's queue for this
 // call; its retry stays scheduled).
 func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (delivered, failed int) {
-	t, err := d.Svc.Tenant(tenantID)
-	if err != nil {
-		return 0, 0
-	}
+	var t *simulator.Tenant
 	var refs []simulator.PendingRef
-	if err := d.Svc.Store.View(func(tx simulator.Tx) (err error) { refs, err = tx.PendingEvents(tenantID); return }); err != nil {
-		d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
+	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
+		if t, err = tx.Tenant(tenantID); err != nil || t == nil {
+			return err
+		}
+		refs, err = tx.PendingEvents(tenantID)
+		return err
+	})
+	if err != nil || t == nil {
+		if err != nil {
+			d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
+		}
 		return 0, 0
 	}
 	var mu sync.Mutex

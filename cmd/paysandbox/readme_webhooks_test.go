@@ -65,8 +65,8 @@ func TestReadmeSignatureSnippets(t *testing.T) {
 			cmd.WaitDelay = 2 * time.Second
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "PAYSANDBOX_SIGNING_SECRET="+simulator.DefaultSigningSecret, "PORT="+itoa(port), "GOFLAGS=")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			stderr := &syncBuffer{}
+			cmd.Stderr = stderr
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 			url := "http://127.0.0.1:" + itoa(port) + "/webhooks"
