@@ -52,6 +52,7 @@ type Dispatcher struct {
 	rngs     map[string]*rand.Rand    // chaos, per tenant
 	pruned   map[string]time.Time     // last retention pass per tenant (real time)
 	held     map[string]int           // tenants whose clock is being advanced
+	dirty    map[string]bool          // tenants with events finished since their last retention pass
 	running  sync.WaitGroup
 }
 
@@ -70,7 +71,7 @@ func NewDispatcher(svc *simulator.Service, timeout time.Duration, concurrency in
 		Svc: svc, Timeout: timeout, Concurrency: concurrency, Retention: simulator.DefaultRetention,
 		Log: svc.Log, wake: make(chan struct{}, 1), sem: make(chan struct{}, concurrency),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
-		held: map[string]int{},
+		held: map[string]int{}, dirty: map[string]bool{},
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = concurrency
@@ -295,6 +296,11 @@ func (d *Dispatcher) attempt(ctx context.Context, t *simulator.Tenant, eventID, 
 		d.Log.Error("webhooks: recording an attempt", "tenant", tenantID, "event", eventID, "err", err)
 		return a, nil
 	}
+	if rec != nil && rec.Status != simulator.DeliveryPending {
+		d.mu.Lock()
+		d.dirty[tenantID] = true
+		d.mu.Unlock()
+	}
 	if d.OnAttempt != nil && rec != nil {
 		d.OnAttempt(tenantID, rec, a)
 	}
@@ -393,18 +399,21 @@ func describe(err error, timeout time.Duration) string {
 	return err.Error()
 }
 
-// prune applies the retention bound to a tenant at most once a second.
+// prune applies the retention bound to a tenant whose events were finished
+// (delivered or exhausted) since its last pass, at most once a second. An
+// idle tenant keeps what it has until its next finished event.
 func (d *Dispatcher) prune(t *simulator.Tenant) {
 	if d.Retention.Keep <= 0 && d.Retention.MaxAge <= 0 {
 		return
 	}
 	d.mu.Lock()
-	last := d.pruned[t.ID]
-	if time.Since(last) < time.Second {
+	last, dirty := d.pruned[t.ID], d.dirty[t.ID]
+	if !dirty || time.Since(last) < time.Second {
 		d.mu.Unlock()
 		return
 	}
 	d.pruned[t.ID] = time.Now()
+	delete(d.dirty, t.ID)
 	d.mu.Unlock()
 	if _, err := d.Svc.PruneEvents(t, d.Retention); err != nil {
 		d.Log.Error("webhooks: pruning events", "tenant", t.ID, "err", err)
@@ -469,7 +478,9 @@ func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fi
 					return
 				}
 				defer d.release(tenantID, h.ref.PaymentID, done)
+				d.sem <- struct{}{} // the bound on attempts in flight covers these too
 				a, rec := d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt)
+				<-d.sem
 				if rec != nil {
 					mu.Lock()
 					fired = append(fired, simulator.Fired{Kind: simulator.FiredWebhook, At: a.At, PaymentID: rec.PaymentID, EventID: rec.ID})
@@ -522,7 +533,9 @@ func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (deliv
 			}
 			defer d.release(tenantID, queue[0].PaymentID, done)
 			for _, ref := range queue {
+				d.sem <- struct{}{}
 				a, rec := d.attempt(context.WithoutCancel(ctx), t, ref.EventID, "", forcedAttempt)
+				<-d.sem
 				if rec == nil {
 					continue
 				}
@@ -550,7 +563,9 @@ func (d *Dispatcher) Replay(ctx context.Context, tenantID, eventID string) (simu
 	if err != nil {
 		return simulator.DeliveryAttempt{}, err
 	}
+	d.sem <- struct{}{}
 	a, rec := d.attempt(context.WithoutCancel(ctx), t, eventID, "", replayAttempt)
+	<-d.sem
 	if rec == nil {
 		return a, simulator.Errorf(simulator.CodeNotFound, "No webhook event %q in this tenant", eventID)
 	}

@@ -23,7 +23,7 @@ type attemptOutDTO struct {
 	At               string            `json:"at"`
 	StatusCode       int               `json:"statusCode"`
 	LatencyMs        int64             `json:"latencyMs"`
-	Error            string            `json:"error,omitempty"`
+	Error            *string           `json:"error"` // null when the attempt succeeded
 	ResponseBodyHead string            `json:"responseBodyHead,omitempty"`
 	SignedAt         string            `json:"signedAt,omitempty"`
 	Headers          map[string]string `json:"headers,omitempty"`
@@ -44,10 +44,15 @@ type eventOutDTO struct {
 }
 
 func toAttemptOut(a simulator.DeliveryAttempt) attemptOutDTO {
-	return attemptOutDTO{
-		At: ts(a.At), StatusCode: a.StatusCode, LatencyMs: a.LatencyMs, Error: a.Error,
+	out := attemptOutDTO{
+		At: ts(a.At), StatusCode: a.StatusCode, LatencyMs: a.LatencyMs,
 		ResponseBodyHead: a.ResponseBodyHead, SignedAt: a.SignedAt, Headers: a.Headers, Replay: a.Replay, Chaos: a.Chaos,
 	}
+	if a.Error != "" {
+		e := a.Error
+		out.Error = &e
+	}
+	return out
 }
 
 // toEventOut renders an event; withBody adds the exact body of its latest
