@@ -38,8 +38,10 @@ type Dispatcher struct {
 	Timeout time.Duration
 	// Concurrency bounds attempts in flight (default 64).
 	Concurrency int
-	// Retention bounds each tenant's delivered and exhausted events.
-	Retention simulator.Retention
+	// Retention bounds each tenant's delivered and exhausted events, applied
+	// at most every PruneEvery (default 1s) per tenant.
+	Retention  simulator.Retention
+	PruneEvery time.Duration
 	// OnAttempt, when set, is called after each attempt is recorded.
 	OnAttempt func(tenantID string, ev *simulator.Event, a simulator.DeliveryAttempt)
 	Log       *slog.Logger
@@ -68,7 +70,7 @@ func NewDispatcher(svc *simulator.Service, timeout time.Duration, concurrency in
 		concurrency = DefaultConcurrency
 	}
 	d := &Dispatcher{
-		Svc: svc, Timeout: timeout, Concurrency: concurrency, Retention: simulator.DefaultRetention,
+		Svc: svc, Timeout: timeout, Concurrency: concurrency, Retention: simulator.DefaultRetention, PruneEvery: time.Second,
 		Log: svc.Log, wake: make(chan struct{}, 1), sem: make(chan struct{}, concurrency),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
 		held: map[string]int{}, dirty: map[string]bool{},
@@ -408,7 +410,7 @@ func (d *Dispatcher) prune(t *simulator.Tenant) {
 	}
 	d.mu.Lock()
 	last, dirty := d.pruned[t.ID], d.dirty[t.ID]
-	if !dirty || time.Since(last) < time.Second {
+	if !dirty || time.Since(last) < d.PruneEvery {
 		d.mu.Unlock()
 		return
 	}
@@ -490,6 +492,7 @@ func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fi
 		}
 		wg.Wait()
 		if started == 0 || ctx.Err() != nil {
+			d.prune(t)
 			return fired
 		}
 	}

@@ -452,3 +452,33 @@ func TestWebhookRestartResumesPending(t *testing.T) {
 		assert.Equal(t, "DELIVERED", ev["status"])
 	}
 }
+
+// Retention: delivered and exhausted events beyond the count bound go;
+// pending ones stay.
+func TestWebhookRetention(t *testing.T) {
+	cfg := testConfig()
+	cfg.WebhookRetentionCount = 3
+	a := startAppWith(t, cfg, appHooks{before: func(app *App) { app.Webhooks.PruneEvery = 0 }})
+	rc := newReceiver(t, answer(200))
+	a.setEndpoint(rc.URL)
+	for range 3 {
+		a.pay(1000, "4111111111111111")
+	}
+	a.must(200, "POST", "/_sandbox/webhooks/deliver", nil)
+	rc.setAnswer(answer(500))
+	pid := a.pay(1000, "4111111111111111").Str("id")
+	a.advance("0s") // runs what is due, then applies the bound
+	all := a.must(200, "GET", "/_sandbox/webhooks/events", nil).JSON["data"].([]any)
+	var delivered, pending int
+	for _, e := range all {
+		switch e.(map[string]any)["status"] {
+		case "DELIVERED":
+			delivered++
+		case "PENDING":
+			pending++
+			assert.Equal(t, pid, e.(map[string]any)["paymentId"])
+		}
+	}
+	assert.Equal(t, 3, delivered, "kept up to the count bound")
+	assert.Equal(t, 2, pending, "pending events are never pruned")
+}
