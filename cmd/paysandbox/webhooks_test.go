@@ -482,3 +482,21 @@ func TestWebhookRetention(t *testing.T) {
 	assert.Equal(t, 3, delivered, "kept up to the count bound")
 	assert.Equal(t, 2, pending, "pending events are never pruned")
 }
+
+// The clock advance answers what it ran: scheduled jobs (with their
+// payment or attempt) in time order, then webhook attempts.
+func TestClockAdvanceFired(t *testing.T) {
+	a := newTestApp(t)
+	att := freshAttempt(a, "4111111111111111")
+	r := a.advance("16m")
+	assert.Equal(t, "2026-11-22T07:46:00.000000Z", r.Str("now"))
+	fired := r.JSON["fired"].([]any)
+	require.Len(t, fired, 1, "%s", r.Body)
+	f := fired[0].(map[string]any)
+	assert.Equal(t, "expire-attempt", f["kind"])
+	assert.Equal(t, att, f["attemptId"])
+	assert.Equal(t, "2026-11-22T07:45:00.000000Z", f["at"])
+
+	r = a.advance("1h")
+	assert.Equal(t, []any{}, r.JSON["fired"], "nothing due: an empty list")
+}
