@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -84,16 +85,10 @@ func toEventOut(ev *simulator.Event, withBody bool) eventOutDTO {
 	return out
 }
 
-// stampBody sets signedAt in a stored body (the bytes an attempt sent).
+// stampBody sets signedAt in a stored body (the bytes an attempt sent), as
+// webhooks.Stamp does (httpapi does not import webhooks).
 func stampBody(body []byte, signedAt string) json.RawMessage {
-	const slot = `"signedAt":""`
-	s := string(body)
-	for i := 0; i+len(slot) <= len(s); i++ {
-		if s[i:i+len(slot)] == slot {
-			return json.RawMessage(s[:i] + `"signedAt":"` + signedAt + `"` + s[i+len(slot):])
-		}
-	}
-	return body
+	return json.RawMessage(strings.Replace(string(body), `"signedAt":""`, `"signedAt":"`+signedAt+`"`, 1))
 }
 
 func (s *Server) putWebhookEndpoint(c echo.Context) error {
