@@ -14,6 +14,7 @@ const (
 	JobResolveRefund  JobKind = "resolve-refund"  // a PENDING refund resolves
 	JobDispute        JobKind = "dispute"         // a scenario's dispute opens
 	JobExpireTenant   JobKind = "expire-tenant"   // a tenant's ttl passed
+	JobDisputeStatus  JobKind = "dispute-status"  // a scripted dispute step (scenario dispute.then)
 )
 
 // Job is scheduled work, stored in the same transaction as the change that
@@ -31,6 +32,9 @@ type Job struct {
 	TransactionID string    `json:"transactionId,omitempty"`
 	Status        string    `json:"status,omitempty"`
 	Reason        string    `json:"reason,omitempty"`
+	DisputeID     string    `json:"disputeId,omitempty"`
+	// Dispute is the scenario's dispute (amount, scripted steps) of a JobDispute.
+	Dispute *DisputeDecision `json:"disputePlan,omitempty"`
 }
 
 // newJob makes a job due at due on t's clock.

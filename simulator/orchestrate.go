@@ -45,7 +45,7 @@ func (s *Service) mutatePaymentKey(t *Tenant, id, idemKey string, fn func(tx Tx,
 			return err
 		}
 		if p.Status != before {
-			if err := tx.AppendEvent(s.newEvent(EventPaymentStatus, p, now)); err != nil {
+			if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, now), p, nil, nil); err != nil {
 				return err
 			}
 		}
@@ -223,6 +223,8 @@ func (s *Service) afterAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDecis
 	if d.Dispute != nil {
 		j := s.newJob(t, JobDispute, now.Add(d.Dispute.After))
 		j.PaymentID, j.Reason = p.ID, d.Dispute.Reason
+		plan := *d.Dispute
+		j.Dispute = &plan
 		return tx.PutJob(j)
 	}
 	return nil

@@ -1,13 +1,22 @@
 package simulator
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
 
 // Event types of the outbox (webhooks).
 const (
 	EventPaymentStatus = "PAYMENT.STATUS"
 	EventPaymentRefund = "PAYMENT.REFUND"
 	EventDisputeOpened = "DISPUTE.OPENED"
+	EventDisputeStatus = "DISPUTE.STATUS"
 )
+
+// EventTypes lists every event type.
+var EventTypes = []string{EventPaymentStatus, EventPaymentRefund, EventDisputeOpened, EventDisputeStatus}
 
 // Delivery statuses of an event.
 const (
@@ -16,46 +25,146 @@ const (
 	DeliveryExhausted = "EXHAUSTED"
 )
 
+// ErrNoEndpoint is the error recorded on events of a tenant without a webhook URL.
+const ErrNoEndpoint = "no endpoint"
+
 // Event is one outbox entry, written in the same transaction as the change
-// that caused it. Its content is fixed when it is made: Payment is a snapshot.
+// that caused it. Body is the webhook body, rendered once when the event is
+// made (by the Service's EventRenderer); only signedAt is set per attempt.
 type Event struct {
-	ID        string            `json:"id"`
-	TenantID  string            `json:"tenantId"`
-	Type      string            `json:"eventType"`
-	PaymentID string            `json:"paymentId"`
-	CreatedAt time.Time         `json:"createdAt"`
-	Payment   *Payment          `json:"payment,omitempty"`
-	Refund    *Transaction      `json:"refund,omitempty"`
-	Dispute   *Dispute          `json:"dispute,omitempty"`
-	Status    string            `json:"status"`
-	Attempts  []DeliveryAttempt `json:"attempts,omitempty"`
+	ID        string          `json:"id"`
+	TenantID  string          `json:"tenantId"`
+	Type      string          `json:"eventType"`
+	PaymentID string          `json:"paymentId"`
+	DisputeID string          `json:"disputeId,omitempty"`
+	CreatedAt time.Time       `json:"createdAt"`
+	Body      json.RawMessage `json:"body"`
+	Status    string          `json:"status"`
+	// NextAt is when the next attempt is due on the tenant clock (PENDING only;
+	// zero means at once).
+	NextAt   time.Time         `json:"nextAt,omitzero"`
+	Attempts []DeliveryAttempt `json:"attempts,omitempty"`
 }
 
 // DeliveryAttempt is one try at delivering an event.
 type DeliveryAttempt struct {
-	At               time.Time `json:"at"`
-	StatusCode       int       `json:"statusCode"`
-	LatencyMs        int64     `json:"latencyMs"`
-	Error            string    `json:"error,omitempty"`
-	ResponseBodyHead string    `json:"responseBodyHead,omitempty"`
+	At               time.Time         `json:"at"`
+	StatusCode       int               `json:"statusCode"`
+	LatencyMs        int64             `json:"latencyMs"`
+	Error            string            `json:"error,omitempty"`
+	ResponseBodyHead string            `json:"responseBodyHead,omitempty"`
+	SignedAt         string            `json:"signedAt,omitempty"`
+	Headers          map[string]string `json:"headers,omitempty"`
+	// Replay marks an attempt made by POST .../replay; Chaos names the chaos
+	// that made it (duplicate, delay, reorder), empty for ordinary attempts.
+	Replay bool   `json:"replay,omitempty"`
+	Chaos  string `json:"chaos,omitempty"`
 }
+
+// OK reports whether the attempt got a 2xx answer.
+func (a DeliveryAttempt) OK() bool { return a.Error == "" && a.StatusCode >= 200 && a.StatusCode < 300 }
+
+// RetryDelays are the waits before attempts 2..6, each counted from the
+// previous failure on the tenant clock; after the sixth failure the event is
+// EXHAUSTED.
+var RetryDelays = []time.Duration{10 * time.Second, time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute}
+
+// NextRetry answers when the attempt after n failed attempts is due, counted
+// from the last failure at failedAt; ok is false once the six attempts are spent.
+func NextRetry(n int, failedAt time.Time) (time.Time, bool) {
+	if n < 1 || n > len(RetryDelays) {
+		return time.Time{}, false
+	}
+	return failedAt.Add(RetryDelays[n-1]), true
+}
+
+// Dispute statuses and types (vendor DisputeStatusWebhookPayload).
+var (
+	DisputeStatuses = []string{"OPEN", "CHALLENGED", "ACCEPTED", "WON", "LOST", "EXPIRED", "CANCELLED"}
+	DisputeTypes    = []string{"DISPUTE", "RETRIEVAL", "PREARBITRATION"}
+)
 
 // Dispute is a dispute opened on a payment.
 type Dispute struct {
-	ID            string    `json:"id"`
-	PaymentID     string    `json:"paymentId"`
-	Reason        string    `json:"reason"`
-	Amount        int64     `json:"amount"`
-	TransactionID string    `json:"transactionId"`
-	OpenedAt      time.Time `json:"openedAt"`
+	ID                  string        `json:"id"`
+	TenantID            string        `json:"tenantId"`
+	PaymentID           string        `json:"paymentId"`
+	OrderID             string        `json:"orderId"`
+	Reason              string        `json:"reason"`
+	Amount              int64         `json:"amount"`
+	CurrencyCode        string        `json:"currencyCode"`
+	TransactionID       string        `json:"transactionId"`
+	Processor           string        `json:"processor,omitempty"`
+	ProcessorMerchantID string        `json:"processorMerchantId,omitempty"`
+	PaymentMethodType   string        `json:"paymentMethodType,omitempty"`
+	Network             string        `json:"network,omitempty"`
+	Status              string        `json:"status"`
+	Type                string        `json:"type"`
+	OpenedAt            time.Time     `json:"openedAt"`
+	UpdatedAt           time.Time     `json:"updatedAt"`
+	Then                []DisputeStep `json:"then,omitempty"` // scripted steps not yet run
 }
 
-// newEvent makes an outbox event of type typ about p. The store encodes the
-// event (and so the payment as it is now) when it is appended, which fixes
-// its content: append it once p holds the state the event is about.
+// EventRenderer renders an event's webhook body once, when the event is made
+// (the webhooks package implements it; the simulator must not import it).
+// p is the payment after the change; refund is the refund transaction of a
+// PAYMENT.REFUND, d the dispute of a DISPUTE.* event.
+type EventRenderer interface {
+	RenderEvent(ev *Event, p *Payment, refund *Transaction, d *Dispute) (json.RawMessage, error)
+}
+
+// EventQuery filters GET /_sandbox/webhooks/events. Empty filters match all.
+type EventQuery struct {
+	PaymentID string
+	Type      string
+	Status    string
+	Limit     int
+}
+
+// PendingRef is one PENDING event in a tenant's delivery queue.
+type PendingRef struct {
+	TenantID  string
+	PaymentID string
+	EventID   string
+	CreatedAt time.Time
+	NextAt    time.Time // tenant clock; zero means at once
+}
+
+// newEvent makes an outbox event of type typ about p.
 func (s *Service) newEvent(typ string, p *Payment, now time.Time) *Event {
 	return &Event{
 		ID: s.IDs.NewID(IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
-		CreatedAt: now, Payment: p, Status: DeliveryPending,
+		CreatedAt: now, Status: DeliveryPending,
 	}
+}
+
+// appendEvent renders ev's body from p as it is now (refund and d as the
+// event type needs) and appends it to the outbox in tx.
+func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction, d *Dispute) error {
+	if s.Renderer != nil {
+		body, err := s.Renderer.RenderEvent(ev, p, refund, d)
+		if err != nil {
+			return fmt.Errorf("rendering %s: %w", ev.Type, err)
+		}
+		ev.Body = body
+	}
+	if d != nil {
+		ev.DisputeID = d.ID
+	}
+	return tx.AppendEvent(ev)
+}
+
+// validEventQuery checks the filters of an event listing.
+func validEventQuery(q EventQuery) []FieldError {
+	var errs []FieldError
+	if q.Type != "" && !slices.Contains(EventTypes, q.Type) {
+		errs = append(errs, FieldError{Path: "$.type", Description: "type must be one of PAYMENT.STATUS, PAYMENT.REFUND, DISPUTE.OPENED, DISPUTE.STATUS"})
+	}
+	if q.Status != "" && q.Status != DeliveryPending && q.Status != DeliveryDelivered && q.Status != DeliveryExhausted {
+		errs = append(errs, FieldError{Path: "$.status", Description: "status must be PENDING, DELIVERED or EXHAUSTED"})
+	}
+	if q.Limit < 0 || q.Limit > 1000 {
+		errs = append(errs, FieldError{Path: "$.limit", Description: "limit must be between 1 and 1000"})
+	}
+	return errs
 }

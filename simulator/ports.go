@@ -55,6 +55,24 @@ type Tx interface {
 	Attempts(tenantID string) ([]*Attempt, error)
 
 	AppendEvent(e *Event) error
+	// Webhook outbox and disputes (issue 10).
+	Event(tenantID, id string) (*Event, error)
+	// PutEvent stores an event again (after an attempt), keeping the
+	// tenant's pending queue in step with its status.
+	PutEvent(e *Event) error
+	// Events lists the tenant's events, newest first, without their bodies
+	// (Event reads one with its body).
+	Events(tenantID string, q EventQuery) ([]*Event, error)
+	// PendingEvents lists the tenant's PENDING events by payment, each
+	// payment's in creation order.
+	PendingEvents(tenantID string) ([]PendingRef, error)
+	// PruneEvents deletes delivered and exhausted events beyond the newest
+	// keep (keep <= 0: no count bound) and those created before before (zero: no age bound).
+	PruneEvents(tenantID string, keep int, before time.Time) (int, error)
+	Dispute(tenantID, id string) (*Dispute, error)
+	PutDispute(d *Dispute) error
+	// Disputes lists the tenant's disputes, newest first (of one payment when set).
+	Disputes(tenantID, paymentID string) ([]*Dispute, error)
 
 	PutJob(j *Job) error
 	DeleteJob(j *Job) error

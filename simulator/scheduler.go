@@ -103,29 +103,49 @@ func (sc *Scheduler) runOne(ctx context.Context, j *Job) {
 // RunDue runs, in time order, every job of tenant t due at or before until
 // (including jobs that running them schedules within the window).
 func (sc *Scheduler) RunDue(ctx context.Context, t *Tenant, until time.Time) error {
+	_, err := sc.runDue(ctx, t, until)
+	return err
+}
+
+func (sc *Scheduler) runDue(ctx context.Context, t *Tenant, until time.Time) (fired []Fired, err error) {
 	for range 100000 {
 		var jobs []*Job
 		if err := sc.svc.Store.View(func(tx Tx) (err error) { jobs, err = tx.DueJobs(t.ID, until, 1); return }); err != nil {
-			return err
+			return fired, err
 		}
 		if len(jobs) == 0 {
-			return nil
+			return fired, nil
 		}
-		if err := sc.svc.runJob(ctx, jobs[0]); err != nil {
-			return err
+		j := jobs[0]
+		fired = append(fired, Fired{Kind: string(j.Kind), At: j.Due, PaymentID: j.PaymentID, AttemptID: j.AttemptID})
+		if err := sc.svc.runJob(ctx, j); err != nil {
+			return fired, err
 		}
 	}
-	return nil
+	return fired, nil
 }
 
 // AdvanceClock moves tenant t's clock forward by d and runs everything that
 // falls due, in time order, before it returns the new now.
 func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) (time.Time, error) {
+	now, _, err := s.AdvanceClockFired(ctx, t, d)
+	return now, err
+}
+
+// AdvanceClockFired is AdvanceClock that also answers what it ran: the
+// scheduled jobs in time order, then the webhook attempts it made due
+// (which it waits for). A duration that is not positive, or that would
+// overflow the tenant clock, is a 422 at $.duration: the clock never goes
+// backwards.
+func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Duration) (time.Time, []Fired, error) {
 	if d <= 0 {
-		return time.Time{}, errAdvance("duration must be positive")
+		return time.Time{}, nil, errAdvance("duration must be positive")
 	}
 	unlock := s.sched.lock(t.ID)
 	defer unlock()
+	if s.Webhooks != nil {
+		defer s.Webhooks.Hold(t.ID)()
+	}
 	var cur *Tenant
 	err := s.Store.Update(func(tx Tx) error {
 		var err error
@@ -152,15 +172,18 @@ func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) 
 		return nil
 	})
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, nil, err
 	}
 	if cur == nil {
-		return time.Time{}, Errorf(CodeUnauthorized, "The tenant no longer exists")
+		return time.Time{}, nil, Errorf(CodeUnauthorized, "The tenant no longer exists")
 	}
 	now := s.now(cur)
-	err = s.sched.RunDue(ctx, cur, now)
+	fired, err := s.sched.runDue(ctx, cur, now)
 	s.kick()
-	return now, err
+	if err == nil && s.Webhooks != nil {
+		fired = append(fired, s.Webhooks.RunDue(ctx, cur.ID)...)
+	}
+	return now, fired, err
 }
 
 // errAdvance is the 422 of a clock advance that is not positive or would overflow.
@@ -201,8 +224,14 @@ func (s *Service) runJob(ctx context.Context, j *Job) error {
 			}
 			return s.expireAttemptJob(tx, t, j, s.now(t))
 		})
+	case JobDisputeStatus:
+		return s.disputeStepJob(t, j)
 	case JobDispute:
-		_, err := s.openDispute(t, j.PaymentID, j.Reason, nil, j)
+		var amount *int64
+		if j.Dispute != nil && j.Dispute.Amount > 0 {
+			amount = &j.Dispute.Amount
+		}
+		_, err := s.openDispute(t, j.PaymentID, j.Reason, amount, j)
 		if ErrorCode(err) != "" { // payment gone or not disputable: drop
 			return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
 		}
@@ -296,9 +325,7 @@ func (s *Service) resolveRefund(tx Tx, p *Payment, j *Job, now time.Time) error 
 			txn.ProcessorStatusReason = defaultReason(StatusFailed)
 			p.releaseRefund(txn.Allocations)
 		}
-		ev := s.newEvent(EventPaymentRefund, p, now)
-		ev.Refund = txn
-		return tx.AppendEvent(ev)
+		return s.appendEvent(tx, s.newEvent(EventPaymentRefund, p, now), p, txn, nil)
 	}
 	return nil
 }

@@ -21,6 +21,12 @@ type Service struct {
 	Kick func()
 	// Held caps the requests each tenant holds open and ends them at shutdown.
 	Held *Held
+	// Renderer renders webhook bodies when events are made (nil: events
+	// carry no body; the composition root sets the webhooks renderer).
+	Renderer EventRenderer
+	// Webhooks runs the webhook attempts a clock advance makes due and waits
+	// for them (nil: none); it answers what it ran.
+	Webhooks WebhookRunner
 
 	waits waitHub
 	sched *Scheduler

@@ -1,6 +1,9 @@
 package simulator
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // OpenDispute opens a dispute on an authorized or settled payment and sends
 // DISPUTE.OPENED (control plane). amount nil disputes what was captured (or
@@ -9,6 +12,8 @@ func (s *Service) OpenDispute(t *Tenant, paymentID, reason string, amount *int64
 	return s.openDispute(t, paymentID, reason, amount, nil)
 }
 
+// openDispute opens a dispute; job is the scenario's JobDispute (deleted in
+// the same transaction; its plan's Then steps are scheduled from the opening).
 func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64, job *Job) (*Dispute, error) {
 	if reason == "" {
 		reason = "FRAUDULENT"
@@ -49,15 +54,126 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 			amt = *amount
 		}
 		now := s.now(t)
-		d := &Dispute{ID: s.IDs.NewID(IDUUID), PaymentID: p.ID, Reason: reason, Amount: amt, OpenedAt: now}
+		d := &Dispute{
+			ID: s.IDs.NewID(IDUUID), TenantID: t.ID, PaymentID: p.ID, OrderID: p.OrderID, Reason: reason,
+			Amount: amt, CurrencyCode: p.CurrencyCode, Status: "OPEN", Type: "DISPUTE", OpenedAt: now, UpdatedAt: now,
+			PaymentMethodType: p.PaymentMethod.PaymentMethodType, Network: p.PaymentMethod.Data.BinData.Network,
+		}
 		if sale := p.sale(); sale != nil {
 			d.TransactionID = sale.ProcessorTransactionID
 		}
-		ev := s.newEvent(EventDisputeOpened, p, now)
-		ev.Dispute = d
+		if p.Processor != nil {
+			d.Processor, d.ProcessorMerchantID = p.Processor.Name, p.Processor.ProcessorMerchantID
+		}
+		if job != nil && job.Dispute != nil && len(job.Dispute.Then) > 0 {
+			d.Then = slices.Clone(job.Dispute.Then)
+			if err := s.scheduleDisputeStep(tx, t, d, now); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutDispute(d); err != nil {
+			return err
+		}
 		out = d
-		return tx.AppendEvent(ev)
+		return s.appendEvent(tx, s.newEvent(EventDisputeOpened, p, now), p, nil, d)
 	})
+	if err == nil {
+		s.kick()
+	}
+	return out, err
+}
+
+// scheduleDisputeStep stores the job of d's next scripted step, due its After
+// past from.
+func (s *Service) scheduleDisputeStep(tx Tx, t *Tenant, d *Dispute, from time.Time) error {
+	j := s.newJob(t, JobDisputeStatus, from.Add(d.Then[0].After))
+	j.PaymentID, j.DisputeID = d.PaymentID, d.ID
+	return tx.PutJob(j)
+}
+
+// disputeStepJob runs a dispute's next scripted step and schedules the one
+// after it, in one transaction with the job's deletion.
+func (s *Service) disputeStepJob(t *Tenant, j *Job) error {
+	err := s.Store.Update(func(tx Tx) error {
+		if err := tx.DeleteJob(j); err != nil {
+			return err
+		}
+		d, err := tx.Dispute(t.ID, j.DisputeID)
+		if err != nil || d == nil || len(d.Then) == 0 {
+			return err
+		}
+		step := d.Then[0]
+		d.Then = d.Then[1:]
+		now := s.now(t)
+		if len(d.Then) > 0 {
+			if err := s.scheduleDisputeStep(tx, t, d, j.Due); err != nil {
+				return err
+			}
+		}
+		return s.moveDispute(tx, t, d, step.Status, "", now)
+	})
+	if err == nil {
+		s.kick()
+	}
+	return err
+}
+
+// SetDisputeStatus moves a dispute to status (and type, when given) and sends
+// DISPUTE.STATUS. Errors: RequestValidationError (bad status or type),
+// NotFound (no such dispute of this tenant).
+func (s *Service) SetDisputeStatus(t *Tenant, id, status, typ string) (*Dispute, error) {
+	var errs []FieldError
+	if !slices.Contains(DisputeStatuses[1:], status) {
+		errs = append(errs, FieldError{Path: "$.status", Description: "status must be one of CHALLENGED, ACCEPTED, WON, LOST, EXPIRED, CANCELLED"})
+	}
+	if typ != "" && !slices.Contains(DisputeTypes, typ) {
+		errs = append(errs, FieldError{Path: "$.type", Description: "type must be one of DISPUTE, RETRIEVAL, PREARBITRATION"})
+	}
+	if len(errs) > 0 {
+		return nil, ValidationError("DisputeStatusRequest", errs...)
+	}
+	var out *Dispute
+	err := s.Store.Update(func(tx Tx) error {
+		d, err := tx.Dispute(t.ID, id)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			return Errorf(CodeNotFound, "No dispute %q in this tenant", id)
+		}
+		out = d
+		return s.moveDispute(tx, t, d, status, typ, s.now(t))
+	})
+	if err == nil {
+		s.kick()
+	}
+	return out, err
+}
+
+// moveDispute stores d in its new status and appends DISPUTE.STATUS.
+func (s *Service) moveDispute(tx Tx, t *Tenant, d *Dispute, status, typ string, now time.Time) error {
+	d.Status, d.UpdatedAt = status, now
+	if typ != "" {
+		d.Type = typ
+	}
+	if err := tx.PutDispute(d); err != nil {
+		return err
+	}
+	p, err := tx.Payment(t.ID, d.PaymentID)
+	if err != nil {
+		return err
+	}
+	if p == nil { // the payment is gone (reset): the dispute record stays, with no event
+		return nil
+	}
+	return s.appendEvent(tx, s.newEvent(EventDisputeStatus, p, now), p, nil, d)
+}
+
+// Disputes lists the tenant's disputes, newest first, of one payment when
+// paymentID is set.
+func (s *Service) Disputes(t *Tenant, paymentID string) ([]*Dispute, error) {
+	var out []*Dispute
+	err := s.Store.View(func(tx Tx) (err error) { out, err = tx.Disputes(t.ID, paymentID); return })
 	return out, err
 }
 

@@ -83,7 +83,7 @@ func (s *Service) insertPayment(tx Tx, t *Tenant, p *Payment) error {
 	if err := tx.PutPayment(p); err != nil {
 		return err
 	}
-	if err := tx.AppendEvent(s.newEvent(EventPaymentStatus, p, p.Date)); err != nil {
+	if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
 		return err
 	}
 	j := s.newJob(t, JobAuthorize, p.Date)

@@ -54,10 +54,12 @@ type Tenant struct {
 	APIKeys       []APIKey `json:"apiKeys"`
 	SigningSecret string   `json:"signingSecret"`
 	// PreviousSecret signs X-Signature-Secondary until PreviousUntil (tenant clock).
-	PreviousSecret string        `json:"previousSecret,omitempty"`
-	PreviousUntil  time.Time     `json:"previousUntil,omitzero"`
-	WebhookURL     string        `json:"webhookUrl,omitempty"`
-	ClockOffset    time.Duration `json:"clockOffset"`
+	PreviousSecret string    `json:"previousSecret,omitempty"`
+	PreviousUntil  time.Time `json:"previousUntil,omitzero"`
+	WebhookURL     string    `json:"webhookUrl,omitempty"`
+	// WebhookChaos is the tenant's delivery chaos (nil: off).
+	WebhookChaos *WebhookChaos `json:"webhookChaos,omitempty"`
+	ClockOffset  time.Duration `json:"clockOffset"`
 	// First6Digits opts in to first6Digits on card data (null otherwise).
 	First6Digits bool `json:"first6Digits,omitempty"`
 	// FromConfig marks tenants that the config file (re)defines at each start.

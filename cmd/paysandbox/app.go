@@ -20,6 +20,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/store"
+	"github.com/paysandbox/paysandbox/webhooks"
 )
 
 // AppOptions are what tests (and serve) inject into the composition root.
@@ -45,6 +46,8 @@ type App struct {
 	Handler http.Handler
 	// Processors are the fake processors; ReloadScenarios swaps their rules.
 	Processors *processors.Fake
+	// Webhooks delivers the outbox (issue 10).
+	Webhooks *webhooks.Dispatcher
 
 	ln     net.Listener
 	conns  *httpapi.ConnLimiter // the connection cap around ln
@@ -90,6 +93,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant})
 	proc.TenantDoc = tenantScenarios(svc)
 	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc}
+	a.wireWebhooks()
 	if err := a.ensureTenants(); err != nil {
 		db.Close()
 		return nil, err
@@ -97,6 +101,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	a.Server = httpapi.New(svc, httpapi.Options{
 		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: db.Ready, Logger: log, Version: version,
 		ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout,
+		OnChaos: a.Webhooks.ResetChaos,
 	})
 	if opt.UI.Logger == nil {
 		opt.UI.Logger = log
@@ -182,8 +187,9 @@ func (a *App) Start() error {
 	a.cancel = cancel
 	a.http = a.Server.HTTPServer(a.Handler, a.conns)
 	a.http.RegisterOnShutdown(a.UI.Close) // end the dashboard's event streams
-	a.wg.Add(2)
+	a.wg.Add(3)
 	go func() { defer a.wg.Done(); a.Svc.Scheduler().Run(ctx) }()
+	go func() { defer a.wg.Done(); a.Webhooks.Run(ctx) }()
 	go func() {
 		defer a.wg.Done()
 		if err := a.http.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -241,4 +247,18 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// wireWebhooks renders event bodies with the webhooks package and attaches
+// its dispatcher; a wake-up of the scheduler (after any change) wakes it too.
+func (a *App) wireWebhooks() {
+	a.Svc.Renderer = webhooks.Renderer{}
+	d := webhooks.NewDispatcher(a.Svc, a.Config.WebhookTimeout, 0)
+	d.Retention = simulator.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge}
+	if kick := a.Svc.Kick; kick != nil {
+		a.Svc.Kick = func() { kick(); d.Wake() }
+	} else {
+		a.Svc.Kick = d.Wake
+	}
+	a.Webhooks = d
 }

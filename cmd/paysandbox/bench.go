@@ -24,6 +24,7 @@ type benchOptions struct {
 	Concurrency int
 	Amount      int64
 	CPUProfile  string
+	Webhooks    bool // measure webhook deliveries instead (bench_webhooks.go)
 }
 
 // newBenchCmd runs checkout flows (session, tokenise, pay, capture) against a
@@ -42,6 +43,10 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.Webhooks {
+				_, err := runWebhookBench(cmd.Context(), webhookBenchOptions{}, cmd.OutOrStdout())
+				return err
+			}
 			return runBench(cmd.Context(), opts, cmd.OutOrStdout())
 		},
 	}
@@ -50,6 +55,7 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	cmd.Flags().IntVar(&opts.Flows, "flows", 2000, "number of checkout flows")
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", 8, "flows run at once")
 	cmd.Flags().Int64Var(&opts.Amount, "amount", 1000, "payment amount (minor units)")
+	cmd.Flags().BoolVar(&opts.Webhooks, "webhooks", false, "measure webhook deliveries per second and lag to a local receiver instead")
 	cmd.Flags().StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of this process (client and, without --url, server) to this file")
 	return cmd
 }

@@ -35,6 +35,10 @@ type Config struct {
 	MaxConnections    int           `mapstructure:"max_connections"`
 	MaxWaitsPerTenant int           `mapstructure:"max_waits_per_tenant"`
 	ShutdownTimeout   time.Duration `mapstructure:"shutdown_timeout"`
+	// Webhook delivery (issue 10): receiver timeout and per-tenant retention.
+	WebhookTimeout        time.Duration `mapstructure:"webhook_timeout"`
+	WebhookRetentionCount int           `mapstructure:"webhook_retention_count"`
+	WebhookRetentionAge   time.Duration `mapstructure:"webhook_retention_age"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -71,6 +75,10 @@ var defaults = map[string]any{
 	"max_connections":      4096,
 	"max_waits_per_tenant": 64,
 	"shutdown_timeout":     "5s",
+	// webhook delivery
+	"webhook_timeout":         "10s",
+	"webhook_retention_count": 1000,
+	"webhook_retention_age":   "168h",
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -173,6 +181,9 @@ func (c Config) Validate() error {
 	}
 	if err := simulator.CheckWebhookURL(c.WebhookURL); err != nil {
 		bad("webhook_url: %v", err)
+	}
+	if c.WebhookTimeout < 0 || c.WebhookRetentionCount < 0 || c.WebhookRetentionAge < 0 {
+		bad("webhook_timeout, webhook_retention_count, webhook_retention_age: must not be negative")
 	}
 	ids, keys := map[string]bool{simulator.DefaultTenantID: true}, map[string]bool{simulator.DefaultAPIKey: true}
 	for i, t := range c.Tenants {

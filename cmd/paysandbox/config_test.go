@@ -18,6 +18,7 @@ func defaultConfig() Config {
 		Fsync: "everysecond", LogFormat: "text", LogLevel: "info", Tenants: []TenantConfig{},
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, MaxConnections: 4096,
 		MaxWaitsPerTenant: 64, ShutdownTimeout: 5 * time.Second,
+		WebhookTimeout: 10 * time.Second, WebhookRetentionCount: 1000, WebhookRetentionAge: 7 * 24 * time.Hour,
 	}
 }
 

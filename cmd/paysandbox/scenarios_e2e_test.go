@@ -40,11 +40,6 @@ func (a *testApp) payFull(amount int64, number string, extra map[string]any, hea
 	return a.req("POST", "/payments", body, headers...)
 }
 
-func (a *testApp) advance(d string) {
-	a.t.Helper()
-	a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": d})
-}
-
 func (a *testApp) payment(id string) *resp {
 	a.t.Helper()
 	return a.must(200, "GET", "/payments/"+id+"?expand=transactions.events", nil)

@@ -99,11 +99,11 @@ func (s *Server) advanceClock(c echo.Context) error {
 	if err != nil || d <= 0 {
 		return simulator.ValidationError("ClockAdvanceRequest", simulator.FieldError{Path: "$.duration", Description: "duration must be a positive Go duration like 90s, 15m or 24h"})
 	}
-	now, err := s.svc.AdvanceClock(c.Request().Context(), tenantOf(c), d)
+	now, fired, err := s.svc.AdvanceClockFired(c.Request().Context(), tenantOf(c), d)
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, map[string]string{"now": ts(now)})
+	return writeJSON(c, http.StatusOK, advanceDTO{Now: ts(now), Fired: toFiredDTOs(fired)})
 }
 
 func (s *Server) getAttempt(c echo.Context) error {

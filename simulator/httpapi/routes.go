@@ -71,6 +71,18 @@ func (s *Server) routes() {
 	e.DELETE("/_sandbox/scenarios", s.deleteScenarios, control...)
 	e.POST("/_sandbox/scenarios/explain", s.explainScenarios, control...)
 	e.GET("/_sandbox/payments/:id/explain", s.explainPayment, control...)
+	// Webhooks and disputes (h_webhooks.go).
+	e.PUT("/_sandbox/webhooks/endpoint", s.putWebhookEndpoint, control...)
+	e.GET("/_sandbox/webhooks/endpoint", s.getWebhookEndpoint, control...)
+	e.POST("/_sandbox/webhooks/rotate-secret", s.rotateSecret, control...)
+	e.GET("/_sandbox/webhooks/events", s.listWebhookEvents, control...)
+	e.GET("/_sandbox/webhooks/events/:id", s.getWebhookEvent, control...)
+	e.POST("/_sandbox/webhooks/events/:id/replay", s.replayWebhook, control...)
+	e.POST("/_sandbox/webhooks/deliver", s.deliverWebhooks, control...)
+	e.GET("/_sandbox/webhooks/wait", s.waitWebhook, control...)
+	e.PUT("/_sandbox/webhooks/chaos", s.putWebhookChaos, control...)
+	e.GET("/_sandbox/disputes", s.listDisputes, control...)
+	e.POST("/_sandbox/disputes/:id/status", s.setDisputeStatus, control...)
 }
 
 func (s *Server) healthz(c echo.Context) error {

@@ -30,6 +30,8 @@ type Options struct {
 	// See HTTPServer.
 	ReadTimeout time.Duration
 	IdleTimeout time.Duration
+	// OnChaos, when set, is told that a tenant's webhook chaos changed.
+	OnChaos func(tenantID string)
 }
 
 // Server is the HTTP face of the service.

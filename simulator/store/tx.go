@@ -461,7 +461,10 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err := t.setRaw(kEventID(e.TenantID, e.ID), k); err != nil {
 		return err
 	}
-	return t.put(k, e)
+	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
+		return err
+	}
+	return t.putEvent(k, e, true)
 }
 
 // Jobs.

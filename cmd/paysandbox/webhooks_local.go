@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/webhooks"
+)
+
+// Local webhook tools: standalone, no sandbox server needed (the lead
+// registers them under the `webhooks` parent).
+
+type webhooksVerifyOptions struct {
+	Secret    string
+	Signature string
+	File      string
+}
+
+// newWebhooksVerifyCmd checks a webhook signature: `verify --secret S
+// --signature SIG [FILE]` reads the raw body from FILE (or stdin) and exits 0
+// when SIG is base64(HMAC-SHA256(S, body)), 1 with the reason otherwise.
+func newWebhooksVerifyCmd() *cobra.Command {
+	opts := &webhooksVerifyOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify --secret S --signature SIG [FILE]",
+		Short: "Check a webhook signature against the raw body (FILE or stdin)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.File = args[0]
+			}
+			var body []byte
+			var err error
+			if opts.File == "" || opts.File == "-" {
+				body, err = io.ReadAll(cmd.InOrStdin())
+			} else {
+				body, err = os.ReadFile(opts.File)
+			}
+			if err != nil {
+				return fmt.Errorf("reading the body: %w", err)
+			}
+			if err := webhooks.Verify(opts.Secret, body, opts.Signature); err != nil {
+				return fmt.Errorf("invalid signature: %w (%d body bytes; sign the raw bytes as received, before any JSON parsing)", err, len(body))
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "valid")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.Secret, "secret", "", "the tenant's webhook signing secret")
+	cmd.Flags().StringVar(&opts.Signature, "signature", "", "the X-Signature-Primary (or -Secondary) header value")
+	_ = cmd.MarkFlagRequired("secret")
+	_ = cmd.MarkFlagRequired("signature")
+	return cmd
+}
+
+type webhooksListenOptions struct {
+	Port   int
+	Bind   string
+	Secret string
+	Answer int
+}
+
+// newWebhooksListenCmd runs a local webhook receiver (like `stripe listen`):
+// each delivery is printed as it arrives with its event type, payment id,
+// status and signature check, and answered with --answer (200).
+func newWebhooksListenCmd() *cobra.Command {
+	opts := &webhooksListenOptions{}
+	cmd := &cobra.Command{
+		Use:   "listen --port N",
+		Short: "Receive webhooks locally and print each delivery with its signature check",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Port < 0 || opts.Port > 65535 {
+				return fmt.Errorf("--port %d is not a port", opts.Port)
+			}
+			if opts.Answer < 100 || opts.Answer > 599 {
+				return fmt.Errorf("--answer %d is not an HTTP status", opts.Answer)
+			}
+			ln, err := net.Listen("tcp", net.JoinHostPort(opts.Bind, strconv.Itoa(opts.Port)))
+			if err != nil {
+				return err
+			}
+			return runWebhooksListen(cmd.Context(), ln, opts, cmd.OutOrStdout())
+		},
+	}
+	secret := simulator.DefaultSigningSecret
+	if env := os.Getenv("PAYSANDBOX_SIGNING_SECRET"); env != "" {
+		secret = env
+	}
+	cmd.Flags().IntVar(&opts.Port, "port", 4242, "port to listen on")
+	cmd.Flags().StringVar(&opts.Bind, "bind", "127.0.0.1", "address to listen on (0.0.0.0 to receive from Docker)")
+	cmd.Flags().StringVar(&opts.Secret, "secret", secret, "signing secret to check signatures with (env PAYSANDBOX_SIGNING_SECRET)")
+	cmd.Flags().IntVar(&opts.Answer, "answer", 200, "HTTP status to answer each delivery with")
+	return cmd
+}
+
+// runWebhooksListen serves on ln until ctx ends, printing one line per delivery.
+func runWebhooksListen(ctx context.Context, ln net.Listener, opts *webhooksListenOptions, out io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var mu sync.Mutex
+	fmt.Fprintf(out, "Listening for webhooks on http://%s (signing secret %q); Ctrl-C stops\n", ln.Addr(), opts.Secret)
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+		if err != nil {
+			http.Error(w, "reading the body failed", http.StatusBadRequest)
+			return
+		}
+		line := describeDelivery(r, body, opts.Secret)
+		mu.Lock()
+		fmt.Fprintln(out, line)
+		mu.Unlock()
+		w.WriteHeader(opts.Answer)
+	})}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}
+
+// describeDelivery is one printed line: time, event type, payment id,
+// status (payment or dispute), event id and the signature check.
+func describeDelivery(r *http.Request, body []byte, secret string) string {
+	var b struct {
+		EventType string `json:"eventType"`
+		PaymentID string `json:"paymentId"`
+		Status    string `json:"status"`
+		Payment   struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"payment"`
+	}
+	kind := "non-JSON body"
+	if json.Unmarshal(body, &b) == nil {
+		kind = b.EventType
+	}
+	pid, status := b.Payment.ID, b.Payment.Status
+	if pid == "" {
+		pid, status = b.PaymentID, b.Status
+	}
+	if status == "" && b.EventType == simulator.EventDisputeOpened {
+		status = "OPEN"
+	}
+	sig := "signature valid"
+	if err := webhooks.Verify(secret, body, r.Header.Get(webhooks.HeaderSignaturePrimary)); err != nil {
+		sig = "signature INVALID: " + err.Error()
+		if sec := r.Header.Get(webhooks.HeaderSignatureSecondary); sec != "" && webhooks.Verify(secret, body, sec) == nil {
+			sig = "signature valid (X-Signature-Secondary: the secret was rotated)"
+		}
+	}
+	return fmt.Sprintf("%s  %-15s payment=%s status=%s event=%s  %s",
+		time.Now().UTC().Format("15:04:05"), kind, orDash(pid), orDash(status), orDash(r.Header.Get(webhooks.HeaderEventID)), sig)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

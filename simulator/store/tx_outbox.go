@@ -1,0 +1,200 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// Webhook outbox and disputes. Besides the event itself (evt, evi in keys.go):
+//
+//	t:<tenant>:whp:<payment>:<created>:<id>   PENDING events by payment, in creation order -> nextAt
+//	t:<tenant>:evb:<id>                       an event's webhook body (raw JSON)
+//	t:<tenant>:dsp:<id>                       dispute
+//
+// The body is kept apart from the event record so that recording an attempt
+// rewrites only the small record: the body is written once and never parsed.
+func pPending(tid string) string { return tenantPrefix(tid) + "whp:" }
+func kPending(e *simulator.Event) string {
+	return pPending(e.TenantID) + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
+}
+func kEventBody(tid, id string) string { return tenantPrefix(tid) + "evb:" + id }
+func pDispute(tid string) string       { return tenantPrefix(tid) + "dsp:" }
+func kDispute(tid, id string) string   { return pDispute(tid) + id }
+
+// indexPending keeps e's entry in the pending queue in step with its status.
+func (t *Tx) indexPending(e *simulator.Event) error {
+	if e.Status != simulator.DeliveryPending {
+		return t.del(kPending(e))
+	}
+	next := ""
+	if !e.NextAt.IsZero() {
+		next = e.NextAt.UTC().Format(time.RFC3339Nano)
+	}
+	return t.setRaw(kPending(e), next)
+}
+
+// putEvent writes the event record at k, and its body apart when withBody.
+func (t *Tx) putEvent(k string, e *simulator.Event, withBody bool) error {
+	rec := *e
+	rec.Body = nil
+	if withBody && len(e.Body) > 0 {
+		if err := t.setRaw(kEventBody(e.TenantID, e.ID), string(e.Body)); err != nil {
+			return err
+		}
+	}
+	b, err := json.Marshal(&rec)
+	if err != nil {
+		return err
+	}
+	return t.setRaw(k, string(b))
+}
+
+func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
+	if id == "" || strings.ContainsAny(id, ":/") {
+		return nil, nil
+	}
+	k, err := t.raw(kEventID(tid, id))
+	if err != nil || k == "" {
+		return nil, err
+	}
+	e, err := getTyped[simulator.Event](t, k)
+	if err != nil || e == nil {
+		return e, err
+	}
+	body, err := t.raw(kEventBody(tid, id))
+	if body != "" {
+		e.Body = []byte(body)
+	}
+	return e, err
+}
+
+func (t *Tx) PutEvent(e *simulator.Event) error {
+	k, err := t.raw(kEventID(e.TenantID, e.ID))
+	if err != nil {
+		return err
+	}
+	if k == "" {
+		return errors.New("store: PutEvent of an event that was never appended")
+	}
+	if err := t.indexPending(e); err != nil {
+		return err
+	}
+	return t.putEvent(k, e, false)
+}
+
+func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, error) {
+	var out []*simulator.Event
+	var ferr error
+	p := pEvent(tid)
+	err := t.tx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
+		if !strings.HasPrefix(k, p) {
+			return false
+		}
+		var e simulator.Event
+		if ferr = json.Unmarshal([]byte(v), &e); ferr != nil {
+			return false
+		}
+		if (q.PaymentID == "" || e.PaymentID == q.PaymentID) && (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {
+			out = append(out, &e)
+		}
+		return q.Limit <= 0 || len(out) < q.Limit
+	})
+	return out, errors.Join(err, ferr)
+}
+
+func (t *Tx) PendingEvents(tid string) ([]simulator.PendingRef, error) {
+	var out []simulator.PendingRef
+	var ferr error
+	p := pPending(tid)
+	err := t.prefix(p, func(k, v string) bool {
+		parts := strings.Split(strings.TrimPrefix(k, p), ":")
+		if len(parts) != 3 {
+			ferr = errors.New("store: malformed pending key " + k)
+			return false
+		}
+		ref := simulator.PendingRef{TenantID: tid, PaymentID: parts[0], EventID: parts[2]}
+		if us, err := strconv.ParseInt(parts[1], 10, 64); err == nil {
+			ref.CreatedAt = time.UnixMicro(us).UTC()
+		}
+		if v != "" {
+			if ref.NextAt, ferr = time.Parse(time.RFC3339Nano, v); ferr != nil {
+				return false
+			}
+		}
+		out = append(out, ref)
+		return true
+	})
+	return out, errors.Join(err, ferr)
+}
+
+func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
+	var doomed []*simulator.Event
+	var ferr error
+	p := pEvent(tid)
+	cut := p + stamp(before)
+	kept := 0
+	err := t.tx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
+		if !strings.HasPrefix(k, p) {
+			return false
+		}
+		var e simulator.Event
+		if ferr = json.Unmarshal([]byte(v), &e); ferr != nil {
+			return false
+		}
+		if e.Status == simulator.DeliveryPending {
+			return true
+		}
+		if (keep > 0 && kept >= keep) || (!before.IsZero() && k < cut) {
+			doomed = append(doomed, &e)
+			return true
+		}
+		kept++
+		return true
+	})
+	if err := errors.Join(err, ferr); err != nil {
+		return 0, err
+	}
+	for _, e := range doomed {
+		if err := errors.Join(t.del(kEvent(tid, e.CreatedAt, e.ID)), t.del(kEventID(tid, e.ID)), t.del(kEventBody(tid, e.ID))); err != nil {
+			return 0, err
+		}
+	}
+	return len(doomed), nil
+}
+
+func (t *Tx) Dispute(tid, id string) (*simulator.Dispute, error) {
+	if id == "" || strings.ContainsAny(id, ":/") {
+		return nil, nil
+	}
+	return getTyped[simulator.Dispute](t, kDispute(tid, id))
+}
+
+func (t *Tx) PutDispute(d *simulator.Dispute) error { return t.put(kDispute(d.TenantID, d.ID), d) }
+
+func (t *Tx) Disputes(tid, pid string) ([]*simulator.Dispute, error) {
+	var out []*simulator.Dispute
+	var ferr error
+	err := t.prefix(pDispute(tid), func(_, v string) bool {
+		var d simulator.Dispute
+		if ferr = json.Unmarshal([]byte(v), &d); ferr != nil {
+			return false
+		}
+		if pid == "" || d.PaymentID == pid {
+			out = append(out, &d)
+		}
+		return true
+	})
+	slices.SortFunc(out, func(a, b *simulator.Dispute) int { // newest first (uuids carry no order)
+		if c := b.OpenedAt.Compare(a.OpenedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out, errors.Join(err, ferr)
+}

@@ -1,0 +1,262 @@
+package simulator
+
+import (
+	"context"
+	"time"
+)
+
+// Fired is one piece of work a clock advance ran: a scheduled job (Kind is
+// its JobKind) or a webhook attempt (Kind "webhook").
+type Fired struct {
+	Kind      string
+	At        time.Time
+	PaymentID string
+	AttemptID string
+	EventID   string
+}
+
+// FiredWebhook is the Kind of a webhook attempt in Fired.
+const FiredWebhook = "webhook"
+
+// WebhookRunner is the port to the webhook dispatcher (implemented by the
+// webhooks package, set on Service.Webhooks by the composition root).
+type WebhookRunner interface {
+	// RunDue makes every attempt of the tenant due on its clock now (and
+	// those that become due as a payment's queue moves on) and waits for
+	// them, each cut at the receiver timeout.
+	RunDue(ctx context.Context, tenantID string) []Fired
+	// Hold keeps background delivery off the tenant until release is
+	// called, so that what a clock advance makes due is run (and answered)
+	// by the advance itself.
+	Hold(tenantID string) (release func())
+	// DeliverPending tries every PENDING event of the tenant now, a payment's
+	// events in order; it answers how many were delivered and how many failed.
+	DeliverPending(ctx context.Context, tenantID string) (delivered, failed int)
+	// Replay makes one immediate attempt at an event (same X-Event-Id, new
+	// signedAt); a 2xx marks it DELIVERED, a failure schedules nothing.
+	Replay(ctx context.Context, tenantID, eventID string) (DeliveryAttempt, error)
+}
+
+// WebhookChaos is a tenant's delivery chaos (PUT /_sandbox/webhooks/chaos):
+// Duplicate is the fraction of successful deliveries sent twice, Reorder
+// releases a payment's events newest first, Delay holds each first attempt.
+type WebhookChaos struct {
+	Duplicate float64       `json:"duplicate,omitempty"`
+	Reorder   bool          `json:"reorder,omitempty"`
+	Delay     time.Duration `json:"delay,omitempty"`
+	Seed      int64         `json:"seed,omitempty"`
+}
+
+// Retention bounds a tenant's delivered and exhausted events: at most Keep of
+// them, none older than MaxAge on the tenant clock. PENDING events are never pruned.
+type Retention struct {
+	Keep   int
+	MaxAge time.Duration
+}
+
+// DefaultRetention is the bound when none is configured.
+var DefaultRetention = Retention{Keep: 1000, MaxAge: 7 * 24 * time.Hour}
+
+func (s *Service) webhooksNotify(tenantID string) { s.waits.notify("webhooks:" + tenantID) }
+
+// SetWebhookURL sets (or with "" clears) the tenant's webhook endpoint.
+// Errors: RequestValidationError (not an absolute http(s) URL).
+func (s *Service) SetWebhookURL(t *Tenant, url string) (*Tenant, error) {
+	if err := CheckWebhookURL(url); err != nil || url == "" {
+		return nil, ValidationError("WebhookEndpointRequest", FieldError{Path: "$.url", Description: "url must be an absolute http(s) URL"})
+	}
+	return s.updateTenant(t, func(cur *Tenant) { cur.WebhookURL = url })
+}
+
+// RotateSecret gives the tenant a new signing secret; the previous one signs
+// X-Signature-Secondary for 24h of the tenant clock.
+func (s *Service) RotateSecret(t *Tenant) (*Tenant, error) {
+	return s.updateTenant(t, func(cur *Tenant) {
+		cur.PreviousSecret, cur.PreviousUntil = cur.SigningSecret, s.now(cur).Add(24*time.Hour)
+		cur.SigningSecret = "whsec_" + s.IDs.NewID(IDSecret)
+	})
+}
+
+// SetWebhookChaos sets the tenant's delivery chaos; nil turns it off.
+func (s *Service) SetWebhookChaos(t *Tenant, c *WebhookChaos) (*Tenant, error) {
+	return s.updateTenant(t, func(cur *Tenant) { cur.WebhookChaos = c })
+}
+
+func (s *Service) updateTenant(t *Tenant, fn func(cur *Tenant)) (*Tenant, error) {
+	var out *Tenant
+	err := s.Store.Update(func(tx Tx) error {
+		cur, err := tx.Tenant(t.ID)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return Errorf(CodeUnauthorized, "The tenant no longer exists")
+		}
+		fn(cur)
+		out = cur
+		return tx.PutTenant(cur)
+	})
+	return out, err
+}
+
+// Events lists the tenant's events, newest first. Errors: RequestValidationError.
+func (s *Service) Events(t *Tenant, q EventQuery) ([]*Event, error) {
+	if errs := validEventQuery(q); len(errs) > 0 {
+		return nil, ValidationError("WebhookEventsQuery", errs...)
+	}
+	if q.Limit == 0 {
+		q.Limit = 100
+	}
+	var out []*Event
+	err := s.Store.View(func(tx Tx) (err error) { out, err = tx.Events(t.ID, q); return })
+	return out, err
+}
+
+// Event reads one event. Errors: NotFound.
+func (s *Service) Event(t *Tenant, id string) (*Event, error) {
+	var ev *Event
+	if err := s.Store.View(func(tx Tx) (err error) { ev, err = tx.Event(t.ID, id); return }); err != nil {
+		return nil, err
+	}
+	if ev == nil {
+		return nil, Errorf(CodeNotFound, "No webhook event %q in this tenant", id)
+	}
+	return ev, nil
+}
+
+// RecordAttempt stores attempt a of event id and, in the same transaction,
+// what follows from it: a 2xx marks the event DELIVERED; a failed ordinary
+// attempt schedules the next retry (NextRetry) or, after the sixth, marks it
+// EXHAUSTED; "no endpoint" exhausts it at once. Replays and chaos duplicates
+// (a.Replay, a.Chaos == "duplicate") only mark DELIVERED on a 2xx. It
+// answers the event as stored (nil when it is gone).
+func (s *Service) RecordAttempt(tenantID, id string, a DeliveryAttempt) (*Event, error) {
+	var out *Event
+	err := s.Store.Update(func(tx Tx) error {
+		ev, err := tx.Event(tenantID, id)
+		if err != nil || ev == nil {
+			return err
+		}
+		ev.Attempts = append(ev.Attempts, a)
+		switch {
+		case a.OK():
+			ev.Status, ev.NextAt = DeliveryDelivered, time.Time{}
+		case a.Replay || a.Chaos == "duplicate" || ev.Status != DeliveryPending:
+		case a.Error == ErrNoEndpoint:
+			ev.Status, ev.NextAt = DeliveryExhausted, time.Time{}
+		default:
+			n := 0
+			for _, x := range ev.Attempts {
+				if !x.Replay && x.Chaos != "duplicate" {
+					n++
+				}
+			}
+			if next, ok := NextRetry(n, a.At); ok {
+				ev.NextAt = norm(next)
+			} else {
+				ev.Status, ev.NextAt = DeliveryExhausted, time.Time{}
+			}
+		}
+		out = ev
+		return tx.PutEvent(ev)
+	})
+	if err == nil {
+		s.webhooksNotify(tenantID)
+	}
+	return out, err
+}
+
+// PruneEvents applies the retention bound r to the tenant's delivered and
+// exhausted events (PENDING events are never pruned); it answers how many went.
+func (s *Service) PruneEvents(t *Tenant, r Retention) (int, error) {
+	n := 0
+	err := s.Store.Update(func(tx Tx) (err error) {
+		var before time.Time
+		if r.MaxAge > 0 {
+			before = s.now(t).Add(-r.MaxAge)
+		}
+		n, err = tx.PruneEvents(t.ID, r.Keep, before)
+		return err
+	})
+	return n, err
+}
+
+// DeliverWebhooks tries every PENDING event of the tenant now.
+func (s *Service) DeliverWebhooks(ctx context.Context, t *Tenant) (delivered, failed int, err error) {
+	if s.Webhooks == nil {
+		return 0, 0, Errorf(CodeNotFound, "Webhook delivery is not running")
+	}
+	d, f := s.Webhooks.DeliverPending(ctx, t.ID)
+	return d, f, nil
+}
+
+// ReplayWebhook makes one immediate attempt at an event. Errors: NotFound.
+func (s *Service) ReplayWebhook(ctx context.Context, t *Tenant, id string) (DeliveryAttempt, error) {
+	if _, err := s.Event(t, id); err != nil {
+		return DeliveryAttempt{}, err
+	}
+	if s.Webhooks == nil {
+		return DeliveryAttempt{}, Errorf(CodeNotFound, "Webhook delivery is not running")
+	}
+	return s.Webhooks.Replay(ctx, t.ID, id)
+}
+
+// WaitEvent waits until an event of the payment (of type typ, when set)
+// reaches delivery status, and answers it. Errors: RequestValidationError,
+// WaitTimeout (at the timeout), TooManyRequests.
+func (s *Service) WaitEvent(ctx context.Context, t *Tenant, q EventQuery, timeout time.Duration) (*Event, error) {
+	q.Limit = 1000
+	if errs := validEventQuery(q); len(errs) > 0 {
+		return nil, ValidationError("WebhookWaitQuery", errs...)
+	}
+	key := "webhooks:" + t.ID
+	found := func() (*Event, bool, error) {
+		evs, err := s.Events(t, q)
+		if err != nil || len(evs) == 0 {
+			return nil, false, err
+		}
+		ev, err := s.Event(t, evs[len(evs)-1].ID) // the oldest such event, with its body
+		return ev, err == nil, err
+	}
+	// A wait that is already satisfied answers before the tenant's cap applies.
+	if ev, ok, err := found(); err != nil || ok {
+		return ev, err
+	}
+	release, err := s.Held.Acquire(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	timedOut := func() error {
+		return Errorf(CodeWaitTimeout, "No %s event of payment %q reached %s within %s", orAny(q.Type), q.PaymentID, q.Status, timeout)
+	}
+	for {
+		ch := s.waits.subscribe(key)
+		if ev, ok, err := found(); err != nil || ok {
+			s.waits.release(key, ch)
+			return ev, err
+		}
+		select {
+		case <-ch:
+			s.waits.release(key, nil)
+		case <-deadline.C:
+			s.waits.release(key, ch)
+			return nil, timedOut()
+		case <-s.Held.Stopping(): // shutdown: answer the current state
+			s.waits.release(key, ch)
+			return nil, timedOut()
+		case <-ctx.Done():
+			s.waits.release(key, ch)
+			return nil, Errorf(CodeWaitTimeout, "The wait was cancelled")
+		}
+	}
+}
+
+func orAny(typ string) string {
+	if typ == "" {
+		return "webhook"
+	}
+	return typ
+}

@@ -1,0 +1,138 @@
+package webhooks_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/processors"
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/webhooks"
+)
+
+// disputing is a processor whose authorizations schedule a dispute with a
+// scripted lifecycle (what a scenario's dispute.then makes).
+type disputing struct {
+	*processors.Fake
+	plan simulator.DisputeDecision
+}
+
+func (p disputing) Authorize(ctx context.Context, tid string, pay *simulator.Payment) simulator.AuthorizeDecision {
+	d := p.Fake.Authorize(ctx, tid, pay)
+	plan := p.plan
+	d.Dispute = &plan
+	return d
+}
+
+func TestDisputeThenSteps(t *testing.T) {
+	proc := disputing{Fake: processors.NewFake(nil), plan: simulator.DisputeDecision{
+		After: 10 * time.Second, Reason: "FRAUDULENT", Amount: 400,
+		Then: []simulator.DisputeStep{{Status: "CHALLENGED", After: time.Hour}, {Status: "WON", After: 24 * time.Hour}},
+	}}
+	e := newEnv(t, proc)
+	p := e.pay(t, 1000, "4111111111111111")
+	ctx := context.Background()
+
+	kinds := func(fs []simulator.Fired) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Kind)
+		}
+		return out
+	}
+	_, fired, err := e.svc.AdvanceClockFired(ctx, e.t, 10*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"dispute"}, kinds(fired))
+	ds, err := e.svc.Disputes(e.t, p.ID)
+	require.NoError(t, err)
+	require.Len(t, ds, 1)
+	assert.Equal(t, "OPEN", ds[0].Status)
+	assert.Equal(t, int64(400), ds[0].Amount)
+
+	_, fired, err = e.svc.AdvanceClockFired(ctx, e.t, 59*time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, fired, "the first step is an hour after the opening")
+	_, fired, err = e.svc.AdvanceClockFired(ctx, e.t, 25*time.Hour)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"dispute-status", "dispute-status"}, kinds(fired), "each step counts from the previous one")
+	ds, _ = e.svc.Disputes(e.t, p.ID)
+	assert.Equal(t, "WON", ds[0].Status)
+
+	var statuses []string
+	for _, ev := range e.events(t) {
+		if ev.Type == simulator.EventDisputeStatus {
+			statuses = append(statuses, ev.DisputeID)
+		}
+	}
+	assert.Equal(t, []string{ds[0].ID, ds[0].ID}, statuses, "one DISPUTE.STATUS per step")
+}
+
+func TestRetentionKeepsPending(t *testing.T) {
+	e := newEnv(t, nil)
+	for range 3 {
+		e.pay(t, 1000, "4111111111111111") // PENDING + AUTHORIZED each, no endpoint
+	}
+	evs := e.events(t)
+	require.Len(t, evs, 6)
+	// the first four attempted (no endpoint: EXHAUSTED), the last two stay PENDING
+	for _, ev := range evs[:4] {
+		_, err := e.svc.RecordAttempt(e.t.ID, ev.ID, simulator.DeliveryAttempt{At: e.svc.Now(e.t), Error: simulator.ErrNoEndpoint})
+		require.NoError(t, err)
+	}
+	n, err := e.svc.PruneEvents(e.t, simulator.Retention{Keep: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 3, n, "all but the newest finished event")
+	left := e.events(t)
+	require.Len(t, left, 3)
+	assert.Equal(t, []string{"EXHAUSTED", "PENDING", "PENDING"}, []string{left[0].Status, left[1].Status, left[2].Status})
+
+	e.clk.Advance(48 * time.Hour)
+	n, err = e.svc.PruneEvents(e.t, simulator.Retention{MaxAge: 24 * time.Hour})
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "older than the age bound")
+	left = e.events(t)
+	assert.Len(t, left, 2, "pending events are never pruned")
+}
+
+// The dispatcher delivers to a real receiver, one payment's events in order,
+// and tells OnAttempt about each attempt.
+func TestDispatcherDeliversAndReports(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		require.NoError(t, webhooks.Verify("secret", b, r.Header.Get("X-Signature-Primary")))
+		mu.Lock()
+		order = append(order, r.Header.Get("X-Event-Id"))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	e := newEnv(t, nil)
+	_, err := e.svc.SetWebhookURL(e.t, srv.URL)
+	require.NoError(t, err)
+	d := webhooks.NewDispatcher(e.svc, time.Second, 4)
+	var reported atomic.Int32
+	d.OnAttempt = func(tid string, ev *simulator.Event, a simulator.DeliveryAttempt) {
+		assert.Equal(t, "default", tid)
+		assert.Equal(t, 200, a.StatusCode)
+		reported.Add(1)
+	}
+	p := e.pay(t, 1000, "4111111111111111")
+	fired := d.RunDue(context.Background(), e.t.ID)
+	require.Len(t, fired, 2)
+	assert.Equal(t, int32(2), reported.Load())
+	evs := e.events(t)
+	assert.Equal(t, []string{evs[0].ID, evs[1].ID}, order, "PENDING before AUTHORIZED")
+	for _, f := range fired {
+		assert.Equal(t, p.ID, f.PaymentID)
+		assert.Equal(t, simulator.FiredWebhook, f.Kind)
+	}
+}

@@ -1,0 +1,10 @@
+// Package webhooks delivers the outbox: it renders webhook bodies (payload
+// DTOs mapped field by field from the domain, in the webhook's own field
+// names), signs them (X-Signature-Primary/Secondary), and runs the
+// Dispatcher that POSTs them with retries on the tenant clock and records
+// every attempt.
+//
+// It depends on simulator only (never on httpapi, store or echo); the
+// composition root injects it into the service through the
+// simulator.EventRenderer and simulator.WebhookRunner ports.
+package webhooks

@@ -1,0 +1,394 @@
+package webhooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// Version is the payload version of every webhook body.
+const Version = "2.4"
+
+// Renderer renders event bodies; it implements simulator.EventRenderer.
+type Renderer struct{}
+
+var _ simulator.EventRenderer = Renderer{}
+
+// signedAtSlot is the placeholder every rendered body carries, before any
+// field whose value comes from outside; Stamp fills it per attempt.
+const signedAtSlot = `"signedAt":""`
+
+// RenderEvent renders ev's webhook body from the domain records as they are
+// now. The body is fixed from then on except signedAt (see Stamp).
+func (Renderer) RenderEvent(ev *simulator.Event, p *simulator.Payment, refund *simulator.Transaction, d *simulator.Dispute) (json.RawMessage, error) {
+	var body any
+	switch ev.Type {
+	case simulator.EventPaymentStatus, simulator.EventPaymentRefund:
+		if p == nil {
+			return nil, fmt.Errorf("%s without a payment", ev.Type)
+		}
+		body = paymentEventBody{
+			EventType: ev.Type, Date: ts(ev.CreatedAt), NotificationConfig: notificationConfig(ev.TenantID),
+			Version: Version, Payment: toPaymentDTO(p),
+		}
+	case simulator.EventDisputeOpened:
+		if d == nil {
+			return nil, fmt.Errorf("%s without a dispute", ev.Type)
+		}
+		body = toDisputeOpened(ev, d)
+	case simulator.EventDisputeStatus:
+		if d == nil {
+			return nil, fmt.Errorf("%s without a dispute", ev.Type)
+		}
+		body = toDisputeStatus(ev, d)
+	default:
+		return nil, fmt.Errorf("unknown event type %q", ev.Type)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// Stamp returns the body sent by an attempt: the stored body with signedAt
+// set to the attempt's signing time (unix seconds as a string, as the vendor
+// sends it). Bodies without the slot are returned as they are.
+func Stamp(body []byte, signedAt time.Time) []byte {
+	i := bytes.Index(body, []byte(signedAtSlot))
+	if i < 0 {
+		return body
+	}
+	v := `"signedAt":"` + strconv.FormatInt(signedAt.Unix(), 10) + `"`
+	out := make([]byte, 0, len(body)+12)
+	out = append(out, body[:i]...)
+	out = append(out, v...)
+	return append(out, body[i+len(signedAtSlot):]...)
+}
+
+// notificationConfig is the tenant's one endpoint configuration: its id is a
+// uuid derived from the tenant id, so it is stable across restarts.
+func notificationConfig(tenantID string) notificationConfigDTO {
+	return notificationConfigDTO{
+		ID:          uuid.NewSHA1(uuid.NameSpaceURL, []byte("paysandbox:tenant:"+tenantID)).String(),
+		Description: "paysandbox webhook endpoint",
+	}
+}
+
+func ts(t time.Time) string { return simulator.FormatTime(t) }
+
+// Payment bodies (PAYMENT.STATUS, PAYMENT.REFUND).
+
+type paymentEventBody struct {
+	EventType          string                `json:"eventType"`
+	Date               string                `json:"date"`
+	SignedAt           string                `json:"signedAt"`
+	NotificationConfig notificationConfigDTO `json:"notificationConfig"`
+	Version            string                `json:"version"`
+	Payment            paymentDTO            `json:"payment"`
+}
+
+type notificationConfigDTO struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+}
+
+// paymentDTO is the webhook payment: no processorData (2.4 replaced it by
+// transactions.events), customer.emailAddress, transactions[].transactionType.
+type paymentDTO struct {
+	ID            string              `json:"id"`
+	Date          string              `json:"date"`
+	DateUpdated   string              `json:"dateUpdated"`
+	Status        string              `json:"status"`
+	OrderID       string              `json:"orderId"`
+	CurrencyCode  string              `json:"currencyCode"`
+	Amount        int64               `json:"amount"`
+	CustomerID    string              `json:"customerId,omitempty"`
+	Metadata      map[string]any      `json:"metadata,omitempty"`
+	Customer      *customerDTO        `json:"customer,omitempty"`
+	PaymentMethod paymentMethodDTO    `json:"paymentMethod"`
+	Processor     *processorDTO       `json:"processor,omitempty"`
+	StatusReason  *statusReasonDTO    `json:"statusReason,omitempty"`
+	Transactions  []transactionDTO    `json:"transactions"`
+	RiskData      *simulator.RiskData `json:"riskData,omitempty"`
+}
+
+type customerDTO struct {
+	EmailAddress       string      `json:"emailAddress,omitempty"`
+	MobileNumber       string      `json:"mobileNumber,omitempty"`
+	FirstName          string      `json:"firstName,omitempty"`
+	LastName           string      `json:"lastName,omitempty"`
+	BillingAddress     *addressDTO `json:"billingAddress,omitempty"`
+	ShippingAddress    *addressDTO `json:"shippingAddress,omitempty"`
+	TaxID              string      `json:"taxId,omitempty"`
+	NationalDocumentID string      `json:"nationalDocumentId,omitempty"`
+}
+
+type addressDTO struct {
+	FirstName    string `json:"firstName,omitempty"`
+	LastName     string `json:"lastName,omitempty"`
+	AddressLine1 string `json:"addressLine1,omitempty"`
+	AddressLine2 string `json:"addressLine2,omitempty"`
+	City         string `json:"city,omitempty"`
+	State        string `json:"state,omitempty"`
+	CountryCode  string `json:"countryCode,omitempty"`
+	PostalCode   string `json:"postalCode,omitempty"`
+}
+
+type paymentMethodDTO struct {
+	PaymentType                string           `json:"paymentType,omitempty"`
+	PaymentMethodToken         string           `json:"paymentMethodToken"`
+	IsVaulted                  bool             `json:"isVaulted"`
+	AuthorizationType          string           `json:"authorizationType,omitempty"`
+	Descriptor                 string           `json:"descriptor,omitempty"`
+	AnalyticsID                string           `json:"analyticsId,omitempty"`
+	PaymentMethodType          string           `json:"paymentMethodType"`
+	PaymentMethodData          cardDTO          `json:"paymentMethodData"`
+	ThreeDSecureAuthentication *threeDSecureDTO `json:"threeDSecureAuthentication,omitempty"`
+}
+
+type cardDTO struct {
+	First6Digits       *string    `json:"first6Digits"`
+	Last4Digits        string     `json:"last4Digits"`
+	ExpirationMonth    string     `json:"expirationMonth"`
+	ExpirationYear     string     `json:"expirationYear"`
+	CardholderName     string     `json:"cardholderName,omitempty"`
+	Network            string     `json:"network"`
+	IsNetworkTokenized bool       `json:"isNetworkTokenized"`
+	BinData            binDataDTO `json:"binData"`
+}
+
+type binDataDTO struct {
+	Network                    string `json:"network"`
+	IssuerCountryCode          string `json:"issuerCountryCode,omitempty"`
+	IssuerName                 string `json:"issuerName,omitempty"`
+	IssuerCurrencyCode         string `json:"issuerCurrencyCode,omitempty"`
+	RegionalRestriction        string `json:"regionalRestriction"`
+	AccountNumberType          string `json:"accountNumberType"`
+	AccountFundingType         string `json:"accountFundingType"`
+	PrepaidReloadableIndicator string `json:"prepaidReloadableIndicator"`
+	ProductUsageType           string `json:"productUsageType"`
+	ProductCode                string `json:"productCode"`
+	ProductName                string `json:"productName"`
+}
+
+type threeDSecureDTO struct {
+	ResponseCode    string `json:"responseCode"`
+	ReasonCode      string `json:"reasonCode,omitempty"`
+	ReasonText      string `json:"reasonText,omitempty"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	ChallengeIssued bool   `json:"challengeIssued"`
+}
+
+type processorDTO struct {
+	Name                string `json:"name"`
+	ProcessorMerchantID string `json:"processorMerchantId"`
+	AmountCaptured      int64  `json:"amountCaptured"`
+	AmountRefunded      int64  `json:"amountRefunded"`
+}
+
+type statusReasonDTO struct {
+	Type        string `json:"type"`
+	DeclineType string `json:"declineType,omitempty"`
+	Code        string `json:"code,omitempty"`
+	Message     string `json:"message,omitempty"`
+}
+
+type transactionDTO struct {
+	Date                   string           `json:"date"`
+	Amount                 int64            `json:"amount"`
+	CurrencyCode           string           `json:"currencyCode"`
+	OrderID                string           `json:"orderId,omitempty"`
+	TransactionType        string           `json:"transactionType"`
+	ProcessorTransactionID string           `json:"processorTransactionId"`
+	ProcessorName          string           `json:"processorName"`
+	ProcessorMerchantID    string           `json:"processorMerchantId"`
+	ProcessorStatus        string           `json:"processorStatus"`
+	ProcessorStatusReason  *statusReasonDTO `json:"processorStatusReason,omitempty"`
+	CardTokenType          string           `json:"cardTokenType,omitempty"`
+	AuthorizationCode      string           `json:"authorizationCode,omitempty"`
+	Reason                 string           `json:"reason,omitempty"`
+	Events                 []eventDTO       `json:"events"`
+}
+
+type eventDTO struct {
+	ID     string `json:"id"`
+	Date   string `json:"date"`
+	Type   string `json:"type"`
+	Amount *int64 `json:"amount,omitempty"`
+	Final  *bool  `json:"final,omitempty"`
+}
+
+func toStatusReason(r *simulator.StatusReason) *statusReasonDTO {
+	if r == nil {
+		return nil
+	}
+	return &statusReasonDTO{Type: r.Type, DeclineType: r.DeclineType, Code: r.Code, Message: r.Message}
+}
+
+func toAddress(a *simulator.Address) *addressDTO {
+	if a == nil {
+		return nil
+	}
+	return &addressDTO{
+		FirstName: a.FirstName, LastName: a.LastName, AddressLine1: a.AddressLine1, AddressLine2: a.AddressLine2,
+		City: a.City, State: a.State, CountryCode: a.CountryCode, PostalCode: a.PostalCode,
+	}
+}
+
+func toPaymentDTO(p *simulator.Payment) paymentDTO {
+	pm, card := p.PaymentMethod, p.PaymentMethod.Data
+	out := paymentDTO{
+		ID: p.ID, Date: ts(p.Date), DateUpdated: ts(p.DateUpdated), Status: string(p.Status),
+		OrderID: p.OrderID, CurrencyCode: p.CurrencyCode, Amount: p.Amount, CustomerID: p.CustomerID,
+		Metadata: p.Metadata, StatusReason: toStatusReason(p.StatusReason), RiskData: p.RiskData,
+		Transactions: []transactionDTO{},
+		PaymentMethod: paymentMethodDTO{
+			PaymentType: pm.PaymentType, PaymentMethodToken: pm.PaymentMethodToken, IsVaulted: pm.IsVaulted,
+			AuthorizationType: pm.AuthorizationType, Descriptor: pm.Descriptor, AnalyticsID: pm.AnalyticsID,
+			PaymentMethodType: pm.PaymentMethodType,
+			PaymentMethodData: cardDTO{
+				Last4Digits: card.Last4Digits, ExpirationMonth: card.ExpirationMonth, ExpirationYear: card.ExpirationYear,
+				CardholderName: card.CardholderName, Network: card.Network, IsNetworkTokenized: card.IsNetworkTokenized,
+				BinData: binDataDTO{
+					Network: card.BinData.Network, IssuerCountryCode: card.BinData.IssuerCountryCode,
+					IssuerName: card.BinData.IssuerName, IssuerCurrencyCode: card.BinData.IssuerCurrencyCode,
+					RegionalRestriction: card.BinData.RegionalRestriction, AccountNumberType: card.BinData.AccountNumberType,
+					AccountFundingType: card.BinData.AccountFundingType, PrepaidReloadableIndicator: card.BinData.PrepaidReloadableIndicator,
+					ProductUsageType: card.BinData.ProductUsageType, ProductCode: card.BinData.ProductCode, ProductName: card.BinData.ProductName,
+				},
+			},
+		},
+	}
+	if card.First6Digits != "" {
+		f := card.First6Digits
+		out.PaymentMethod.PaymentMethodData.First6Digits = &f
+	}
+	if t := pm.ThreeDSecure; t != nil {
+		out.PaymentMethod.ThreeDSecureAuthentication = &threeDSecureDTO{
+			ResponseCode: t.ResponseCode, ReasonCode: t.ReasonCode, ReasonText: t.ReasonText,
+			ProtocolVersion: t.ProtocolVersion, ChallengeIssued: t.ChallengeIssued,
+		}
+	}
+	if c := p.Customer; c != nil {
+		out.Customer = &customerDTO{
+			EmailAddress: c.EmailAddress, MobileNumber: c.MobileNumber, FirstName: c.FirstName, LastName: c.LastName,
+			BillingAddress: toAddress(c.BillingAddress), ShippingAddress: toAddress(c.ShippingAddress),
+			TaxID: c.TaxID, NationalDocumentID: c.NationalDocumentID,
+		}
+	}
+	if pr := p.Processor; pr != nil {
+		out.Processor = &processorDTO{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
+	}
+	for _, t := range p.Transactions {
+		td := transactionDTO{
+			Date: ts(t.Date), Amount: t.Amount, CurrencyCode: t.CurrencyCode, OrderID: p.OrderID,
+			TransactionType: t.Type, ProcessorTransactionID: t.ProcessorTransactionID,
+			ProcessorName: t.ProcessorName, ProcessorMerchantID: t.ProcessorMerchantID,
+			ProcessorStatus: string(t.ProcessorStatus), ProcessorStatusReason: toStatusReason(t.ProcessorStatusReason),
+			CardTokenType: t.CardTokenType, AuthorizationCode: t.AuthorizationCode, Reason: t.Reason,
+			Events: []eventDTO{},
+		}
+		for _, e := range t.Events {
+			td.Events = append(td.Events, eventDTO{ID: e.ID, Date: ts(e.Date), Type: e.Type, Amount: e.Amount, Final: e.Final})
+		}
+		out.Transactions = append(out.Transactions, td)
+	}
+	return out
+}
+
+// Dispute bodies.
+
+// disputeOpenedDTO carries the interface spec's DISPUTE.OPENED fields.
+type disputeOpenedDTO struct {
+	EventType            string                  `json:"eventType"`
+	Date                 string                  `json:"date"`
+	SignedAt             string                  `json:"signedAt"`
+	Version              string                  `json:"version"`
+	PlatformAccountID    string                  `json:"platformAccountId"`
+	TransactionID        string                  `json:"transactionId"`
+	OrderID              string                  `json:"orderId"`
+	ProcessorID          string                  `json:"processorId"`
+	ProcessorDisputeID   string                  `json:"processorDisputeId"`
+	PaymentID            string                  `json:"paymentId"`
+	RawProcessorCallback rawProcessorCallbackDTO `json:"raw_processor_callback"`
+}
+
+// rawProcessorCallbackDTO is the sandbox processor's own dispute callback,
+// passed through as a real processor's would be.
+type rawProcessorCallbackDTO struct {
+	ID            string `json:"id"`
+	Object        string `json:"object"`
+	Type          string `json:"type"`
+	Reason        string `json:"reason"`
+	Amount        int64  `json:"amount"`
+	Currency      string `json:"currency"`
+	Status        string `json:"status"`
+	TransactionID string `json:"transaction"`
+	Created       int64  `json:"created"`
+}
+
+func toDisputeOpened(ev *simulator.Event, d *simulator.Dispute) disputeOpenedDTO {
+	return disputeOpenedDTO{
+		EventType: ev.Type, Date: ts(ev.CreatedAt), Version: Version, PlatformAccountID: ev.TenantID,
+		TransactionID: d.TransactionID, OrderID: d.OrderID, ProcessorID: d.Processor,
+		ProcessorDisputeID: d.ID, PaymentID: d.PaymentID,
+		RawProcessorCallback: rawProcessorCallbackDTO{
+			ID: d.ID, Object: "dispute", Type: "dispute.created", Reason: d.Reason, Amount: d.Amount,
+			Currency: d.CurrencyCode, Status: "OPEN", TransactionID: d.TransactionID, Created: d.OpenedAt.Unix(),
+		},
+	}
+}
+
+// disputeStatusDTO is the vendor's DisputeStatusWebhookPayload.
+type disputeStatusDTO struct {
+	EventType          string                  `json:"eventType"`
+	Date               string                  `json:"date"`
+	SignedAt           string                  `json:"signedAt"`
+	Version            string                  `json:"version"`
+	Type               string                  `json:"type"`
+	Status             string                  `json:"status"`
+	PrimerAccountID    string                  `json:"primerAccountId"`
+	TransactionID      string                  `json:"transactionId"`
+	OrderID            string                  `json:"orderId"`
+	PaymentID          string                  `json:"paymentId"`
+	PaymentMethod      disputePaymentMethodDTO `json:"paymentMethod"`
+	Processor          string                  `json:"processor,omitempty"`
+	ProcessorDisputeID string                  `json:"processorDisputeId"`
+	ReceivedAt         string                  `json:"receivedAt"`
+	Reason             string                  `json:"reason"`
+	ProcessorReason    string                  `json:"processorReason"`
+	Amount             int64                   `json:"amount"`
+	Currency           string                  `json:"currency"`
+	MerchantID         string                  `json:"merchantId,omitempty"`
+}
+
+type disputePaymentMethodDTO struct {
+	PaymentMethodType string                `json:"paymentMethodType,omitempty"`
+	PaymentMethodData disputeCardNetworkDTO `json:"paymentMethodData"`
+}
+
+type disputeCardNetworkDTO struct {
+	Network string `json:"network,omitempty"`
+}
+
+func toDisputeStatus(ev *simulator.Event, d *simulator.Dispute) disputeStatusDTO {
+	return disputeStatusDTO{
+		EventType: ev.Type, Date: ts(ev.CreatedAt), Version: Version, Type: d.Type, Status: d.Status,
+		PrimerAccountID: ev.TenantID, TransactionID: d.TransactionID, OrderID: d.OrderID, PaymentID: d.PaymentID,
+		PaymentMethod: disputePaymentMethodDTO{
+			PaymentMethodType: d.PaymentMethodType, PaymentMethodData: disputeCardNetworkDTO{Network: d.Network},
+		},
+		Processor: d.Processor, ProcessorDisputeID: d.ID, ReceivedAt: ts(ev.CreatedAt),
+		Reason: d.Reason, ProcessorReason: d.Reason, Amount: d.Amount, Currency: d.CurrencyCode,
+		MerchantID: d.ProcessorMerchantID,
+	}
+}

@@ -1,0 +1,226 @@
+package webhooks_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/fixtures"
+	"github.com/paysandbox/paysandbox/processors"
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/store"
+	"github.com/paysandbox/paysandbox/webhooks"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+var epoch = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
+
+// env is the real service over a real in-memory store, rendering bodies
+// with webhooks.Renderer; no dispatcher runs unless a test starts one.
+type env struct {
+	svc *simulator.Service
+	clk *clock.Manual
+	t   *simulator.Tenant
+}
+
+func newEnv(tb testing.TB, proc simulator.Processor) *env {
+	tb.Helper()
+	db, err := store.Open(":memory:", store.FsyncNever)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = db.Close() })
+	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	require.NoError(tb, err)
+	if proc == nil {
+		proc = processors.NewFake(nil)
+	}
+	clk := clock.NewManual(epoch)
+	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, simulator.Config{})
+	svc.Renderer = webhooks.Renderer{}
+	t, err := svc.EnsureTenant(simulator.TenantSpec{
+		ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}},
+	})
+	require.NoError(tb, err)
+	return &env{svc: svc, clk: clk, t: t}
+}
+
+func i64(v int64) *int64 { return &v }
+
+// pay makes a payment with a customer (e-mail, billing address) and card.
+func (e *env) pay(tb testing.TB, amount int64, card string) *simulator.Payment {
+	tb.Helper()
+	cs, err := e.svc.CreateSession(e.t, simulator.SessionData{
+		OrderID: "order-1", CurrencyCode: "EUR", Amount: i64(amount), CustomerID: "cust-1",
+		Metadata: map[string]any{"cart": "c-42"},
+		Customer: &simulator.Customer{EmailAddress: "jane@example.com", FirstName: "Jane", LastName: "Doe",
+			BillingAddress: &simulator.Address{AddressLine1: "1 Main St", City: "Lisbon", CountryCode: "PT", PostalCode: "1000-001"}},
+	}, simulator.ApprovalAuto)
+	require.NoError(tb, err)
+	tk, err := e.svc.Tokenize(cs.ClientToken, simulator.CardInput{
+		Number: card, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Jane Doe",
+	})
+	require.NoError(tb, err)
+	p, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+	require.NoError(tb, err)
+	return p
+}
+
+// events lists every event of the tenant with its body, oldest first.
+func (e *env) events(tb testing.TB) []*simulator.Event {
+	tb.Helper()
+	evs, err := e.svc.Events(e.t, simulator.EventQuery{Limit: 1000})
+	require.NoError(tb, err)
+	out := make([]*simulator.Event, len(evs))
+	for i, ev := range evs {
+		out[len(evs)-1-i], err = e.svc.Event(e.t, ev.ID)
+		require.NoError(tb, err)
+	}
+	return out
+}
+
+// goldenBodies makes one event of every kind through the real service and
+// answers their bodies, stamped with signedAt = epoch, by golden name.
+func goldenBodies(tb testing.TB) map[string][]byte {
+	tb.Helper()
+	e := newEnv(tb, nil)
+	ctx := context.Background()
+	p := e.pay(tb, 1000, "4111111111111111")
+	e.clk.Advance(time.Minute)
+	_, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{})
+	require.NoError(tb, err)
+	e.clk.Advance(time.Minute)
+	_, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{Amount: i64(300), Reason: "Item returned."})
+	require.NoError(tb, err)
+	d, err := e.svc.OpenDispute(e.t, p.ID, "FRAUDULENT", i64(700))
+	require.NoError(tb, err)
+	e.clk.Advance(time.Hour)
+	_, err = e.svc.SetDisputeStatus(e.t, d.ID, "WON", "")
+	require.NoError(tb, err)
+	e.pay(tb, 1000, "4000000000000002") // declined
+
+	out := map[string][]byte{}
+	names := map[string]string{}
+	for _, ev := range e.events(tb) {
+		name := ""
+		switch ev.Type {
+		case simulator.EventPaymentStatus:
+			var b struct {
+				Payment struct{ Status string } `json:"payment"`
+			}
+			require.NoError(tb, json.Unmarshal(ev.Body, &b))
+			name = "payment_status_" + b.Payment.Status
+		case simulator.EventPaymentRefund:
+			name = "payment_refund"
+		case simulator.EventDisputeOpened:
+			name = "dispute_opened"
+		case simulator.EventDisputeStatus:
+			name = "dispute_status"
+		}
+		if _, dup := names[name]; dup {
+			continue
+		}
+		names[name] = ev.ID
+		out[name] = webhooks.Stamp(ev.Body, epoch)
+	}
+	return out
+}
+
+// TestPayloadGoldens pins the body of every event type (run with -update to rewrite).
+func TestPayloadGoldens(t *testing.T) {
+	bodies := goldenBodies(t)
+	want := []string{
+		"payment_status_PENDING", "payment_status_AUTHORIZED", "payment_status_SETTLED", "payment_status_DECLINED",
+		"payment_refund", "dispute_opened", "dispute_status",
+	}
+	require.Len(t, bodies, len(want))
+	for _, name := range want {
+		t.Run(name, func(t *testing.T) {
+			body, ok := bodies[name]
+			require.True(t, ok)
+			var pretty bytes.Buffer
+			require.NoError(t, json.Indent(&pretty, body, "", "  "))
+			pretty.WriteByte('\n')
+			path := filepath.Join("testdata", name+".json")
+			if *update {
+				require.NoError(t, os.WriteFile(path, pretty.Bytes(), 0o644))
+				return
+			}
+			golden, err := os.ReadFile(path)
+			require.NoError(t, err, "run with -update")
+			assert.Equal(t, string(golden), pretty.String())
+		})
+	}
+}
+
+// The webhook body uses the webhook's field names, not the payment API's.
+func TestPaymentBodyFieldNames(t *testing.T) {
+	bodies := goldenBodies(t)
+	var b map[string]any
+	require.NoError(t, json.Unmarshal(bodies["payment_status_AUTHORIZED"], &b))
+	assert.Equal(t, "PAYMENT.STATUS", b["eventType"])
+	assert.Equal(t, "2.4", b["version"])
+	assert.Equal(t, "1795332600", b["signedAt"])
+	p := b["payment"].(map[string]any)
+	assert.NotContains(t, p, "processorData")
+	assert.Equal(t, "jane@example.com", p["customer"].(map[string]any)["emailAddress"])
+	tx := p["transactions"].([]any)[0].(map[string]any)
+	assert.Equal(t, "SALE", tx["transactionType"])
+	assert.NotContains(t, tx, "type")
+	assert.NotEmpty(t, tx["authorizationCode"])
+	assert.NotEmpty(t, tx["events"])
+	var d map[string]any
+	require.NoError(t, json.Unmarshal(bodies["payment_status_DECLINED"], &d))
+	dtx := d["payment"].(map[string]any)["transactions"].([]any)[0].(map[string]any)
+	assert.NotNil(t, dtx["processorStatusReason"])
+	var r map[string]any
+	require.NoError(t, json.Unmarshal(bodies["payment_refund"], &r))
+	txs := r["payment"].(map[string]any)["transactions"].([]any)
+	refund := txs[len(txs)-1].(map[string]any)
+	assert.Equal(t, "REFUND", refund["transactionType"])
+	assert.Equal(t, "Item returned.", refund["reason"])
+}
+
+func TestStamp(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"eventType":"X","signedAt":"","a":"\"signedAt\":\"\""}`, `{"eventType":"X","signedAt":"1795332600","a":"\"signedAt\":\"\""}`},
+		{`{"no":"slot"}`, `{"no":"slot"}`},
+	} {
+		assert.Equal(t, tc.want, string(webhooks.Stamp([]byte(tc.in), epoch)))
+	}
+}
+
+func TestSignVerify(t *testing.T) {
+	body := []byte(`{"eventType":"PAYMENT.STATUS"}`)
+	sig := webhooks.Sign("s3cret", body)
+	// base64(HMAC-SHA256("s3cret", body)) computed independently (openssl dgst -sha256 -hmac s3cret -binary | base64).
+	assert.Equal(t, "z0tt7imv3alWAbrHzDSY0uz4IzmBSPI6KvQ+ZiIy0bo=", sig)
+	for _, tc := range []struct {
+		name, secret, sig string
+		body              []byte
+		want              error
+	}{
+		{"valid", "s3cret", sig, body, nil},
+		{"other secret", "other", sig, body, webhooks.ErrSignatureMismatch},
+		{"changed body", "s3cret", sig, append([]byte(" "), body...), webhooks.ErrSignatureMismatch},
+		{"not base64", "s3cret", "%%%", body, webhooks.ErrMalformed},
+		{"empty", "s3cret", "", body, webhooks.ErrNoSignature},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := webhooks.Verify(tc.secret, tc.body, tc.sig)
+			if tc.want == nil {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, tc.want)
+			}
+		})
+	}
+}
