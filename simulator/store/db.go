@@ -27,6 +27,7 @@ type DB struct {
 	db       *buntdb.DB
 	path     string
 	payments decoded
+	tenants  tenantCache
 }
 
 // decoded keeps the last decoded form of stored payments, keyed by store key
@@ -120,7 +121,12 @@ func (d *DB) View(fn func(simulator.Tx) error) error {
 
 // Update runs fn in a read-write transaction, committed only when fn returns nil.
 func (d *DB) Update(fn func(simulator.Tx) error) error {
-	return d.db.Update(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, write: true, cache: &d.payments}) })
+	tx := &Tx{write: true, cache: &d.payments}
+	err := d.db.Update(func(btx *buntdb.Tx) error { tx.tx = btx; return fn(tx) })
+	if tx.tenantsWritten {
+		d.tenants.invalidate()
+	}
+	return err
 }
 
 var errReadOnly = errors.New("store: write in a read-only transaction")

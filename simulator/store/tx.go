@@ -17,6 +17,8 @@ type Tx struct {
 	tx    *buntdb.Tx
 	write bool
 	cache *decoded
+	// tenantsWritten: a tenant or API key record changed (see hot.go).
+	tenantsWritten bool
 }
 
 var _ simulator.Tx = (*Tx)(nil)
@@ -55,6 +57,7 @@ func (t *Tx) put(key string, v any) error {
 	if err != nil {
 		return err
 	}
+	t.touch(key)
 	_, _, err = t.tx.Set(key, string(b), nil)
 	return err
 }
@@ -63,6 +66,7 @@ func (t *Tx) setRaw(key, val string) error {
 	if !t.write {
 		return errReadOnly
 	}
+	t.touch(key)
 	_, _, err := t.tx.Set(key, val, nil)
 	return err
 }
@@ -71,6 +75,7 @@ func (t *Tx) del(key string) error {
 	if !t.write {
 		return errReadOnly
 	}
+	t.touch(key)
 	_, err := t.tx.Delete(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return nil
