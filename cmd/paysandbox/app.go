@@ -40,6 +40,7 @@ type App struct {
 
 	ln     net.Listener
 	http   *http.Server
+	logBuf *logBuffer // nil when the log is discarded
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -58,23 +59,31 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	if opt.IDs == nil {
 		opt.IDs = simulator.RandomIDs{}
 	}
+	var logBuf *logBuffer
+	if opt.LogOut != io.Discard { // requests never wait for the log output
+		logBuf = newLogBuffer(opt.LogOut)
+		opt.LogOut = logBuf
+	}
 	log := newLogger(opt.LogOut, cfg.LogFormat, cfg.LogLevel)
 	if cfg.Scenarios != "" {
 		log.Warn("scenarios are not supported yet: the file is ignored and the test-card catalogue decides outcomes", "scenarios", cfg.Scenarios)
 	}
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	if err != nil {
+		closeLog(logBuf)
 		return nil, fmt.Errorf("card catalogue: %w", err)
 	}
 	db, err := store.Open(cfg.DB, cfg.Fsync)
 	if err != nil {
+		closeLog(logBuf)
 		return nil, err
 	}
 	proc := processors.NewFake(processors.DefaultAccounts())
 	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL})
-	a := &App{Config: cfg, DB: db, Svc: svc, Log: log}
+	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, logBuf: logBuf}
 	if err := a.ensureTenants(); err != nil {
 		db.Close()
+		closeLog(logBuf)
 		return nil, err
 	}
 	a.Server = httpapi.New(svc, httpapi.Options{
@@ -188,7 +197,16 @@ func (a *App) Shutdown() error {
 
 // Close shuts down if needed and closes the store.
 func (a *App) Close() error {
-	return errors.Join(a.Shutdown(), a.DB.Close())
+	err := errors.Join(a.Shutdown(), a.DB.Close())
+	closeLog(a.logBuf)
+	return err
+}
+
+// closeLog writes the queued log lines (nil: nothing to do).
+func closeLog(l *logBuffer) {
+	if l != nil {
+		_ = l.Close()
+	}
 }
 
 func newLogger(w io.Writer, format, level string) *slog.Logger {

@@ -156,19 +156,25 @@ func benchTarget(opts *benchOptions) (base, desc string, cleanup func(), err err
 	}
 	cfg := Config{Addr: "127.0.0.1:0", DB: dbPath, RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: opts.Fsync, LogFormat: "text", LogLevel: "info", AdminKey: opts.AdminKey}
-	// The access log is formatted as serve formats it; only its bytes are dropped.
-	app, err := Open(cfg, AppOptions{LogOut: io.Discard})
+	// The access log is formatted and written as serve does it, to /dev/null.
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", "", nil, err
 	}
-	if err := app.Start(); err != nil {
-		app.Close()
+	app, err := Open(cfg, AppOptions{LogOut: devnull})
+	if err != nil {
+		devnull.Close()
 		os.RemoveAll(dir)
 		return "", "", nil, err
 	}
+	cleanup = func() { _ = app.Close(); devnull.Close(); os.RemoveAll(dir) }
+	if err := app.Start(); err != nil {
+		cleanup()
+		return "", "", nil, err
+	}
 	desc = fmt.Sprintf("in-process server, db %s, fsync %s", dbPath, opts.Fsync)
-	return app.URL(), desc, func() { _ = app.Close(); os.RemoveAll(dir) }, nil
+	return app.URL(), desc, cleanup, nil
 }
 
 func startCPUProfile(path string) (stop func(), err error) {
