@@ -29,7 +29,7 @@ func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
 // PutRaw stores key/value pairs as they are, in one transaction. It is for
 // tools that replicate records read with TenantRecords (bench seed).
 func (d *DB) PutRaw(pairs [][2]string) error {
-	return d.db.Update(func(tx *buntdb.Tx) error {
+	err := d.db.Update(func(tx *buntdb.Tx) error {
 		for _, p := range pairs {
 			if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
 				return err
@@ -37,4 +37,8 @@ func (d *DB) PutRaw(pairs [][2]string) error {
 		}
 		return nil
 	})
+	if err == nil {
+		d.disk.committed()
+	}
+	return err
 }

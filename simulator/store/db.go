@@ -28,6 +28,7 @@ type DB struct {
 	path     string
 	payments decoded
 	tenants  tenantCache
+	disk     *disk // nil for ":memory:"
 }
 
 // decoded keeps the last decoded form of stored payments, keyed by store key
@@ -89,25 +90,30 @@ func Open(path, fsync string) (*DB, error) {
 		return nil, err
 	}
 	switch fsync {
-	case FsyncAlways:
-		cfg.SyncPolicy = buntdb.Always
-	case FsyncNever:
-		cfg.SyncPolicy = buntdb.Never
-	case FsyncEverySecond, "":
-		cfg.SyncPolicy = buntdb.EverySecond
+	case FsyncAlways, FsyncNever, FsyncEverySecond:
+	case "":
+		fsync = FsyncEverySecond
 	default:
 		db.Close()
 		return nil, fmt.Errorf("store: unknown fsync policy %q", fsync)
 	}
+	// fsync and shrink are ours, outside buntdb's lock (disk.go).
+	cfg.SyncPolicy, cfg.AutoShrinkDisabled = buntdb.Never, true
 	if err := db.SetConfig(cfg); err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &DB{db: db, path: path}, nil
+	dk, err := openDisk(db, path, fsync)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	return &DB{db: db, path: path, disk: dk}, nil
 }
 
-// Close flushes and closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+// Close stops the disk work (shrinking the file if it grew, see disk.go),
+// flushes and closes the database.
+func (d *DB) Close() error { return errors.Join(d.disk.close(), d.db.Close()) }
 
 // Ready reports whether the store answers.
 func (d *DB) Ready() error {
@@ -125,6 +131,9 @@ func (d *DB) Update(fn func(simulator.Tx) error) error {
 	err := d.db.Update(func(btx *buntdb.Tx) error { tx.tx = btx; return fn(tx) })
 	if tx.tenantsWritten {
 		d.tenants.invalidate()
+	}
+	if err == nil { // (a transaction that wrote nothing costs an fsync of nothing)
+		d.disk.committed()
 	}
 	return err
 }

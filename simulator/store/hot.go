@@ -114,4 +114,5 @@ func (t *Tx) touch(key string) {
 		t.tenantsWritten = true
 	}
 }
+
 var _ simulator.TenantMemory = (*DB)(nil)
