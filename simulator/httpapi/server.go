@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -77,11 +78,12 @@ func tenantOf(c echo.Context) *simulator.Tenant {
 // writeJSON renders v without HTML escaping (the bytes a client sees are the
 // bytes the vendor would send).
 func writeJSON(c echo.Context, status int, v any) error {
-	b, err := jsonBytes(v)
-	if err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := newJSONEncoder(buf).Encode(v); err != nil {
 		return err
 	}
-	return c.Blob(status, echo.MIMEApplicationJSON, b)
+	return c.Blob(status, echo.MIMEApplicationJSON, bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
 func newJSONEncoder(w io.Writer) *json.Encoder {
