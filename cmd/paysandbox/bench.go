@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ type benchOptions struct {
 	CPUProfile     string
 	MemProfile     string
 	ReadPayments   int
+	Rounds         int
 }
 
 // newBenchCmd measures the sandbox under load: a flow (read, auto, manual,
@@ -58,15 +60,16 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	f.StringVar(&opts.URL, "url", "", "sandbox to measure (default: the server started in this process on a db file in a temp dir)")
 	f.StringVar(&opts.AdminKey, "admin-key", "", "X-Admin-Key for creating the bench tenant, if the sandbox requires one")
 	f.StringVar(&opts.Flow, "flow", "read", "load: "+benchFlowNames())
-	f.DurationVar(&opts.Duration, "duration", 10*time.Second, "how long the load runs (each of the server and the ceiling)")
+	f.DurationVar(&opts.Duration, "duration", 10*time.Second, "how long the load runs against the server (and as long against the ceiling)")
 	f.IntVar(&opts.Concurrency, "concurrency", 16, "concurrent clients")
 	f.StringVar(&opts.Output, "output", "table", "report format: table | json")
 	f.BoolVar(&opts.CompareCeiling, "compare-ceiling", false, "also run the load against a bare echo handler (same body lengths, same process) and print the ratios")
 	f.StringVar(&opts.Fsync, "fsync", "everysecond", "fsync policy of the in-process server: always | everysecond | never")
 	f.StringVar(&opts.DB, "db", "", "db file of the in-process server (default: a new file in a temp dir, removed after); :memory: keeps nothing")
-	f.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured run (client and in-process server) to this file")
+	f.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured load (client and in-process server; with --compare-ceiling the ceiling's turns too) to this file")
 	f.StringVar(&opts.MemProfile, "memprofile", "", "write a heap profile after the measured run to this file")
 	f.IntVar(&opts.ReadPayments, "read-payments", 64, "payments the read flow creates first and then reads in turn")
+	f.IntVar(&opts.Rounds, "rounds", 4, "with --compare-ceiling: the server and the ceiling take turns in this many slices of --duration each")
 	cmd.AddCommand(newBenchSeedCmd(nil))
 	return cmd
 }
@@ -75,8 +78,8 @@ func (o *benchOptions) validate() error {
 	if _, ok := benchFlows[o.Flow]; !ok {
 		return fmt.Errorf("bench: --flow %q is not one of %s", o.Flow, benchFlowNames())
 	}
-	if o.Concurrency < 1 || o.Duration <= 0 || o.ReadPayments < 1 {
-		return fmt.Errorf("bench: --concurrency, --duration and --read-payments must be positive")
+	if o.Concurrency < 1 || o.Duration <= 0 || o.ReadPayments < 1 || o.Rounds < 1 {
+		return fmt.Errorf("bench: --concurrency, --duration, --read-payments and --rounds must be positive")
 	}
 	if o.Output != "table" && o.Output != "json" {
 		return fmt.Errorf("bench: --output %q is not table or json", o.Output)
@@ -112,27 +115,42 @@ func runBench(ctx context.Context, opts *benchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res := runLoad(ctx, client, flow, state, opts)
-	stopProfile()
-	if err := writeMemProfile(opts.MemProfile); err != nil {
-		return err
+	defer stopProfile()
+	rounds := 1
+	if opts.CompareCeiling {
+		rounds = opts.Rounds
 	}
-	rep := benchReport{Flow: opts.Flow, Target: target, Concurrency: opts.Concurrency, Duration: opts.Duration.String(),
-		GoMaxProcs: runtime.GOMAXPROCS(0), Server: res.summary()}
-
+	slice := opts.Duration / time.Duration(rounds)
+	// With the ceiling, the server and the ceiling take turns in slices, so
+	// that a change of load on a shared machine weighs on both alike.
+	res := runLoad(ctx, client, flow, state, opts, slice)
+	var cres *loadResult
+	var cc *benchClient
+	var cstate *benchState
 	if opts.CompareCeiling {
 		cl, err := startCeiling(res.bodyLengths())
 		if err != nil {
 			return err
 		}
 		defer cl.Close()
-		cc := newBenchClient(cl.URL, opts.Concurrency)
+		cc = newBenchClient(cl.URL, opts.Concurrency)
 		defer cc.http.CloseIdleConnections()
-		cstate, err := flow.setup(ctx, cc, opts)
-		if err != nil {
+		if cstate, err = flow.setup(ctx, cc, opts); err != nil {
 			return fmt.Errorf("bench: setup against the ceiling: %w", err)
 		}
-		cres := runLoad(ctx, cc, flow, cstate, opts)
+		cres = runLoad(ctx, cc, flow, cstate, opts, slice)
+	}
+	for range rounds - 1 {
+		res.add(runLoad(ctx, client, flow, state, opts, slice))
+		cres.add(runLoad(ctx, cc, flow, cstate, opts, slice))
+	}
+	stopProfile()
+	if err := writeMemProfile(opts.MemProfile); err != nil {
+		return err
+	}
+	rep := benchReport{Flow: opts.Flow, Target: target, Concurrency: opts.Concurrency, Duration: opts.Duration.String(),
+		Rounds: rounds, GoMaxProcs: runtime.GOMAXPROCS(0), Server: res.summary()}
+	if cres != nil {
 		c := cres.summary()
 		rep.Ceiling = &c
 		rep.ratios()
@@ -189,7 +207,8 @@ func startCPUProfile(path string) (stop func(), err error) {
 		f.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	var once sync.Once
+	return func() { once.Do(func() { pprof.StopCPUProfile(); f.Close() }) }, nil
 }
 
 func writeMemProfile(path string) error {

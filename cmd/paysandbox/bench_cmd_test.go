@@ -31,10 +31,10 @@ func TestBenchFlags(t *testing.T) {
 			assert.False(t, o.CompareCeiling)
 		}},
 		{name: "all flags", args: []string{"--flow", "mixed", "--duration", "2s", "--concurrency", "4", "--output", "json",
-			"--compare-ceiling", "--url", "http://x", "--cpuprofile", "c.out", "--memprofile", "m.out", "--fsync", "always"},
+			"--compare-ceiling", "--rounds", "3", "--url", "http://x", "--cpuprofile", "c.out", "--memprofile", "m.out", "--fsync", "always"},
 			check: func(t *testing.T, o *benchOptions) {
 				assert.Equal(t, benchOptions{Flow: "mixed", Duration: 2 * time.Second, Concurrency: 4, Output: "json", CompareCeiling: true,
-					URL: "http://x", CPUProfile: "c.out", MemProfile: "m.out", Fsync: "always", ReadPayments: 64}, *o)
+					URL: "http://x", CPUProfile: "c.out", MemProfile: "m.out", Fsync: "always", ReadPayments: 64, Rounds: 3}, *o)
 			}},
 		{name: "unknown flow", args: []string{"--flow", "write"}, wantErr: `--flow "write"`},
 		{name: "zero concurrency", args: []string{"--concurrency", "0"}, wantErr: "must be positive"},
@@ -77,12 +77,13 @@ func TestBenchRun(t *testing.T) {
 		t.Run(tt.flow, func(t *testing.T) {
 			var out bytes.Buffer
 			opts := &benchOptions{Flow: tt.flow, Duration: 300 * time.Millisecond, Concurrency: 2, Output: "json",
-				CompareCeiling: true, Fsync: "never", ReadPayments: 2}
+				CompareCeiling: true, Fsync: "never", ReadPayments: 2, Rounds: 2}
 			require.NoError(t, opts.validate())
 			require.NoError(t, runBench(t.Context(), opts, &out))
 			var rep benchReport
 			require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
 			require.NotNil(t, rep.Ceiling)
+			assert.Equal(t, 2, rep.Rounds)
 			assert.Zero(t, rep.Server.FailedFlows, rep.Server.FirstError)
 			assert.Positive(t, rep.Server.Flows)
 			assert.Positive(t, rep.FlowRatio)

@@ -298,13 +298,13 @@ type loadResult struct {
 	eps         map[string]*endpointStats
 }
 
-// runLoad runs opts.Concurrency clients doing flows until opts.Duration passes.
-func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState, opts *benchOptions) *loadResult {
+// runLoad runs opts.Concurrency clients doing flows until d passes.
+func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState, opts *benchOptions, d time.Duration) *loadResult {
 	workers := make([]*benchWorker, opts.Concurrency)
 	fails := make([]int, opts.Concurrency)
 	firstErr := make([]string, opts.Concurrency)
 	start := time.Now()
-	end := start.Add(opts.Duration)
+	end := start.Add(d)
 	var wg sync.WaitGroup
 	for i := range workers {
 		w := &benchWorker{rec: &benchRecorder{}, n: i}
@@ -352,6 +352,33 @@ func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState
 		slices.Sort(m.lat)
 	}
 	return res
+}
+
+// add merges another run of the same load into r.
+func (r *loadResult) add(o *loadResult) {
+	r.elapsed += o.elapsed
+	r.flows += o.flows
+	r.failedFlows += o.failedFlows
+	if r.firstError == "" {
+		r.firstError = o.firstError
+	}
+	for label, e := range o.eps {
+		m := r.eps[label]
+		if m == nil {
+			r.eps[label] = e
+			continue
+		}
+		m.lat = append(m.lat, e.lat...)
+		for k, v := range e.errors {
+			m.errors[k] += v
+		}
+		if e.bodyLen > 0 {
+			m.bodyLen = e.bodyLen
+		}
+	}
+	for _, m := range r.eps {
+		slices.Sort(m.lat)
+	}
 }
 
 // bodyLengths is the length of a successful answer per endpoint (for the ceiling).

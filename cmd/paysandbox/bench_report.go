@@ -20,6 +20,7 @@ type benchReport struct {
 	Target      string       `json:"target"`
 	Concurrency int          `json:"concurrency"`
 	Duration    string       `json:"duration"`
+	Rounds      int          `json:"rounds"`
 	GoMaxProcs  int          `json:"gomaxprocs"`
 	Server      loadSummary  `json:"server"`
 	Ceiling     *loadSummary `json:"ceiling,omitempty"`
@@ -104,7 +105,7 @@ func (b *benchReport) write(w io.Writer, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(b)
 	}
-	fmt.Fprintf(w, "paysandbox bench: flow %s, %d clients, %s, GOMAXPROCS %d\ntarget: %s\n", b.Flow, b.Concurrency, b.Duration, b.GoMaxProcs, b.Target)
+	fmt.Fprintf(w, "paysandbox bench: flow %s, %d clients, %s in %d turn(s), GOMAXPROCS %d\ntarget: %s\n", b.Flow, b.Concurrency, b.Duration, b.Rounds, b.GoMaxProcs, b.Target)
 	writeSummary(w, "server", b.Server, b.Ceiling != nil)
 	if b.Ceiling != nil {
 		writeSummary(w, "ceiling (bare echo handler, same body lengths)", *b.Ceiling, false)
