@@ -154,6 +154,9 @@ func runBench(ctx context.Context, opts *benchOptions, out io.Writer) error {
 		c := cres.summary()
 		rep.Ceiling = &c
 		rep.ratios()
+		if opts.URL != "" { // the server's CPU is not this process's
+			rep.CPURatio = 0
+		}
 	}
 	return rep.write(out, opts.Output)
 }

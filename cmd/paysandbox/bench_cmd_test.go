@@ -87,6 +87,7 @@ func TestBenchRun(t *testing.T) {
 			assert.Zero(t, rep.Server.FailedFlows, rep.Server.FirstError)
 			assert.Positive(t, rep.Server.Flows)
 			assert.Positive(t, rep.FlowRatio)
+			assert.Positive(t, rep.CPURatio)
 			got := map[string]endpointSummary{}
 			for _, e := range rep.Server.Endpoints {
 				got[e.Endpoint] = e

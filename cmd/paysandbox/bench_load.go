@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -292,6 +293,7 @@ func (r *benchRecorder) fail(label, errorID string) { r.ep(label).errors[errorID
 // loadResult is one load run: every worker's measurements and the flow counts.
 type loadResult struct {
 	elapsed     time.Duration
+	cpu         time.Duration // CPU time of this process (client and in-process server) during the load
 	flows       int
 	failedFlows int
 	firstError  string
@@ -303,6 +305,7 @@ func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState
 	workers := make([]*benchWorker, opts.Concurrency)
 	fails := make([]int, opts.Concurrency)
 	firstErr := make([]string, opts.Concurrency)
+	cpu0 := processCPU()
 	start := time.Now()
 	end := start.Add(d)
 	var wg sync.WaitGroup
@@ -326,7 +329,7 @@ func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState
 		}()
 	}
 	wg.Wait()
-	res := &loadResult{elapsed: time.Since(start), eps: map[string]*endpointStats{}}
+	res := &loadResult{elapsed: time.Since(start), cpu: processCPU() - cpu0, eps: map[string]*endpointStats{}}
 	for i, w := range workers {
 		res.failedFlows += fails[i]
 		res.flows += w.done
@@ -357,6 +360,7 @@ func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState
 // add merges another run of the same load into r.
 func (r *loadResult) add(o *loadResult) {
 	r.elapsed += o.elapsed
+	r.cpu += o.cpu
 	r.flows += o.flows
 	r.failedFlows += o.failedFlows
 	if r.firstError == "" {
@@ -388,4 +392,13 @@ func (r *loadResult) bodyLengths() map[string]int {
 		out[label] = e.bodyLen
 	}
 	return out
+}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -26,15 +26,22 @@ type benchReport struct {
 	Ceiling     *loadSummary `json:"ceiling,omitempty"`
 	// FlowRatio is server flows/s over ceiling flows/s.
 	FlowRatio float64 `json:"flowRatio,omitempty"`
+	// CPURatio is the ceiling's CPU time per flow over the server's (this
+	// process, client included): what FlowRatio tends to on a machine of
+	// its own, and much steadier than it when other work shares the CPU.
+	CPURatio float64 `json:"cpuRatio,omitempty"`
 }
 
 // loadSummary is one load run in figures.
 type loadSummary struct {
-	Flows       int               `json:"flows"`
-	FailedFlows int               `json:"failedFlows"`
-	FlowsPerSec float64           `json:"flowsPerSec"`
-	FirstError  string            `json:"firstError,omitempty"`
-	Endpoints   []endpointSummary `json:"endpoints"`
+	Flows       int     `json:"flows"`
+	FailedFlows int     `json:"failedFlows"`
+	FlowsPerSec float64 `json:"flowsPerSec"`
+	FirstError  string  `json:"firstError,omitempty"`
+	// CPUPerFlow is this process's CPU time per flow (client and, in
+	// process, server), in microseconds.
+	CPUPerFlow float64           `json:"cpuPerFlowUs"`
+	Endpoints  []endpointSummary `json:"endpoints"`
 }
 
 // endpointSummary is one endpoint of a run; latencies in milliseconds.
@@ -61,6 +68,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func (r *loadResult) summary() loadSummary {
 	s := loadSummary{Flows: r.flows, FailedFlows: r.failedFlows, FirstError: r.firstError,
 		FlowsPerSec: float64(r.flows) / r.elapsed.Seconds()}
+	if r.flows > 0 {
+		s.CPUPerFlow = float64(r.cpu.Microseconds()) / float64(r.flows)
+	}
 	for _, label := range slices.Sorted(maps.Keys(r.eps)) {
 		e := r.eps[label]
 		es := endpointSummary{Endpoint: label, Requests: len(e.lat), BodyBytes: e.bodyLen,
@@ -90,6 +100,9 @@ func (b *benchReport) ratios() {
 	if b.Ceiling.FlowsPerSec > 0 {
 		b.FlowRatio = b.Server.FlowsPerSec / b.Ceiling.FlowsPerSec
 	}
+	if b.Server.CPUPerFlow > 0 {
+		b.CPURatio = b.Ceiling.CPUPerFlow / b.Server.CPUPerFlow
+	}
 	for i, e := range b.Server.Endpoints {
 		for _, c := range b.Ceiling.Endpoints {
 			if c.Endpoint == e.Endpoint && e.Mean > 0 {
@@ -109,13 +122,13 @@ func (b *benchReport) write(w io.Writer, format string) error {
 	writeSummary(w, "server", b.Server, b.Ceiling != nil)
 	if b.Ceiling != nil {
 		writeSummary(w, "ceiling (bare echo handler, same body lengths)", *b.Ceiling, false)
-		fmt.Fprintf(w, "ratio: %.2fx the ceiling in flows/s\n", b.FlowRatio)
+		fmt.Fprintf(w, "ratio: %.2fx the ceiling in flows/s; %.2fx in CPU time per flow\n", b.FlowRatio, b.CPURatio)
 	}
 	return nil
 }
 
 func writeSummary(w io.Writer, title string, s loadSummary, ratio bool) {
-	fmt.Fprintf(w, "\n%s: %d flows (%d failed), %.0f flows/s\n", title, s.Flows, s.FailedFlows, s.FlowsPerSec)
+	fmt.Fprintf(w, "\n%s: %d flows (%d failed), %.0f flows/s, %.0f us CPU per flow\n", title, s.Flows, s.FailedFlows, s.FlowsPerSec, s.CPUPerFlow)
 	head := fmt.Sprintf("%-36s %8s %9s %8s %8s %8s %8s %8s", "endpoint", "requests", "req/s", "p50 ms", "p95 ms", "p99 ms", "max ms", "bytes")
 	if ratio {
 		head += fmt.Sprintf(" %7s", "ratio")
