@@ -122,14 +122,21 @@ func (d *DB) Ready() error {
 
 // View runs fn in a read-only transaction.
 func (d *DB) View(fn func(simulator.Tx) error) error {
-	return d.db.View(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, cache: &d.payments}) })
+	return d.db.View(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, cache: &d.payments, tenants: &d.tenants}) })
 }
 
 // Update runs fn in a read-write transaction, committed only when fn returns nil.
 func (d *DB) Update(fn func(simulator.Tx) error) error {
-	tx := &Tx{write: true, cache: &d.payments}
-	err := d.db.Update(func(btx *buntdb.Tx) error { tx.tx = btx; return fn(tx) })
-	if tx.tenantsWritten {
+	tx := &Tx{write: true, cache: &d.payments, tenants: &d.tenants}
+	err := d.db.Update(func(btx *buntdb.Tx) error {
+		tx.tx = btx
+		err := fn(tx)
+		if tx.tenantsWritten { // still under the write lock: no reader can refill before the commit
+			d.tenants.invalidate()
+		}
+		return err
+	})
+	if tx.tenantsWritten { // and after: a reader that read before the commit cannot publish
 		d.tenants.invalidate()
 	}
 	if err == nil { // (a transaction that wrote nothing costs an fsync of nothing)

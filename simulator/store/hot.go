@@ -11,11 +11,13 @@ import (
 
 // tenantCache keeps decoded tenants and the API key -> tenant index in
 // memory, so authenticating a request decodes no JSON and takes no store
-// lock. buntdb stays the source of truth: entries are filled from it on first
-// use and the whole cache is dropped after every transaction that writes a
-// tenant record or deletes a tenant's data (PutTenant, DeleteTenantData),
-// whether it committed or not. A generation counter keeps a reader that read
-// the store before such a write from publishing what it read after the drop.
+// lock, and transactions read tenants without decoding them. buntdb stays
+// the source of truth: entries are filled from it on first use, and the
+// whole cache is dropped by every transaction that writes a tenant or API
+// key record, at the end of its function while it still holds the write
+// lock (so no reader can refill it with the old value before the commit)
+// and again after it, committed or not. A generation counter keeps a reader
+// that read the store before such a write from publishing what it read.
 // Unknown keys are not remembered (no growth from bad credentials).
 //
 // Cached tenants are immutable: callers receive a shallow copy each time.
@@ -58,6 +60,13 @@ func (c *tenantCache) put(t *simulator.Tenant, gen uint64) {
 	for _, k := range t.APIKeys {
 		c.byKey[k.Key] = &cp
 	}
+}
+
+// generation is the current generation (see put).
+func (c *tenantCache) generation() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.gen
 }
 
 // invalidate drops every entry (after a tenant write).
@@ -105,6 +114,25 @@ func (d *DB) CachedTenantByAPIKey(key string) (*simulator.Tenant, error) {
 		d.tenants.put(t, gen)
 	}
 	return t, err
+}
+
+// cachedTenant serves Tx.Tenant from the tenant cache, reading the store
+// (read) on a miss. A transaction that wrote a tenant reads the store: its
+// own writes are not in the cache. Inside a transaction no tenant write can
+// commit (buntdb's lock), so what read returns is the committed state.
+func (t *Tx) cachedTenant(id string, read func() (*simulator.Tenant, error)) (*simulator.Tenant, error) {
+	if t.tenants == nil || t.tenantsWritten {
+		return read()
+	}
+	if tn, _, ok := t.tenants.get(id, false); ok {
+		return tn, nil
+	}
+	gen := t.tenants.generation()
+	tn, err := read()
+	if err == nil && tn != nil {
+		t.tenants.put(tn, gen)
+	}
+	return tn, err
 }
 
 // touch notes a write of key; a tenant or API key record drops the tenant

@@ -2,7 +2,10 @@ package store_test
 
 import (
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,6 +45,27 @@ func TestTenantMemory(t *testing.T) {
 		{"key rotated", func() {
 			put(&simulator.Tenant{ID: "a", APIKeys: []simulator.APIKey{{Key: "k2"}}, WebhookURL: "http://two"})
 		}, map[string]string{"k1": "", "k2": "a/http://two"}},
+		{"a transaction reads its own tenant write, then others read it", func() {
+			require.NoError(t, db.View(func(tx simulator.Tx) error { _, err := tx.Tenant("a"); return err })) // cached
+			require.NoError(t, db.Update(func(tx simulator.Tx) error {
+				tn, err := tx.Tenant("a")
+				require.NoError(t, err)
+				assert.Equal(t, "http://two", tn.WebhookURL)
+				tn.WebhookURL = "http://three"
+				require.NoError(t, tx.PutTenant(tn))
+				again, err := tx.Tenant("a")
+				require.NoError(t, err)
+				assert.Equal(t, "http://three", again.WebhookURL)
+				return nil
+			}))
+			require.NoError(t, db.View(func(tx simulator.Tx) error {
+				tn, err := tx.Tenant("a")
+				require.NoError(t, err)
+				assert.Equal(t, "http://three", tn.WebhookURL)
+				return nil
+			}))
+			put(&simulator.Tenant{ID: "a", APIKeys: []simulator.APIKey{{Key: "k2"}}, WebhookURL: "http://two"})
+		}, map[string]string{"k1": "", "k2": "a/http://two"}},
 		{"rolled-back write", func() {
 			err := db.Update(func(tx simulator.Tx) error {
 				require.NoError(t, tx.PutTenant(&simulator.Tenant{ID: "a", APIKeys: []simulator.APIKey{{Key: "k3"}}}))
@@ -70,4 +94,52 @@ func TestTenantMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTenantMemoryConcurrent: while a writer changes a tenant over and
+// over, a reader never sees an older version after a newer one, and once an
+// Update returned every later read sees at least its version.
+func TestTenantMemoryConcurrent(t *testing.T) {
+	db := openDB(t)
+	version := func(n int) *simulator.Tenant {
+		return &simulator.Tenant{ID: "a", APIKeys: []simulator.APIKey{{Key: "k"}}, ClockOffset: time.Duration(n)}
+	}
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutTenant(version(0)) }))
+	var committed atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for r := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := time.Duration(-1)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				floor := time.Duration(committed.Load())
+				var tn *simulator.Tenant
+				var err error
+				if r%2 == 0 {
+					tn, err = db.CachedTenantByAPIKey("k")
+				} else {
+					err = db.View(func(tx simulator.Tx) (err error) { tn, err = tx.Tenant("a"); return })
+				}
+				if !assert.NoError(t, err) || !assert.NotNil(t, tn) {
+					return
+				}
+				assert.GreaterOrEqual(t, tn.ClockOffset, floor, "a committed version is never lost")
+				assert.GreaterOrEqual(t, tn.ClockOffset, last, "versions never go back")
+				last = tn.ClockOffset
+			}
+		}()
+	}
+	for n := 1; n <= 300; n++ {
+		require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutTenant(version(n)) }))
+		committed.Store(int64(n))
+	}
+	close(stop)
+	wg.Wait()
 }

@@ -19,6 +19,7 @@ type Tx struct {
 	cache *decoded
 	// tenantsWritten: a tenant or API key record changed (see hot.go).
 	tenantsWritten bool
+	tenants        *tenantCache // nil: always read the store
 }
 
 var _ simulator.Tx = (*Tx)(nil)
@@ -105,7 +106,7 @@ func getTyped[T any](t *Tx, key string) (*T, error) {
 // Tenants.
 
 func (t *Tx) Tenant(id string) (*simulator.Tenant, error) {
-	return getTyped[simulator.Tenant](t, kTenant(id))
+	return t.cachedTenant(id, func() (*simulator.Tenant, error) { return getTyped[simulator.Tenant](t, kTenant(id)) })
 }
 
 func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
