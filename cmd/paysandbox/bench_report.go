@@ -122,7 +122,11 @@ func (b *benchReport) write(w io.Writer, format string) error {
 	writeSummary(w, "server", b.Server, b.Ceiling != nil)
 	if b.Ceiling != nil {
 		writeSummary(w, "ceiling (bare echo handler, same body lengths)", *b.Ceiling, false)
-		fmt.Fprintf(w, "ratio: %.2fx the ceiling in flows/s; %.2fx in CPU time per flow\n", b.FlowRatio, b.CPURatio)
+		fmt.Fprintf(w, "ratio: %.2fx the ceiling in flows/s", b.FlowRatio)
+		if b.CPURatio > 0 { // in-process server only
+			fmt.Fprintf(w, "; %.2fx in CPU time per flow", b.CPURatio)
+		}
+		fmt.Fprintln(w)
 	}
 	return nil
 }
