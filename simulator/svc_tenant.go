@@ -97,8 +97,8 @@ func (s *Service) Authenticate(key string) (*Tenant, APIKey, error) {
 		return nil, APIKey{}, Errorf(CodeUnauthorized, "The X-API-KEY header is missing").
 			WithRecovery("Send your API key in the X-API-KEY header.")
 	}
-	var t *Tenant
-	if err := s.Store.View(func(tx Tx) (err error) { t, err = tx.TenantByAPIKey(key); return }); err != nil {
+	t, err := s.tenantByAPIKey(key)
+	if err != nil {
 		return nil, APIKey{}, err
 	}
 	if t == nil {
@@ -111,8 +111,7 @@ func (s *Service) Authenticate(key string) (*Tenant, APIKey, error) {
 
 // Tenant reads a tenant again (its settings may have changed).
 func (s *Service) Tenant(id string) (*Tenant, error) {
-	var t *Tenant
-	err := s.Store.View(func(tx Tx) (err error) { t, err = tx.Tenant(id); return })
+	t, err := s.tenantByID(id)
 	if err == nil && t == nil {
 		err = Errorf(CodeUnauthorized, "The tenant no longer exists")
 	}

@@ -52,6 +52,7 @@ type App struct {
 	ln     net.Listener
 	conns  *httpapi.ConnLimiter // the connection cap around ln
 	http   *http.Server
+	logBuf *logBuffer // nil when the log is discarded
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -76,6 +77,11 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	if opt.IDs == nil {
 		opt.IDs = simulator.RandomIDs{}
 	}
+	var logBuf *logBuffer
+	if opt.LogOut != io.Discard { // requests never wait for the log output
+		logBuf = newLogBuffer(opt.LogOut)
+		opt.LogOut = logBuf
+	}
 	log := newLogger(opt.LogOut, cfg.LogFormat, cfg.LogLevel)
 	rules, err := loadScenarios(cfg.Scenarios) // a missing or invalid file stops the start
 	if err != nil {
@@ -83,19 +89,22 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	if err != nil {
+		closeLog(logBuf)
 		return nil, fmt.Errorf("card catalogue: %w", err)
 	}
 	db, err := store.Open(cfg.DB, cfg.Fsync)
 	if err != nil {
+		closeLog(logBuf)
 		return nil, err
 	}
 	proc := processors.NewFake(rules)
 	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant})
 	proc.TenantDoc = tenantScenarios(svc)
-	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc}
+	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc, logBuf: logBuf}
 	a.wireWebhooks()
 	if err := a.ensureTenants(); err != nil {
 		db.Close()
+		closeLog(logBuf)
 		return nil, err
 	}
 	a.Server = httpapi.New(svc, httpapi.Options{
@@ -236,7 +245,16 @@ func (a *App) Shutdown() error {
 
 // Close shuts down if needed and closes the store.
 func (a *App) Close() error {
-	return errors.Join(a.Shutdown(), a.DB.Close())
+	err := errors.Join(a.Shutdown(), a.DB.Close())
+	closeLog(a.logBuf)
+	return err
+}
+
+// closeLog writes the queued log lines (nil: nothing to do).
+func closeLog(l *logBuffer) {
+	if l != nil {
+		_ = l.Close()
+	}
 }
 
 func newLogger(w io.Writer, format, level string) *slog.Logger {

@@ -1,44 +1,55 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
+	"runtime"
 	"runtime/pprof"
-	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 )
 
+// benchOptions are the flags of `paysandbox bench`.
 type benchOptions struct {
-	URL         string
-	AdminKey    string
-	Flows       int
-	Concurrency int
-	Amount      int64
-	CPUProfile  string
-	Webhooks    bool // measure webhook deliveries instead (bench_webhooks.go)
+	URL            string
+	AdminKey       string
+	Flow           string
+	Duration       time.Duration
+	Concurrency    int
+	Output         string
+	CompareCeiling bool
+	Fsync          string
+	DB             string
+	CPUProfile     string
+	MemProfile     string
+	ReadPayments   int
+	Rounds         int
+	Webhooks       bool // measure webhook deliveries instead (bench_webhooks.go)
 }
 
-// newBenchCmd runs checkout flows (session, tokenise, pay, capture) against a
-// sandbox and reports throughput and latency per step. Without --url it
-// starts an in-memory sandbox in this process on a free port.
+// newBenchCmd measures the sandbox under load: a flow (read, auto, manual,
+// mixed; see benchFlows) run by --concurrency clients for --duration in a
+// tenant of its own, reported per endpoint (requests/s, p50/p95/p99/max,
+// errors by errorId) and per flow (flows/s). Without --url it starts the real
+// server in this process on a db file in a temporary directory (default
+// fsync), as `serve` runs. --compare-ceiling runs the same load against a bare
+// echo handler answering bodies of the same length in the same process, and
+// prints the ratio (how the performance targets are stated).
 func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure checkout flows (session, tokenise, pay, capture) per second",
+		Short: "Measure the sandbox under load (per endpoint and per flow), optionally as a ratio of a bare handler",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Flows < 1 || opts.Concurrency < 1 {
-				return fmt.Errorf("bench: --flows and --concurrency must be at least 1")
+			if err := opts.validate(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -50,150 +61,182 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 			return runBench(cmd.Context(), opts, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&opts.URL, "url", "", "sandbox to measure (default: an in-memory sandbox started in this process)")
-	cmd.Flags().StringVar(&opts.AdminKey, "admin-key", "", "X-Admin-Key for creating the bench tenant, if the sandbox requires one")
-	cmd.Flags().IntVar(&opts.Flows, "flows", 2000, "number of checkout flows")
-	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", 8, "flows run at once")
-	cmd.Flags().Int64Var(&opts.Amount, "amount", 1000, "payment amount (minor units)")
-	cmd.Flags().BoolVar(&opts.Webhooks, "webhooks", false, "measure webhook deliveries per second and lag to a local receiver instead")
-	cmd.Flags().StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of this process (client and, without --url, server) to this file")
+	f := cmd.Flags()
+	f.StringVar(&opts.URL, "url", "", "sandbox to measure (default: the server started in this process on a db file in a temp dir)")
+	f.StringVar(&opts.AdminKey, "admin-key", "", "X-Admin-Key for creating the bench tenant, if the sandbox requires one")
+	f.StringVar(&opts.Flow, "flow", "read", "load: "+benchFlowNames())
+	f.DurationVar(&opts.Duration, "duration", 10*time.Second, "how long the load runs against the server (and as long against the ceiling)")
+	f.IntVar(&opts.Concurrency, "concurrency", 16, "concurrent clients")
+	f.StringVar(&opts.Output, "output", "table", "report format: table | json")
+	f.BoolVar(&opts.CompareCeiling, "compare-ceiling", false, "also run the load against a bare echo handler (same body lengths, same process) and print the ratios")
+	f.StringVar(&opts.Fsync, "fsync", "everysecond", "fsync policy of the in-process server: always | everysecond | never")
+	f.StringVar(&opts.DB, "db", "", "db file of the in-process server (default: a new file in a temp dir, removed after); :memory: keeps nothing")
+	f.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured load (client and in-process server; with --compare-ceiling the ceiling's turns too) to this file")
+	f.StringVar(&opts.MemProfile, "memprofile", "", "write a heap profile after the measured run to this file")
+	f.IntVar(&opts.ReadPayments, "read-payments", 64, "payments the read flow creates first and then reads in turn")
+	f.IntVar(&opts.Rounds, "rounds", 4, "with --compare-ceiling: the server and the ceiling take turns in this many slices of --duration each")
+	f.BoolVar(&opts.Webhooks, "webhooks", false, "measure webhook deliveries per second and their lag to a local receiver instead")
+	cmd.AddCommand(newBenchSeedCmd(nil))
 	return cmd
 }
 
-var benchSteps = []string{"session", "tokenise", "pay", "capture"}
+func (o *benchOptions) validate() error {
+	if _, ok := benchFlows[o.Flow]; !ok {
+		return fmt.Errorf("bench: --flow %q is not one of %s", o.Flow, benchFlowNames())
+	}
+	if o.Concurrency < 1 || o.Duration <= 0 || o.ReadPayments < 1 || o.Rounds < 1 {
+		return fmt.Errorf("bench: --concurrency, --duration, --read-payments and --rounds must be positive")
+	}
+	if o.Output != "table" && o.Output != "json" {
+		return fmt.Errorf("bench: --output %q is not table or json", o.Output)
+	}
+	switch o.Fsync {
+	case "always", "everysecond", "never":
+	default:
+		return fmt.Errorf("bench: --fsync %q is not always, everysecond or never", o.Fsync)
+	}
+	return nil
+}
 
+// runBench runs the load against the target, then (with --compare-ceiling)
+// against the ceiling, and writes the report.
 func runBench(ctx context.Context, opts *benchOptions, out io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if opts.CPUProfile != "" {
-		f, err := os.Create(opts.CPUProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
-	}
-	base := opts.URL
-	if base == "" {
-		cfg := Config{Addr: "127.0.0.1:0", DB: ":memory:", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
-			Fsync: "never", LogFormat: "text", LogLevel: "error"}
-		app, err := Open(cfg, AppOptions{LogOut: io.Discard})
-		if err != nil {
-			return err
-		}
-		defer app.Close()
-		if err := app.Start(); err != nil {
-			return err
-		}
-		base = app.URL()
-	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: opts.Concurrency * 2}, Timeout: 2 * time.Minute}
-	call := func(method, path string, hdr map[string]string, body any) (map[string]any, error) {
-		raw, _ := json.Marshal(body)
-		req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(raw))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		res, err := client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer res.Body.Close()
-		var m map[string]any
-		if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
-			return nil, fmt.Errorf("%s %s: %d: %w", method, path, res.StatusCode, err)
-		}
-		if res.StatusCode/100 != 2 {
-			return nil, fmt.Errorf("%s %s: %d %v", method, path, res.StatusCode, m["error"])
-		}
-		return m, nil
-	}
-	// A tenant of its own, so the measurement neither sees nor disturbs other data.
-	hdr := map[string]string{}
-	if opts.AdminKey != "" {
-		hdr["X-Admin-Key"] = opts.AdminKey
-	}
-	tn, err := call("POST", "/_sandbox/tenants", hdr, map[string]any{"ttl": "1h"})
+	base, target, cleanup, err := benchTarget(opts)
 	if err != nil {
-		return fmt.Errorf("bench: creating the bench tenant: %w", err)
+		return err
 	}
-	key, _ := tn["apiKey"].(string)
-	merchant := map[string]string{"X-API-KEY": key, "X-API-VERSION": "2.4"}
+	defer cleanup()
+	flow := benchFlows[opts.Flow]
+	client := newBenchClient(base, opts.Concurrency)
+	defer client.http.CloseIdleConnections()
 
-	lat := make([][]time.Duration, len(benchSteps))
-	var mu sync.Mutex
-	var failures atomic.Int64
-	var firstErr atomic.Value
-	next := atomic.Int64{}
-	start := time.Now()
-	var wg sync.WaitGroup
-	for range opts.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for int(next.Add(1)) <= opts.Flows && ctx.Err() == nil {
-				var took [4]time.Duration
-				err := func() error {
-					t0 := time.Now()
-					cs, err := call("POST", "/client-session", merchant, map[string]any{"orderId": "bench", "currencyCode": "EUR", "amount": opts.Amount})
-					if err != nil {
-						return err
-					}
-					t1 := time.Now()
-					tok, err := call("POST", "/client/payment-instruments", map[string]string{"X-Client-Token": fmt.Sprint(cs["clientToken"])},
-						map[string]any{"paymentInstrument": map[string]any{"number": "4111111111111111", "expirationMonth": "12", "expirationYear": "2030"}})
-					if err != nil {
-						return err
-					}
-					t2 := time.Now()
-					p, err := call("POST", "/payments", merchant, map[string]any{"paymentMethodToken": tok["token"]})
-					if err != nil {
-						return err
-					}
-					t3 := time.Now()
-					if _, err := call("POST", fmt.Sprintf("/payments/%v/capture", p["id"]), merchant, map[string]any{}); err != nil {
-						return err
-					}
-					took = [4]time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3)}
-					return nil
-				}()
-				if err != nil {
-					failures.Add(1)
-					firstErr.CompareAndSwap(nil, err)
-					continue
-				}
-				mu.Lock()
-				for i, d := range took {
-					lat[i] = append(lat[i], d)
-				}
-				mu.Unlock()
-			}
-		}()
+	state, err := flow.setup(ctx, client, opts)
+	if err != nil {
+		return fmt.Errorf("bench: setup against %s: %w", base, err)
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	ok := len(lat[0])
-	fmt.Fprintf(out, "paysandbox bench: %d flows (%d failed), concurrency %d, %s against %s\n", ok, failures.Load(), opts.Concurrency, elapsed.Round(time.Millisecond), base)
-	fmt.Fprintf(out, "throughput: %.0f flows/s, %.0f requests/s\n", float64(ok)/elapsed.Seconds(), float64(ok*len(benchSteps))/elapsed.Seconds())
-	fmt.Fprintf(out, "%-9s %10s %10s %10s %10s\n", "step", "p50", "p90", "p99", "max")
-	for i, name := range benchSteps {
-		if len(lat[i]) == 0 {
-			continue
+	stopProfile, err := startCPUProfile(opts.CPUProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	rounds := 1
+	if opts.CompareCeiling {
+		rounds = opts.Rounds
+	}
+	slice := opts.Duration / time.Duration(rounds)
+	// With the ceiling, the server and the ceiling take turns in slices, so
+	// that a change of load on a shared machine weighs on both alike.
+	res := runLoad(ctx, client, flow, state, opts, slice)
+	var cres *loadResult
+	var cc *benchClient
+	var cstate *benchState
+	if opts.CompareCeiling {
+		cl, err := startCeiling(res.bodyLengths())
+		if err != nil {
+			return err
 		}
-		slices.Sort(lat[i])
-		q := func(f float64) time.Duration { return lat[i][min(len(lat[i])-1, int(f*float64(len(lat[i]))))] }
-		fmt.Fprintf(out, "%-9s %10s %10s %10s %10s\n", name, q(0.5).Round(time.Microsecond), q(0.9).Round(time.Microsecond), q(0.99).Round(time.Microsecond), lat[i][len(lat[i])-1].Round(time.Microsecond))
+		defer cl.Close()
+		cc = newBenchClient(cl.URL, opts.Concurrency)
+		defer cc.http.CloseIdleConnections()
+		if cstate, err = flow.setup(ctx, cc, opts); err != nil {
+			return fmt.Errorf("bench: setup against the ceiling: %w", err)
+		}
+		cres = runLoad(ctx, cc, flow, cstate, opts, slice)
 	}
-	if failures.Load() > 0 {
-		return fmt.Errorf("bench: %d flows failed; first error: %v", failures.Load(), firstErr.Load())
+	for range rounds - 1 {
+		res.add(runLoad(ctx, client, flow, state, opts, slice))
+		cres.add(runLoad(ctx, cc, flow, cstate, opts, slice))
 	}
-	return nil
+	stopProfile()
+	if err := writeMemProfile(opts.MemProfile); err != nil {
+		return err
+	}
+	rep := benchReport{Flow: opts.Flow, Target: target, Concurrency: opts.Concurrency, Duration: opts.Duration.String(),
+		Rounds: rounds, GoMaxProcs: runtime.GOMAXPROCS(0), Server: res.summary()}
+	if cres != nil {
+		c := cres.summary()
+		rep.Ceiling = &c
+		rep.ratios()
+		if opts.URL != "" { // the server's CPU is not this process's
+			rep.CPURatio = 0
+		}
+	}
+	return rep.write(out, opts.Output)
+}
+
+// benchTarget is the sandbox to measure: --url, or the real server started
+// in this process (as serve starts it) on a db file in a temp dir.
+func benchTarget(opts *benchOptions) (base, desc string, cleanup func(), err error) {
+	if opts.URL != "" {
+		return opts.URL, opts.URL, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "paysandbox-bench-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	dbPath := opts.DB
+	if dbPath == "" {
+		dbPath = filepath.Join(dir, "bench.db")
+	}
+	cfg := Config{Addr: "127.0.0.1:0", DB: dbPath, RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
+		Fsync: opts.Fsync, LogFormat: "text", LogLevel: "info", AdminKey: opts.AdminKey}
+	// The access log is formatted and written as serve does it, to /dev/null.
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, err
+	}
+	app, err := Open(cfg, AppOptions{LogOut: devnull})
+	if err != nil {
+		devnull.Close()
+		os.RemoveAll(dir)
+		return "", "", nil, err
+	}
+	cleanup = func() { _ = app.Close(); devnull.Close(); os.RemoveAll(dir) }
+	if err := app.Start(); err != nil {
+		cleanup()
+		return "", "", nil, err
+	}
+	desc = fmt.Sprintf("in-process server, db %s, fsync %s", dbPath, opts.Fsync)
+	return app.URL(), desc, cleanup, nil
+}
+
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { pprof.StopCPUProfile(); f.Close() }) }, nil
+}
+
+func writeMemProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	runtime.GC()
+	return pprof.WriteHeapProfile(f)
+}
+
+// newBenchClient is an HTTP client keeping one connection per concurrent client.
+func newBenchClient(base string, concurrency int) *benchClient {
+	return &benchClient{base: base, http: &http.Client{
+		Transport: &http.Transport{MaxIdleConns: concurrency * 2, MaxIdleConnsPerHost: concurrency * 2, DisableCompression: true},
+		Timeout:   2 * time.Minute,
+	}}
 }

@@ -2,14 +2,10 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"runtime/debug"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -126,131 +122,9 @@ func preflight(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// timeout answers 504 RequestTimeout when the handler runs past the request
-// timeout. The handler's context carries the deadline; its work is not
-// cancelled but goes on, and its late answer is dropped. The middleware waits
-// for the handler before returning, so echo never reuses a context in use.
-func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		d := s.opt.RequestTimeout
-		if d <= 0 {
-			return next(c)
-		}
-		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
-		defer cancel()
-		c.SetRequest(c.Request().WithContext(ctx))
-		orig := c.Response().Writer
-		bw := &bufferedWriter{header: http.Header{}}
-		c.Response().Writer = bw
-		done := make(chan error, 1)
-		go func() {
-			defer func() {
-				if r := recover(); r != nil {
-					done <- fmt.Errorf("panic in handler: %v\n%s", r, debug.Stack())
-				}
-			}()
-			done <- next(c)
-		}()
-		select {
-		case err := <-done:
-			c.Response().Writer = orig
-			if err != nil && !c.Response().Committed {
-				return err
-			}
-			bw.flushTo(orig)
-			return nil
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.Canceled) { // client went away
-				err := <-done
-				c.Response().Writer = orig
-				if err != nil && !c.Response().Committed {
-					return err
-				}
-				bw.flushTo(orig)
-				return nil
-			}
-			bw.abandon()
-			rid := requestID(c)
-			body, _ := jsonBytes(errorBody{Error: errorObject{
-				ErrorID:            string(simulator.CodeRequestTimeout),
-				Description:        "The request exceeded the timeout of " + d.String() + "; the work it started goes on",
-				RecoverySuggestion: "Use GET /payments/:paymentId (or /_sandbox/wait) to get the state of the payment",
-				DiagnosticsID:      rid,
-			}})
-			h := orig.Header()
-			h.Set("Content-Type", echo.MIMEApplicationJSON)
-			h.Set("Content-Length", strconv.Itoa(len(body)))
-			h.Set("Connection", "close")
-			orig.WriteHeader(http.StatusGatewayTimeout)
-			_, _ = orig.Write(body)
-			if f, ok := orig.(http.Flusher); ok {
-				f.Flush()
-			}
-			err := <-done // let the work finish before echo reuses c
-			if err != nil {
-				s.log.Debug("late handler error after timeout", "err", err, "diagnosticsId", rid)
-			}
-			c.Response().Writer = orig
-			c.Response().Status, c.Response().Committed = http.StatusGatewayTimeout, true
-			c.Set(ctxErrorCode, string(simulator.CodeRequestTimeout))
-			return nil
-		}
-	}
-}
-
 func jsonBytes(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	c := newJSONEncoder(&buf)
 	err := c.Encode(v)
 	return bytes.TrimRight(buf.Bytes(), "\n"), err
-}
-
-// bufferedWriter holds a handler's answer until it is known to be in time.
-type bufferedWriter struct {
-	mu        sync.Mutex
-	header    http.Header
-	status    int
-	buf       bytes.Buffer
-	abandoned bool
-}
-
-func (w *bufferedWriter) Header() http.Header { return w.header }
-
-func (w *bufferedWriter) WriteHeader(code int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.status == 0 {
-		w.status = code
-	}
-}
-
-func (w *bufferedWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	if w.abandoned {
-		return len(b), nil
-	}
-	return w.buf.Write(b)
-}
-
-func (w *bufferedWriter) abandon() {
-	w.mu.Lock()
-	w.abandoned = true
-	w.mu.Unlock()
-}
-
-func (w *bufferedWriter) flushTo(dst http.ResponseWriter) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for k, v := range w.header {
-		dst.Header()[k] = v
-	}
-	if w.status == 0 {
-		return
-	}
-	dst.WriteHeader(w.status)
-	_, _ = dst.Write(w.buf.Bytes())
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -97,11 +98,12 @@ func writeJSON(c echo.Context, status int, v any) error {
 		d.RequiredAction = &ra
 		v = d
 	}
-	b, err := jsonBytes(v)
-	if err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := newJSONEncoder(buf).Encode(v); err != nil {
 		return err
 	}
-	return c.Blob(status, echo.MIMEApplicationJSON, b)
+	return c.Blob(status, echo.MIMEApplicationJSON, bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
 func newJSONEncoder(w io.Writer) *json.Encoder {

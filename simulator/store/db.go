@@ -27,6 +27,8 @@ type DB struct {
 	db       *buntdb.DB
 	path     string
 	payments decoded
+	tenants  tenantCache
+	disk     *disk // nil for ":memory:"
 }
 
 // decoded keeps the last decoded form of stored payments, keyed by store key
@@ -88,25 +90,30 @@ func Open(path, fsync string) (*DB, error) {
 		return nil, err
 	}
 	switch fsync {
-	case FsyncAlways:
-		cfg.SyncPolicy = buntdb.Always
-	case FsyncNever:
-		cfg.SyncPolicy = buntdb.Never
-	case FsyncEverySecond, "":
-		cfg.SyncPolicy = buntdb.EverySecond
+	case FsyncAlways, FsyncNever, FsyncEverySecond:
+	case "":
+		fsync = FsyncEverySecond
 	default:
 		db.Close()
 		return nil, fmt.Errorf("store: unknown fsync policy %q", fsync)
 	}
+	// fsync and shrink are ours, outside buntdb's lock (disk.go).
+	cfg.SyncPolicy, cfg.AutoShrinkDisabled = buntdb.Never, true
 	if err := db.SetConfig(cfg); err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &DB{db: db, path: path}, nil
+	dk, err := openDisk(db, path, fsync)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	return &DB{db: db, path: path, disk: dk}, nil
 }
 
-// Close flushes and closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+// Close stops the disk work (shrinking the file if it grew, see disk.go),
+// flushes and closes the database.
+func (d *DB) Close() error { return errors.Join(d.disk.close(), d.db.Close()) }
 
 // Ready reports whether the store answers.
 func (d *DB) Ready() error {
@@ -115,12 +122,27 @@ func (d *DB) Ready() error {
 
 // View runs fn in a read-only transaction.
 func (d *DB) View(fn func(simulator.Tx) error) error {
-	return d.db.View(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, cache: &d.payments}) })
+	return d.db.View(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, cache: &d.payments, tenants: &d.tenants}) })
 }
 
 // Update runs fn in a read-write transaction, committed only when fn returns nil.
 func (d *DB) Update(fn func(simulator.Tx) error) error {
-	return d.db.Update(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, write: true, cache: &d.payments}) })
+	tx := &Tx{write: true, cache: &d.payments, tenants: &d.tenants}
+	err := d.db.Update(func(btx *buntdb.Tx) error {
+		tx.tx = btx
+		err := fn(tx)
+		if tx.tenantsWritten { // still under the write lock: no reader can refill before the commit
+			d.tenants.invalidate()
+		}
+		return err
+	})
+	if tx.tenantsWritten { // and after: a reader that read before the commit cannot publish
+		d.tenants.invalidate()
+	}
+	if err == nil { // (a transaction that wrote nothing costs an fsync of nothing)
+		d.disk.committed()
+	}
+	return err
 }
 
 var errReadOnly = errors.New("store: write in a read-only transaction")

@@ -17,6 +17,9 @@ type Tx struct {
 	tx    *buntdb.Tx
 	write bool
 	cache *decoded
+	// tenantsWritten: a tenant or API key record changed (see hot.go).
+	tenantsWritten bool
+	tenants        *tenantCache // nil: always read the store
 }
 
 var _ simulator.Tx = (*Tx)(nil)
@@ -55,6 +58,7 @@ func (t *Tx) put(key string, v any) error {
 	if err != nil {
 		return err
 	}
+	t.touch(key)
 	_, _, err = t.tx.Set(key, string(b), nil)
 	return err
 }
@@ -63,6 +67,7 @@ func (t *Tx) setRaw(key, val string) error {
 	if !t.write {
 		return errReadOnly
 	}
+	t.touch(key)
 	_, _, err := t.tx.Set(key, val, nil)
 	return err
 }
@@ -71,6 +76,7 @@ func (t *Tx) del(key string) error {
 	if !t.write {
 		return errReadOnly
 	}
+	t.touch(key)
 	_, err := t.tx.Delete(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return nil
@@ -100,7 +106,7 @@ func getTyped[T any](t *Tx, key string) (*T, error) {
 // Tenants.
 
 func (t *Tx) Tenant(id string) (*simulator.Tenant, error) {
-	return getTyped[simulator.Tenant](t, kTenant(id))
+	return t.cachedTenant(id, func() (*simulator.Tenant, error) { return getTyped[simulator.Tenant](t, kTenant(id)) })
 }
 
 func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {

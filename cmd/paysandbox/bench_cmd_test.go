@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// TestBenchFlags: flag parsing and validation of bench (through runF).
+func TestBenchFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+		check   func(t *testing.T, o *benchOptions)
+	}{
+		{name: "defaults", check: func(t *testing.T, o *benchOptions) {
+			assert.Equal(t, "read", o.Flow)
+			assert.Equal(t, 16, o.Concurrency)
+			assert.Equal(t, 10*time.Second, o.Duration)
+			assert.Equal(t, "table", o.Output)
+			assert.Equal(t, "everysecond", o.Fsync)
+			assert.False(t, o.CompareCeiling)
+		}},
+		{name: "all flags", args: []string{"--flow", "mixed", "--duration", "2s", "--concurrency", "4", "--output", "json",
+			"--compare-ceiling", "--rounds", "3", "--url", "http://x", "--cpuprofile", "c.out", "--memprofile", "m.out", "--fsync", "always"},
+			check: func(t *testing.T, o *benchOptions) {
+				assert.Equal(t, benchOptions{Flow: "mixed", Duration: 2 * time.Second, Concurrency: 4, Output: "json", CompareCeiling: true,
+					URL: "http://x", CPUProfile: "c.out", MemProfile: "m.out", Fsync: "always", ReadPayments: 64, Rounds: 3}, *o)
+			}},
+		{name: "unknown flow", args: []string{"--flow", "write"}, wantErr: `--flow "write"`},
+		{name: "zero concurrency", args: []string{"--concurrency", "0"}, wantErr: "must be positive"},
+		{name: "bad output", args: []string{"--output", "xml"}, wantErr: "--output"},
+		{name: "bad fsync", args: []string{"--fsync", "sometimes"}, wantErr: "--fsync"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *benchOptions
+			cmd := newBenchCmd(func(o *benchOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			tt.check(t, got)
+		})
+	}
+}
+
+// TestBenchRun: every flow runs against the in-process server on a db file
+// and against the ceiling, without a failed request, and reports each
+// endpoint it called with a ratio.
+func TestBenchRun(t *testing.T) {
+	tests := []struct {
+		flow      string
+		endpoints []string
+	}{
+		{"read", []string{"GET /payments/{id}"}},
+		{"auto", []string{"POST /client-session", "POST /client/payment-instruments", "POST /payments", "POST /payments/{id}/capture"}},
+		{"manual", []string{"POST /client-session", "POST /client/payment-instruments", "POST /payment-attempts/{id}/approve", "GET /_sandbox/wait", "POST /payments/{id}/capture"}},
+		{"mixed", []string{"GET /payments/{id}", "POST /payments"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flow, func(t *testing.T) {
+			var out bytes.Buffer
+			opts := &benchOptions{Flow: tt.flow, Duration: 300 * time.Millisecond, Concurrency: 2, Output: "json",
+				CompareCeiling: true, Fsync: "never", ReadPayments: 2, Rounds: 2}
+			require.NoError(t, opts.validate())
+			require.NoError(t, runBench(t.Context(), opts, &out))
+			var rep benchReport
+			require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+			require.NotNil(t, rep.Ceiling)
+			assert.Equal(t, 2, rep.Rounds)
+			assert.Zero(t, rep.Server.FailedFlows, rep.Server.FirstError)
+			assert.Positive(t, rep.Server.Flows)
+			assert.Positive(t, rep.FlowRatio)
+			assert.Positive(t, rep.CPURatio)
+			got := map[string]endpointSummary{}
+			for _, e := range rep.Server.Endpoints {
+				got[e.Endpoint] = e
+			}
+			for _, ep := range tt.endpoints {
+				e, ok := got[ep]
+				require.True(t, ok, "endpoint %s reported", ep)
+				assert.Positive(t, e.Requests)
+				assert.Positive(t, e.BodyBytes)
+				assert.Positive(t, e.Ratio)
+				assert.Empty(t, e.Errors)
+				assert.LessOrEqual(t, e.P50, e.P99)
+				assert.LessOrEqual(t, e.P99, e.Max)
+			}
+		})
+	}
+}
+
+// TestBenchErrorsByID: failed requests are counted under their errorId.
+func TestBenchErrorsByID(t *testing.T) {
+	a := newTestApp(t)
+	c := newBenchClient(a.URL(), 1)
+	w := &benchWorker{rec: &benchRecorder{}}
+	st := &benchState{key: simulator.DefaultAPIKey, payments: []string{"nosuchpay"}}
+	err := readFlow(t.Context(), c, st, w)
+	require.Error(t, err)
+	assert.Equal(t, map[string]int{"PaymentError": 1}, w.rec.eps["GET /payments/{id}"].errors)
+	st.key = "wrong-key"
+	require.Error(t, readFlow(t.Context(), c, st, w))
+	assert.Equal(t, 1, w.rec.eps["GET /payments/{id}"].errors["Unauthorized"])
+}
+
+// TestBenchSeed: seeded checkouts are real, distinct payments of one tenant,
+// readable after a restart on the file.
+func TestBenchSeed(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "seed.db")
+	var out bytes.Buffer
+	require.NoError(t, runBenchSeed(&benchSeedOptions{DB: db, Payments: 5, Batch: 2}, &out))
+	m := regexp.MustCompile(`payment (\S+) is the template.* in tenant (\S+) \(API key (\S+)\)`).FindStringSubmatch(out.String())
+	require.Len(t, m, 4, out.String())
+	tmpl, key := m[1], m[3]
+
+	cfg := testConfig()
+	cfg.DB = db
+	a := startApp(t, cfg)
+	a.Key = key
+	r := a.req("GET", "/payments?limit=100", nil)
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	data, _ := r.JSON["data"].([]any)
+	require.Len(t, data, 5)
+	ids := map[string]bool{}
+	for _, d := range data {
+		id := d.(map[string]any)["id"].(string)
+		ids[id] = true
+		p := a.req("GET", "/payments/"+id, nil)
+		require.Equal(t, 200, p.Status, "%s", p.Body)
+		assert.Equal(t, "AUTHORIZED", p.Str("status"))
+	}
+	assert.Len(t, ids, 5, "distinct payments")
+	assert.True(t, ids[tmpl])
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// benchReport is what bench prints (--output json writes it as is).
+type benchReport struct {
+	Flow        string       `json:"flow"`
+	Target      string       `json:"target"`
+	Concurrency int          `json:"concurrency"`
+	Duration    string       `json:"duration"`
+	Rounds      int          `json:"rounds"`
+	GoMaxProcs  int          `json:"gomaxprocs"`
+	Server      loadSummary  `json:"server"`
+	Ceiling     *loadSummary `json:"ceiling,omitempty"`
+	// FlowRatio is server flows/s over ceiling flows/s.
+	FlowRatio float64 `json:"flowRatio,omitempty"`
+	// CPURatio is the ceiling's CPU time per flow over the server's (this
+	// process, client included): what FlowRatio tends to on a machine of
+	// its own, and much steadier than it when other work shares the CPU.
+	CPURatio float64 `json:"cpuRatio,omitempty"`
+}
+
+// loadSummary is one load run in figures.
+type loadSummary struct {
+	Flows       int     `json:"flows"`
+	FailedFlows int     `json:"failedFlows"`
+	FlowsPerSec float64 `json:"flowsPerSec"`
+	FirstError  string  `json:"firstError,omitempty"`
+	// CPUPerFlow is this process's CPU time per flow (client and, in
+	// process, server), in microseconds.
+	CPUPerFlow float64           `json:"cpuPerFlowUs"`
+	Endpoints  []endpointSummary `json:"endpoints"`
+}
+
+// endpointSummary is one endpoint of a run; latencies in milliseconds.
+type endpointSummary struct {
+	Endpoint    string         `json:"endpoint"`
+	Requests    int            `json:"requests"`
+	RequestsSec float64        `json:"requestsPerSec"`
+	Mean        float64        `json:"meanMs"`
+	P50         float64        `json:"p50Ms"`
+	P95         float64        `json:"p95Ms"`
+	P99         float64        `json:"p99Ms"`
+	Max         float64        `json:"maxMs"`
+	BodyBytes   int            `json:"bodyBytes"`
+	Errors      map[string]int `json:"errors,omitempty"`
+	// Ratio (with --compare-ceiling) is the ceiling's mean latency over this
+	// endpoint's in the same flow: by Little's law, the requests/s this
+	// endpoint reaches as a share of the bare handler's with the same number
+	// of clients. For the read flow it equals the ratio of requests/s.
+	Ratio float64 `json:"ratio,omitempty"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func (r *loadResult) summary() loadSummary {
+	s := loadSummary{Flows: r.flows, FailedFlows: r.failedFlows, FirstError: r.firstError,
+		FlowsPerSec: float64(r.flows) / r.elapsed.Seconds()}
+	if r.flows > 0 {
+		s.CPUPerFlow = float64(r.cpu.Microseconds()) / float64(r.flows)
+	}
+	for _, label := range slices.Sorted(maps.Keys(r.eps)) {
+		e := r.eps[label]
+		es := endpointSummary{Endpoint: label, Requests: len(e.lat), BodyBytes: e.bodyLen,
+			RequestsSec: float64(len(e.lat)) / r.elapsed.Seconds()}
+		if len(e.errors) > 0 {
+			es.Errors = e.errors
+		}
+		if n := len(e.lat); n > 0 {
+			q := func(f float64) float64 { return ms(e.lat[min(n-1, int(f*float64(n)))]) }
+			var sum time.Duration
+			for _, d := range e.lat {
+				sum += d
+			}
+			es.Mean = ms(sum / time.Duration(n))
+			es.P50, es.P95, es.P99, es.Max = q(0.50), q(0.95), q(0.99), ms(e.lat[n-1])
+		}
+		s.Endpoints = append(s.Endpoints, es)
+	}
+	return s
+}
+
+// ratios fills the server's ratios against the ceiling.
+func (b *benchReport) ratios() {
+	if b.Ceiling == nil {
+		return
+	}
+	if b.Ceiling.FlowsPerSec > 0 {
+		b.FlowRatio = b.Server.FlowsPerSec / b.Ceiling.FlowsPerSec
+	}
+	if b.Server.CPUPerFlow > 0 {
+		b.CPURatio = b.Ceiling.CPUPerFlow / b.Server.CPUPerFlow
+	}
+	for i, e := range b.Server.Endpoints {
+		for _, c := range b.Ceiling.Endpoints {
+			if c.Endpoint == e.Endpoint && e.Mean > 0 {
+				b.Server.Endpoints[i].Ratio = c.Mean / e.Mean
+			}
+		}
+	}
+}
+
+func (b *benchReport) write(w io.Writer, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(b)
+	}
+	fmt.Fprintf(w, "paysandbox bench: flow %s, %d clients, %s in %d turn(s), GOMAXPROCS %d\ntarget: %s\n", b.Flow, b.Concurrency, b.Duration, b.Rounds, b.GoMaxProcs, b.Target)
+	writeSummary(w, "server", b.Server, b.Ceiling != nil)
+	if b.Ceiling != nil {
+		writeSummary(w, "ceiling (bare echo handler, same body lengths)", *b.Ceiling, false)
+		fmt.Fprintf(w, "ratio: %.2fx the ceiling in flows/s", b.FlowRatio)
+		if b.CPURatio > 0 { // in-process server only
+			fmt.Fprintf(w, "; %.2fx in CPU time per flow", b.CPURatio)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func writeSummary(w io.Writer, title string, s loadSummary, ratio bool) {
+	fmt.Fprintf(w, "\n%s: %d flows (%d failed), %.0f flows/s, %.0f us CPU per flow\n", title, s.Flows, s.FailedFlows, s.FlowsPerSec, s.CPUPerFlow)
+	head := fmt.Sprintf("%-36s %8s %9s %8s %8s %8s %8s %8s", "endpoint", "requests", "req/s", "p50 ms", "p95 ms", "p99 ms", "max ms", "bytes")
+	if ratio {
+		head += fmt.Sprintf(" %7s", "ratio")
+	}
+	fmt.Fprintln(w, head)
+	for _, e := range s.Endpoints {
+		line := fmt.Sprintf("%-36s %8d %9.0f %8.2f %8.2f %8.2f %8.2f %8d", e.Endpoint, e.Requests, e.RequestsSec, e.P50, e.P95, e.P99, e.Max, e.BodyBytes)
+		if ratio {
+			line += fmt.Sprintf(" %6.2fx", e.Ratio)
+		}
+		fmt.Fprintln(w, line)
+		if len(e.Errors) > 0 {
+			var parts []string
+			for _, id := range slices.Sorted(maps.Keys(e.Errors)) {
+				parts = append(parts, fmt.Sprintf("%s=%d", id, e.Errors[id]))
+			}
+			fmt.Fprintf(w, "%-36s errors: %s\n", "", strings.Join(parts, " "))
+		}
+	}
+	if s.FirstError != "" {
+		fmt.Fprintf(w, "first error: %s\n", s.FirstError)
+	}
+}
+
+// ceiling is a bare echo/v4 server in this process answering every endpoint
+// of the flows with a fixed JSON body as long as the sandbox's answer.
+type ceiling struct {
+	URL string
+	srv *http.Server
+}
+
+func (c *ceiling) Close() { _ = c.srv.Close() }
+
+// startCeiling serves the ceiling; lengths are the sandbox's body lengths per
+// endpoint label ("METHOD /path/{id}").
+func startCeiling(lengths map[string]int) (*ceiling, error) {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	route := func(label string, n int) {
+		method, path, _ := strings.Cut(label, " ")
+		path = strings.NewReplacer("{id}", ":id").Replace(path)
+		body := ceilingBody(n)
+		e.Add(method, path, func(c echo.Context) error { return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body) })
+	}
+	for _, label := range benchLabels { // setup calls too, not measured
+		if _, ok := lengths[label]; !ok {
+			route(label, 0)
+		}
+	}
+	for label, n := range lengths {
+		route(label, n)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return &ceiling{URL: "http://" + ln.Addr().String(), srv: srv}, nil
+}
+
+// ceilingBody is a JSON object carrying the fields the flows read, padded to n bytes.
+func ceilingBody(n int) []byte {
+	b := []byte(`{"id":"ceilingp","apiKey":"k","clientToken":"c","token":"t","paymentAttemptId":"a","merchantPaymentId":"ceilingp","pad":""}`)
+	if pad := n - len(b); pad > 0 {
+		b = append(b[:len(b)-2], append([]byte(strings.Repeat("x", pad)), '"', '}')...)
+	}
+	return b
+}

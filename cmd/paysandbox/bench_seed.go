@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// benchSeedOptions are the flags of `paysandbox bench seed`.
+type benchSeedOptions struct {
+	DB       string
+	Payments int
+	Batch    int
+}
+
+// newBenchSeedCmd fills a db file with N checkouts (client session, card
+// token and a payment authorized at once) in a new tenant, quickly: one
+// checkout runs through the real service, then its stored records are copied
+// N-1 times with fresh ids in large transactions. The copies are byte for
+// byte what the service stores for such a checkout, so memory, file size and
+// start-up measured on the result are those of real data.
+func newBenchSeedCmd(runF func(*benchSeedOptions) error) *cobra.Command {
+	opts := &benchSeedOptions{}
+	cmd := &cobra.Command{
+		Use:   "seed",
+		Short: "Fill a db file with N stored checkouts (payment, session, token) for start-up and memory measurements",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.DB == "" || opts.DB == ":memory:" {
+				return fmt.Errorf("bench seed: --db must name a file")
+			}
+			if opts.Payments < 1 || opts.Batch < 1 {
+				return fmt.Errorf("bench seed: --payments and --batch must be at least 1")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runBenchSeed(opts, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&opts.DB, "db", "", "db file to fill (created if missing; existing data stays)")
+	cmd.Flags().IntVar(&opts.Payments, "payments", 100000, "checkouts to store")
+	cmd.Flags().IntVar(&opts.Batch, "batch", 2000, "checkouts per store transaction")
+	return cmd
+}
+
+// recordingIDs is RandomIDs that remembers the ids it makes, by kind.
+type recordingIDs struct {
+	mu  sync.Mutex
+	ids map[simulator.IDKind][]string
+}
+
+func (r *recordingIDs) NewID(kind simulator.IDKind) string {
+	id := simulator.RandomIDs{}.NewID(kind)
+	r.mu.Lock()
+	r.ids[kind] = append(r.ids[kind], id)
+	r.mu.Unlock()
+	return id
+}
+
+// seedKinds are the id kinds a copy replaces (auth codes are short and not keys).
+var seedKinds = []simulator.IDKind{simulator.IDPayment, simulator.IDUUID, simulator.IDClientToken,
+	simulator.IDPaymentToken, simulator.IDAnalytics, simulator.IDProcessorTxn}
+
+func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
+	start := time.Now()
+	rec := &recordingIDs{ids: map[simulator.IDKind][]string{}}
+	cfg := Config{Addr: "127.0.0.1:0", DB: opts.DB, RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
+		Fsync: "never", LogFormat: "text", LogLevel: "error"}
+	app, err := Open(cfg, AppOptions{LogOut: io.Discard, IDs: rec})
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	svc := app.Svc
+	t, err := svc.CreateTenant(nil, "", 0)
+	if err != nil {
+		return err
+	}
+	rec.mu.Lock()
+	clear(rec.ids)
+	rec.mu.Unlock()
+	amount := int64(1000)
+	cs, err := svc.CreateSession(t, simulator.SessionData{OrderID: "seed", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalAuto)
+	if err != nil {
+		return fmt.Errorf("bench seed: session: %w", err)
+	}
+	tk, err := svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: "4111111111111111", CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Seed"})
+	if err != nil {
+		return fmt.Errorf("bench seed: tokenise: %w", err)
+	}
+	p, err := svc.CreatePayment(context.Background(), t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+	if err != nil {
+		return fmt.Errorf("bench seed: payment: %w", err)
+	}
+	var tmpl [][2]string
+	if err := app.DB.TenantRecords(t.ID, func(k, v string) bool { tmpl = append(tmpl, [2]string{k, v}); return true }); err != nil {
+		return err
+	}
+	rec.mu.Lock()
+	var olds []string
+	var kinds []simulator.IDKind
+	for _, k := range seedKinds {
+		for _, id := range rec.ids[k] {
+			olds = append(olds, id)
+			kinds = append(kinds, k)
+		}
+	}
+	rec.mu.Unlock()
+	var bytesPer int
+	for _, kv := range tmpl {
+		bytesPer += len(kv[0]) + len(kv[1])
+	}
+	gen := simulator.RandomIDs{}
+	batch := make([][2]string, 0, opts.Batch*len(tmpl))
+	pairs := make([]string, 2*len(olds))
+	for i := 1; i < opts.Payments; i++ {
+		for j, old := range olds {
+			pairs[2*j], pairs[2*j+1] = old, gen.NewID(kinds[j])
+		}
+		r := strings.NewReplacer(pairs...)
+		for _, kv := range tmpl {
+			batch = append(batch, [2]string{r.Replace(kv[0]), r.Replace(kv[1])})
+		}
+		if len(batch) >= opts.Batch*len(tmpl) || i == opts.Payments-1 {
+			if err := app.DB.PutRaw(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := app.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "seeded %d checkouts (payment %s is the template, %s) in tenant %s (API key %s): %d keys, %d bytes of keys and values each, in %s\n",
+		opts.Payments, p.ID, p.Status, t.ID, t.APIKeys[0].Key, len(tmpl), bytesPer, time.Since(start).Round(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,158 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// timeout answers 504 RequestTimeout when the handler runs past the request
+// timeout. The handler's context carries the deadline; code that holds a
+// request (a processor timeout, a wait) waits on it. The handler runs in the
+// request's own goroutine: no goroutine, buffer or copy per request. Its
+// answer goes straight to the connection through a guard; when the deadline
+// passes before the handler has started its answer, a timer callback writes
+// the 504 through the same guard, and everything the handler writes later is
+// dropped. The handler's work is not cancelled but goes on to its end, and
+// the middleware returns only after it, so echo never reuses a context in use.
+func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		d := s.opt.RequestTimeout
+		if d <= 0 {
+			return next(c)
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
+		defer cancel()
+		c.SetRequest(c.Request().WithContext(ctx))
+		res := c.Response()
+		rid := requestID(c)
+		g := &guardedWriter{w: res.Writer, ctx: ctx, d: d, rid: rid}
+		res.Writer = g
+		stop := context.AfterFunc(ctx, g.expire)
+		err := recovered(next, c)
+		stop()
+		timedOut := g.finish()
+		res.Writer = g.w
+		if !timedOut {
+			return err
+		}
+		if err != nil {
+			s.log.Debug("late handler error after timeout", "err", err, "diagnosticsId", rid)
+		}
+		res.Status, res.Committed = http.StatusGatewayTimeout, true
+		c.Set(ctxErrorCode, string(simulator.CodeRequestTimeout))
+		return nil
+	}
+}
+
+func timeoutBody(d time.Duration, rid string) []byte {
+	body, _ := jsonBytes(errorBody{Error: errorObject{
+		ErrorID:            string(simulator.CodeRequestTimeout),
+		Description:        "The request exceeded the timeout of " + d.String() + "; the work it started goes on",
+		RecoverySuggestion: "Use GET /payments/:paymentId (or /_sandbox/wait) to get the state of the payment",
+		DiagnosticsID:      rid,
+	}})
+	return body
+}
+
+// guardedWriter passes a handler's answer to the connection unless the
+// timeout answered first. The handler's headers stay in its own map until
+// its answer starts, so the timer callback never races with them.
+type guardedWriter struct {
+	w   http.ResponseWriter
+	ctx context.Context // carries the deadline
+	d   time.Duration
+	rid string
+
+	mu       sync.Mutex
+	header   http.Header // the handler's headers, until its answer starts
+	started  bool        // the handler's answer started: no 504 any more
+	timedOut bool        // the 504 went out: the handler's answer is dropped
+	done     bool        // the handler returned: the timer does nothing
+}
+
+func (g *guardedWriter) Header() http.Header {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.header == nil {
+		g.header = http.Header{}
+	}
+	return g.header
+}
+
+func (g *guardedWriter) WriteHeader(code int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.start(code)
+}
+
+func (g *guardedWriter) Write(b []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.start(http.StatusOK)
+	if g.timedOut {
+		return len(b), nil
+	}
+	return g.w.Write(b)
+}
+
+// start sends the handler's status and headers once (g.mu held); past the
+// deadline it sends the 504 instead.
+func (g *guardedWriter) start(code int) {
+	if g.started || g.timedOut {
+		return
+	}
+	if g.expired() {
+		g.write504()
+		return
+	}
+	g.started = true
+	dst := g.w.Header()
+	for k, v := range g.header {
+		dst[k] = v
+	}
+	g.w.WriteHeader(code)
+}
+
+// expired: the deadline passed (a client gone away is not a timeout).
+func (g *guardedWriter) expired() bool { return errors.Is(g.ctx.Err(), context.DeadlineExceeded) }
+
+// expire (the timer) writes the 504 unless the handler's answer started or it returned.
+func (g *guardedWriter) expire() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.started || g.done || g.timedOut || !g.expired() {
+		return
+	}
+	g.write504()
+}
+
+// write504 answers RequestTimeout (g.mu held).
+func (g *guardedWriter) write504() {
+	g.timedOut = true
+	body := timeoutBody(g.d, g.rid)
+	h := g.w.Header()
+	h.Set("Content-Type", echo.MIMEApplicationJSON)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Connection", "close")
+	g.w.WriteHeader(http.StatusGatewayTimeout)
+	_, _ = g.w.Write(body)
+	if f, ok := g.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// finish marks the handler returned and reports whether the 504 went out.
+func (g *guardedWriter) finish() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.done = true
+	return g.timedOut
+}

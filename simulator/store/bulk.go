@@ -1,0 +1,44 @@
+package store
+
+import (
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// TenantRecords calls fn for every stored key/value pair that belongs to the
+// tenant tid: its records under "t:<tid>:", its client tokens and 3DS
+// challenges, and its entries in the global job queue (not the tenant record
+// or its API keys). It is for tools (bench seed), not request paths: it scans
+// every key.
+func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
+	own := tenantPrefix(tid)
+	return d.db.View(func(tx *buntdb.Tx) error {
+		return tx.Ascend("", func(k, v string) bool {
+			switch {
+			case strings.HasPrefix(k, own),
+				(strings.HasPrefix(k, pCTok) || strings.HasPrefix(k, pCh3DS)) && strings.HasPrefix(v, esc(tid)+"/"),
+				strings.HasPrefix(k, pJobQ) && strings.Contains(k, ":"+tid+":"):
+				return fn(k, v)
+			}
+			return true
+		})
+	})
+}
+
+// PutRaw stores key/value pairs as they are, in one transaction. It is for
+// tools that replicate records read with TenantRecords (bench seed).
+func (d *DB) PutRaw(pairs [][2]string) error {
+	err := d.db.Update(func(tx *buntdb.Tx) error {
+		for _, p := range pairs {
+			if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		d.disk.committed()
+	}
+	return err
+}

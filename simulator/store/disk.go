@@ -1,0 +1,178 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// disk does the store's whole-file work outside buntdb's lock, which every
+// reader and writer takes: buntdb itself runs with SyncPolicy Never and
+// auto-shrink disabled, so a commit only appends its record to the file
+// (still before Update returns: a kill -9 loses no acknowledged write).
+//
+//   - fsync: a file descriptor of our own on the same file (fsync flushes the
+//     file, whichever descriptor asks). "everysecond" syncs it once a second
+//     when something was written; "always" makes each writing Update wait,
+//     after buntdb's lock is released, for an fsync that started after its
+//     commit (group commit: concurrent writers share one fsync); "never"
+//     leaves it to the OS.
+//   - shrink (rewriting the append-only file down to the live records): when
+//     the file has grown past shrinkMinSize and doubled since it was last
+//     compact, and no write happened for shrinkIdle; and at Close when it
+//     grew by a quarter. buntdb's Shrink copies the records in chunks under
+//     read locks and takes the write lock only to append the tail and swap
+//     the files; the descriptor is reopened on the new file right after.
+type disk struct {
+	db     *buntdb.DB
+	path   string
+	policy string
+
+	mu       sync.Mutex // serialises fsync, shrink and the descriptor swap
+	f        *os.File
+	baseSize int64 // file size when it was last compact (open or shrink)
+
+	commits   atomic.Uint64 // writing transactions committed
+	lastWrite atomic.Int64  // unix nanos of the last one
+
+	gmu     sync.Mutex // group commit ("always")
+	gcond   *sync.Cond
+	synced  uint64 // commits known to be on disk
+	syncing bool
+
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+const (
+	shrinkMinSize = 32 << 20
+	shrinkIdle    = 5 * time.Second
+	diskTick      = time.Second
+)
+
+// openDisk starts the disk work of a file-backed db (nil for ":memory:").
+func openDisk(db *buntdb.DB, path, policy string) (*disk, error) {
+	if path == ":memory:" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	d := &disk{db: db, path: path, policy: policy, f: f, baseSize: st.Size(),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	d.gcond = sync.NewCond(&d.gmu)
+	go d.run()
+	return d, nil
+}
+
+// committed is called after a writing transaction committed (buntdb's lock
+// released); with "always" it returns once the commit is on disk.
+func (d *disk) committed() {
+	if d == nil {
+		return
+	}
+	n := d.commits.Add(1)
+	d.lastWrite.Store(time.Now().UnixNano())
+	if d.policy != FsyncAlways {
+		return
+	}
+	d.gmu.Lock()
+	defer d.gmu.Unlock()
+	for d.synced < n {
+		if d.syncing {
+			d.gcond.Wait()
+			continue
+		}
+		d.syncing = true
+		target := d.commits.Load() // every commit counted so far was written before this fsync starts
+		d.gmu.Unlock()
+		d.fsync()
+		d.gmu.Lock()
+		d.syncing = false
+		d.synced = max(d.synced, target)
+		d.gcond.Broadcast()
+	}
+}
+
+// fsync flushes the file. Like buntdb's own policies, a failed fsync is not
+// reported to the writer (its record is in the file already).
+func (d *disk) fsync() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_ = d.f.Sync()
+}
+
+func (d *disk) run() {
+	defer close(d.done)
+	t := time.NewTicker(diskTick)
+	defer t.Stop()
+	var syncedAt uint64
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-t.C:
+		}
+		if n := d.commits.Load(); d.policy == FsyncEverySecond && n != syncedAt {
+			d.fsync()
+			syncedAt = n
+		}
+		if time.Since(time.Unix(0, d.lastWrite.Load())) >= shrinkIdle {
+			_ = d.shrinkIf(func(size, base int64) bool { return size >= shrinkMinSize && size >= 2*base })
+		}
+	}
+}
+
+// shrinkIf rewrites the file when worth(size, baseSize) says so, then
+// reopens the descriptor on the new file and syncs it.
+func (d *disk) shrinkIf(worth func(size, base int64) bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, err := d.f.Stat()
+	if err != nil || !worth(st.Size(), d.baseSize) {
+		return err
+	}
+	if err := d.db.Shrink(); err != nil && !errors.Is(err, buntdb.ErrShrinkInProcess) {
+		return err
+	}
+	f, err := os.OpenFile(d.path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	d.f.Close()
+	d.f = f
+	_ = d.f.Sync()
+	if st, err := d.f.Stat(); err == nil {
+		d.baseSize = st.Size()
+	}
+	return nil
+}
+
+// close stops the background work and, when the file grew by a quarter
+// since it was compact, shrinks it (a smaller file opens faster), then syncs.
+// Only the first call does anything.
+func (d *disk) close() (err error) {
+	if d == nil {
+		return nil
+	}
+	d.closeOnce.Do(func() {
+		close(d.stop)
+		<-d.done
+		err = d.shrinkIf(func(size, base int64) bool { return size > 1<<20 && size >= base+base/4 })
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		err = errors.Join(err, d.f.Sync(), d.f.Close())
+	})
+	return err
+}
