@@ -51,6 +51,8 @@ type Tx interface {
 
 	Attempt(tenantID, id string) (*Attempt, error)
 	PutAttempt(a *Attempt) error
+	// Attempts returns every attempt of the tenant (any order).
+	Attempts(tenantID string) ([]*Attempt, error)
 
 	AppendEvent(e *Event) error
 

@@ -79,6 +79,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	a.Server = httpapi.New(svc, httpapi.Options{
 		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: db.Ready, Logger: log, Version: version,
+		JournalSize: cfg.JournalSize,
 	})
 	return a, nil
 }
@@ -105,6 +106,12 @@ func (a *App) ensureTenants() error {
 			spec.APIKeys = append(spec.APIKeys, simulator.APIKey{Key: k.Key, Scopes: scopes})
 		}
 		specs = append(specs, spec)
+	}
+	if !a.Config.DefaultTenantOn() { // --no-default-tenant: the public key must not answer
+		specs = specs[1:]
+		if _, err := a.Svc.RevokeAPIKey(simulator.DefaultAPIKey); err != nil {
+			return fmt.Errorf("revoking the default key: %w", err)
+		}
 	}
 	for _, s := range specs {
 		if _, err := a.Svc.EnsureTenant(s); err != nil {

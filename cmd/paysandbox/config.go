@@ -28,6 +28,11 @@ type Config struct {
 	LogFormat      string         `mapstructure:"log_format"`
 	LogLevel       string         `mapstructure:"log_level"`
 	Tenants        []TenantConfig `mapstructure:"tenants"`
+	// DefaultTenant false (--no-default-tenant) keeps the public default key
+	// sandbox-api-key from answering (shared sandboxes). nil means true.
+	DefaultTenant *bool `mapstructure:"default_tenant"`
+	// JournalSize is how many requests the journal keeps per tenant.
+	JournalSize int `mapstructure:"journal_size"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -58,6 +63,8 @@ var defaults = map[string]any{
 	"log_format":      "text",
 	"log_level":       "info",
 	"tenants":         []any{},
+	"default_tenant":  true,
+	"journal_size":    500,
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -73,6 +80,8 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.String("webhook-url", "", "webhook URL of the default tenant")
 	fs.String("log-format", "text", "log format: text | json")
 	fs.String("log-level", "info", "log level: debug | info | warn | error")
+	fs.Bool("no-default-tenant", false, "do not create the default tenant; its public key sandbox-api-key stops answering (config default_tenant: false)")
+	fs.Int("journal-size", 500, "requests the journal (GET /_sandbox/requests) keeps per tenant")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.
@@ -85,7 +94,7 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
 	v.AutomaticEnv()
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "config" && f.Name != "help" {
+		if f.Name != "config" && f.Name != "help" && f.Name != "no-default-tenant" {
 			_ = v.BindPFlag(strings.ReplaceAll(f.Name, "-", "_"), f)
 		}
 	})
@@ -102,6 +111,12 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 			return Config{}, fmt.Errorf("config: reading %s: %w", cfgFile, err)
 		}
 	}
+	if off, _ := fs.GetBool("no-default-tenant"); off {
+		v.Set("default_tenant", false)
+	}
+	if err := checkValues(v, fs, env, cfgFile); err != nil {
+		return Config{}, err
+	}
 	var cfg Config
 	if err := v.UnmarshalExact(&cfg); err != nil { // a typo in the file is an error, not a silent default
 		msg := err.Error()
@@ -112,6 +127,9 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 	}
 	return cfg, cfg.Validate()
 }
+
+// DefaultTenantOn reports whether the default tenant is created.
+func (c Config) DefaultTenantOn() bool { return c.DefaultTenant == nil || *c.DefaultTenant }
 
 var tenantIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
@@ -130,6 +148,9 @@ func (c Config) Validate() error {
 	}
 	if c.AttemptTTL <= 0 {
 		bad("attempt_ttl: must be positive")
+	}
+	if c.JournalSize < 0 || c.JournalSize > 100000 {
+		bad("journal_size: %d is not from 0 (the default, 500) to 100000", c.JournalSize)
 	}
 	switch c.Fsync {
 	case "always", "everysecond", "never":

@@ -16,6 +16,7 @@ func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", DB: "./data/paysandbox.db", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "everysecond", LogFormat: "text", LogLevel: "info", Tenants: []TenantConfig{},
+		DefaultTenant: ptrTo(true), JournalSize: 500,
 	}
 }
 
@@ -115,7 +116,14 @@ tenants:
 		{name: "bad log level from env", env: map[string]string{"PAYSANDBOX_LOG_LEVEL": "loud"}, wantErr: []string{"log_level"}},
 		{name: "negative request timeout", args: []string{"--request-timeout", "-1s"}, wantErr: []string{"request_timeout"}},
 		{name: "request timeout that is not a duration", args: []string{"--request-timeout", "soon"}, wantErr: []string{"request-timeout"}},
-		{name: "request timeout from env that is not a duration", env: map[string]string{"PAYSANDBOX_REQUEST_TIMEOUT": "soon"}, wantErr: []string{"request_timeout"}},
+		{name: "request timeout from env that is not a duration", env: map[string]string{"PAYSANDBOX_REQUEST_TIMEOUT": "soon"}, wantErr: []string{`PAYSANDBOX_REQUEST_TIMEOUT="soon": not a duration`}},
+		{name: "request timeout from env with spaces", env: map[string]string{"PAYSANDBOX_REQUEST_TIMEOUT": "5 seconds"}, wantErr: []string{`PAYSANDBOX_REQUEST_TIMEOUT="5 seconds": not a duration`}},
+		{name: "attempt ttl in the file that is not a duration", file: "attempt_ttl: a while\n", wantErr: []string{`attempt_ttl in `, `="a while": not a duration`}},
+		{name: "journal size from env that is not a number", env: map[string]string{"PAYSANDBOX_JOURNAL_SIZE": "lots"}, wantErr: []string{`PAYSANDBOX_JOURNAL_SIZE="lots": not an integer`}},
+		{name: "--journal-size", args: []string{"--journal-size", "50"}, want: func(c *Config) { c.JournalSize = 50 }},
+		{name: "--no-default-tenant", args: []string{"--no-default-tenant"}, want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
+		{name: "default_tenant: false in the file", file: "default_tenant: false\n", want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
+		{name: "PAYSANDBOX_DEFAULT_TENANT=false", env: map[string]string{"PAYSANDBOX_DEFAULT_TENANT": "false"}, want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
 		{name: "zero attempt ttl", args: []string{"--attempt-ttl", "0s"}, wantErr: []string{"attempt_ttl"}},
 		{name: "bad webhook url", env: map[string]string{"PAYSANDBOX_WEBHOOK_URL": "ftp://x"}, wantErr: []string{"webhook_url"}},
 		{name: "empty addr", args: []string{"--addr", ""}, wantErr: []string{"addr"}},
@@ -196,3 +204,5 @@ func TestVersionCommand(t *testing.T) {
 		assert.Empty(t, out.String())
 	})
 }
+
+func ptrTo[T any](v T) *T { return &v }

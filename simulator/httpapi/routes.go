@@ -64,6 +64,13 @@ func (s *Server) routes() {
 	e.POST("/_sandbox/payments/:id/dispute", s.dispute, control...)
 	e.POST("/_sandbox/payments/:id/settle", s.settle, control...)
 	e.POST("/_sandbox/payments/:id/3ds", s.complete3DS, control...)
+
+	// QA toolkit: journal, hints, attempts list, tenant administration.
+	e.GET("/_sandbox/requests", s.listRequests, control...)
+	e.GET("/_sandbox/hints", s.listHints, control...)
+	e.GET("/_sandbox/payment-attempts", s.listAttempts, control...)
+	e.GET("/_sandbox/tenants", s.listTenants, readBody)
+	e.DELETE("/_sandbox/tenants/:id", s.adminDeleteTenant, readBody)
 }
 
 func (s *Server) healthz(c echo.Context) error {

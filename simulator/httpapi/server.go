@@ -25,6 +25,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported by /healthz.
 	Version string
+	// JournalSize is how many requests the journal keeps per tenant
+	// (0: DefaultJournalSize).
+	JournalSize int
 }
 
 // Server is the HTTP face of the service.
@@ -33,6 +36,8 @@ type Server struct {
 	svc *simulator.Service
 	opt Options
 	log *slog.Logger
+
+	journal *Journal
 }
 
 // MaxBody is the largest request body accepted (413 above).
@@ -45,7 +50,7 @@ func New(svc *simulator.Service, opt Options) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger}
+	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize)}
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(trimTrailingSlash)
 	e.Use(s.requestLog)
