@@ -22,5 +22,6 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 		newHealthcheckCmd(nil),
 		newBenchCmd(nil),
 	)
+	addClientCommands(root, defaultDeps(out, errOut))
 	return root
 }
