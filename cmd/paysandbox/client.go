@@ -382,20 +382,21 @@ func runCLI(args []string, deps *cliDeps) int {
 	root := newRootCmd(deps.Out, deps.Err)
 	root.SetArgs(args)
 	root.SilenceErrors = true
-	err := root.Execute()
+	return reportError(deps.Err, root.Execute())
+}
+
+// reportError prints err (if any) on w as one "Error: <errorId>:
+// <description>" line and returns the exit code.
+func reportError(w io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
 	code := exitCodeOf(err)
 	msg := err.Error()
 	if code == exitUsage {
-		var ue *usageError
-		if !errors.As(err, &ue) || !strings.HasPrefix(msg, "UsageError") {
-			msg = "UsageError: " + msg
-		}
-		msg += " (see --help)"
+		msg = "UsageError: " + msg + " (see --help)"
 	}
-	fmt.Fprintln(deps.Err, "Error: "+msg)
+	fmt.Fprintln(w, "Error: "+msg)
 	return code
 }
 
