@@ -65,7 +65,7 @@ func TestCLIContract(t *testing.T) {
 			answer: event, wantOut: "evt-1"},
 		{name: "webhooks wait timeout", args: []string{"webhooks", "wait", "--payment", "pay1"},
 			method: "GET", path: "/_sandbox/webhooks/wait", query: "paymentId=pay1&status=DELIVERED&timeout=5s", status: 408,
-			answer: `{"error":{"errorId":"WaitTimeout","description":"No event of payment pay1 was DELIVERED within 5s"}}`,
+			answer:   `{"error":{"errorId":"WaitTimeout","description":"No event of payment pay1 was DELIVERED within 5s"}}`,
 			wantCode: 1, wantError: "Error: WaitTimeout: No event of payment pay1 was DELIVERED within 5s\n"},
 		{name: "disputes list", args: []string{"disputes", "list", "--payment", "pay1"}, method: "GET", path: "/_sandbox/disputes", query: "paymentId=pay1",
 			answer: `{"data":[{"disputeId":"d-1","paymentId":"pay1","status":"OPEN","amount":500}]}`, wantOut: "d-1"},

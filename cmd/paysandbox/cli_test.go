@@ -35,23 +35,44 @@ func TestCLIFlags(t *testing.T) {
 		wantCode int // 0: parsed; else exitCodeOf the error
 	}{
 		{name: "defaults: url, key, output",
-			cmd:  func(d *cliDeps, got *any) *cobra.Command { return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil }) },
-			want: func(t *testing.T, o any) { c := o.(*simpleOptions).Client; assert.Equal(t, []string{defaultURL, simulator.DefaultAPIKey, "table"}, []string{c.URL, c.APIKey, c.Output}) }},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				c := o.(*simpleOptions).Client
+				assert.Equal(t, []string{defaultURL, simulator.DefaultAPIKey, "table"}, []string{c.URL, c.APIKey, c.Output})
+			}},
 		{name: "env PAYSANDBOX_URL and PAYSANDBOX_API_KEY",
-			env:  map[string]string{"PAYSANDBOX_URL": "http://sandbox:9000", "PAYSANDBOX_API_KEY": "sk_env"},
-			cmd:  func(d *cliDeps, got *any) *cobra.Command { return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil }) },
-			want: func(t *testing.T, o any) { c := o.(*simpleOptions).Client; assert.Equal(t, []string{"http://sandbox:9000", "sk_env"}, []string{c.URL, c.APIKey}) }},
+			env: map[string]string{"PAYSANDBOX_URL": "http://sandbox:9000", "PAYSANDBOX_API_KEY": "sk_env"},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				c := o.(*simpleOptions).Client
+				assert.Equal(t, []string{"http://sandbox:9000", "sk_env"}, []string{c.URL, c.APIKey})
+			}},
 		{name: "flags win over env",
 			env:  map[string]string{"PAYSANDBOX_URL": "http://sandbox:9000", "PAYSANDBOX_API_KEY": "sk_env"},
 			args: []string{"--url", "http://other:1", "--api-key", "sk_flag", "-o", "json"},
-			cmd:  func(d *cliDeps, got *any) *cobra.Command { return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil }) },
-			want: func(t *testing.T, o any) { c := o.(*simpleOptions).Client; assert.Equal(t, []string{"http://other:1", "sk_flag", "json"}, []string{c.URL, c.APIKey, c.Output}) }},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				c := o.(*simpleOptions).Client
+				assert.Equal(t, []string{"http://other:1", "sk_flag", "json"}, []string{c.URL, c.APIKey, c.Output})
+			}},
 		{name: "bad --output", args: []string{"--output", "xml"}, wantCode: exitUsage,
-			cmd: func(d *cliDeps, got *any) *cobra.Command { return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil }) }},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil })
+			}},
 		{name: "bad --url", args: []string{"--url", "localhost:8080"}, wantCode: exitUsage,
-			cmd: func(d *cliDeps, got *any) *cobra.Command { return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil }) }},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil })
+			}},
 		{name: "unknown flag", args: []string{"--bogus"}, wantCode: exitUsage,
-			cmd: func(d *cliDeps, got *any) *cobra.Command { return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil }) }},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newClockShowCmd(d, func(o *simpleOptions) error { *got = o; return nil })
+			}},
 		{name: "trigger dispute", args: []string{"pay1", "--reason", "fraud", "--amount", "500"},
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newTriggerDisputeCmd(d, func(o *triggerDisputeOptions) error { *got = o; return nil })
@@ -76,10 +97,14 @@ func TestCLIFlags(t *testing.T) {
 			},
 			want: func(t *testing.T, o any) { assert.Equal(t, "pay1", o.(*triggerSettleOptions).ID) }},
 		{name: "trigger 3ds default result", args: []string{"pay1"},
-			cmd: func(d *cliDeps, got *any) *cobra.Command { return newTrigger3DSCmd(d, func(o *trigger3DSOptions) error { *got = o; return nil }) },
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTrigger3DSCmd(d, func(o *trigger3DSOptions) error { *got = o; return nil })
+			},
 			want: func(t *testing.T, o any) { assert.Equal(t, "AUTH_SUCCESS", o.(*trigger3DSOptions).Result) }},
 		{name: "trigger 3ds bad result", args: []string{"pay1", "--result", "MAYBE"}, wantCode: exitUsage,
-			cmd: func(d *cliDeps, got *any) *cobra.Command { return newTrigger3DSCmd(d, func(o *trigger3DSOptions) error { *got = o; return nil }) }},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTrigger3DSCmd(d, func(o *trigger3DSOptions) error { *got = o; return nil })
+			}},
 		{name: "attempts list --status", args: []string{"--status", "AWAITING_APPROVAL"},
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newAttemptsListCmd(d, func(o *attemptsListOptions) error { *got = o; return nil })
@@ -171,16 +196,22 @@ func TestCLIFlags(t *testing.T) {
 				assert.Equal(t, []string{"t_1", "adm"}, []string{x.ID, x.AdminKey})
 			}},
 		{name: "requests", args: []string{"--limit", "5", "--payment", "pay1", "--status", "4xx", "--since", "2026-11-22T07:30:00Z"},
-			cmd: func(d *cliDeps, got *any) *cobra.Command { return newRequestsCmd(d, func(o *requestsOptions) error { *got = o; return nil }) },
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newRequestsCmd(d, func(o *requestsOptions) error { *got = o; return nil })
+			},
 			want: func(t *testing.T, o any) {
 				x := o.(*requestsOptions)
 				assert.Equal(t, 5, x.Limit)
 				assert.Equal(t, []string{"pay1", "4xx", "2026-11-22T07:30:00Z"}, []string{x.PaymentID, x.Status, x.Since})
 			}},
 		{name: "requests --since not RFC 3339", args: []string{"--since", "yesterday"}, wantCode: exitUsage,
-			cmd: func(d *cliDeps, got *any) *cobra.Command { return newRequestsCmd(d, func(o *requestsOptions) error { *got = o; return nil }) }},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newRequestsCmd(d, func(o *requestsOptions) error { *got = o; return nil })
+			}},
 		{name: "reset takes no args", args: []string{"now"}, wantCode: exitUsage,
-			cmd: func(d *cliDeps, got *any) *cobra.Command { return newResetCmd(d, func(o *simpleOptions) error { *got = o; return nil }) }},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newResetCmd(d, func(o *simpleOptions) error { *got = o; return nil })
+			}},
 		{name: "webhooks list", args: []string{"--payment", "pay1", "--type", "PAYMENT.STATUS", "--status", "EXHAUSTED", "--limit", "3"},
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newWebhooksListCmd(d, func(o *webhooksListOptions) error { *got = o; return nil })
@@ -212,7 +243,9 @@ func TestCLIFlags(t *testing.T) {
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newWebhooksEndpointSetCmd(d, func(o *webhooksEndpointOptions) error { *got = o; return nil })
 			},
-			want: func(t *testing.T, o any) { assert.Equal(t, "http://localhost:9000/hooks", o.(*webhooksEndpointOptions).URL) }},
+			want: func(t *testing.T, o any) {
+				assert.Equal(t, "http://localhost:9000/hooks", o.(*webhooksEndpointOptions).URL)
+			}},
 		{name: "webhooks endpoint set not a URL", args: []string{"hooks"}, wantCode: exitUsage,
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newWebhooksEndpointSetCmd(d, func(o *webhooksEndpointOptions) error { *got = o; return nil })
@@ -338,7 +371,10 @@ func TestCLIBehaviour(t *testing.T) {
 		{name: "payments get json", args: []string{"payments", "get", pid, "-o", "json"},
 			check: func(t *testing.T, s string) { assert.Equal(t, pid, jsonOf(t, s)["id"]) }},
 		{name: "payments get table", args: []string{"payments", "get", pid},
-			check: func(t *testing.T, s string) { assert.Regexp(t, `(?m)^id\s+`+pid+`$`, s); assert.Regexp(t, `(?m)^status\s+AUTHORIZED$`, s) }},
+			check: func(t *testing.T, s string) {
+				assert.Regexp(t, `(?m)^id\s+`+pid+`$`, s)
+				assert.Regexp(t, `(?m)^status\s+AUTHORIZED$`, s)
+			}},
 		{name: "payments get unknown", args: []string{"payments", "get", "nope"}, wantCode: 1,
 			stderr: "Error: PaymentError: The payment could not be found\n"},
 		{name: "payments list with filters", args: []string{"payments", "list", "--status", "AUTHORIZED", "-o", "json"},
@@ -385,7 +421,9 @@ func TestCLIBehaviour(t *testing.T) {
 		{name: "requests of a payment, table", args: []string{"requests", "--payment", pid},
 			check: func(t *testing.T, s string) { assert.Contains(t, s, "/payments/"+pid) }},
 		{name: "hints", args: []string{"hints", "-o", "json"},
-			check: func(t *testing.T, s string) { assert.NotEmpty(t, jsonOf(t, s)["data"], "a.pay sends no idempotency key") }},
+			check: func(t *testing.T, s string) {
+				assert.NotEmpty(t, jsonOf(t, s)["data"], "a.pay sends no idempotency key")
+			}},
 		{name: "hints table", args: []string{"hints"},
 			check: func(t *testing.T, s string) { assert.Contains(t, s, "missing-idempotency-key (") }},
 		{name: "tenants create env", args: []string{"tenants", "create", "--ttl", "1h", "-o", "env"},
@@ -401,7 +439,11 @@ func TestCLIBehaviour(t *testing.T) {
 		{name: "unknown command", args: []string{"payments", "refund"}, wantCode: 2, stderr: "Error: UsageError: unknown command"},
 		{name: "unknown flag", args: []string{"payments", "list", "--orderId", "x"}, wantCode: 2, stderr: "Error: UsageError: unknown flag: --orderId"},
 		{name: "version json", args: []string{"version", "-o", "json"},
-			check: func(t *testing.T, s string) { v := jsonOf(t, s); assert.Equal(t, "dev", v["version"]); assert.NotEmpty(t, v["go"]) }},
+			check: func(t *testing.T, s string) {
+				v := jsonOf(t, s)
+				assert.Equal(t, "dev", v["version"])
+				assert.NotEmpty(t, v["go"])
+			}},
 		{name: "completion bash", args: []string{"completion", "bash"},
 			check: func(t *testing.T, s string) { assert.Contains(t, s, "bash completion") }},
 		{name: "completion zsh", args: []string{"completion", "zsh"}, check: func(t *testing.T, s string) { assert.Contains(t, s, "#compdef paysandbox") }},
