@@ -132,7 +132,7 @@ func ValidationError(model string, fields ...FieldError) *Error {
 		Model:   model,
 		Fields:  fields,
 		// It points only at what exists: the README section on errors
-		// (a test checks that every README.md#anchor in the code exists).
+		// (a test checks that every README anchor the code names exists).
 		Recovery: "Fix every field listed in validationErrors (each path is a JSONPath into your body); the rules are in README.md#the-request-pipeline-and-errors",
 	}
 }
