@@ -78,7 +78,7 @@ func TestReadmeWalkthroughs(t *testing.T) {
 
 	for _, b := range blocks {
 		t.Run("README.md:"+strconv.Itoa(b.Line), func(t *testing.T) {
-			t.Parallel() // each block works in a tenant of its own
+			t.Parallel()                    // each block works in a tenant of its own
 			for run := 1; run <= 2; run++ { // re-runnable: the second run meets the first one's data
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+b.Body)
@@ -92,7 +92,6 @@ func TestReadmeWalkthroughs(t *testing.T) {
 		})
 	}
 }
-
 
 // TestReadmeWalkthroughExtraction: the marker must immediately precede the
 // fence; other blocks are left alone.
