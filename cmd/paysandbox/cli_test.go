@@ -430,9 +430,8 @@ func TestCLIBehaviour(t *testing.T) {
 			check: func(t *testing.T, s string) {
 				assert.Regexp(t, `^PAYSANDBOX_URL=http://127\.0\.0\.1:\d+\nPAYSANDBOX_API_KEY=sk_\S+\nPAYSANDBOX_TENANT_ID=t_\S+\nPAYSANDBOX_SIGNING_SECRET=whsec_\S+\n$`, s)
 			}},
-		{name: "tenants list", args: []string{"tenants", "list", "-o", "json"},
-			check: func(t *testing.T, s string) { assert.GreaterOrEqual(t, len(jsonOf(t, s)["data"].([]any)), 3) }},
-		{name: "tenants delete unknown", args: []string{"tenants", "delete", "t_nope"}, wantCode: 1, stderr: "Error: NotFound: "},
+		{name: "tenants list without an admin key", args: []string{"tenants", "list"}, wantCode: 1,
+			stderr: "Error: Unauthorized: Tenant administration is off: this sandbox has no admin key\n"},
 		{name: "wrong key from env", args: []string{"clock", "show"}, env: map[string]string{"PAYSANDBOX_API_KEY": "wrong"}, wantCode: 1,
 			stderr: "Error: Unauthorized: The API key is not valid\n"},
 		{name: "no server", args: []string{"clock", "show", "--url", "http://127.0.0.1:1"}, wantCode: 1, stderr: "Error: ConnectionError: "},
@@ -468,4 +467,32 @@ func TestCLIBehaviour(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCLITenantsAdmin: tenants list and delete with the admin key from the
+// environment.
+func TestCLITenantsAdmin(t *testing.T) {
+	cfg := testConfig()
+	cfg.AdminKey = "adm"
+	a := startApp(t, cfg)
+	admin := map[string]string{"PAYSANDBOX_ADMIN_KEY": "adm"}
+	code, out, stderr := cliRun(t, a, admin, "tenants", "create", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var created map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &created))
+	id := created["tenantId"].(string)
+
+	code, out, _ = cliRun(t, a, admin, "tenants", "list")
+	assert.Equal(t, 0, code)
+	assert.Regexp(t, `(?m)^TENANTID\s+CREATEDAT`, out)
+	assert.Contains(t, out, id)
+	code, _, stderr = cliRun(t, a, map[string]string{"PAYSANDBOX_ADMIN_KEY": "wrong"}, "tenants", "list")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "Error: Unauthorized: A valid X-Admin-Key is required for tenant administration\n", stderr)
+	code, out, _ = cliRun(t, a, admin, "tenants", "delete", id, "-o", "json")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, `"status": "DELETED"`)
+	code, _, stderr = cliRun(t, a, admin, "tenants", "delete", id)
+	assert.Equal(t, 1, code)
+	assert.True(t, strings.HasPrefix(stderr, "Error: NotFound: "), stderr)
 }

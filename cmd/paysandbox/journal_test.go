@@ -220,8 +220,15 @@ func TestAttemptsList(t *testing.T) {
 	assert.Equal(t, 422, a.req("GET", "/_sandbox/payment-attempts?status=DONE", nil, "X-API-VERSION:").Status)
 }
 
-// TestTenantAdmin: list and delete with the admin key; 401 without it.
+// TestTenantAdmin: list and delete with the admin key; 401 without it, and
+// 401 when the sandbox has no admin key at all.
 func TestTenantAdmin(t *testing.T) {
+	plain := newTestApp(t)
+	for _, h := range []string{"X-Admin-Key:", "X-Admin-Key: anything"} {
+		assert.Equal(t, "Unauthorized", plain.req("GET", "/_sandbox/tenants", nil, h).ErrorID())
+		assert.Equal(t, "Unauthorized", plain.req("DELETE", "/_sandbox/tenants/default", nil, h).ErrorID())
+	}
+
 	cfg := testConfig()
 	cfg.AdminKey = "adm"
 	a := startApp(t, cfg)

@@ -30,12 +30,13 @@ func (s *Server) listAttempts(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, map[string]any{"data": out})
 }
 
-// checkAdmin enforces the admin key of tenant administration: with admin_key
-// set, X-Admin-Key must carry it (401 otherwise); without one the sandbox is
-// a local one and the routes are open, as POST /_sandbox/tenants is.
+// checkAdmin enforces the admin key of tenant administration: X-Admin-Key
+// must carry admin_key (401 otherwise). Without an admin key the routes are
+// off (401 too): a tenant's API key must never reach other tenants.
 func (s *Server) checkAdmin(c echo.Context) error {
 	if s.opt.AdminKey == "" {
-		return nil
+		return simulator.Errorf(simulator.CodeUnauthorized, "Tenant administration is off: this sandbox has no admin key").
+			WithRecovery("Start the sandbox with --admin-key (PAYSANDBOX_ADMIN_KEY) and send it in the X-Admin-Key header.")
 	}
 	got := c.Request().Header.Get("X-Admin-Key")
 	if subtle.ConstantTimeCompare([]byte(got), []byte(s.opt.AdminKey)) != 1 {
