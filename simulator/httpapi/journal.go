@@ -85,7 +85,12 @@ type Journal struct {
 	size int
 	mu   sync.Mutex
 	by   map[string]*tenantJournal
+	made int // tenant journals made since the last Retain
 }
+
+// journalPruneEvery is how many new tenant journals are made between two
+// checks for journals of tenants that no longer exist (deleted by their ttl).
+const journalPruneEvery = 64
 
 type tenantJournal struct {
 	ring []JournalEntry
@@ -113,8 +118,29 @@ func (j *Journal) tenant(id string) *tenantJournal {
 		tj = &tenantJournal{ring: make([]JournalEntry, 0, min(j.size, 64)), summary: map[string]*HintSummary{},
 			polls: map[string][]time.Time{}, timeout: map[string]string{}}
 		j.by[id] = tj
+		j.made++
 	}
 	return tj
+}
+
+// NeedsPrune reports whether enough tenant journals were made since the last
+// Retain that the gone tenants' journals should be dropped.
+func (j *Journal) NeedsPrune() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.made >= journalPruneEvery
+}
+
+// Retain drops the journals of every tenant for which keep is false.
+func (j *Journal) Retain(keep func(tenantID string) bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for id := range j.by {
+		if !keep(id) {
+			delete(j.by, id)
+		}
+	}
+	j.made = 0
 }
 
 // Add appends an entry to its tenant's ring (the oldest goes when full) and

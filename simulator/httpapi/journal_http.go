@@ -180,6 +180,25 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		e.Hints = []Hint{}
 	}
 	s.journal.Add(e)
+	if s.svc != nil && s.journal.NeedsPrune() {
+		s.pruneJournal()
+	}
+}
+
+// pruneJournal drops the journals of tenants that no longer exist (a ttl
+// deletes a tenant without a request), so that memory stays bounded by the
+// live tenants.
+func (s *Server) pruneJournal() {
+	tenants, err := s.svc.Tenants()
+	if err != nil {
+		s.log.Warn("journal: listing tenants to prune", "err", err)
+		return
+	}
+	live := make(map[string]bool, len(tenants))
+	for _, t := range tenants {
+		live[t.ID] = true
+	}
+	s.journal.Retain(func(id string) bool { return live[id] })
 }
 
 // journalPaymentIDs are the payment ids an entry answers to in

@@ -185,3 +185,20 @@ func TestRetryAfter504Hint(t *testing.T) {
 	require.Len(t, hs, 1)
 	assert.Equal(t, []string{es[0].RequestID}, hs[0].LatestRequestIDs)
 }
+
+// TestJournalRetain: journals of gone tenants are dropped after
+// journalPruneEvery new tenant journals.
+func TestJournalRetain(t *testing.T) {
+	j := NewJournal(2)
+	for i := 0; i < journalPruneEvery-1; i++ {
+		j.Add(entry(fmt.Sprint("t", i), "r", 200, time.Time{}))
+	}
+	assert.False(t, j.NeedsPrune())
+	j.Add(entry("last", "r", 200, time.Time{}))
+	require.True(t, j.NeedsPrune())
+	j.Retain(func(id string) bool { return id == "t1" || id == "last" })
+	assert.False(t, j.NeedsPrune())
+	assert.Len(t, j.Entries("t1", JournalQuery{}), 1)
+	assert.Empty(t, j.Entries("t2", JournalQuery{}))
+	assert.Len(t, j.by, 2)
+}
