@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -186,7 +187,7 @@ func TestVersionCommand(t *testing.T) {
 		cmd.SetErr(&errOut)
 		cmd.SetArgs(nil)
 		require.NoError(t, cmd.Execute())
-		assert.Equal(t, "paysandbox dev (commit unknown, built unknown)\n", out.String())
+		assert.Equal(t, "paysandbox dev (commit unknown, built unknown, "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+")\n", out.String())
 		assert.Empty(t, errOut.String())
 	})
 	t.Run("through the root", func(t *testing.T) {
@@ -194,7 +195,7 @@ func TestVersionCommand(t *testing.T) {
 		root := newRootCmd(&out, &errOut)
 		root.SetArgs([]string{"version"})
 		require.NoError(t, root.Execute())
-		assert.Equal(t, "paysandbox dev (commit unknown, built unknown)\n", out.String())
+		assert.Equal(t, "paysandbox dev (commit unknown, built unknown, "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+")\n", out.String())
 	})
 	t.Run("no arguments", func(t *testing.T) {
 		var out, errOut bytes.Buffer
