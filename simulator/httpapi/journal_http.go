@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/fnv"
 	"net/http"
@@ -80,12 +81,26 @@ const redactedCaptureMax = 64 << 10
 
 const redactedMark = "[REDACTED]"
 
-// redact rewrites the named fields (at any depth) of a JSON body. A body
-// that is not JSON, or was cut, is replaced whole: a secret never leaks
-// through a parse failure.
-func redact(b []byte, fields []string, cut bool) string {
+// redact rewrites the named fields (at any depth, names compared without
+// case, as encoding/json matches them) of a JSON body. A body that is not
+// JSON, or was cut, is replaced whole: a secret never leaks through a parse
+// failure. Responses (ours, so exact key names) are parsed only when a
+// field's name occurs in them; requests always are.
+func redact(b []byte, fields []string, cut, response bool) string {
 	if len(fields) == 0 || len(b) == 0 {
 		return string(b)
+	}
+	if response && !cut {
+		present := false // most answers of these routes carry no secret
+		for _, f := range fields {
+			if bytes.Contains(b, []byte(`"`+f+`"`)) {
+				present = true
+				break
+			}
+		}
+		if !present {
+			return string(b)
+		}
 	}
 	var v any
 	if cut || json.Unmarshal(b, &v) != nil {
@@ -97,7 +112,7 @@ func redact(b []byte, fields []string, cut bool) string {
 		case map[string]any:
 			for k, val := range t {
 				for _, f := range fields {
-					if k == f && val != nil {
+					if strings.EqualFold(k, f) && val != nil {
 						t[k] = redactedMark
 					}
 				}
@@ -164,12 +179,12 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		LatencyMs: time.Since(start).Milliseconds(), TenantID: t.ID, RequestID: requestID(c),
 	}
 	if len(red.req) > 0 {
-		e.RequestBody = cut4k(redact(reqBody, red.req, false))
+		e.RequestBody = cut4k(redact(reqBody, red.req, false, false))
 	} else {
 		e.RequestBody = string(reqBody[:min(len(reqBody), journalBodyMax)])
 	}
 	if len(red.resp) > 0 {
-		e.ResponseBody = cut4k(redact(cw.buf, red.resp, cw.over))
+		e.ResponseBody = cut4k(redact(cw.buf, red.resp, cw.over, true))
 	} else {
 		e.ResponseBody = string(cw.buf[:min(len(cw.buf), journalBodyMax)])
 	}

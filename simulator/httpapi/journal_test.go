@@ -118,19 +118,23 @@ func TestRedact(t *testing.T) {
 		name, in string
 		fields   []string
 		cut      bool
+		response bool
 		want     string
 	}{
-		{"card", `{"paymentInstrument":{"number":"4111111111111111","cvv":"123","cardholderName":"J"}}`, []string{"number", "cvv"}, false,
+		{"card", `{"paymentInstrument":{"number":"4111111111111111","cvv":"123","cardholderName":"J"}}`, []string{"number", "cvv"}, false, false,
 			`{"paymentInstrument":{"cardholderName":"J","cvv":"[REDACTED]","number":"[REDACTED]"}}`},
-		{"in arrays", `{"data":[{"apiKey":"k"}]}`, []string{"apiKey"}, false, `{"data":[{"apiKey":"[REDACTED]"}]}`},
-		{"no fields: as is", `{"number":"4111"}`, nil, false, `{"number":"4111"}`},
-		{"not JSON", `number=4111`, []string{"number"}, false, redactedMark + " (body not parsed)"},
-		{"cut", `{"number":"4111`, []string{"number"}, true, redactedMark + " (body not parsed)"},
-		{"empty", ``, []string{"number"}, false, ``},
+		{"in arrays", `{"data":[{"apiKey":"k"}]}`, []string{"apiKey"}, false, true, `{"data":[{"apiKey":"[REDACTED]"}]}`},
+		{"no fields: as is", `{"number":"4111"}`, nil, false, false, `{"number":"4111"}`},
+		{"an answer without the keys: as is", `{"id":"p1"}`, []string{"clientToken"}, false, true, `{"id":"p1"}`},
+		{"a key in another case", `{"NUMBER":"4111"}`, []string{"number"}, false, false, `{"NUMBER":"[REDACTED]"}`},
+		{"a key spelled with escapes", `{"n\u0075mber":"4111"}`, []string{"number"}, false, false, `{"number":"[REDACTED]"}`},
+		{"not JSON", `number=4111`, []string{"number"}, false, false, redactedMark + " (body not parsed)"},
+		{"cut", `{"number":"4111`, []string{"number"}, true, true, redactedMark + " (body not parsed)"},
+		{"empty", ``, []string{"number"}, false, false, ``},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, redact([]byte(tc.in), tc.fields, tc.cut))
+			assert.Equal(t, tc.want, redact([]byte(tc.in), tc.fields, tc.cut, tc.response))
 		})
 	}
 }
