@@ -27,7 +27,7 @@ func (s *Server) attemptsPage(w http.ResponseWriter, r *http.Request) {
 	if d.Status == "ALL" {
 		filter = ""
 	}
-	list, err := s.svc.ListAttempts(a.Tenant, filter)
+	list, err := s.svc.Attempts(a.Tenant, filter)
 	if err != nil {
 		d.Error = plain(err)
 	}

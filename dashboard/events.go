@@ -137,7 +137,7 @@ func (s *Server) fingerprinter(a *auth, topic string, r *http.Request) func() ui
 		return func() uint64 {
 			return hash(func(b *strings.Builder) {
 				clockLine(b)
-				list, _ := s.svc.ListAttempts(t, "")
+				list, _ := s.svc.Attempts(t, "")
 				for _, at := range list {
 					fmt.Fprintf(b, "%s:%s;", at.ID, at.Status)
 				}

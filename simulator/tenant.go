@@ -97,3 +97,21 @@ func (t *Tenant) Key(key string) (APIKey, bool) {
 	}
 	return APIKey{}, false
 }
+
+// Clone is a deep copy of t: callers may change the copy (its keys, scopes
+// and chaos settings included) without touching t, which caches rely on.
+func (t *Tenant) Clone() *Tenant {
+	if t == nil {
+		return nil
+	}
+	cp := *t
+	cp.APIKeys = make([]APIKey, len(t.APIKeys))
+	for i, k := range t.APIKeys {
+		cp.APIKeys[i] = APIKey{Key: k.Key, Scopes: slices.Clone(k.Scopes)}
+	}
+	if t.WebhookChaos != nil {
+		c := *t.WebhookChaos
+		cp.WebhookChaos = &c
+	}
+	return &cp
+}

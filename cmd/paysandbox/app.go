@@ -110,7 +110,8 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	a.Server = httpapi.New(svc, httpapi.Options{
 		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: db.Ready, Logger: log, Version: version,
 		ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout,
-		OnChaos: a.Webhooks.ResetChaos,
+		OnChaos:     a.Webhooks.ResetChaos,
+		JournalSize: cfg.JournalSize,
 	})
 	if opt.UI.Logger == nil {
 		opt.UI.Logger = log
@@ -148,6 +149,12 @@ func (a *App) ensureTenants() error {
 			spec.APIKeys = append(spec.APIKeys, simulator.APIKey{Key: k.Key, Scopes: scopes})
 		}
 		specs = append(specs, spec)
+	}
+	if !a.Config.DefaultTenantOn() { // --no-default-tenant: the public key must not answer
+		specs = specs[1:]
+		if _, err := a.Svc.RevokeAPIKey(simulator.DefaultAPIKey); err != nil {
+			return fmt.Errorf("revoking the default key: %w", err)
+		}
 	}
 	for _, s := range specs {
 		if _, err := a.Svc.EnsureTenant(s); err != nil {

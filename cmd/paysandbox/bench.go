@@ -44,9 +44,10 @@ type benchOptions struct {
 func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "Measure the sandbox under load (per endpoint and per flow), optionally as a ratio of a bare handler",
-		Args:  cobra.NoArgs,
+		Use:     "bench",
+		Short:   "Measure the sandbox under load (per endpoint and per flow), optionally as a ratio of a bare handler",
+		Example: "  paysandbox bench --flow auto --duration 10s --concurrency 16 --compare-ceiling\n  paysandbox bench --url http://localhost:8080 --flow read --output json\n  paysandbox bench --webhooks",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.validate(); err != nil {
 				return err

@@ -29,9 +29,10 @@ type benchSeedOptions struct {
 func newBenchSeedCmd(runF func(*benchSeedOptions) error) *cobra.Command {
 	opts := &benchSeedOptions{}
 	cmd := &cobra.Command{
-		Use:   "seed",
-		Short: "Fill a db file with N stored checkouts (payment, session, token) for start-up and memory measurements",
-		Args:  cobra.NoArgs,
+		Use:     "seed",
+		Short:   "Fill a db file with N stored checkouts (payment, session, token) for start-up and memory measurements",
+		Example: "  paysandbox bench seed --payments 100000 --db /tmp/seeded.db",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.DB == "" || opts.DB == ":memory:" {
 				return fmt.Errorf("bench seed: --db must name a file")

@@ -39,6 +39,11 @@ type Config struct {
 	WebhookTimeout        time.Duration `mapstructure:"webhook_timeout"`
 	WebhookRetentionCount int           `mapstructure:"webhook_retention_count"`
 	WebhookRetentionAge   time.Duration `mapstructure:"webhook_retention_age"`
+	// DefaultTenant false (--no-default-tenant) keeps the public default key
+	// sandbox-api-key from answering (shared sandboxes). nil means true.
+	DefaultTenant *bool `mapstructure:"default_tenant"`
+	// JournalSize is how many requests the journal keeps per tenant.
+	JournalSize int `mapstructure:"journal_size"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -79,6 +84,8 @@ var defaults = map[string]any{
 	"webhook_timeout":         "10s",
 	"webhook_retention_count": 1000,
 	"webhook_retention_age":   "168h",
+	"default_tenant":          true,
+	"journal_size":            500,
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -100,6 +107,8 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Int("max-connections", 4096, "open connections at most; more are answered 429 and closed at once")
 	fs.Int("max-waits-per-tenant", 64, "open long-polls and event streams per tenant at most; more are 429")
 	fs.Duration("shutdown-timeout", 5*time.Second, "on SIGTERM, wait this long at most for in-flight requests")
+	fs.Bool("no-default-tenant", false, "do not create the default tenant; its public key sandbox-api-key stops answering (config default_tenant: false)")
+	fs.Int("journal-size", 500, "requests the journal (GET /_sandbox/requests) keeps per tenant")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.
@@ -112,7 +121,7 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
 	v.AutomaticEnv()
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "config" && f.Name != "help" {
+		if f.Name != "config" && f.Name != "help" && f.Name != "no-default-tenant" {
 			_ = v.BindPFlag(strings.ReplaceAll(f.Name, "-", "_"), f)
 		}
 	})
@@ -129,6 +138,12 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 			return Config{}, fmt.Errorf("config: reading %s: %w", cfgFile, err)
 		}
 	}
+	if off, _ := fs.GetBool("no-default-tenant"); off {
+		v.Set("default_tenant", false)
+	}
+	if err := checkValues(v, fs, env, cfgFile); err != nil {
+		return Config{}, err
+	}
 	var cfg Config
 	if err := v.UnmarshalExact(&cfg); err != nil { // a typo in the file is an error, not a silent default
 		msg := err.Error()
@@ -139,6 +154,9 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 	}
 	return cfg, cfg.Validate()
 }
+
+// DefaultTenantOn reports whether the default tenant is created.
+func (c Config) DefaultTenantOn() bool { return c.DefaultTenant == nil || *c.DefaultTenant }
 
 var tenantIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
@@ -163,6 +181,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConnections < 0 || c.MaxWaitsPerTenant < 0 {
 		bad("max_connections and max_waits_per_tenant: must not be negative (0: the default)")
+	}
+	if c.JournalSize < 0 || c.JournalSize > 100000 {
+		bad("journal_size: %d is not from 0 (the default, 500) to 100000", c.JournalSize)
 	}
 	switch c.Fsync {
 	case "always", "everysecond", "never":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ func defaultConfig() Config {
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, MaxConnections: 4096,
 		MaxWaitsPerTenant: 64, ShutdownTimeout: 5 * time.Second,
 		WebhookTimeout: 10 * time.Second, WebhookRetentionCount: 1000, WebhookRetentionAge: 7 * 24 * time.Hour,
+		DefaultTenant: ptrTo(true), JournalSize: 500,
 	}
 }
 
@@ -125,7 +127,14 @@ tenants:
 		{name: "bad log level from env", env: map[string]string{"PAYSANDBOX_LOG_LEVEL": "loud"}, wantErr: []string{"log_level"}},
 		{name: "negative request timeout", args: []string{"--request-timeout", "-1s"}, wantErr: []string{"request_timeout"}},
 		{name: "request timeout that is not a duration", args: []string{"--request-timeout", "soon"}, wantErr: []string{"request-timeout"}},
-		{name: "request timeout from env that is not a duration", env: map[string]string{"PAYSANDBOX_REQUEST_TIMEOUT": "soon"}, wantErr: []string{"request_timeout"}},
+		{name: "request timeout from env that is not a duration", env: map[string]string{"PAYSANDBOX_REQUEST_TIMEOUT": "soon"}, wantErr: []string{`PAYSANDBOX_REQUEST_TIMEOUT="soon": not a duration`}},
+		{name: "request timeout from env with spaces", env: map[string]string{"PAYSANDBOX_REQUEST_TIMEOUT": "5 seconds"}, wantErr: []string{`PAYSANDBOX_REQUEST_TIMEOUT="5 seconds": not a duration`}},
+		{name: "attempt ttl in the file that is not a duration", file: "attempt_ttl: a while\n", wantErr: []string{`attempt_ttl in `, `="a while": not a duration`}},
+		{name: "journal size from env that is not a number", env: map[string]string{"PAYSANDBOX_JOURNAL_SIZE": "lots"}, wantErr: []string{`PAYSANDBOX_JOURNAL_SIZE="lots": not an integer`}},
+		{name: "--journal-size", args: []string{"--journal-size", "50"}, want: func(c *Config) { c.JournalSize = 50 }},
+		{name: "--no-default-tenant", args: []string{"--no-default-tenant"}, want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
+		{name: "default_tenant: false in the file", file: "default_tenant: false\n", want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
+		{name: "PAYSANDBOX_DEFAULT_TENANT=false", env: map[string]string{"PAYSANDBOX_DEFAULT_TENANT": "false"}, want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
 		{name: "zero attempt ttl", args: []string{"--attempt-ttl", "0s"}, wantErr: []string{"attempt_ttl"}},
 		{name: "bad webhook url", env: map[string]string{"PAYSANDBOX_WEBHOOK_URL": "ftp://x"}, wantErr: []string{"webhook_url"}},
 		{name: "empty addr", args: []string{"--addr", ""}, wantErr: []string{"addr"}},
@@ -188,7 +197,7 @@ func TestVersionCommand(t *testing.T) {
 		cmd.SetErr(&errOut)
 		cmd.SetArgs(nil)
 		require.NoError(t, cmd.Execute())
-		assert.Equal(t, "paysandbox dev (commit unknown, built unknown)\n", out.String())
+		assert.Equal(t, "paysandbox dev (commit unknown, built unknown, "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+")\n", out.String())
 		assert.Empty(t, errOut.String())
 	})
 	t.Run("through the root", func(t *testing.T) {
@@ -196,7 +205,7 @@ func TestVersionCommand(t *testing.T) {
 		root := newRootCmd(&out, &errOut)
 		root.SetArgs([]string{"version"})
 		require.NoError(t, root.Execute())
-		assert.Equal(t, "paysandbox dev (commit unknown, built unknown)\n", out.String())
+		assert.Equal(t, "paysandbox dev (commit unknown, built unknown, "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+")\n", out.String())
 	})
 	t.Run("no arguments", func(t *testing.T) {
 		var out, errOut bytes.Buffer
@@ -206,3 +215,5 @@ func TestVersionCommand(t *testing.T) {
 		assert.Empty(t, out.String())
 	})
 }
+
+func ptrTo[T any](v T) *T { return &v }

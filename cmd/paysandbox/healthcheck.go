@@ -19,9 +19,10 @@ type healthcheckOptions struct {
 func newHealthcheckCmd(runF func(*healthcheckOptions) error) *cobra.Command {
 	opts := &healthcheckOptions{}
 	cmd := &cobra.Command{
-		Use:   "healthcheck",
-		Short: "Exit 0 when the sandbox at --url answers /healthz with 200",
-		Args:  cobra.NoArgs,
+		Use:     "healthcheck",
+		Short:   "Exit 0 when the sandbox at --url answers /healthz with 200",
+		Example: "  paysandbox healthcheck --url http://localhost:8080",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

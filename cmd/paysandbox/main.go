@@ -1,4 +1,5 @@
-// Command paysandbox is the payment-API sandbox: `paysandbox serve` runs it.
+// Command paysandbox is the payment-API sandbox: `paysandbox serve` runs it;
+// the other commands are its client (see `paysandbox --help`).
 package main
 
 import (
@@ -13,7 +14,5 @@ var (
 )
 
 func main() {
-	if err := newRootCmd(os.Stdout, os.Stderr).Execute(); err != nil {
-		os.Exit(exitCode(err)) // 1, or 2 for usage errors (scenarios_cmd.go)
-	}
+	os.Exit(runCLI(os.Args[1:], defaultDeps(os.Stdout, os.Stderr)))
 }

@@ -171,7 +171,7 @@ func TestPipelineOrder(t *testing.T) {
 		{name: "unknown field", method: "POST", path: "/client-session", body: map[string]any{"bogusField": 1},
 			status: 422, errorID: "RequestValidationError", paths: []string{"$.bogusField"}},
 		{name: "nested unknown field and type", method: "POST", path: "/client-session", body: map[string]any{"order": map[string]any{"lineItems": []any{map[string]any{"amount": "1", "bogus": true}}}},
-			status: 422, errorID: "RequestValidationError", paths: []string{"$.order.lineItems[0].amount", "$.order.lineItems[0].bogus"}},
+			status: 422, errorID: "RequestValidationError", paths: []string{"$.order.lineItems[0].amount", "$.order.lineItems[0].bogus", "$.currencyCode"}},
 		{name: "path id and body rules together", method: "POST", path: "/payment-attempts/not-a-uuid/approve", body: map[string]any{"bogusField": 1},
 			status: 422, errorID: "RequestValidationError", paths: []string{"$.id", "$.bogusField"}},
 		{name: "trailing slash", method: "POST", path: "/client-session/", body: map[string]any{"orderId": "o-1"}, status: 200},

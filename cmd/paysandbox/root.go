@@ -21,7 +21,7 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 		newVersionCmd(),
 		newHealthcheckCmd(nil),
 		newBenchCmd(nil),
-		newScenariosCmd(),
 	)
+	addClientCommands(root, defaultDeps(out, errOut))
 	return root
 }

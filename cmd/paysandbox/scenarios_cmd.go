@@ -8,50 +8,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paysandbox/paysandbox/scenarios"
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// exitError carries the process exit status of a failed command (1: a
-// failed check or API error, 2: a usage error).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// exitCode is the exit status for an error returned by Execute.
-func exitCode(err error) int {
-	var e *exitError
-	if errors.As(err, &e) {
-		return e.code
-	}
-	return 1
-}
-
-// usageArgs is cobra.ExactArgs(n) whose failure exits 2.
+// usageArgs is cobra.ExactArgs(n) whose failure is a usage error (exit 2).
 func usageArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("%w\nUsage: %s", err, cmd.UseLine())}
+			return usageErrorf("%v; usage: %s", err, cmd.UseLine())
 		}
 		return nil
 	}
-}
-
-// newScenariosCmd is the `scenarios` parent; its client subcommands (list,
-// explain, apply) are added next to validate.
-func newScenariosCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "scenarios",
-		Short: "Check and manage the scenario rules that decide processor outcomes",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return &exitError{code: 2, err: fmt.Errorf("a subcommand is required\n%s", cmd.UsageString())}
-		},
-	}
-	cmd.AddCommand(newScenariosValidateCmd(nil))
-	return cmd
 }
 
 type scenariosValidateOptions struct {
@@ -66,7 +33,9 @@ func newScenariosValidateCmd(runF func(*scenariosValidateOptions) error) *cobra.
 	return &cobra.Command{
 		Use:   "validate FILE",
 		Short: "Check a scenarios file (no server needed): every problem with its line",
-		Args:  usageArgs(1),
+		Example: "  paysandbox scenarios validate scenarios.yaml\n" +
+			"  paysandbox scenarios validate my-rules.yaml && paysandbox scenarios apply my-rules.yaml",
+		Args: usageArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			if runF != nil {
@@ -74,7 +43,7 @@ func newScenariosValidateCmd(runF func(*scenariosValidateOptions) error) *cobra.
 			}
 			data, err := os.ReadFile(opts.File)
 			if err != nil {
-				return &exitError{code: 1, err: err}
+				return err
 			}
 			doc, err := scenarios.Load(opts.File, data, nil)
 			var le *scenarios.Error
@@ -82,10 +51,10 @@ func newScenariosValidateCmd(runF func(*scenariosValidateOptions) error) *cobra.
 				for _, line := range le.Lines() {
 					fmt.Fprintln(cmd.ErrOrStderr(), line)
 				}
-				return &exitError{code: 1, err: fmt.Errorf("%s: %d problem(s)", opts.File, len(le.Problems))}
+				return fmt.Errorf("%s: %s: %d problem(s)", simulator.CodeScenarioValidationError, opts.File, len(le.Problems))
 			}
 			if err != nil {
-				return &exitError{code: 1, err: err}
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d rules, %d processors, default %s)\n",
 				opts.File, len(doc.Rules), len(doc.Processors), doc.DefaultProcessor)

@@ -29,21 +29,14 @@ func TestScenariosValidateCommand(t *testing.T) {
 				bad + ":6: latency \"soon\" is not a duration like 30s, 1500ms or 2h\n"},
 		{"missing file", []string{"scenarios", "validate", filepath.Join(dir, "nope.yaml")}, 1, "", "no such file"},
 		{"no file", []string{"scenarios", "validate"}, 2, "", "accepts 1 arg(s)"},
-		{"two files", []string{"scenarios", "validate", "a", "b"}, 2, "", "Usage: paysandbox scenarios validate FILE"},
-		{"no subcommand", []string{"scenarios"}, 2, "", "a subcommand is required"},
+		{"two files", []string{"scenarios", "validate", "a", "b"}, 2, "", "usage: paysandbox scenarios validate FILE"},
+		{"unknown subcommand", []string{"scenarios", "bogus"}, 2, "", "unknown command"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			root := newRootCmd(&out, &errOut)
-			root.SetArgs(tt.args)
-			err := root.Execute()
-			if tt.code == 0 {
-				require.NoError(t, err)
-			} else {
-				require.Error(t, err)
-				assert.Equal(t, tt.code, exitCode(err))
-			}
+			code := runCLI(tt.args, defaultDeps(&out, &errOut))
+			assert.Equal(t, tt.code, code, "stderr: %s", errOut.String())
 			assert.Equal(t, tt.out, out.String())
 			assert.True(t, strings.Contains(errOut.String(), tt.err), "stderr %q lacks %q", errOut.String(), tt.err)
 		})

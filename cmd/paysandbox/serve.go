@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 type serveOptions struct {
@@ -16,9 +20,10 @@ type serveOptions struct {
 
 func newServeCmd(runF func(*serveOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve the payment API, the client endpoints and the /_sandbox control plane",
-		Args:  cobra.NoArgs,
+		Use:     "serve",
+		Short:   "Serve the payment API, the client endpoints and the /_sandbox control plane",
+		Example: "  paysandbox serve\n  paysandbox serve --db :memory: --addr :9090 --request-timeout 2s\n  PAYSANDBOX_WEBHOOK_URL=http://localhost:4000/webhooks paysandbox serve",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd.Flags(), os.LookupEnv)
 			if err != nil {
@@ -46,10 +51,29 @@ func runServe(ctx context.Context, opts *serveOptions, cmd *cobra.Command) error
 	if err := app.Listen(); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "paysandbox %s listening on %s (db %s)\n", version, app.Addr(), opts.Config.DB)
+	printStartup(cmd.ErrOrStderr(), app)
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	reloadOnSIGHUP(ctx, app)
-	return app.Run(ctx)
+	err = app.Run(ctx)
+	app.Log.Info("paysandbox stopped: no longer accepting requests, in-flight ones finished", "err", err)
+	return err
+}
+
+// printStartup says once, at start, where the sandbox answers, with which
+// key, and where its data lives.
+func printStartup(w io.Writer, app *App) {
+	key := simulator.DefaultAPIKey + " (tenant default)"
+	if !app.Config.DefaultTenantOn() {
+		key = "none: the default tenant is off (--no-default-tenant); create one with POST /_sandbox/tenants"
+	}
+	data := app.Config.DB
+	if data == ":memory:" {
+		data = "in memory (--db :memory:): nothing is kept after exit"
+	} else if abs, err := filepath.Abs(data); err == nil {
+		data = abs
+	}
+	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  try:      curl -s %s/healthz\n",
+		version, app.URL(), key, data, app.URL())
 }

@@ -203,7 +203,8 @@ func TestClientSessionValidation(t *testing.T) {
 		{name: "metadata not an object", body: `{"metadata": "x"}`, status: 422, paths: []string{"$.metadata"}},
 		{name: "empty metadata key alone", body: `{"metadata": {"": "x"}}`, status: 400, errorID: "MetadataContainsEmptyKey"},
 		{name: "empty nested metadata key alone", body: `{"metadata": {"a": {"": "x"}}}`, status: 400, errorID: "MetadataContainsEmptyKey"},
-		{name: "empty metadata key and a schema rule", body: `{"metadata": {"": "x"}, "amount": -1}`, status: 422, paths: []string{"$.amount", "$.metadata"}},
+		{name: "empty metadata key and a schema rule", body: `{"metadata": {"": "x"}, "amount": -1}`, status: 422, paths: []string{"$.amount", "$.currencyCode", "$.metadata"}},
+		{name: "a schema rule and the currency rule together", body: `{"amount": 100, "orderId": 5}`, status: 422, paths: []string{"$.orderId", "$.currencyCode"}},
 		{name: "empty metadata key and the currency rule", body: `{"metadata": {"": "x"}, "amount": 1}`, status: 422, paths: []string{"$.currencyCode", "$.metadata"}},
 		{name: "unknown field", body: `{"bogusField": 1}`, status: 422, paths: []string{"$.bogusField"}},
 	}

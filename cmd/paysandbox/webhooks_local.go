@@ -36,7 +36,9 @@ func newWebhooksVerifyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify --secret S --signature SIG [FILE]",
 		Short: "Check a webhook signature against the raw body (FILE or stdin)",
-		Args:  cobra.MaximumNArgs(1),
+		Example: "  paysandbox webhooks verify --secret sandbox-signing-secret --signature \"$SIG\" body.json\n" +
+			"  curl -s localhost:8080/_sandbox/webhooks/events/$EVENT_ID -H 'X-API-KEY: sandbox-api-key' | jq -r .body | paysandbox webhooks verify --secret S --signature SIG",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.File = args[0]
@@ -52,7 +54,7 @@ func newWebhooksVerifyCmd() *cobra.Command {
 				return fmt.Errorf("reading the body: %w", err)
 			}
 			if err := webhooks.Verify(opts.Secret, body, opts.Signature); err != nil {
-				return fmt.Errorf("invalid signature: %w (%d body bytes; sign the raw bytes as received, before any JSON parsing)", err, len(body))
+				return fmt.Errorf("InvalidSignature: %w (%d body bytes; sign the raw bytes as received, before any JSON parsing)", err, len(body))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "valid")
 			return nil
@@ -80,7 +82,9 @@ func newWebhooksListenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "listen --port N",
 		Short: "Receive webhooks locally and print each delivery with its signature check",
-		Args:  cobra.NoArgs,
+		Example: "  paysandbox webhooks listen --port 4000 &\n" +
+			"  paysandbox webhooks endpoint set http://127.0.0.1:4000/webhooks",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Port < 0 || opts.Port > 65535 {
 				return fmt.Errorf("--port %d is not a port", opts.Port)

@@ -145,7 +145,8 @@ func TestHandleErrorBody(t *testing.T) {
 		{path: "/t/catalogue", status: 400, want: map[string]any{"errorId": "ClientSessionValidationError", "description": "The client token is invalid.", "recoverySuggestion": "Please provide a valid client token."}},
 		{path: "/t/wrapped", status: 403, want: map[string]any{"errorId": "Forbidden", "description": "no scope"}},
 		{path: "/t/validation", status: 422, want: map[string]any{
-			"errorId": "RequestValidationError", "description": "We were unable to validate your request, please check your payload against /docs/api",
+			"errorId": "RequestValidationError", "description": "We were unable to validate your request, please check your payload against the validationErrors listed",
+			"recoverySuggestion": "Fix every field listed in validationErrors (each path is a JSONPath into your body); the rules are in README.md#the-request-pipeline-and-errors",
 			"validationErrors": []any{map[string]any{"model": "ClientSessionAPIRequest", "errors": []any{
 				map[string]any{"path": "$.amount", "description": "Value must be a valid integer"},
 				map[string]any{"path": "$.bogusField", "description": "Extra fields not permitted"},

@@ -167,6 +167,7 @@ func queryList(c echo.Context, name string) []string {
 
 // listPayments is GET /payments with the vendor's snake_case filters.
 func (s *Server) listPayments(c echo.Context) error {
+	warnUnknownParams(c, paymentListParams)
 	var errs []simulator.FieldError
 	bad := func(name, desc string) {
 		errs = append(errs, simulator.FieldError{Path: "$." + name, Description: desc})

@@ -67,6 +67,7 @@ func (s *Server) deleteTenant(c echo.Context) error {
 	if err := s.svc.DeleteTenant(t); err != nil {
 		return err
 	}
+	s.journal.Clear(t.ID)
 	return writeJSON(c, http.StatusOK, map[string]string{"tenantId": t.ID, "status": "DELETED"})
 }
 
@@ -75,6 +76,7 @@ func (s *Server) reset(c echo.Context) error {
 	if err := s.svc.ResetTenant(t); err != nil {
 		return err
 	}
+	s.journal.Clear(t.ID)
 	return writeJSON(c, http.StatusOK, map[string]string{"tenantId": t.ID, "status": "RESET"})
 }
 

@@ -18,7 +18,7 @@ type createSessionRequest struct {
 
 func (s *Server) createSession(c echo.Context) error {
 	var req createSessionRequest
-	if _, err := decodeRequest(c, clientSessionCreate, "ClientSessionAPIRequest", &req, true); err != nil {
+	if _, err := decodeWith(c, clientSessionCreate, "ClientSessionAPIRequest", &req, true, sessionCrossFieldRules); err != nil {
 		return withEmptyMetadataKey(err, body(c))
 	}
 	cs, err := s.svc.CreateSession(tenantOf(c), req.SessionData, simulator.ApprovalMode(req.ApprovalMode))

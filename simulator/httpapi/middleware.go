@@ -22,10 +22,12 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		rid := uuid.NewString()
 		c.Set(ctxRequestID, rid)
 		c.Response().Header().Set("X-Request-Id", rid)
+		journalEnd := s.journalStart(c)
 		err := recovered(next, c)
 		if err != nil {
 			s.e.HTTPErrorHandler(err, c)
 		}
+		journalEnd(start)
 		attrs := []any{
 			"method", c.Request().Method, "path", c.Request().URL.Path,
 			"status", c.Response().Status, "latency", time.Since(start).Round(time.Microsecond).String(),

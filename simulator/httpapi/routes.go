@@ -83,6 +83,12 @@ func (s *Server) routes() {
 	e.PUT("/_sandbox/webhooks/chaos", s.putWebhookChaos, control...)
 	e.GET("/_sandbox/disputes", s.listDisputes, control...)
 	e.POST("/_sandbox/disputes/:id/status", s.setDisputeStatus, control...)
+	// QA toolkit: journal, hints, attempts list, tenant administration.
+	e.GET("/_sandbox/requests", s.listRequests, control...)
+	e.GET("/_sandbox/hints", s.listHints, control...)
+	e.GET("/_sandbox/payment-attempts", s.listAttempts, control...)
+	e.GET("/_sandbox/tenants", s.listTenants, readBody)
+	e.DELETE("/_sandbox/tenants/:id", s.adminDeleteTenant, readBody)
 }
 
 func (s *Server) healthz(c echo.Context) error {

@@ -33,6 +33,9 @@ type Options struct {
 	IdleTimeout time.Duration
 	// OnChaos, when set, is told that a tenant's webhook chaos changed.
 	OnChaos func(tenantID string)
+	// JournalSize is how many requests the journal keeps per tenant
+	// (0: DefaultJournalSize).
+	JournalSize int
 }
 
 // Server is the HTTP face of the service.
@@ -43,6 +46,8 @@ type Server struct {
 	log *slog.Logger
 	// bodies are the requests whose body is still arriving (see receive).
 	bodies receiving
+
+	journal *Journal
 }
 
 // MaxBody is the largest request body accepted (413 above).
@@ -55,7 +60,7 @@ func New(svc *simulator.Service, opt Options) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger}
+	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize)}
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(trimTrailingSlash)
 	e.Use(s.requestLog)

@@ -20,7 +20,8 @@ import (
 // that read the store before such a write from publishing what it read.
 // Unknown keys are not remembered (no growth from bad credentials).
 //
-// Cached tenants are immutable: callers receive a shallow copy each time.
+// Cached tenants are immutable: callers receive a deep copy (Tenant.Clone)
+// each time, so changing a caller's keys in place cannot reach the cache.
 type tenantCache struct {
 	mu    sync.RWMutex
 	gen   uint64
@@ -40,14 +41,13 @@ func (c *tenantCache) get(s string, byKey bool) (*simulator.Tenant, uint64, bool
 	if !ok {
 		return nil, c.gen, false
 	}
-	cp := *t
-	return &cp, c.gen, true
+	return t.Clone(), c.gen, true
 }
 
 // put publishes t (read from the store at generation gen) unless a tenant
 // write happened since.
 func (c *tenantCache) put(t *simulator.Tenant, gen uint64) {
-	cp := *t
+	cp := t.Clone()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
@@ -56,9 +56,9 @@ func (c *tenantCache) put(t *simulator.Tenant, gen uint64) {
 	if c.byID == nil {
 		c.byID, c.byKey = map[string]*simulator.Tenant{}, map[string]*simulator.Tenant{}
 	}
-	c.byID[t.ID] = &cp
+	c.byID[t.ID] = cp
 	for _, k := range t.APIKeys {
-		c.byKey[k.Key] = &cp
+		c.byKey[k.Key] = cp
 	}
 }
 

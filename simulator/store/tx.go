@@ -460,6 +460,20 @@ func (t *Tx) Attempt(tid, id string) (*simulator.Attempt, error) {
 
 func (t *Tx) PutAttempt(a *simulator.Attempt) error { return t.put(kAttempt(a.TenantID, a.ID), a) }
 
+func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
+	var out []*simulator.Attempt
+	var ferr error
+	err := t.prefix(kAttempt(tid, ""), func(_, v string) bool {
+		var a simulator.Attempt
+		if ferr = json.Unmarshal([]byte(v), &a); ferr != nil {
+			return false
+		}
+		out = append(out, &a)
+		return true
+	})
+	return out, errors.Join(err, ferr)
+}
+
 // Outbox.
 
 func (t *Tx) AppendEvent(e *simulator.Event) error {

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCLIContract runs the commands on routes other work serves (webhooks,
+// disputes, scenarios) against an httptest server that checks the method,
+// path, query, headers and body SANDBOX.md section 8 gives, and answers its
+// shapes.
+func TestCLIContract(t *testing.T) {
+	yamlFile := filepath.Join(t.TempDir(), "s.yaml")
+	require.NoError(t, os.WriteFile(yamlFile, []byte("rules: []\n"), 0o600))
+	event := `{"id":"evt-1","eventType":"PAYMENT.STATUS","paymentId":"pay1","createdAt":"2026-11-22T07:30:00.000000Z","status":"DELIVERED","attempts":[{"at":"2026-11-22T07:30:00.000000Z","statusCode":200,"latencyMs":3,"error":""}]}`
+	explain := `{"matched":"big-amounts","rules":[{"name":"big-amounts","matched":true,"reason":"amount >= 4000"},{"name":"default","matched":false,"reason":"not reached"}]}`
+	tests := []struct {
+		name      string
+		args      []string
+		method    string
+		path      string
+		query     string // exact encoded query
+		body      string // JSON the server must get ("" = no body); raw for YAML
+		bodyType  string
+		status    int
+		answer    string
+		wantCode  int
+		wantOut   string // substring of stdout
+		wantError string // stderr prefix
+	}{
+		{name: "webhooks list", args: []string{"webhooks", "list", "--payment", "pay1", "--type", "PAYMENT.STATUS"},
+			method: "GET", path: "/_sandbox/webhooks/events", query: "paymentId=pay1&type=PAYMENT.STATUS",
+			answer: `{"data":[` + event + `]}`, wantOut: "evt-1"},
+		{name: "webhooks get", args: []string{"webhooks", "get", "evt-1"}, method: "GET", path: "/_sandbox/webhooks/events/evt-1",
+			answer: event, wantOut: "DELIVERED"},
+		{name: "webhooks get json", args: []string{"webhooks", "get", "evt-1", "-o", "json"}, method: "GET", path: "/_sandbox/webhooks/events/evt-1",
+			answer: event, wantOut: `"eventType": "PAYMENT.STATUS"`},
+		{name: "webhooks deliver", args: []string{"webhooks", "deliver"}, method: "POST", path: "/_sandbox/webhooks/deliver",
+			answer: `{"delivered":2,"failed":1}`, wantOut: "delivered"},
+		{name: "webhooks replay", args: []string{"webhooks", "replay", "evt-1"}, method: "POST", path: "/_sandbox/webhooks/events/evt-1/replay",
+			answer: `{"at":"2026-11-22T07:30:00.000000Z","statusCode":500,"latencyMs":2,"error":"HTTP 500"}`, wantOut: "500"},
+		{name: "webhooks endpoint set", args: []string{"webhooks", "endpoint", "set", "http://h:9/x"}, method: "PUT", path: "/_sandbox/webhooks/endpoint",
+			body: `{"url":"http://h:9/x"}`, answer: `{"url":"http://h:9/x"}`, wantOut: "http://h:9/x"},
+		{name: "webhooks endpoint show", args: []string{"webhooks", "endpoint", "show"}, method: "GET", path: "/_sandbox/webhooks/endpoint",
+			answer: `{"url":"http://h:9/x"}`, wantOut: "http://h:9/x"},
+		{name: "webhooks rotate-secret", args: []string{"webhooks", "rotate-secret", "-o", "json"}, method: "POST", path: "/_sandbox/webhooks/rotate-secret",
+			answer: `{"signingSecret":"whsec_new"}`, wantOut: `"signingSecret": "whsec_new"`},
+		{name: "webhooks chaos", args: []string{"webhooks", "chaos", "--duplicate", "0.2", "--reorder", "--delay", "2s", "--seed", "42"},
+			method: "PUT", path: "/_sandbox/webhooks/chaos", body: `{"delay":"2s","duplicate":0.2,"reorder":true,"seed":42}`,
+			answer: `{"delay":"2s","duplicate":0.2,"reorder":true,"seed":42}`, wantOut: "seed"},
+		{name: "webhooks chaos off", args: []string{"webhooks", "chaos", "off"}, method: "PUT", path: "/_sandbox/webhooks/chaos", body: `{}`, answer: `{}`},
+		{name: "webhooks wait", args: []string{"webhooks", "wait", "--payment", "pay1", "--type", "DISPUTE.OPENED", "--timeout", "3s"},
+			method: "GET", path: "/_sandbox/webhooks/wait", query: "paymentId=pay1&status=DELIVERED&timeout=3s&type=DISPUTE.OPENED",
+			answer: event, wantOut: "evt-1"},
+		{name: "webhooks wait timeout", args: []string{"webhooks", "wait", "--payment", "pay1"},
+			method: "GET", path: "/_sandbox/webhooks/wait", query: "paymentId=pay1&status=DELIVERED&timeout=5s", status: 408,
+			answer:   `{"error":{"errorId":"WaitTimeout","description":"No event of payment pay1 was DELIVERED within 5s"}}`,
+			wantCode: 1, wantError: "Error: WaitTimeout: No event of payment pay1 was DELIVERED within 5s\n"},
+		{name: "disputes list", args: []string{"disputes", "list", "--payment", "pay1"}, method: "GET", path: "/_sandbox/disputes", query: "paymentId=pay1",
+			answer: `{"data":[{"disputeId":"d-1","paymentId":"pay1","status":"OPEN","amount":500}]}`, wantOut: "d-1"},
+		{name: "disputes set-status", args: []string{"disputes", "set-status", "d-1", "LOST", "--type", "CHARGEBACK"}, method: "POST", path: "/_sandbox/disputes/d-1/status",
+			body: `{"status":"LOST","type":"CHARGEBACK"}`, answer: `{"disputeId":"d-1","paymentId":"pay1","status":"LOST"}`, wantOut: "LOST"},
+		{name: "scenarios list", args: []string{"scenarios", "list"}, method: "GET", path: "/_sandbox/scenarios",
+			answer: `{"rules":[{"name":"big-amounts","outcome":"DECLINED"}]}`, wantOut: "big-amounts"},
+		{name: "scenarios explain payment", args: []string{"scenarios", "explain", "pay1"}, method: "GET", path: "/_sandbox/payments/pay1/explain",
+			answer: explain, wantOut: "matched: big-amounts"},
+		{name: "scenarios explain request", args: []string{"scenarios", "explain", "--request", "-"}, method: "POST", path: "/_sandbox/scenarios/explain",
+			body: `{"amount":4001}`, answer: explain, wantOut: "amount >= 4000"},
+		{name: "scenarios apply", args: []string{"scenarios", "apply", yamlFile}, method: "PUT", path: "/_sandbox/scenarios",
+			body: "rules: []\n", bodyType: "application/yaml", answer: `{"rules":[]}`},
+		{name: "scenarios apply --reset", args: []string{"scenarios", "apply", "--reset"}, method: "DELETE", path: "/_sandbox/scenarios", answer: `{"rules":[]}`},
+		{name: "scenarios apply bad file", args: []string{"scenarios", "apply", "--", "bad:\n  - ["}, method: "PUT", path: "/_sandbox/scenarios", wantCode: 2,
+			wantError: "Error: UsageError: cannot read"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			called := false
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				called = true
+				assert.Equal(t, tc.method, r.Method)
+				assert.Equal(t, tc.path, r.URL.Path)
+				assert.Equal(t, tc.query, r.URL.RawQuery)
+				assert.Equal(t, "sk_contract", r.Header.Get("X-API-KEY"))
+				assert.Empty(t, r.Header.Get("X-API-VERSION"), "control routes take no version header")
+				raw, _ := io.ReadAll(r.Body)
+				switch {
+				case tc.bodyType != "":
+					assert.Equal(t, tc.bodyType, r.Header.Get("Content-Type"))
+					assert.Equal(t, tc.body, string(raw))
+				case tc.body != "":
+					assert.JSONEq(t, tc.body, string(raw))
+				default:
+					assert.Empty(t, raw)
+				}
+				w.Header().Set("Content-Type", "application/json")
+				st := tc.status
+				if st == 0 {
+					st = 200
+				}
+				w.WriteHeader(st)
+				_, _ = io.WriteString(w, tc.answer)
+			}))
+			defer srv.Close()
+			out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+			env := map[string]string{"PAYSANDBOX_URL": srv.URL, "PAYSANDBOX_API_KEY": "sk_contract"}
+			deps := &cliDeps{Out: out, Err: errOut, Getenv: func(k string) string { return env[k] }}
+			root := &cobra.Command{Use: "paysandbox", SilenceUsage: true}
+			root.SetOut(out)
+			root.SetErr(errOut)
+			root.SetIn(strings.NewReader(`{"amount":4001}`))
+			addClientCommands(root, deps)
+			root.AddCommand(newParentCmd("scenarios", "scenario rules", "  paysandbox scenarios list",
+				newScenariosListCmd(deps, nil), newScenariosExplainCmd(deps, nil), newScenariosApplyCmd(deps, nil)))
+			root.SetArgs(tc.args)
+			root.SilenceErrors = true
+			code := reportError(errOut, root.Execute())
+			assert.Equal(t, tc.wantCode, code, "stderr: %s", errOut)
+			if tc.wantCode != exitUsage {
+				assert.True(t, called, "the server was called")
+			}
+			assert.Contains(t, out.String(), tc.wantOut)
+			if tc.wantError != "" {
+				assert.True(t, strings.HasPrefix(errOut.String(), tc.wantError), "stderr %q", errOut)
+				assert.Empty(t, out.String())
+			}
+			if code == exitOK && strings.Contains(strings.Join(tc.args, " "), "-o json") {
+				assert.True(t, json.Valid(out.Bytes()))
+			}
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStartupBanner: serve says once where it answers, with which key, and
+// where the data lives.
+func TestStartupBanner(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		config func(c *Config)
+		want   []string
+	}{
+		{"in memory", func(*Config) {}, []string{"listening on http://127.0.0.1:", "API key:  sandbox-api-key (tenant default)", "data:     in memory"}},
+		{"file", func(c *Config) { c.DB = filepath.Join(dir, "p.db") }, []string{"data:     " + filepath.Join(dir, "p.db")}},
+		{"no default tenant", func(c *Config) { c.DefaultTenant = ptrTo(false) }, []string{"API key:  none: the default tenant is off (--no-default-tenant)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig()
+			tc.config(&cfg)
+			app, err := Open(cfg, AppOptions{LogOut: io.Discard})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = app.Close() })
+			require.NoError(t, app.Listen())
+			t.Cleanup(func() { _ = app.ln.Close() })
+			var buf bytes.Buffer
+			printStartup(&buf, app)
+			for _, w := range tc.want {
+				assert.Contains(t, buf.String(), w)
+			}
+			assert.Contains(t, buf.String(), "curl -s "+app.URL()+"/healthz")
+		})
+	}
+}

@@ -1,0 +1,332 @@
+package httpapi
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultJournalSize is how many requests the journal keeps per tenant when
+// Options.JournalSize is 0.
+const DefaultJournalSize = 500
+
+// journalBodyMax is how much of a request or response body an entry keeps.
+const journalBodyMax = 4 << 10
+
+// Hint kinds (SANDBOX.md section 11).
+const (
+	HintMissingIdempotencyKey = "missing-idempotency-key"
+	HintRetryAfter504NewKey   = "retry-after-504-new-key"
+	HintTightPolling          = "tight-polling"
+	HintWebhookNon2xx         = "webhook-non-2xx"
+	HintUnknownQueryParam     = "unknown-query-param"
+)
+
+// hintFixes is the one-line fix of each kind, shown by GET /_sandbox/hints.
+var hintFixes = map[string]string{
+	HintMissingIdempotencyKey: "Send X-Idempotency-Key (one per logical operation) on POST /payments and every payment action, so a retry cannot charge twice.",
+	HintRetryAfter504NewKey:   "After a 504, retry with the same X-Idempotency-Key (or read GET /payments/{id}): the first request may have gone through.",
+	HintTightPolling:          "Stop polling GET /payments/{id}: react to PAYMENT.STATUS webhooks (or GET /_sandbox/wait in tests).",
+	HintWebhookNon2xx:         "Answer webhook deliveries with a 2xx as soon as the event is stored; do slow work after answering.",
+	HintUnknownQueryParam:     "Use the filter names GET /payments accepts (snake_case: order_id, customer_id, currency_code, ...); unknown ones are ignored.",
+}
+
+// Hint is an integration mistake seen in a request: production would punish
+// it, the sandbox only reports it. A hint is never an error.
+type Hint struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// JournalEntry is one request of a tenant, as GET /_sandbox/requests shows it.
+type JournalEntry struct {
+	At           string `json:"at"`
+	Method       string `json:"method"`
+	Path         string `json:"path"`
+	Status       int    `json:"status"`
+	LatencyMs    int64  `json:"latencyMs"`
+	TenantID     string `json:"tenantId"`
+	RequestID    string `json:"requestId"`
+	RequestBody  string `json:"requestBody"`
+	ResponseBody string `json:"responseBody"`
+	Hints        []Hint `json:"hints"`
+
+	at         time.Time
+	paymentIDs []string // the path id, a created payment, approve's merchantPaymentId, an error's paymentId
+}
+
+// JournalQuery filters GET /_sandbox/requests. Zero values match all.
+type JournalQuery struct {
+	Limit     int
+	PaymentID string
+	Status    int       // exact HTTP status
+	Class     int       // status class 1..5 (from "4xx")
+	Since     time.Time // entries at or after
+}
+
+// HintSummary is one kind's line of GET /_sandbox/hints.
+type HintSummary struct {
+	Kind             string   `json:"kind"`
+	Count            int      `json:"count"`
+	LatestRequestIDs []string `json:"latestRequestIds"`
+	LatestEventIDs   []string `json:"latestEventIds,omitempty"`
+	LastMessage      string   `json:"lastMessage"`
+	Fix              string   `json:"fix"`
+}
+
+// hintLatest is how many request (or event) ids a summary keeps per kind.
+const hintLatest = 5
+
+// Journal is the per-tenant request journal: a bounded ring of entries in
+// memory plus the running hint summary and the little state the hints need
+// (recent polls, requests that ended in 504). It is safe for concurrent use;
+// every method holds one mutex for a few map and slice operations only.
+type Journal struct {
+	size int
+	mu   sync.Mutex
+	by   map[string]*tenantJournal
+	made int // tenant journals made since the last Retain
+}
+
+// journalPruneEvery is how many new tenant journals are made between two
+// checks for journals of tenants that no longer exist (deleted by their ttl).
+const journalPruneEvery = 64
+
+type tenantJournal struct {
+	ring []JournalEntry
+	next int // where the next entry goes
+
+	summary map[string]*HintSummary
+	polls   map[string][]time.Time // payment id -> times of its latest GETs (at most 5)
+	timeout map[string]string      // fingerprint of a request that got a 504 -> its idempotency key
+}
+
+// NewJournal makes a journal keeping size entries per tenant (0: the default).
+func NewJournal(size int) *Journal {
+	if size <= 0 {
+		size = DefaultJournalSize
+	}
+	return &Journal{size: size, by: map[string]*tenantJournal{}}
+}
+
+// Size is how many entries the journal keeps per tenant.
+func (j *Journal) Size() int { return j.size }
+
+func (j *Journal) tenant(id string) *tenantJournal {
+	tj := j.by[id]
+	if tj == nil {
+		tj = &tenantJournal{ring: make([]JournalEntry, 0, min(j.size, 64)), summary: map[string]*HintSummary{},
+			polls: map[string][]time.Time{}, timeout: map[string]string{}}
+		j.by[id] = tj
+		j.made++
+	}
+	return tj
+}
+
+// NeedsPrune reports whether enough tenant journals were made since the last
+// Retain that the gone tenants' journals should be dropped.
+func (j *Journal) NeedsPrune() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.made >= journalPruneEvery
+}
+
+// Retain drops the journals of every tenant for which keep is false.
+func (j *Journal) Retain(keep func(tenantID string) bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for id := range j.by {
+		if !keep(id) {
+			delete(j.by, id)
+		}
+	}
+	j.made = 0
+}
+
+// Add appends an entry to its tenant's ring (the oldest goes when full) and
+// counts its hints.
+func (j *Journal) Add(e JournalEntry) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	tj := j.tenant(e.TenantID)
+	for _, h := range e.Hints {
+		tj.count(h, e.RequestID, "")
+	}
+	if len(tj.ring) < j.size {
+		tj.ring = append(tj.ring, e)
+		tj.next = len(tj.ring) % j.size
+		return
+	}
+	tj.ring[tj.next] = e
+	tj.next = (tj.next + 1) % j.size
+}
+
+func (tj *tenantJournal) count(h Hint, requestID, eventID string) {
+	s := tj.summary[h.Kind]
+	if s == nil {
+		s = &HintSummary{Kind: h.Kind, LatestRequestIDs: []string{}, Fix: hintFixes[h.Kind]}
+		tj.summary[h.Kind] = s
+	}
+	s.Count++
+	s.LastMessage = h.Message
+	push := func(list []string, id string) []string {
+		if id == "" {
+			return list
+		}
+		list = append([]string{id}, list...)
+		if len(list) > hintLatest {
+			list = list[:hintLatest]
+		}
+		return list
+	}
+	s.LatestRequestIDs = push(s.LatestRequestIDs, requestID)
+	s.LatestEventIDs = push(s.LatestEventIDs, eventID)
+}
+
+// RecordWebhookHint notes that the tenant's receiver answered the delivery of
+// event eventID with a non-2xx statusCode (0 when it could not be reached;
+// detail says why, e.g. the transport error). The webhook dispatcher calls it
+// after each failed attempt; it shows in GET /_sandbox/hints under
+// webhook-non-2xx with the event id.
+func (j *Journal) RecordWebhookHint(tenantID, eventID string, statusCode int, detail string) {
+	msg := "The webhook receiver answered event " + eventID + " with " + statusText(statusCode)
+	if statusCode == 0 {
+		msg = "The webhook receiver could not be reached for event " + eventID
+	}
+	if detail != "" {
+		msg += " (" + detail + ")"
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.tenant(tenantID).count(Hint{Kind: HintWebhookNon2xx, Message: msg}, "", eventID)
+}
+
+// Clear forgets a tenant's entries, hints and hint state (reset, deletion).
+func (j *Journal) Clear(tenantID string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	delete(j.by, tenantID)
+}
+
+// Entries returns the tenant's entries matching q, newest first.
+func (j *Journal) Entries(tenantID string, q JournalQuery) []JournalEntry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := []JournalEntry{}
+	tj := j.by[tenantID]
+	if tj == nil {
+		return out
+	}
+	n := len(tj.ring)
+	for i := 0; i < n; i++ {
+		e := tj.ring[(tj.next-1-i+2*n)%n] // newest first
+		if !e.matches(q) {
+			continue
+		}
+		out = append(out, e)
+		if q.Limit > 0 && len(out) == q.Limit {
+			break
+		}
+	}
+	return out
+}
+
+func (e *JournalEntry) matches(q JournalQuery) bool {
+	if q.Status != 0 && e.Status != q.Status {
+		return false
+	}
+	if q.Class != 0 && e.Status/100 != q.Class {
+		return false
+	}
+	if !q.Since.IsZero() && e.at.Before(q.Since) {
+		return false
+	}
+	if q.PaymentID != "" {
+		for _, id := range e.paymentIDs {
+			if id == q.PaymentID {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// Hints summarises the tenant's hints per kind, most frequent first.
+func (j *Journal) Hints(tenantID string) []HintSummary {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := []HintSummary{}
+	if tj := j.by[tenantID]; tj != nil {
+		for _, s := range tj.summary {
+			c := *s
+			c.LatestRequestIDs = append([]string{}, s.LatestRequestIDs...)
+			c.LatestEventIDs = append([]string(nil), s.LatestEventIDs...)
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Count != out[b].Count {
+			return out[a].Count > out[b].Count
+		}
+		return out[a].Kind < out[b].Kind
+	})
+	return out
+}
+
+// pollWindow and pollCount define tight polling: pollCount GETs of one
+// payment within pollWindow.
+const (
+	pollWindow = time.Second
+	pollCount  = 5
+	// hintStateMax bounds the per-tenant maps the hints use; past it they
+	// start over (a hint may be missed, memory never grows).
+	hintStateMax = 1024
+)
+
+// notePoll records a GET of a payment at now and reports whether it makes
+// pollCount GETs within pollWindow.
+func (j *Journal) notePoll(tenantID, paymentID string, now time.Time) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	tj := j.tenant(tenantID)
+	if len(tj.polls) >= hintStateMax {
+		tj.polls = map[string][]time.Time{}
+	}
+	times := append(tj.polls[paymentID], now)
+	if len(times) > pollCount {
+		times = times[len(times)-pollCount:]
+	}
+	tj.polls[paymentID] = times
+	return len(times) == pollCount && now.Sub(times[0]) < pollWindow
+}
+
+// noteTimeout remembers that the request with this fingerprint got a 504
+// under idempotency key key ("" when none).
+func (j *Journal) noteTimeout(tenantID, fingerprint, key string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	tj := j.tenant(tenantID)
+	if len(tj.timeout) >= hintStateMax {
+		tj.timeout = map[string]string{}
+	}
+	tj.timeout[fingerprint] = key
+}
+
+// retriedWithNewKey reports whether a request with this fingerprint got a
+// 504 before and is now repeated with a different or no key. The first
+// repeat settles it: later ones are not reported again.
+func (j *Journal) retriedWithNewKey(tenantID, fingerprint, key string) (bool, string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	tj := j.by[tenantID]
+	if tj == nil {
+		return false, ""
+	}
+	old, ok := tj.timeout[fingerprint]
+	if !ok {
+		return false, ""
+	}
+	delete(tj.timeout, fingerprint)
+	return old == "" || key != old, old
+}

@@ -1,0 +1,348 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+const ctxHints = "paysandbox.hints"
+
+// addHint attaches a hint to the current request's journal entry (handlers
+// call it; the journal hook collects it).
+func addHint(c echo.Context, kind, message string) {
+	hs, _ := c.Get(ctxHints).([]Hint)
+	c.Set(ctxHints, append(hs, Hint{Kind: kind, Message: message}))
+}
+
+// Journal is the server's request journal (the webhook dispatcher reports
+// failed deliveries to it with RecordWebhookHint).
+func (s *Server) Journal() *Journal { return s.journal }
+
+// captureWriter keeps the first bytes of a response for the journal.
+type captureWriter struct {
+	http.ResponseWriter
+	buf   []byte
+	limit int
+	over  bool
+}
+
+func (w *captureWriter) Write(b []byte) (int, error) {
+	if room := w.limit - len(w.buf); room > 0 {
+		w.buf = append(w.buf, b[:min(room, len(b))]...)
+	}
+	if len(w.buf)+len(b) > w.limit {
+		w.over = true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush keeps streaming responses streaming.
+func (w *captureWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// redaction says which JSON fields of a route's bodies are secrets.
+type redaction struct{ req, resp []string }
+
+// redactions is the per-route table: only these routes' bodies are parsed and
+// rewritten; every other body is kept as sent.
+var redactions = map[string]redaction{
+	"POST /client/payment-instruments":      {req: []string{"number", "cvv", "cardNumber"}},
+	"POST /client-session":                  {resp: []string{"clientToken"}},
+	"GET /client-session":                   {resp: []string{"clientToken"}},
+	"PATCH /client-session":                 {req: []string{"clientToken"}, resp: []string{"clientToken"}},
+	"POST /payments":                        {resp: []string{"clientToken"}},
+	"GET /payments/:id":                     {resp: []string{"clientToken"}},
+	"POST /payments/:id/authorize":          {resp: []string{"clientToken"}},
+	"POST /payments/:id/resume":             {req: []string{"resumeToken"}, resp: []string{"clientToken"}},
+	"POST /client/payments":                 {resp: []string{"clientToken"}},
+	"POST /client/payments/:id/resume":      {req: []string{"resumeToken"}, resp: []string{"clientToken"}},
+	"POST /_sandbox/payments/:id/3ds":       {resp: []string{"clientToken"}},
+	"GET /_sandbox/wait":                    {resp: []string{"clientToken"}},
+	"POST /_sandbox/tenants":                {resp: []string{"apiKey", "signingSecret"}},
+	"POST /_sandbox/webhooks/rotate-secret": {resp: []string{"signingSecret", "previousSigningSecret"}},
+	"GET /_sandbox/tenants":                 {resp: []string{"apiKey", "apiKeys", "signingSecret"}},
+}
+
+// redactedCaptureMax is how much of a redacted route's response is captured
+// (it must be parsed whole to be redacted).
+const redactedCaptureMax = 64 << 10
+
+const redactedMark = "[REDACTED]"
+
+// redact rewrites the named fields (at any depth, names compared without
+// case, as encoding/json matches them) of a JSON body. A body that is not
+// JSON, or was cut, is replaced whole: a secret never leaks through a parse
+// failure. Responses (ours, so exact key names) are parsed only when a
+// field's name occurs in them; requests always are.
+func redact(b []byte, fields []string, cut, response bool) string {
+	if len(fields) == 0 || len(b) == 0 {
+		return string(b)
+	}
+	if response && !cut {
+		present := false // most answers of these routes carry no secret
+		for _, f := range fields {
+			if bytes.Contains(b, []byte(`"`+f+`"`)) {
+				present = true
+				break
+			}
+		}
+		if !present {
+			return string(b)
+		}
+	}
+	var v any
+	if cut || json.Unmarshal(b, &v) != nil {
+		return redactedMark + " (body not parsed)"
+	}
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, val := range t {
+				for _, f := range fields {
+					if strings.EqualFold(k, f) && val != nil {
+						t[k] = redactedMark
+					}
+				}
+				walk(val)
+			}
+		case []any:
+			for _, val := range t {
+				walk(val)
+			}
+		}
+	}
+	walk(v)
+	out, err := jsonBytes(v)
+	if err != nil {
+		return redactedMark
+	}
+	return string(out)
+}
+
+func cut4k(s string) string {
+	if len(s) > journalBodyMax {
+		return s[:journalBodyMax]
+	}
+	return s
+}
+
+// journalStart is the journal's hook at the start of a request: it wraps the
+// response writer and returns the function that records the entry at the end.
+// Requests no tenant can be named for (bad key) and the journal's own routes
+// are not recorded.
+func (s *Server) journalStart(c echo.Context) func(start time.Time) {
+	route := c.Request().Method + " " + c.Path()
+	switch c.Path() { // the journal's own routes, and those that empty it
+	case "/_sandbox/requests", "/_sandbox/hints", "/_sandbox/reset", "/_sandbox/tenant":
+		return func(time.Time) {}
+	}
+	red, redacted := redactions[route]
+	limit := journalBodyMax
+	if redacted && len(red.resp) > 0 {
+		limit = redactedCaptureMax
+	}
+	cw := &captureWriter{ResponseWriter: c.Response().Writer, limit: limit}
+	c.Response().Writer = cw
+	return func(start time.Time) {
+		c.Response().Writer = cw.ResponseWriter
+		t := tenantOf(c)
+		if t == nil {
+			return
+		}
+		s.journalRecord(c, t, route, red, cw, start)
+	}
+}
+
+func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string, red redaction, cw *captureWriter, start time.Time) {
+	r := c.Request()
+	status := c.Response().Status
+	now := time.Now().UTC()
+	if s.svc != nil { // nil only in the package's bare-server tests
+		now = s.svc.Now(t)
+	}
+	reqBody := body(c)
+	e := JournalEntry{
+		At: ts(now), at: now, Method: r.Method, Path: r.URL.Path, Status: status,
+		LatencyMs: time.Since(start).Milliseconds(), TenantID: t.ID, RequestID: requestID(c),
+	}
+	if len(red.req) > 0 {
+		e.RequestBody = cut4k(redact(reqBody, red.req, false, false))
+	} else {
+		e.RequestBody = string(reqBody[:min(len(reqBody), journalBodyMax)])
+	}
+	if len(red.resp) > 0 {
+		e.ResponseBody = cut4k(redact(cw.buf, red.resp, cw.over, true))
+	} else {
+		e.ResponseBody = string(cw.buf[:min(len(cw.buf), journalBodyMax)])
+	}
+	e.paymentIDs = journalPaymentIDs(c, route, status, cw.buf)
+	e.Hints, _ = c.Get(ctxHints).([]Hint)
+	e.Hints = append(e.Hints, s.requestHints(c, t, route, status, now)...)
+	if e.Hints == nil {
+		e.Hints = []Hint{}
+	}
+	s.journal.Add(e)
+	if s.svc != nil && s.journal.NeedsPrune() {
+		s.pruneJournal()
+	}
+}
+
+// pruneJournal drops the journals of tenants that no longer exist (a ttl
+// deletes a tenant without a request), so that memory stays bounded by the
+// live tenants.
+func (s *Server) pruneJournal() {
+	tenants, err := s.svc.Tenants()
+	if err != nil {
+		s.log.Warn("journal: listing tenants to prune", "err", err)
+		return
+	}
+	live := make(map[string]bool, len(tenants))
+	for _, t := range tenants {
+		live[t.ID] = true
+	}
+	s.journal.Retain(func(id string) bool { return live[id] })
+}
+
+// journalPaymentIDs are the payment ids an entry answers to in
+// ?paymentId=: the path id, a created payment's id, approve's
+// merchantPaymentId, an error's paymentId, wait's paymentId.
+func journalPaymentIDs(c echo.Context, route string, status int, resp []byte) []string {
+	var ids []string
+	if strings.Contains(c.Path(), "/payments/:id") {
+		ids = append(ids, c.Param("id"))
+	}
+	if c.Path() == "/_sandbox/wait" || c.Path() == "/_sandbox/disputes" || c.Path() == "/_sandbox/webhooks/events" {
+		if id := c.QueryParam("paymentId"); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	switch {
+	case status >= 400 && len(resp) > 0:
+		var eb struct {
+			Error struct {
+				PaymentID string `json:"paymentId"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(resp, &eb) == nil && eb.Error.PaymentID != "" {
+			ids = append(ids, eb.Error.PaymentID)
+		}
+	case route == "POST /payments" || route == "POST /client/payments" || route == "POST /payment-attempts/:id/approve" ||
+		route == "GET /_sandbox/payment-attempts/:id":
+		var pb struct {
+			ID                string `json:"id"`
+			MerchantPaymentID string `json:"merchantPaymentId"`
+			PaymentID         string `json:"paymentId"`
+		}
+		if json.Unmarshal(resp, &pb) == nil {
+			for _, id := range []string{pb.ID, pb.MerchantPaymentID, pb.PaymentID} {
+				if id != "" {
+					ids = append(ids, id)
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// idempotentRoutes take X-Idempotency-Key (SANDBOX.md section 3).
+var idempotentRoutes = map[string]bool{
+	"POST /payments": true, "POST /payments/:id/authorize": true, "POST /payments/:id/resume": true,
+	"POST /payments/:id/capture": true, "POST /payments/:id/cancel": true, "POST /payments/:id/refund": true,
+}
+
+// requestHints finds the mistakes of a request that the route and status
+// show: a missing idempotency key, a retry after a 504 under a new key, and
+// tight polling of one payment.
+func (s *Server) requestHints(c echo.Context, t *simulator.Tenant, route string, status int, now time.Time) []Hint {
+	var hints []Hint
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		return nil
+	}
+	if idempotentRoutes[route] {
+		key := idemKey(c)
+		if key == "" {
+			hints = append(hints, Hint{Kind: HintMissingIdempotencyKey,
+				Message: c.Request().Method + " " + c.Request().URL.Path + " was sent without X-Idempotency-Key; a retry could repeat it"})
+		}
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(c.Request().URL.Path))
+		_, _ = h.Write(body(c))
+		fp := strconv.FormatUint(h.Sum64(), 16)
+		if status == http.StatusGatewayTimeout {
+			s.journal.noteTimeout(t.ID, fp, key)
+		} else if retried, old := s.journal.retriedWithNewKey(t.ID, fp, key); retried {
+			msg := c.Request().URL.Path + " was repeated after a 504 without an idempotency key"
+			switch {
+			case key != "" && old != "":
+				msg = c.Request().URL.Path + " was repeated after a 504 with a new idempotency key (" + key + " instead of " + old + ")"
+			case key != "":
+				msg = c.Request().URL.Path + " was repeated after a 504 that had no idempotency key, so the two cannot be matched"
+			}
+			hints = append(hints, Hint{Kind: HintRetryAfter504NewKey, Message: msg})
+		}
+	}
+	if route == "GET /payments/:id" && s.journal.notePoll(t.ID, c.Param("id"), now) {
+		hints = append(hints, Hint{Kind: HintTightPolling,
+			Message: "Payment " + c.Param("id") + " was read " + strconv.Itoa(pollCount) + " times within 1s"})
+	}
+	return hints
+}
+
+func statusText(code int) string {
+	return strconv.Itoa(code) + " " + http.StatusText(code)
+}
+
+// listRequests is GET /_sandbox/requests?limit=&paymentId=&status=&since=.
+func (s *Server) listRequests(c echo.Context) error {
+	var errs []simulator.FieldError
+	bad := func(name, desc string) {
+		errs = append(errs, simulator.FieldError{Path: "$." + name, Description: desc})
+	}
+	q := JournalQuery{Limit: 100, PaymentID: c.QueryParam("paymentId")}
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > s.journal.Size() {
+			bad("limit", "limit must be an integer from 1 to "+strconv.Itoa(s.journal.Size()))
+		}
+		q.Limit = n
+	}
+	if v := c.QueryParam("status"); v != "" {
+		if len(v) == 3 && strings.HasSuffix(strings.ToLower(v), "xx") && v[0] >= '1' && v[0] <= '5' {
+			q.Class = int(v[0] - '0')
+		} else if n, err := strconv.Atoi(v); err == nil && n >= 100 && n <= 599 {
+			q.Status = n
+		} else {
+			bad("status", "status must be an HTTP status like 422 or a class like 4xx")
+		}
+	}
+	if v := c.QueryParam("since"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			bad("since", "since must be an RFC 3339 date-time like 2026-11-22T07:30:00Z")
+		}
+		q.Since = t
+	}
+	if len(errs) > 0 {
+		return simulator.ValidationError("RequestJournalQuery", errs...).
+			WithRecovery("limit is 1 to the journal size, status an HTTP status or class, since RFC 3339; see README.md#request-journal-and-hints")
+	}
+	return writeJSON(c, http.StatusOK, map[string]any{"data": s.journal.Entries(tenantOf(c).ID, q)})
+}
+
+// listHints is GET /_sandbox/hints.
+func (s *Server) listHints(c echo.Context) error {
+	return writeJSON(c, http.StatusOK, map[string]any{"data": s.journal.Hints(tenantOf(c).ID)})
+}

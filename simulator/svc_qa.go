@@ -1,0 +1,74 @@
+package simulator
+
+import (
+	"slices"
+	"strings"
+)
+
+// Attempts lists the tenant's payment attempts newest first (by creation,
+// then id), with expiry applied at the tenant's now; status, when not empty,
+// keeps only attempts in that status.
+func (s *Service) Attempts(t *Tenant, status AttemptStatus) ([]*Attempt, error) {
+	var all []*Attempt
+	if err := s.Store.View(func(tx Tx) (err error) { all, err = tx.Attempts(t.ID); return }); err != nil {
+		return nil, err
+	}
+	now := s.now(t)
+	out := make([]*Attempt, 0, len(all))
+	for _, a := range all {
+		a.Lapse(now)
+		if status == "" || a.Status == status {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Attempt) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// Tenants lists every tenant, oldest first (tenant administration).
+func (s *Service) Tenants() ([]*Tenant, error) {
+	var all []*Tenant
+	err := s.Store.View(func(tx Tx) (err error) { all, err = tx.Tenants(); return })
+	slices.SortFunc(all, func(a, b *Tenant) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return all, err
+}
+
+// DeleteTenantByID removes a tenant and all its data (tenant administration).
+// Errors: NotFound when there is no such tenant.
+func (s *Service) DeleteTenantByID(id string) (*Tenant, error) {
+	var t *Tenant
+	if err := s.Store.View(func(tx Tx) (err error) { t, err = tx.Tenant(id); return }); err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, Errorf(CodeNotFound, "No tenant %q", id).WithRecovery("List the tenants with GET /_sandbox/tenants.")
+	}
+	return t, s.DeleteTenant(t)
+}
+
+// RevokeAPIKey removes key from its tenant, if any tenant has it, keeping the
+// tenant and its data (--no-default-tenant on a store that has the default
+// tenant from an earlier start). It reports whether a key was removed.
+func (s *Service) RevokeAPIKey(key string) (bool, error) {
+	removed := false
+	err := s.Store.Update(func(tx Tx) error {
+		t, err := tx.TenantByAPIKey(key)
+		if err != nil || t == nil {
+			return err
+		}
+		t.APIKeys = slices.DeleteFunc(t.APIKeys, func(k APIKey) bool { return k.Key == key })
+		removed = true
+		return tx.PutTenant(t)
+	})
+	return removed, err
+}
