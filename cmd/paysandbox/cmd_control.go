@@ -33,7 +33,7 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 			"  paysandbox clock advance 24h",
 			newClockShowCmd(deps, nil), newClockAdvanceCmd(deps, nil)),
 		newParentCmd("tenants", "Create tenants; list and delete them with the admin key",
-			"  eval \"$(paysandbox tenants create --ttl 2h --output env)\"",
+			"  set -a; eval \"$(paysandbox tenants create --ttl 2h --output env)\"; set +a",
 			newTenantsCreateCmd(deps, nil), newTenantsListCmd(deps, nil), newTenantsDeleteCmd(deps, nil)),
 		newParentCmd("scenarios", "Check, list, explain and apply the scenario rules that decide processor outcomes",
 			"  paysandbox scenarios validate scenarios.yaml\n  paysandbox scenarios apply my-rules.yaml",
