@@ -78,6 +78,7 @@ var errNoChange error = noChange{}
 // decision. A timeout decision holds the caller until ctx's deadline (the
 // request timeout) and answers RequestTimeout; the payment resolves later.
 func (s *Service) authorizeNow(ctx context.Context, t *Tenant, p *Payment) (*Payment, error) {
+	notePayment(ctx, p) // a 504 answered meanwhile names it
 	d := s.Processor.Authorize(ctx, t.ID, p)
 	sleepLatency(ctx, d.Latency)
 	out, err := s.applyAuthorization(t, p.ID, d, false)

@@ -30,10 +30,11 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
+		ctx, note := simulator.WithRequestNote(ctx)
 		c.SetRequest(c.Request().WithContext(ctx))
 		res := c.Response()
 		rid := requestID(c)
-		g := &guardedWriter{w: res.Writer, ctx: ctx, d: d, rid: rid}
+		g := &guardedWriter{w: res.Writer, ctx: ctx, d: d, rid: rid, note: note}
 		res.Writer = g
 		stop := context.AfterFunc(ctx, g.expire)
 		err := recovered(next, c)
@@ -52,13 +53,22 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func timeoutBody(d time.Duration, rid string) []byte {
-	body, _ := jsonBytes(errorBody{Error: errorObject{
+// timeoutBody is the 504 answer; it names the payment the request created
+// or acted on (note), when there is one, like the service's own 504.
+func timeoutBody(d time.Duration, rid string, note *simulator.RequestNote) []byte {
+	eo := errorObject{
 		ErrorID:            string(simulator.CodeRequestTimeout),
 		Description:        "The request exceeded the timeout of " + d.String() + "; the work it started goes on",
-		RecoverySuggestion: "Use GET /payments/:paymentId (or /_sandbox/wait) to get the state of the payment",
+		RecoverySuggestion: "Use GET /payments/{id} (or /_sandbox/wait) to get the state of the payment",
 		DiagnosticsID:      rid,
-	}})
+	}
+	if note != nil {
+		if id, st := note.Payment(); id != "" {
+			eo.PaymentID, eo.PaymentStatus = id, string(st)
+			eo.RecoverySuggestion = "Use GET /payments/" + id + " (or /_sandbox/wait?paymentId=" + id + ") to get the state of the payment; a retry with the same X-Idempotency-Key answers 409 with it"
+		}
+	}
+	body, _ := jsonBytes(errorBody{Error: eo})
 	return body
 }
 
@@ -66,10 +76,11 @@ func timeoutBody(d time.Duration, rid string) []byte {
 // timeout answered first. The handler's headers stay in its own map until
 // its answer starts, so the timer callback never races with them.
 type guardedWriter struct {
-	w   http.ResponseWriter
-	ctx context.Context // carries the deadline
-	d   time.Duration
-	rid string
+	w    http.ResponseWriter
+	ctx  context.Context // carries the deadline
+	d    time.Duration
+	rid  string
+	note *simulator.RequestNote
 
 	mu       sync.Mutex
 	header   http.Header // the handler's headers, until its answer starts
@@ -137,7 +148,7 @@ func (g *guardedWriter) expire() {
 // write504 answers RequestTimeout (g.mu held).
 func (g *guardedWriter) write504() {
 	g.timedOut = true
-	body := timeoutBody(g.d, g.rid)
+	body := timeoutBody(g.d, g.rid, g.note)
 	h := g.w.Header()
 	h.Set("Content-Type", echo.MIMEApplicationJSON)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
