@@ -1,13 +1,10 @@
 package dashboard
 
 import (
-	"encoding/base64"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -78,7 +75,7 @@ func parseFilter(q url.Values) (paymentFilter, simulator.PaymentQuery, string) {
 	pq.MinAmount = amount("the minimum amount", f.MinAmount)
 	pq.MaxAmount = amount("the maximum amount", f.MaxAmount)
 	if f.Cursor != "" {
-		c, err := decodeCursor(f.Cursor)
+		c, err := simulator.ParseCursor(f.Cursor)
 		if err != nil {
 			problems = append(problems, "the page link is not valid (start again from the first page)")
 		} else {
@@ -106,39 +103,14 @@ func (s *Server) paymentsPage(w http.ResponseWriter, r *http.Request) {
 		d.Payments = page.Payments
 		base := f.Query()
 		if page.Next != nil {
-			base.Set("cursor", encodeCursor(page.Next))
+			base.Set("cursor", page.Next.Encode())
 			d.Next = Prefix + "/payments?" + base.Encode()
 		}
 		if page.Prev != nil {
-			base.Set("cursor", encodeCursor(page.Prev))
+			base.Set("cursor", page.Prev.Encode())
 			d.Prev = Prefix + "/payments?" + base.Encode()
 		}
 	}
 	s.render(w, r, http.StatusOK, "payments", &view{Title: "Payments", Nav: "payments", Live: "payments", Data: d})
 }
 
-// Cursors are the API's (GET /payments nextCursor/prevCursor): base64url of
-// "v1|<micros>|<id>|<n|p>", so a cursor from the API opens the same page here.
-func encodeCursor(c *simulator.Cursor) string {
-	dir := "n"
-	if c.Before {
-		dir = "p"
-	}
-	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("v1|%d|%s|%s", c.Date.UnixMicro(), c.ID, dir)))
-}
-
-func decodeCursor(s string) (*simulator.Cursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, err
-	}
-	parts := strings.Split(string(b), "|")
-	if len(parts) != 4 || parts[0] != "v1" || (parts[3] != "n" && parts[3] != "p") || parts[2] == "" {
-		return nil, fmt.Errorf("malformed cursor")
-	}
-	us, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil {
-		return nil, err
-	}
-	return &simulator.Cursor{Date: time.UnixMicro(us).UTC(), ID: parts[2], Before: parts[3] == "p"}, nil
-}

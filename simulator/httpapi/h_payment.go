@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/base64"
 	"fmt"
 	"math"
 	"net/http"
@@ -216,7 +215,7 @@ func (s *Server) listPayments(c echo.Context) error {
 	}
 	q.FromDate, q.ToDate = dateParam("from_date"), dateParam("to_date")
 	if cur := c.QueryParam("cursor"); cur != "" {
-		cc, err := decodeCursor(cur)
+		cc, err := simulator.ParseCursor(cur)
 		if err != nil {
 			bad("cursor", "The cursor is not one this API returned")
 		}
@@ -234,35 +233,11 @@ func (s *Server) listPayments(c echo.Context) error {
 		out.Data = append(out.Data, toSummaryDTO(p))
 	}
 	if page.Next != nil {
-		out.NextCursor = encodeCursor(page.Next)
+		out.NextCursor = page.Next.Encode()
 	}
 	if page.Prev != nil {
-		out.PrevCursor = encodeCursor(page.Prev)
+		out.PrevCursor = page.Prev.Encode()
 	}
 	return writeJSON(c, http.StatusOK, out)
 }
 
-// Cursors are opaque to clients: base64url of "v1|<micros>|<id>|<n|p>".
-func encodeCursor(c *simulator.Cursor) string {
-	dir := "n"
-	if c.Before {
-		dir = "p"
-	}
-	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("v1|%d|%s|%s", c.Date.UnixMicro(), c.ID, dir)))
-}
-
-func decodeCursor(s string) (*simulator.Cursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, err
-	}
-	parts := strings.Split(string(b), "|")
-	if len(parts) != 4 || parts[0] != "v1" || (parts[3] != "n" && parts[3] != "p") || parts[2] == "" {
-		return nil, fmt.Errorf("malformed cursor")
-	}
-	us, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil {
-		return nil, err
-	}
-	return &simulator.Cursor{Date: time.UnixMicro(us).UTC(), ID: parts[2], Before: parts[3] == "p"}, nil
-}

@@ -140,14 +140,7 @@ func (s *Server) wait(c echo.Context) error {
 	if !status.Valid() {
 		errs = append(errs, simulator.FieldError{Path: "$.status", Description: "Value must be a payment status"})
 	}
-	timeout := 5 * time.Second
-	if v := c.QueryParam("timeout"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 || d > 60*time.Second {
-			errs = append(errs, simulator.FieldError{Path: "$.timeout", Description: "timeout must be a duration from 0s to 60s"})
-		}
-		timeout = d
-	}
+	timeout, errs := waitTimeout(c, errs)
 	if len(errs) > 0 {
 		return simulator.ValidationError("WaitQuery", errs...)
 	}
@@ -196,4 +189,18 @@ func (s *Server) complete3DS(c echo.Context) error {
 		return err
 	}
 	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+}
+
+// waitTimeout reads a long-poll's `timeout` query parameter (default 5s, at
+// most 60s), adding a rule to errs when it is not such a duration.
+func waitTimeout(c echo.Context, errs []simulator.FieldError) (time.Duration, []simulator.FieldError) {
+	v := c.QueryParam("timeout")
+	if v == "" {
+		return 5 * time.Second, errs
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > 60*time.Second {
+		errs = append(errs, simulator.FieldError{Path: "$.timeout", Description: "timeout must be a duration from 0s to 60s"})
+	}
+	return d, errs
 }

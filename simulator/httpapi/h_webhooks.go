@@ -201,14 +201,7 @@ func (s *Server) waitWebhook(c echo.Context) error {
 	if q.Status == "" {
 		q.Status = simulator.DeliveryDelivered
 	}
-	timeout := 5 * time.Second
-	if v := c.QueryParam("timeout"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 || d > 60*time.Second {
-			errs = append(errs, simulator.FieldError{Path: "$.timeout", Description: "timeout must be a duration from 0s to 60s"})
-		}
-		timeout = d
-	}
+	timeout, errs := waitTimeout(c, errs)
 	if len(errs) > 0 {
 		return simulator.ValidationError("WebhookWaitQuery", errs...)
 	}
