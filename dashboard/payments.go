@@ -113,4 +113,3 @@ func (s *Server) paymentsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, r, http.StatusOK, "payments", &view{Title: "Payments", Nav: "payments", Live: "payments", Data: d})
 }
-

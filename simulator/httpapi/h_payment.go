@@ -240,4 +240,3 @@ func (s *Server) listPayments(c echo.Context) error {
 	}
 	return writeJSON(c, http.StatusOK, out)
 }
-
