@@ -463,13 +463,19 @@ func TestSourcesNotConfigured(t *testing.T) {
 
 func TestWebhooksView(t *testing.T) {
 	hooks := &fakeWebhooks{endpoint: "http://receiver.test/hook", events: []WebhookEvent{{ID: "evt-9", Type: "DISPUTE.OPENED", PaymentID: "pay1", Status: "EXHAUSTED",
-		Attempts: []WebhookAttempt{{StatusCode: 500, Latency: 3 * time.Millisecond}}}}}
+		Attempts: []WebhookAttempt{{StatusCode: 500, Latency: 3 * time.Millisecond, Headers: map[string]string{"X-Event-Id": "evt-9"}, Body: `{"eventType":"DISPUTE.OPENED"}`, Response: "oops", Kind: "replay"},
+			{Latency: time.Millisecond, Error: "no endpoint"}}}}}
 	e := newEnv(t, Options{Webhooks: hooks})
 	e.signIn(testKey)
 	p := e.get(Prefix + "/webhooks")
 	assert.Contains(t, p.Body, `value="http://receiver.test/hook"`)
 	assert.Contains(t, p.Body, "DISPUTE.OPENED")
-	assert.Contains(t, p.Body, "500 · 3 ms")
+	for _, want := range []string{ // each attempt: code, latency, kind, headers, body and answer sent; nothing sent without an endpoint
+		"<td>500</td><td>3 ms</td>", "(replay)", "X-Event-Id: evt-9\n", "{&#34;eventType&#34;:&#34;DISPUTE.OPENED&#34;}",
+		`<pre data-testid="response-head">oops</pre>`, "<p>Nothing was sent: no endpoint.</p>",
+	} {
+		assert.Contains(t, p.Body, want)
+	}
 	csrf := e.csrf()
 	cases := []struct {
 		action string
