@@ -347,8 +347,14 @@ func TestTimelineMerge(t *testing.T) {
 			{Type: simulator.TxnRefund, Date: t0.Add(3 * time.Minute), Amount: 100, ProcessorStatus: simulator.StatusSettled},
 		},
 	}
-	hooks := []WebhookEvent{{ID: "w1", Type: "PAYMENT.STATUS", CreatedAt: t0.Add(time.Second), Status: "DELIVERED"}}
-	reqs := []JournalEntry{{Method: "POST", Path: "/payments/p1/capture", Status: 200, At: t0.Add(2 * time.Minute)}}
+	hooks := []WebhookEvent{ // newest first, as the source lists them
+		{ID: "w2", Type: "DISPUTE.OPENED", CreatedAt: t0.Add(time.Second), Status: "PENDING"},
+		{ID: "w1", Type: "PAYMENT.STATUS", CreatedAt: t0.Add(time.Second), Status: "DELIVERED"},
+	}
+	reqs := []JournalEntry{
+		{Method: "POST", Path: "/payments/p1/refund", Status: 200, At: t0.Add(2 * time.Minute)},
+		{Method: "POST", Path: "/payments/p1/capture", Status: 200, At: t0.Add(2 * time.Minute)},
+	}
 	var got []string
 	for _, it := range buildTimeline(p, hooks, reqs) {
 		got = append(got, it.At.Sub(t0).String()+" "+it.Title)
@@ -357,8 +363,10 @@ func TestTimelineMerge(t *testing.T) {
 		"0s Created: PENDING",
 		"1s Status: AUTHORIZED",
 		"1s Webhook PAYMENT.STATUS: DELIVERED",
+		"1s Webhook DISPUTE.OPENED: PENDING",
 		"2m0s Capture 4.00 EUR",
 		"2m0s POST /payments/p1/capture → 200",
+		"2m0s POST /payments/p1/refund → 200",
 		"3m0s Refund 1.00 EUR: SETTLED",
 		"3m0s Status: PARTIALLY_SETTLED",
 	}, got)
