@@ -314,9 +314,17 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, "Attempts", eval[string](b, `document.activeElement.textContent`))
 		b.do(chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.CSS("[data-testid=attempts]")))
 	})
-	t.Run("clock advance expires an attempt", func(t *testing.T) {
+	t.Run("clock advance expires an attempt and retries a webhook", func(t *testing.T) {
 		b.sub(t)
 		id := manualAttempt(t, b.app)
+		b.rc.setAnswer(answer(500)) // a failed delivery leaves its retry scheduled on the tenant clock
+		p := payDirect(t, b.app, 777, "4111111111111111")
+		ten, err := b.app.Svc.Tenant(simulator.DefaultTenantID)
+		require.NoError(t, err)
+		_, failed, err := b.app.Svc.DeliverWebhooks(context.Background(), ten)
+		require.NoError(t, err)
+		require.Equal(t, 1, failed, "the payment's first event failed; the next waits behind it")
+		b.rc.setAnswer(answer(200))
 		b.open("/_sandbox/ui/attempts")
 		b.waitText("[data-testid=attempts]", id)
 		b.accessible()
@@ -325,6 +333,7 @@ func TestBrowser(t *testing.T) {
 		b.waitText("#live", "expire-attempt")
 		b.clickAway(`button[value="1h"]`)
 		b.waitText("[data-testid=fired]", "expire-attempt · attempt "+id)
+		assert.Contains(t, b.text("[data-testid=fired]"), "webhook · payment "+p.ID+" · event ", "the retry the advance made due, as the API's fired list has it")
 		assert.Equal(t, "2026-11-22 08:30:00 UTC", b.text("[data-testid=now]"), "the page shows the moved clock")
 		b.accessible()
 		b.docShot("dashboard-clock")
