@@ -64,7 +64,7 @@ func (s *Server) attemptAction(w http.ResponseWriter, r *http.Request) {
 
 type clockData struct {
 	Upcoming []*simulator.Job
-	Fired    []*simulator.Job
+	Fired    []simulator.Fired // what the advance ran, in the order it ran
 	Advanced string
 	Error    string
 }
@@ -86,8 +86,9 @@ func (s *Server) fillUpcoming(t *simulator.Tenant, d *clockData) {
 	}
 }
 
-// advanceClock moves the tenant's clock and shows the work that fell due
-// (read before advancing: what was due up to the new now).
+// advanceClock moves the tenant's clock and shows what the advance ran, as
+// POST /_sandbox/clock/advance answers it: the scheduled jobs in time order,
+// then the webhook attempts it made due.
 func (s *Server) advanceClock(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
 	d := clockData{}
@@ -99,19 +100,19 @@ func (s *Server) advanceClock(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnprocessableEntity, "clock", v)
 		return
 	}
-	until := s.svc.Now(a.Tenant).Add(dur)
-	_ = s.svc.Store.View(func(tx simulator.Tx) (err error) { d.Fired, err = tx.DueJobs(a.Tenant.ID, until, 500); return })
 	ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
 	defer cancel()
-	if _, err := s.svc.AdvanceClock(ctx, a.Tenant, dur); err != nil {
-		d.Error = "Refused. " + plain(err)
+	status := http.StatusOK
+	if _, d.Fired, err = s.svc.AdvanceClockFired(ctx, a.Tenant, dur); err != nil {
+		d.Error, status = "Refused. "+plain(err), http.StatusUnprocessableEntity
+	} else {
+		d.Advanced = dur.String()
 	}
 	if cur, err := s.svc.Tenant(a.Tenant.ID); err == nil && cur != nil {
 		a.Tenant = cur // the page shows the moved clock
 	}
-	d.Advanced = dur.String()
 	s.fillUpcoming(a.Tenant, &d)
-	s.render(w, r, http.StatusOK, "clock", v)
+	s.render(w, r, status, "clock", v)
 }
 
 // parseDuration accepts Go durations (90s, 15m, 1h30m) and whole days (2d).

@@ -347,8 +347,14 @@ func TestTimelineMerge(t *testing.T) {
 			{Type: simulator.TxnRefund, Date: t0.Add(3 * time.Minute), Amount: 100, ProcessorStatus: simulator.StatusSettled},
 		},
 	}
-	hooks := []WebhookEvent{{ID: "w1", Type: "PAYMENT.STATUS", CreatedAt: t0.Add(time.Second), Status: "DELIVERED"}}
-	reqs := []JournalEntry{{Method: "POST", Path: "/payments/p1/capture", Status: 200, At: t0.Add(2 * time.Minute)}}
+	hooks := []WebhookEvent{ // newest first, as the source lists them
+		{ID: "w2", Type: "DISPUTE.OPENED", CreatedAt: t0.Add(time.Second), Status: "PENDING"},
+		{ID: "w1", Type: "PAYMENT.STATUS", CreatedAt: t0.Add(time.Second), Status: "DELIVERED"},
+	}
+	reqs := []JournalEntry{
+		{Method: "POST", Path: "/payments/p1/refund", Status: 200, At: t0.Add(2 * time.Minute)},
+		{Method: "POST", Path: "/payments/p1/capture", Status: 200, At: t0.Add(2 * time.Minute)},
+	}
 	var got []string
 	for _, it := range buildTimeline(p, hooks, reqs) {
 		got = append(got, it.At.Sub(t0).String()+" "+it.Title)
@@ -357,8 +363,10 @@ func TestTimelineMerge(t *testing.T) {
 		"0s Created: PENDING",
 		"1s Status: AUTHORIZED",
 		"1s Webhook PAYMENT.STATUS: DELIVERED",
+		"1s Webhook DISPUTE.OPENED: PENDING",
 		"2m0s Capture 4.00 EUR",
 		"2m0s POST /payments/p1/capture → 200",
+		"2m0s POST /payments/p1/refund → 200",
 		"3m0s Refund 1.00 EUR: SETTLED",
 		"3m0s Status: PARTIALLY_SETTLED",
 	}, got)
@@ -463,13 +471,19 @@ func TestSourcesNotConfigured(t *testing.T) {
 
 func TestWebhooksView(t *testing.T) {
 	hooks := &fakeWebhooks{endpoint: "http://receiver.test/hook", events: []WebhookEvent{{ID: "evt-9", Type: "DISPUTE.OPENED", PaymentID: "pay1", Status: "EXHAUSTED",
-		Attempts: []WebhookAttempt{{StatusCode: 500, Latency: 3 * time.Millisecond}}}}}
+		Attempts: []WebhookAttempt{{StatusCode: 500, Latency: 3 * time.Millisecond, Headers: map[string]string{"X-Event-Id": "evt-9"}, Body: `{"eventType":"DISPUTE.OPENED"}`, Response: "oops", Kind: "replay"},
+			{Latency: time.Millisecond, Error: "no endpoint"}}}}}
 	e := newEnv(t, Options{Webhooks: hooks})
 	e.signIn(testKey)
 	p := e.get(Prefix + "/webhooks")
 	assert.Contains(t, p.Body, `value="http://receiver.test/hook"`)
 	assert.Contains(t, p.Body, "DISPUTE.OPENED")
-	assert.Contains(t, p.Body, "500 · 3 ms")
+	for _, want := range []string{ // each attempt: code, latency, kind, headers, body and answer sent; nothing sent without an endpoint
+		"<td>500</td><td>3 ms</td>", "(replay)", "X-Event-Id: evt-9\n", "{&#34;eventType&#34;:&#34;DISPUTE.OPENED&#34;}",
+		`<pre data-testid="response-head">oops</pre>`, "<p>Nothing was sent: no endpoint.</p>",
+	} {
+		assert.Contains(t, p.Body, want)
+	}
 	csrf := e.csrf()
 	cases := []struct {
 		action string

@@ -12,7 +12,8 @@ import (
 type Webhooks interface {
 	// Endpoint is the tenant's webhook URL ("" when none).
 	Endpoint(t *simulator.Tenant) (string, error)
-	// SetEndpoint replaces it ("" removes it); a bad URL is a catalogue error.
+	// SetEndpoint replaces it; a URL that is not absolute http(s) (or is
+	// empty) is a catalogue error.
 	SetEndpoint(t *simulator.Tenant, url string) error
 	// Events lists the tenant's events, newest first; paymentID filters them.
 	Events(t *simulator.Tenant, paymentID string, limit int) ([]WebhookEvent, error)
@@ -44,6 +45,7 @@ type WebhookAttempt struct {
 	Headers    map[string]string // the headers sent
 	Body       string            // the exact body sent
 	Response   string            // the start of the answer's body
+	Kind       string            // "" for a scheduled attempt, "replay", or "chaos: <kind>"
 }
 
 // Scenarios is the tenant's scenario rules (the scenario engine).

@@ -87,7 +87,7 @@ type scenarioLine struct {
 	Problems []string
 }
 
-const sampleRequest = `{"amount": 1000, "currencyCode": "EUR", "paymentMethod": {"number": "4000000000000002"}}`
+const sampleRequest = `{"amount": 1000, "currencyCode": "EUR", "card": "4000000000000002"}`
 
 func (s *Server) scenariosPage(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)

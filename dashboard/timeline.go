@@ -22,7 +22,8 @@ type timelineItem struct {
 }
 
 // buildTimeline merges what the payment record says (status changes,
-// captures, refunds, 3DS) with webhook deliveries and journal requests,
+// captures, refunds, 3DS) with webhook deliveries and journal requests (both
+// newest first, as their sources answer them),
 // oldest first; items at the same instant keep the order they were added
 // (record, then requests, then webhooks: a request causes a change that
 // causes an event).
@@ -86,11 +87,13 @@ func buildTimeline(p *simulator.Payment, hooks []WebhookEvent, reqs []JournalEnt
 	if p.Status != last {
 		status(p.DateUpdated, p.Status, reasonText(p.StatusReason))
 	}
-	for i := range reqs {
+	// Both sources list newest first: add them oldest first, so that items at
+	// one instant (a manual or unmoved tenant clock) read in the order they happened.
+	for i := len(reqs) - 1; i >= 0; i-- {
 		r := &reqs[i]
 		add(timelineItem{At: r.At, Kind: "request", Title: fmt.Sprintf("%s %s → %d", r.Method, r.Path, r.Status), Request: r})
 	}
-	for i := range hooks {
+	for i := len(hooks) - 1; i >= 0; i-- {
 		h := &hooks[i]
 		add(timelineItem{At: h.CreatedAt, Kind: "webhook", Title: "Webhook " + h.Type + ": " + h.Status,
 			Detail: fmt.Sprintf("%d attempt(s)", len(h.Attempts)), Webhook: h})

@@ -119,6 +119,9 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	if opt.UI.PrefillKey == "" {
 		opt.UI.PrefillKey = simulator.DefaultAPIKey
 	}
+	// The dashboard's sources and the webhook-non-2xx hint (ui_sources.go).
+	uiSources(a, &opt.UI)
+	a.Webhooks.OnAttempt = webhookHint(a.Server.Journal())
 	if a.UI, err = dashboard.New(svc, opt.UI); err != nil {
 		db.Close()
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 )
@@ -40,16 +38,19 @@ func chromiumPath() string {
 }
 
 // browser is a headless Chromium tab on a real app (real HTTP, real buntdb,
-// manual clock), with fake webhooks and scenarios sources on the dashboard.
+// manual clock) whose dashboard runs on the real sources: the webhook
+// dispatcher delivering to rc (a real local receiver, the default tenant's
+// endpoint), the scenario engine and the request journal.
 type browser struct {
 	t    *testing.T
 	ctx  context.Context
 	app  *App
 	clk  *clock.Manual
+	rc   *receiver
 	base string
 }
 
-func newBrowser(t *testing.T, hooks *browserWebhooks) *browser {
+func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" && os.Getenv("PAYSANDBOX_REQUIRE_BROWSER") != "" {
@@ -59,8 +60,10 @@ func newBrowser(t *testing.T, hooks *browserWebhooks) *browser {
 		t.Skip("browser tests need Chromium: apt-get install -y chromium (or set PAYSANDBOX_CHROMIUM), then go test ./cmd/paysandbox -run TestBrowser")
 	}
 	clk := clock.NewManual(testEpoch)
-	app, err := Open(testConfig(), AppOptions{LogOut: io.Discard, Clock: clk, IDs: &simulator.SeqIDs{},
-		UI: dashboard.Options{Webhooks: hooks, Scenarios: &browserScenarios{yaml: "rules:\n  - name: decline-cards\n    when: {card: \"4000000000000002\"}\n    authorize: DECLINED\n"}}})
+	rc := newReceiver(t, answer(200))
+	cfg := testConfig()
+	cfg.WebhookURL = rc.URL
+	app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: &simulator.SeqIDs{}})
 	require.NoError(t, err)
 	require.NoError(t, app.Start())
 	t.Cleanup(func() { _ = app.Close() })
@@ -73,7 +76,7 @@ func newBrowser(t *testing.T, hooks *browserWebhooks) *browser {
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 800))
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	b := &browser{t: t, ctx: ctx, app: app, clk: clk, base: app.URL()}
+	b := &browser{t: t, ctx: ctx, app: app, clk: clk, rc: rc, base: app.URL()}
 	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)), "start Chromium at %s", path)
 	t.Cleanup(b.shotOnFailure)
@@ -212,8 +215,7 @@ func (b *browser) clickAway(sel string) {
 }
 
 func TestBrowser(t *testing.T) {
-	hooks := &browserWebhooks{disputed: map[string]bool{}}
-	b := newBrowser(t, hooks)
+	b := newBrowser(t)
 	b.signIn()
 	link := b.checkoutLink()
 
@@ -251,7 +253,8 @@ func TestBrowser(t *testing.T) {
 		b.waitText("[data-testid=outcome]", "Thank you: payment AUTHORIZED")
 		b.clickAway("[data-testid=dashboard-link]")
 		assert.Contains(t, b.text("[data-testid=timeline]"), "3DS: AUTH_SUCCESS")
-		assert.Contains(t, b.text("[data-testid=timeline]"), "Webhook PAYMENT.STATUS: DELIVERED")
+		b.waitText("[data-testid=timeline]", "Webhook PAYMENT.STATUS: DELIVERED") // the dispatcher delivers in the background; the page is live
+		assert.Contains(t, b.text("[data-testid=timeline]"), "POST /client/payments", "the journal's requests")
 	})
 	t.Run("dispute from the payment page", func(t *testing.T) {
 		b.sub(t)
@@ -263,13 +266,19 @@ func TestBrowser(t *testing.T) {
 		b.waitText("[data-testid=flash]", "opened for 1999 (reason FRAUDULENT)")
 		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`document.body.dataset.live === "on"`, chromedp.WithPollingTimeout(20*time.Second)))
 		require.NoError(t, err, "the event stream connects")
-		hooks.dispatched(okID) // the dispatcher delivered DISPUTE.OPENED: the open page updates live
-		b.waitText("[data-testid=timeline]", "Webhook DISPUTE.OPENED: DELIVERED")
+		b.waitText("[data-testid=timeline]", "Webhook DISPUTE.OPENED: DELIVERED") // the real delivery, live
+		sent := b.rc.find(t, b.app, "DISPUTE.OPENED", okID)
 		b.do(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 		b.docShot("dashboard-payment")
-		b.do(chromedp.Click(chromedp.CSS("details.hook-details > summary")), chromedp.Click(chromedp.CSS("details.hook-details details > summary")),
-			chromedp.Evaluate[chromedp.Void](`document.getElementById("h-timeline").scrollIntoView()`))
-		assert.Contains(t, b.text("details.hook-details details pre"), "X-Signature-Primary: base64-hmac", "the exact headers sent")
+		b.do(chromedp.Click(chromedp.CSS("li[data-event='DISPUTE.OPENED'] details.hook-details > summary")),
+			chromedp.Click(chromedp.CSS("li[data-event='DISPUTE.OPENED'] details.attempt > summary")),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector("li[data-event='DISPUTE.OPENED']").scrollIntoView()`))
+		attempt := "li[data-event='DISPUTE.OPENED'] details.attempt "
+		assert.Contains(t, b.text("li[data-event='DISPUTE.OPENED'] .what"), "DISPUTE.OPENED")
+		assert.Contains(t, b.text(attempt+"[data-testid=sent-headers]"), "X-Signature-Primary: "+sent.Header.Get("X-Signature-Primary"), "the exact headers sent")
+		assert.Contains(t, b.text(attempt+"[data-testid=sent-headers]"), "X-Event-Id: "+sent.Header.Get("X-Event-Id"))
+		assert.Equal(t, string(sent.Body), b.text(attempt+"[data-testid=sent-body]"), "the exact body sent")
+		assert.Equal(t, `{"ok":200}`, b.text(attempt+"[data-testid=response-head]"), "the start of the answer")
 		b.docShot("dashboard-timeline")
 		b.clickAway("[data-testid=capture]")
 		b.waitText("[data-testid=flash]", "Captured. The payment is SETTLED.")
@@ -305,9 +314,17 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, "Attempts", eval[string](b, `document.activeElement.textContent`))
 		b.do(chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.CSS("[data-testid=attempts]")))
 	})
-	t.Run("clock advance expires an attempt", func(t *testing.T) {
+	t.Run("clock advance expires an attempt and retries a webhook", func(t *testing.T) {
 		b.sub(t)
 		id := manualAttempt(t, b.app)
+		b.rc.setAnswer(answer(500)) // a failed delivery leaves its retry scheduled on the tenant clock
+		p := payDirect(t, b.app, 777, "4111111111111111")
+		ten, err := b.app.Svc.Tenant(simulator.DefaultTenantID)
+		require.NoError(t, err)
+		_, failed, err := b.app.Svc.DeliverWebhooks(context.Background(), ten)
+		require.NoError(t, err)
+		require.Equal(t, 1, failed, "the payment's first event failed; the next waits behind it")
+		b.rc.setAnswer(answer(200))
 		b.open("/_sandbox/ui/attempts")
 		b.waitText("[data-testid=attempts]", id)
 		b.accessible()
@@ -316,22 +333,72 @@ func TestBrowser(t *testing.T) {
 		b.waitText("#live", "expire-attempt")
 		b.clickAway(`button[value="1h"]`)
 		b.waitText("[data-testid=fired]", "expire-attempt · attempt "+id)
+		assert.Contains(t, b.text("[data-testid=fired]"), "webhook · payment "+p.ID+" · event ", "the retry the advance made due, as the API's fired list has it")
 		assert.Equal(t, "2026-11-22 08:30:00 UTC", b.text("[data-testid=now]"), "the page shows the moved clock")
 		b.accessible()
 		b.docShot("dashboard-clock")
 		b.open("/_sandbox/ui/attempts?status=EXPIRED")
 		b.waitText("[data-testid=attempts]", id)
 	})
-	t.Run("scenario editing with an error", func(t *testing.T) {
+	t.Run("webhooks page: a failing receiver, its attempt as sent, replay", func(t *testing.T) {
+		b.sub(t)
+		b.rc.setAnswer(answer(500))
+		defer b.rc.setAnswer(answer(200))
+		p := payDirect(t, b.app, 1234, "4111111111111111")
+		b.open("/_sandbox/ui/webhooks?paymentId=" + p.ID)
+		b.do(chromedp.WaitVisible(chromedp.CSS("[data-testid=events]")))
+		b.waitText("[data-testid=events] tbody", "1 attempt(s)") // the dispatcher's first try, live
+		failed := b.rc.find(t, b.app, "PAYMENT.STATUS", p.ID)
+		evID := failed.Header.Get("X-Event-Id")
+		row := fmt.Sprintf("tr[data-event-id='%s'] ", evID)
+		b.do(chromedp.Click(chromedp.CSS(row+"details.hook-details > summary")), chromedp.Click(chromedp.CSS(row+"details.attempt > summary")))
+		assert.Contains(t, b.text(row+".attempts tbody"), "500")
+		assert.Contains(t, b.text(row+"[data-testid=sent-headers]"), "X-Signature-Primary: "+failed.Header.Get("X-Signature-Primary"))
+		assert.Equal(t, string(failed.Body), b.text(row+"[data-testid=sent-body]"), "the exact body sent")
+		assert.Equal(t, `{"ok":500}`, b.text(row+"[data-testid=response-head]"))
+		b.accessible()
+		b.docShot("dashboard-webhooks")
+		b.rc.setAnswer(answer(200))
+		b.clickAway(fmt.Sprintf("button[aria-label='Replay event %s']", evID))
+		b.waitText("[data-testid=flash]", "Replayed "+evID+": answered 200")
+		b.waitText(row+".badge", "DELIVERED")
+		b.open("/_sandbox/ui/payments/" + p.ID)
+		b.waitText("[data-testid=timeline]", "Webhook PAYMENT.STATUS: DELIVERED")
+	})
+	t.Run("scenario editing: an error, then valid rules, then explain", func(t *testing.T) {
 		b.sub(t)
 		b.open("/_sandbox/ui/scenarios")
 		b.do(chromedp.WaitVisible(chromedp.CSS("[data-testid=yaml]")))
+		assert.Contains(t, b.text("label[for=yaml]"), "the built-in scenarios.yaml")
 		b.do(chromedp.SetValue(chromedp.CSS("[data-testid=yaml]"), "rules:\n  - name: broken\n    when: {card: 4000}\n    authorize: DECLINED\n"))
 		b.clickAway("[data-testid=apply]")
-		b.waitText("[data-testid=problems]", "line 3: when.card must be a quoted string")
+		b.waitText("[data-testid=problems]", `line 3: card "4000" is not 12-19 digits passing the Luhn check`)
+		assert.Contains(t, b.text("[data-testid=problems]"), "line 4: an authorize step must be a mapping")
 		assert.Contains(t, b.text("#line-3"), "when: {card: 4000}")
 		b.accessible()
 		b.docShot("dashboard-scenarios-error")
+
+		good := "rules:\n  - name: big-declines\n    when: { amount: { min: 5000 } }\n    authorize: { status: DECLINED }\n"
+		b.do(chromedp.SetValue(chromedp.CSS("[data-testid=yaml]"), good))
+		b.clickAway("[data-testid=apply]")
+		b.waitText("[data-testid=flash]", "Scenarios applied")
+		assert.Contains(t, b.text("label[for=yaml]"), "this tenant's own rules")
+		assert.Equal(t, good, eval[string](b, `document.getElementById("yaml").value`))
+
+		b.do(chromedp.SetValue(chromedp.CSS("#ex-sample"), `{"amount": 6000, "currencyCode": "EUR", "card": "4111111111111111"}`))
+		b.clickAway("button[value=explain]")
+		b.waitText("[data-testid=explain]", "Matches rule big-declines")
+		assert.Contains(t, b.text("[data-testid=explain]"), "big-declines: matches (amount 6000 is at least 5000)")
+		p := payDirect(t, b.app, 6000, "4111111111111111")
+		assert.Equal(t, simulator.StatusDeclined, p.Status, "new payments follow the applied rules")
+		b.open("/_sandbox/ui/payments/" + p.ID)
+		assert.Equal(t, "big-declines", b.text("[data-testid=rule]"))
+		assert.Contains(t, b.text("[data-testid=explain]"), "big-declines")
+
+		b.open("/_sandbox/ui/scenarios")
+		b.clickAway("button[value=reset]")
+		b.waitText("[data-testid=flash]", "Back to the rules of the scenarios file")
+		assert.Contains(t, b.text("label[for=yaml]"), "the built-in scenarios.yaml")
 	})
 	t.Run("phone width", func(t *testing.T) {
 		b.sub(t)
@@ -376,83 +443,24 @@ func manualAttempt(t *testing.T, app *App) string {
 	return tok.Attempt.ID
 }
 
-// browserWebhooks is a stand-in for the webhooks dispatcher (wired by the
-// composition root after merging): every payment has one delivered
-// PAYMENT.STATUS event, and a dispute opened from the dashboard adds a
-// DISPUTE.OPENED one, so the timeline's merge shows in a real browser.
-type browserWebhooks struct {
-	mu       sync.Mutex
-	disputed map[string]bool
-}
-
-// dispatched records that DISPUTE.OPENED of payment id was delivered.
-func (w *browserWebhooks) dispatched(id string) {
-	w.mu.Lock()
-	w.disputed[id] = true
-	w.mu.Unlock()
-}
-
-func (w *browserWebhooks) Endpoint(*simulator.Tenant) (string, error) {
-	return "http://receiver.test/hooks", nil
-}
-func (w *browserWebhooks) SetEndpoint(*simulator.Tenant, string) error { return nil }
-func (w *browserWebhooks) Events(t *simulator.Tenant, paymentID string, _ int) ([]dashboard.WebhookEvent, error) {
-	if paymentID == "" {
-		return nil, nil
+// find is the latest delivery the receiver got of an event of type typ of
+// the payment (default tenant), matched by X-Event-Id.
+func (rc *receiver) find(t *testing.T, app *App, typ, paymentID string) delivery {
+	t.Helper()
+	ten, err := app.Svc.Tenant(simulator.DefaultTenantID)
+	require.NoError(t, err)
+	evs, err := app.Svc.Events(ten, simulator.EventQuery{PaymentID: paymentID, Type: typ})
+	require.NoError(t, err)
+	ids := map[string]bool{}
+	for _, ev := range evs {
+		ids[ev.ID] = true
 	}
-	at := testEpoch
-	ev := func(typ, id string) dashboard.WebhookEvent {
-		body := fmt.Sprintf(`{"eventType":%q,"payment":{"id":%q}}`, typ, paymentID)
-		return dashboard.WebhookEvent{ID: id, Type: typ, PaymentID: paymentID, Status: "DELIVERED", CreatedAt: at, Body: body,
-			Attempts: []dashboard.WebhookAttempt{{At: at, StatusCode: 200, Latency: 7 * time.Millisecond, Body: body,
-				Headers: map[string]string{"Content-Type": "application/json", "X-Signature-Primary": "base64-hmac", "X-Event-Id": id}}}}
-	}
-	out := []dashboard.WebhookEvent{ev("PAYMENT.STATUS", "evt-status-"+paymentID)}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.disputed[paymentID] {
-		out = append(out, ev("DISPUTE.OPENED", "evt-dispute-"+paymentID))
-	}
-	return out, nil
-}
-func (w *browserWebhooks) Replay(context.Context, *simulator.Tenant, string) (dashboard.WebhookAttempt, error) {
-	return dashboard.WebhookAttempt{StatusCode: 200}, nil
-}
-func (w *browserWebhooks) DeliverNow(context.Context, *simulator.Tenant) (int, int, error) {
-	return 0, 0, nil
-}
-func (w *browserWebhooks) RotateSecret(*simulator.Tenant) (string, error) { return "rotated", nil }
-
-// browserScenarios stands in for the scenario engine: a `card:` value must
-// be a quoted string (so the test can make a line-numbered error).
-type browserScenarios struct {
-	mu   sync.Mutex
-	yaml string
-}
-
-func (s *browserScenarios) Rules(*simulator.Tenant) (string, string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.yaml, "scenarios.yaml", nil
-}
-func (s *browserScenarios) Apply(_ *simulator.Tenant, doc string) ([]dashboard.ScenarioProblem, error) {
-	var out []dashboard.ScenarioProblem
-	for i, l := range strings.Split(doc, "\n") {
-		if strings.Contains(l, "card:") && !strings.Contains(l, `card: "`) {
-			out = append(out, dashboard.ScenarioProblem{Line: i + 1, Message: "when.card must be a quoted string"})
+	var out delivery
+	for _, d := range rc.deliveries() {
+		if ids[d.Header.Get("X-Event-Id")] {
+			out = d
 		}
 	}
-	if len(out) == 0 {
-		s.mu.Lock()
-		s.yaml = doc
-		s.mu.Unlock()
-	}
-	return out, nil
-}
-func (s *browserScenarios) Reset(*simulator.Tenant) error { return nil }
-func (s *browserScenarios) ExplainPayment(*simulator.Tenant, string) (dashboard.Explanation, error) {
-	return dashboard.Explanation{Rule: "default", Reasons: []string{"decline-cards: the card is not 4000000000000002"}}, nil
-}
-func (s *browserScenarios) ExplainRequest(*simulator.Tenant, string) (dashboard.Explanation, error) {
-	return dashboard.Explanation{Rule: "default"}, nil
+	require.NotNil(t, out.Body, "the receiver got a %s event of %s", typ, paymentID)
+	return out
 }
