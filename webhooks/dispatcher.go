@@ -256,6 +256,33 @@ func (d *Dispatcher) claimWait(ctx context.Context, tenantID, paymentID string) 
 	}
 }
 
+// settle waits until no attempt of the tenant is in flight (a background
+// attempt, with the duplicate chaos may add to it), so that what a control
+// call (clock advance, deliver) answers and what is read after it include
+// them.
+func (d *Dispatcher) settle(ctx context.Context, tenantID string) {
+	prefix := payKey(tenantID, "")
+	for {
+		var busy chan struct{}
+		d.mu.Lock()
+		for k, ch := range d.inflight {
+			if strings.HasPrefix(k, prefix) {
+				busy = ch
+				break
+			}
+		}
+		d.mu.Unlock()
+		if busy == nil {
+			return
+		}
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 func (d *Dispatcher) release(tenantID, paymentID string, ch chan struct{}) {
 	d.mu.Lock()
 	delete(d.inflight, payKey(tenantID, paymentID))
@@ -446,6 +473,7 @@ func (d *Dispatcher) Hold(tenantID string) (release func()) {
 // already in flight), again until nothing is due: a payment's next event
 // becomes due when the one before it is delivered or exhausted.
 func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fired {
+	d.settle(ctx, tenantID)
 	var fired []simulator.Fired
 	var mu sync.Mutex
 	for range 10000 {
@@ -503,6 +531,7 @@ func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fi
 // payment's events in order (a failure stops that payment's queue for this
 // call; its retry stays scheduled).
 func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (delivered, failed int) {
+	d.settle(ctx, tenantID)
 	var t *simulator.Tenant
 	var refs []simulator.PendingRef
 	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
