@@ -78,8 +78,12 @@ var errNoChange error = noChange{}
 // decision. A timeout decision holds the caller until ctx's deadline (the
 // request timeout) and answers RequestTimeout; the payment resolves later.
 func (s *Service) authorizeNow(ctx context.Context, t *Tenant, p *Payment) (*Payment, error) {
+	return s.authorizeWith(ctx, t, p, s.Processor.Authorize(ctx, t.ID, p))
+}
+
+// authorizeWith is authorizeNow with the processor's decision d already taken.
+func (s *Service) authorizeWith(ctx context.Context, t *Tenant, p *Payment, d AuthorizeDecision) (*Payment, error) {
 	notePayment(ctx, p) // a 504 answered meanwhile names it
-	d := s.Processor.Authorize(ctx, t.ID, p)
 	sleepLatency(ctx, d.Latency)
 	out, err := s.applyAuthorization(t, p.ID, d, false)
 	if err != nil {
@@ -87,10 +91,14 @@ func (s *Service) authorizeNow(ctx context.Context, t *Tenant, p *Payment) (*Pay
 	}
 	if d.Timeout != nil && out.Timeout != nil {
 		holdTimeout(ctx, d.Timeout.HoldFor) // hold the caller for holdFor, else until the request timeout
-		return out, Errorf(CodeRequestTimeout, "The request exceeded the timeout; the payment goes on and resolves later").
-			WithRecovery("Use GET /payments/{id} (or /_sandbox/wait) to get the state of the payment").WithPayment(out)
+		return out, errRequestTimeout(out)
 	}
 	return out, nil
+}
+
+func errRequestTimeout(p *Payment) error {
+	return Errorf(CodeRequestTimeout, "The request exceeded the timeout; the payment goes on and resolves later").
+		WithRecovery("Use GET /payments/{id} (or /_sandbox/wait) to get the state of the payment").WithPayment(p)
 }
 
 // applyAuthorization applies an authorize decision to a PENDING payment.
@@ -101,32 +109,39 @@ func (s *Service) applyAuthorization(t *Tenant, id string, d AuthorizeDecision, 
 			return errNoChange // decided already (a job and a request raced)
 		}
 		_ = tx.DeleteJob(&Job{ID: authJobID(p.ID), TenantID: t.ID})
-		p.Rule = d.Rule
-		if !authenticated {
-			p.Plan = planOf(d) // chosen once: it governs the rest of the payment's life
-			switch d.ThreeDS {
-			case ThreeDSChallenge:
-				tok := s.IDs.NewID(IDUUID)
-				p.ThreeDS = &ThreeDSState{ChallengeToken: tok}
-				p.Required = &RequiredAction{Name: ActionThreeDS, Description: "The customer must complete a 3DS challenge", ClientToken: tok}
-				p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: "CHALLENGE", ProtocolVersion: "2.2.0", ChallengeIssued: true}
-				return tx.PutChallenge(tok, t.ID, p.ID)
-			case ThreeDSFrictionlessFail:
-				p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: ThreeDSAuthFailed, ReasonCode: "CARD_AUTHENTICATION_FAILED", ProtocolVersion: "2.2.0"}
-				s.decline(p, now, authFailed3DS())
-				return nil
-			case ThreeDSFrictionlessPass:
-				p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: ThreeDSAuthSuccess, ProtocolVersion: "2.2.0"}
-			}
-		}
-		if d.Timeout != nil {
-			p.Timeout = &TimeoutState{ResolveTo: d.Timeout.ResolveTo, ResolveAt: norm(p.Date.Add(d.Timeout.After))}
-			j := s.newJob(t, JobResolveTimeout, p.Timeout.ResolveAt)
-			j.PaymentID = p.ID
-			return tx.PutJob(j)
-		}
-		return s.runSteps(tx, t, p, d, now)
+		return s.authorizeTx(tx, t, p, d, authenticated, now)
 	})
+}
+
+// authorizeTx applies decision d to the PENDING payment p inside tx: a 3DS
+// challenge or a timeout starts (with its token or recovery job), or the
+// processors' answers are recorded.
+func (s *Service) authorizeTx(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, authenticated bool, now time.Time) error {
+	p.Rule = d.Rule
+	if !authenticated {
+		p.Plan = planOf(d) // chosen once: it governs the rest of the payment's life
+		switch d.ThreeDS {
+		case ThreeDSChallenge:
+			tok := s.IDs.NewID(IDUUID)
+			p.ThreeDS = &ThreeDSState{ChallengeToken: tok}
+			p.Required = &RequiredAction{Name: ActionThreeDS, Description: "The customer must complete a 3DS challenge", ClientToken: tok}
+			p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: "CHALLENGE", ProtocolVersion: "2.2.0", ChallengeIssued: true}
+			return tx.PutChallenge(tok, t.ID, p.ID)
+		case ThreeDSFrictionlessFail:
+			p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: ThreeDSAuthFailed, ReasonCode: "CARD_AUTHENTICATION_FAILED", ProtocolVersion: "2.2.0"}
+			s.decline(p, now, authFailed3DS())
+			return nil
+		case ThreeDSFrictionlessPass:
+			p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: ThreeDSAuthSuccess, ProtocolVersion: "2.2.0"}
+		}
+	}
+	if d.Timeout != nil {
+		p.Timeout = &TimeoutState{ResolveTo: d.Timeout.ResolveTo, ResolveAt: norm(p.Date.Add(d.Timeout.After))}
+		j := s.newJob(t, JobResolveTimeout, p.Timeout.ResolveAt)
+		j.PaymentID = p.ID
+		return tx.PutJob(j)
+	}
+	return s.runSteps(tx, t, p, d, now)
 }
 
 // runSteps records each processor's answer as a SALE transaction; a soft

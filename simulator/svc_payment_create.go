@@ -26,35 +26,43 @@ type PaymentRequest struct {
 // PENDING with requiredAction. Errors: InvalidPaymentInstrumentToken,
 // RequestValidationError, MetadataContainsEmptyKey, IdempotencyKeyAlreadyExists,
 // RequestTimeout (the payment goes on).
+//
+// The request is read, checked and decided (the processor included) outside
+// the store's write lock, then committed once: the idempotency claim, the
+// token marked used, the payment, its PENDING event and, when the processor
+// answered at once, the authorization and its event, all or nothing. What was
+// read is checked again at commit (the key still unclaimed, the token still
+// usable), so two requests racing for one key or one token still give one
+// payment. Only a decision that defers (3DS challenge, gateway timeout,
+// processor latency) stores the PENDING payment first with a recovery job
+// that authorizes it if the process dies before it does.
 func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentRequest) (*Payment, error) {
 	if EmptyMetadataKey(req.Metadata) {
 		return nil, errEmptyMetadataKey()
 	}
 	var p *Payment
-	err := s.Store.Update(func(tx Tx) error {
+	err := s.Store.View(func(tx Tx) error {
 		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
 			return err
 		}
-		in, err := tx.Instrument(t.ID, req.Token)
+		in, cs, err := paymentSource(tx, t, req)
 		if err != nil {
 			return err
 		}
-		if in == nil {
-			return errInvalidToken()
-		}
-		var cs *ClientSession
-		if in.SessionID != "" {
-			if cs, err = tx.Session(t.ID, in.SessionID); err != nil {
-				return err
-			}
-		}
-		if req.ClientSessionID != "" && in.SessionID != req.ClientSessionID {
-			return errInvalidToken()
-		}
-		if err := in.usableForPayment(cs != nil && cs.ApprovalMode == ApprovalManual); err != nil {
+		p, err = s.buildPayment(t, in, cs, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := s.Processor.Authorize(ctx, t.ID, p)
+	deferred := d.ThreeDS == ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
+	err = s.Store.Update(func(tx Tx) error {
+		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
 			return err
 		}
-		if p, err = s.buildPayment(t, in, cs, req); err != nil {
+		in, _, err := paymentSource(tx, t, req)
+		if err != nil {
 			return err
 		}
 		if in.TokenType == TokenSingleUse {
@@ -68,13 +76,73 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 				return err
 			}
 		}
-		return s.insertPayment(tx, t, p)
+		if deferred {
+			return s.insertPayment(tx, t, p)
+		}
+		return s.createAuthorized(tx, t, p, d)
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.waits.notify(p.ID)
-	return s.authorizeNow(ctx, t, p)
+	if deferred {
+		return s.authorizeWith(ctx, t, p, d)
+	}
+	s.kick()
+	return p, nil
+}
+
+// paymentSource reads and checks the token of a payment request, with its
+// session (nil for a vaulted token).
+func paymentSource(tx Tx, t *Tenant, req PaymentRequest) (*Instrument, *ClientSession, error) {
+	in, err := tx.Instrument(t.ID, req.Token)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in == nil {
+		return nil, nil, errInvalidToken()
+	}
+	var cs *ClientSession
+	if in.SessionID != "" {
+		if cs, err = tx.Session(t.ID, in.SessionID); err != nil {
+			return nil, nil, err
+		}
+	}
+	if req.ClientSessionID != "" && in.SessionID != req.ClientSessionID {
+		return nil, nil, errInvalidToken()
+	}
+	if err := in.usableForPayment(cs != nil && cs.ApprovalMode == ApprovalManual); err != nil {
+		return nil, nil, err
+	}
+	return in, cs, nil
+}
+
+// createAuthorized stores a new payment that the processor decided at once:
+// its PENDING event first (rendered from the PENDING payment), then the
+// decision applied as authorizing a stored payment applies it (the same
+// records and events, in the same order), with no recovery job.
+func (s *Service) createAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision) error {
+	if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
+		return err
+	}
+	// The id the recovery job would have had is drawn all the same, so that a
+	// sequence of requests gets the ids it got when every payment had one
+	// (deterministic ids in tests; the golden files hold them).
+	_ = s.IDs.NewID(IDUUID)
+	now := s.now(t)
+	if now.After(p.DateUpdated) {
+		p.DateUpdated = now
+	}
+	before := p.Status
+	if err := s.authorizeTx(tx, t, p, d, false, now); err != nil {
+		return err
+	}
+	if p.Status != before {
+		if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, now), p, nil, nil); err != nil {
+			return err
+		}
+	}
+	return tx.PutPayment(p)
 }
 
 // insertPayment stores a new PENDING payment with its first event and the job

@@ -229,7 +229,11 @@ func (t *Tx) Instrument(tid, tok string) (*simulator.Instrument, error) {
 	if tok == "" {
 		return nil, nil
 	}
-	return getTyped[simulator.Instrument](t, kInstrument(tid, tok))
+	raw, err := t.raw(kInstrument(tid, tok))
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	return decodeInstrument(raw, tid)
 }
 
 func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, error) {
@@ -257,7 +261,11 @@ func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 			return err
 		}
 	}
-	return t.put(kInstrument(in.TenantID, in.Token), in)
+	b, err := encodeInstrument(in)
+	if err != nil {
+		return err
+	}
+	return t.setRaw(kInstrument(in.TenantID, in.Token), string(b))
 }
 
 // Payments.
@@ -274,12 +282,12 @@ func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
 	if p := t.cache.get(key, raw); p != nil {
 		return p, nil
 	}
-	var p simulator.Payment
-	if err := decode(raw, &p); err != nil {
+	p, err := decodePayment(raw, tid)
+	if err != nil {
 		return nil, err
 	}
 	t.cache.put(key, raw, p.Clone())
-	return &p, nil
+	return p, nil
 }
 
 func (t *Tx) PutPayment(p *simulator.Payment) error {
@@ -289,7 +297,7 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), ""); err != nil {
 		return err
 	}
-	b, err := json.Marshal(p)
+	b, err := encodePayment(p)
 	if err != nil {
 		return err
 	}
@@ -484,7 +492,11 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
 		return err
 	}
-	return t.putEvent(k, e, true)
+	body := e.Body
+	if body == nil {
+		body = []byte{}
+	}
+	return t.putEvent(k, e, body)
 }
 
 // Jobs.

@@ -17,8 +17,11 @@ import (
 //	t:<tenant>:evb:<id>                       an event's webhook body (raw JSON)
 //	t:<tenant>:dsp:<id>                       dispute
 //
-// The body is kept apart from the event record so that recording an attempt
-// rewrites only the small record: the body is written once and never parsed.
+// An event is one key: its record (JSON, which holds no raw newline), then,
+// after a newline, its webhook body as rendered when the event was made. The
+// body is never parsed when events are listed; recording an attempt rewrites
+// it unchanged. Events written before this format keep their body apart, at
+// evb, which is still read (and deleted with the event).
 func pPending(tid string) string { return tenantPrefix(tid) + "whp:" }
 func kPending(e *simulator.Event) string {
 	return pPending(e.TenantID) + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
@@ -39,20 +42,41 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 	return t.setRaw(kPending(e), next)
 }
 
-// putEvent writes the event record at k, and its body apart when withBody.
-func (t *Tx) putEvent(k string, e *simulator.Event, withBody bool) error {
+// putEvent writes the event record at k with body, or when body is nil with
+// the body the stored event has (an update).
+func (t *Tx) putEvent(k string, e *simulator.Event, body []byte) error {
 	rec := *e
 	rec.Body = nil
-	if withBody && len(e.Body) > 0 {
-		if err := t.setRaw(kEventBody(e.TenantID, e.ID), string(e.Body)); err != nil {
-			return err
-		}
-	}
 	b, err := json.Marshal(&rec)
 	if err != nil {
 		return err
 	}
-	return t.setRaw(k, string(b))
+	if body == nil {
+		old, err := t.raw(k)
+		if err != nil {
+			return err
+		}
+		_, oldBody := splitEvent(old)
+		if oldBody != "" {
+			return t.setRaw(k, string(b)+"\n"+oldBody)
+		}
+		return t.setRaw(k, string(b))
+	}
+	if len(body) == 0 {
+		return t.setRaw(k, string(b))
+	}
+	v := make([]byte, 0, len(b)+1+len(body))
+	v = append(append(append(v, b...), '\n'), body...)
+	return t.setRaw(k, string(v))
+}
+
+// splitEvent splits a stored event into its record and its body ("" when
+// the body is kept apart, as in records before the one-key format).
+func splitEvent(v string) (rec, body string) {
+	if i := strings.IndexByte(v, '\n'); i >= 0 {
+		return v[:i], v[i+1:]
+	}
+	return v, ""
 }
 
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
@@ -63,15 +87,24 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 	if err != nil || k == "" {
 		return nil, err
 	}
-	e, err := getTyped[simulator.Event](t, k)
-	if err != nil || e == nil {
-		return e, err
+	v, err := t.raw(k)
+	if err != nil || v == "" {
+		return nil, err
 	}
-	body, err := t.raw(kEventBody(tid, id))
+	recRaw, body := splitEvent(v)
+	var e simulator.Event
+	if err := decode(recRaw, &e); err != nil {
+		return nil, err
+	}
+	if body == "" {
+		if body, err = t.raw(kEventBody(tid, id)); err != nil {
+			return nil, err
+		}
+	}
 	if body != "" {
 		e.Body = []byte(body)
 	}
-	return e, err
+	return &e, nil
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
@@ -85,7 +118,7 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil {
 		return err
 	}
-	return t.putEvent(k, e, false)
+	return t.putEvent(k, e, nil)
 }
 
 func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, error) {
@@ -97,7 +130,8 @@ func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, err
 			return false
 		}
 		var e simulator.Event
-		if ferr = json.Unmarshal([]byte(v), &e); ferr != nil {
+		rec, _ := splitEvent(v)
+		if ferr = json.Unmarshal([]byte(rec), &e); ferr != nil {
 			return false
 		}
 		if (q.PaymentID == "" || e.PaymentID == q.PaymentID) && (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {
@@ -144,7 +178,8 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 			return false
 		}
 		var e simulator.Event
-		if ferr = json.Unmarshal([]byte(v), &e); ferr != nil {
+		rec, _ := splitEvent(v)
+		if ferr = json.Unmarshal([]byte(rec), &e); ferr != nil {
 			return false
 		}
 		if e.Status == simulator.DeliveryPending {

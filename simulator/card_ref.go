@@ -1,0 +1,97 @@
+package simulator
+
+import "sync"
+
+// CardRef is what a stored record keeps of a card instead of its whole
+// CardInfo: the card's fingerprint and, for a number outside the catalogue,
+// its first six and last four digits and network. The rest (display name,
+// BIN data, CVV length, description) is derived again from the catalogue by
+// CardCatalog.CardFromRef.
+type CardRef struct {
+	// Fingerprint is the card's fingerprint; for a catalogued card only its
+	// first cardRefShort characters, which tell the catalogue's cards apart.
+	Fingerprint string `json:"f"`
+	First6      string `json:"6,omitempty"` // uncatalogued numbers only
+	Last4       string `json:"4,omitempty"` // uncatalogued numbers only
+	Network     string `json:"n,omitempty"` // uncatalogued numbers only
+}
+
+// cardIndex maps fingerprints of catalogued numbers to their entries, and
+// network enums to the networks; built once, on first use.
+type cardIndex struct {
+	once  sync.Once
+	byFP  map[string]CardInfo // by the fingerprint's first cardRefShort characters
+	byNet map[string]int
+}
+
+// cardRefShort is how much of a catalogued card's fingerprint a reference keeps.
+const cardRefShort = 16
+
+var cardIndexes sync.Map // *CardCatalog -> *cardIndex
+
+func (c *CardCatalog) index() *cardIndex {
+	v, _ := cardIndexes.LoadOrStore(c, &cardIndex{})
+	ix := v.(*cardIndex)
+	ix.once.Do(func() {
+		ix.byFP = make(map[string]CardInfo, len(c.cards))
+		for _, e := range c.cards {
+			info := c.Identify(e.number)
+			ix.byFP[info.Fingerprint[:cardRefShort]] = info
+		}
+		ix.byNet = make(map[string]int, len(c.networks))
+		for i, n := range c.networks {
+			ix.byNet[n.enum] = i
+		}
+	})
+	return ix
+}
+
+// RefOf returns the reference that CardFromRef turns back into exactly info,
+// and false when this catalogue cannot rebuild info (a card identified by
+// another catalogue): such a card must be stored whole.
+func (c *CardCatalog) RefOf(info CardInfo) (CardRef, bool) {
+	if c == nil {
+		return CardRef{}, false
+	}
+	ref := CardRef{Fingerprint: info.Fingerprint}
+	if info.Catalogued && len(ref.Fingerprint) > cardRefShort {
+		ref.Fingerprint = ref.Fingerprint[:cardRefShort]
+	}
+	if !info.Catalogued {
+		ref.First6, ref.Last4, ref.Network = info.First6, info.Last4, info.Network
+	}
+	back, ok := c.CardFromRef(ref)
+	return ref, ok && back == info
+}
+
+// CardFromRef rebuilds the CardInfo a reference was made from (RefOf); false
+// when the reference names a catalogued card this catalogue does not hold.
+func (c *CardCatalog) CardFromRef(ref CardRef) (CardInfo, bool) {
+	if c == nil {
+		return CardInfo{}, false
+	}
+	ix := c.index()
+	if ref.Network == "" { // catalogued
+		info, ok := ix.byFP[ref.Fingerprint]
+		return info, ok
+	}
+	info := CardInfo{Fingerprint: ref.Fingerprint, First6: ref.First6, Last4: ref.Last4,
+		Network: cardNetworkOther, NetworkDisplay: cardNetworkOtherDisplay}
+	if ni, ok := ix.byNet[ref.Network]; ok {
+		n := c.networks[ni]
+		info.Network, info.NetworkDisplay, info.CVVLength = n.enum, n.display, n.cvvLength
+	} else if ref.Network != cardNetworkOther {
+		return CardInfo{}, false
+	}
+	info.BinData = BinData{
+		Network:                    info.Network,
+		RegionalRestriction:        "UNKNOWN",
+		AccountNumberType:          "UNKNOWN",
+		AccountFundingType:         "UNKNOWN",
+		PrepaidReloadableIndicator: "UNKNOWN",
+		ProductUsageType:           "UNKNOWN",
+		ProductCode:                info.Network,
+		ProductName:                info.Network,
+	}
+	return info, true
+}
