@@ -374,6 +374,12 @@ func TestCLIBehaviour(t *testing.T) {
 			check: func(t *testing.T, s string) {
 				assert.Regexp(t, `(?m)^id\s+`+pid+`$`, s)
 				assert.Regexp(t, `(?m)^status\s+AUTHORIZED$`, s)
+				assert.Regexp(t, `(?m)^SALE\s+STRIPE\s+AUTHORIZED\s+1000\s+txn_`, s, "its transactions, one row each")
+				assert.NotContains(t, s, "AUTHORIZATION_SUCCEEDED", "events only with --events")
+			}},
+		{name: "payments get table with events", args: []string{"payments", "get", pid, "--events"},
+			check: func(t *testing.T, s string) {
+				assert.Regexp(t, `(?m)^1 SALE\s+\S+\s+AUTHORIZATION_SUCCEEDED\s+1000\s`, s)
 			}},
 		{name: "payments get unknown", args: []string{"payments", "get", "nope"}, wantCode: 1,
 			stderr: "Error: PaymentError: The payment could not be found\n"},
@@ -423,6 +429,13 @@ func TestCLIBehaviour(t *testing.T) {
 		{name: "hints", args: []string{"hints", "-o", "json"},
 			check: func(t *testing.T, s string) {
 				assert.NotEmpty(t, jsonOf(t, s)["data"], "a.pay sends no idempotency key")
+			}},
+		{name: "scenarios list json (the route answers YAML unless asked)", args: []string{"scenarios", "list", "-o", "json"},
+			check: func(t *testing.T, s string) { assert.NotEmpty(t, jsonOf(t, s)["rules"]) }},
+		{name: "scenarios list table", args: []string{"scenarios", "list"},
+			check: func(t *testing.T, s string) {
+				assert.Regexp(t, `(?m)^generic-decline\s+\{"card":\["4000000000000002"`, s)
+				assert.Contains(t, s, `{"threeDS":"challenge"}`)
 			}},
 		{name: "hints table", args: []string{"hints"},
 			check: func(t *testing.T, s string) { assert.Contains(t, s, "missing-idempotency-key (") }},

@@ -70,9 +70,44 @@ func ctxOf(cmd *cobra.Command) context.Context {
 	return context.Background()
 }
 
-var paymentTable = objectTable(false, "id", "status", "amount", "currencyCode", "orderId", "customerId", "date", "dateUpdated",
+var paymentFields = objectTable(false, "id", "status", "amount", "currencyCode", "orderId", "customerId", "date", "dateUpdated",
 	"processor.name", "processor.amountCaptured", "processor.amountRefunded", "statusReason.type", "statusReason.declineType",
 	"statusReason.code", "requiredAction.name")
+
+// paymentTable prints a payment's fields, then its transactions (one row
+// each) and, when the answer has them (--events), the transactions' events.
+func paymentTable(w io.Writer, v map[string]any) error {
+	if err := paymentFields(w, v); err != nil {
+		return err
+	}
+	txs, _ := v["transactions"].([]any)
+	if len(txs) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	if err := listTable("type", "processorName", "processorStatus", "amount", "processorTransactionId", "authorizationCode", "date")(w, map[string]any{"data": txs}); err != nil {
+		return err
+	}
+	var events []any
+	for i, tx := range txs {
+		m, _ := tx.(map[string]any)
+		evs, _ := m["events"].([]any)
+		for _, e := range evs {
+			if em, ok := e.(map[string]any); ok {
+				row := map[string]any{"transaction": fmt.Sprintf("%d %v", i+1, m["type"])}
+				for k, x := range em {
+					row[k] = x
+				}
+				events = append(events, row)
+			}
+		}
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return listTable("transaction", "id", "type", "amount", "date")(w, map[string]any{"data": events})
+}
 
 var attemptTable = objectTable(false, "paymentAttemptId", "status", "clientSessionId", "expiresAt", "paymentId", "merchantPaymentId")
 
