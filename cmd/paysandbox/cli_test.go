@@ -305,6 +305,28 @@ func TestCLIFlags(t *testing.T) {
 	}
 }
 
+// TestCLIClockAdvancePastTTL: advancing a tenant's clock past its ttl expires
+// it, and the table says so (the key stops working at the next command).
+func TestCLIClockAdvancePastTTL(t *testing.T) {
+	a := newTestApp(t)
+	code, out, errOut := cliRun(t, a, nil, "tenants", "create", "--ttl", "1h", "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var tenant map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &tenant))
+	env := map[string]string{"PAYSANDBOX_API_KEY": tenant["apiKey"].(string)}
+
+	code, out, errOut = cliRun(t, a, env, "clock", "advance", "30m")
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out, "The tenant expired")
+	code, out, errOut = cliRun(t, a, env, "clock", "advance", "2h")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^expire-tenant\s`, out)
+	assert.Contains(t, out, "The tenant expired: its ttl passed on its own clock")
+	code, _, errOut = cliRun(t, a, env, "clock", "show")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "Error: Unauthorized: ")
+}
+
 // TestEveryCommandHasHelpWithExample: --help of every command shows an example.
 func TestEveryCommandHasHelpWithExample(t *testing.T) {
 	deps, _, _ := testDeps(nil)

@@ -473,9 +473,21 @@ func newClockAdvanceCmd(deps *cliDeps, runF func(*clockAdvanceOptions) error) *c
 					if err := objectTable(false, "now")(w, v); err != nil {
 						return err
 					}
-					if fired, ok := v["fired"].([]any); ok && len(fired) > 0 {
-						fmt.Fprintln(w)
-						return listTable("kind", "at", "paymentId", "attemptId", "eventId")(w, map[string]any{"data": fired})
+					fired, _ := v["fired"].([]any)
+					if len(fired) == 0 {
+						return nil
+					}
+					fmt.Fprintln(w)
+					if err := listTable("kind", "at", "paymentId", "attemptId", "eventId")(w, map[string]any{"data": fired}); err != nil {
+						return err
+					}
+					for _, f := range fired {
+						if m, _ := f.(map[string]any); m["kind"] == "expire-tenant" {
+							// Otherwise the next command's "The API key is not valid" comes as a surprise.
+							fmt.Fprintln(w, "\nThe tenant expired: its ttl passed on its own clock, so its API key no longer works.\n"+
+								"Give tenants a ttl longer than the time you advance (paysandbox tenants create --ttl 48h).")
+							break
+						}
 					}
 					return nil
 				})
