@@ -398,7 +398,7 @@ func checkEventsDelivered(t *testing.T, c *crashClient, l *crashLedger, mu *sync
 			repeated++
 		}
 	}
-	t.Logf("crash_test: webhooks: %d events of %d acknowledged payments (%d pending when the traffic stopped), %d distinct X-Event-Ids received, %d delivered more than once, %d missing",
+	t.Logf("crash_test: webhooks: %d events of %d acknowledged payments (%d still pending when the check began), %d distinct X-Event-Ids received, %d delivered more than once, %d missing",
 		len(ids), len(pays), pendingAtEnd, len(received), repeated, missing)
 	assert.Zero(t, noEvents, "acknowledged payments without any event")
 	assert.Zero(t, noRefundEvent, "acknowledged refunds without a PAYMENT.REFUND event")
