@@ -86,12 +86,13 @@ func newWebhooksGetCmd(deps *cliDeps, runF func(*simpleOptions) error) *cobra.Co
 			}
 			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/_sandbox/webhooks/events/" + url.PathEscape(o.ID)},
 				func(w io.Writer, v map[string]any) error {
-					if err := objectTable(false, "id", "eventType", "paymentId", "status", "createdAt")(w, v); err != nil {
+					if err := objectTable(false, "id", "eventType", "paymentId", "status", "createdAt", "nextAttemptAt")(w, v); err != nil {
 						return err
 					}
 					if att, ok := v["attempts"].([]any); ok && len(att) > 0 {
 						fmt.Fprintln(w)
-						return listTable("at", "statusCode", "latencyMs", "error")(w, map[string]any{"data": att})
+						// replay and chaos tell a replayed or chaos-made attempt from a scheduled one.
+						return listTable("at", "statusCode", "latencyMs", "error", "replay", "chaos")(w, map[string]any{"data": att})
 					}
 					return nil
 				})
