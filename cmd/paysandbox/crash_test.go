@@ -220,8 +220,10 @@ func TestCrashKill9(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "paysandbox")
+	began := time.Now()
 	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
+	t.Logf("crash_test: go build took %s", time.Since(began).Round(time.Millisecond))
 	db := filepath.Join(dir, "crash.db")
 
 	// The webhook receiver counts each X-Event-Id it got.
@@ -256,7 +258,11 @@ func TestCrashKill9(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	for k := range crashKills {
-		time.Sleep(time.Duration(300+rng.IntN(700)) * time.Millisecond) // traffic, then a kill at a random moment
+		// Traffic, then a kill at a random moment. The window is short: the
+		// final check lists each payment's events, and that query scans all of
+		// the tenant's events, so its cost grows with the square of the traffic
+		// (300-1000 ms windows made ~4,000 events and a 40 s check).
+		time.Sleep(time.Duration(200+rng.IntN(400)) * time.Millisecond)
 		require.NoError(t, proc.Process.Signal(syscall.SIGKILL))
 		_ = proc.Wait()
 		t.Logf("crash_test: kill %d after %d acknowledged results", k+1, l.acks.Load())
@@ -269,6 +275,8 @@ func TestCrashKill9(t *testing.T) {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	began = time.Now()
+	defer func() { t.Logf("crash_test: the final checks took %s", time.Since(began).Round(time.Millisecond)) }()
 	t.Logf("crash_test: %d kills, %d acknowledged results: %d sessions, %d payments, %d attempts",
 		crashKills, l.acks.Load(), len(l.sessions), len(l.payments), len(l.attempts))
 	require.NotEmpty(t, l.payments, "the traffic must have produced payments")
@@ -298,11 +306,12 @@ func TestCrashKill9(t *testing.T) {
 			lost.Add(1)
 		}
 	})
-	for id, ack := range l.attempts {
+	checkEach(keysOf(l.attempts), func(id string) {
+		ack := l.attempts[id]
 		st, m, err := c.do("GET", "/_sandbox/payment-attempts/"+id, nil)
 		if !assert.NoError(t, err) || !assert.Equal(t, 200, st, "attempt %s: %v", id, m) {
 			lost.Add(1)
-			continue
+			return
 		}
 		if ack.status == "APPROVED" {
 			assert.Equal(t, "APPROVED", m["status"], "attempt %s", id)
@@ -311,14 +320,15 @@ func TestCrashKill9(t *testing.T) {
 			assert.NoError(t, err)
 			assert.Equal(t, 200, st, "the approved attempt's payment %s", ack.paymentID)
 		}
-	}
-	for order := range l.orders { // one manual session, one attempt, at most one payment
+	})
+	checkEach(keysOf(l.orders), func(order string) { // one manual session, one attempt, at most one payment
 		st, m, err := c.do("GET", "/payments?order_id="+order, nil)
-		require.NoError(t, err)
-		require.Equal(t, 200, st, "%v", m)
+		if !assert.NoError(t, err) || !assert.Equal(t, 200, st, "%v", m) {
+			return
+		}
 		data, _ := m["data"].([]any)
 		assert.LessOrEqual(t, len(data), 1, "order %s has %d payments", order, len(data))
-	}
+	})
 	assert.Zero(t, lost.Load(), "acknowledged results lost or gone back")
 
 	checkEventsDelivered(t, c, l, &recvMu, received)
@@ -342,7 +352,8 @@ func TestCrashKill9(t *testing.T) {
 func checkEventsDelivered(t *testing.T, c *crashClient, l *crashLedger, mu *sync.Mutex, received map[string]int) {
 	t.Helper()
 	pendingAtEnd := -1
-	deadline := time.Now().Add(30 * time.Second)
+	began := time.Now()
+	deadline := began.Add(30 * time.Second)
 	for {
 		st, m, err := c.do("GET", "/_sandbox/webhooks/events?status=PENDING&limit=1000", nil)
 		require.NoError(t, err)
@@ -350,12 +361,16 @@ func checkEventsDelivered(t *testing.T, c *crashClient, l *crashLedger, mu *sync
 		data, _ := m["data"].([]any)
 		if pendingAtEnd < 0 {
 			pendingAtEnd = len(data)
+			for _, e := range data {
+				t.Logf("crash_test: pending when the check began: %v", e)
+			}
 		}
 		if len(data) == 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	t.Logf("crash_test: waiting for pending deliveries took %s", time.Since(began).Round(time.Millisecond))
 	type ackedPayment struct {
 		id       string
 		refunded bool
