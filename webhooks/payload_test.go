@@ -212,6 +212,9 @@ func TestSignVerify(t *testing.T) {
 		{"other secret", "other", sig, body, webhooks.ErrSignatureMismatch},
 		{"changed body", "s3cret", sig, append([]byte(" "), body...), webhooks.ErrSignatureMismatch},
 		{"not base64", "s3cret", "%%%", body, webhooks.ErrMalformed},
+		{"line break inside (the base64 decoder skips it)", "s3cret", sig[:20] + "\n" + sig[20:], body, webhooks.ErrSignatureMismatch},
+		{"trailing CR", "s3cret", sig + "\r", body, webhooks.ErrSignatureMismatch},
+		{"non-zero padding bits (same bytes when decoded loosely)", "s3cret", "z0tt7imv3alWAbrHzDSY0uz4IzmBSPI6KvQ+ZiIy0bp=", body, webhooks.ErrMalformed},
 		{"empty", "s3cret", "", body, webhooks.ErrNoSignature},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,18 +23,18 @@ var (
 )
 
 // Verify checks a signature of body made with secret, in constant time. It
-// answers nil when it matches, else why not.
+// answers nil when it matches, else why not. Only the exact string Sign
+// makes matches: the base64 decoder's tolerance (line breaks anywhere,
+// non-zero padding bits) would let other strings decode to the same MAC, so
+// the comparison is of the canonical encodings, not of the decoded bytes.
 func Verify(secret string, body []byte, signature string) error {
 	if signature == "" {
 		return ErrNoSignature
 	}
-	got, err := base64.StdEncoding.DecodeString(signature)
-	if err != nil {
+	if _, err := base64.StdEncoding.Strict().DecodeString(signature); err != nil {
 		return ErrMalformed
 	}
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write(body)
-	if !hmac.Equal(got, m.Sum(nil)) {
+	if !hmac.Equal([]byte(signature), []byte(Sign(secret, body))) {
 		return ErrSignatureMismatch
 	}
 	return nil

@@ -305,6 +305,28 @@ func TestCLIFlags(t *testing.T) {
 	}
 }
 
+// TestCLIClockAdvancePastTTL: advancing a tenant's clock past its ttl expires
+// it, and the table says so (the key stops working at the next command).
+func TestCLIClockAdvancePastTTL(t *testing.T) {
+	a := newTestApp(t)
+	code, out, errOut := cliRun(t, a, nil, "tenants", "create", "--ttl", "1h", "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var tenant map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &tenant))
+	env := map[string]string{"PAYSANDBOX_API_KEY": tenant["apiKey"].(string)}
+
+	code, out, errOut = cliRun(t, a, env, "clock", "advance", "30m")
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out, "The tenant expired")
+	code, out, errOut = cliRun(t, a, env, "clock", "advance", "2h")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^expire-tenant\s`, out)
+	assert.Contains(t, out, "The tenant expired: its ttl passed on its own clock")
+	code, _, errOut = cliRun(t, a, env, "clock", "show")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "Error: Unauthorized: ")
+}
+
 // TestEveryCommandHasHelpWithExample: --help of every command shows an example.
 func TestEveryCommandHasHelpWithExample(t *testing.T) {
 	deps, _, _ := testDeps(nil)
@@ -374,6 +396,12 @@ func TestCLIBehaviour(t *testing.T) {
 			check: func(t *testing.T, s string) {
 				assert.Regexp(t, `(?m)^id\s+`+pid+`$`, s)
 				assert.Regexp(t, `(?m)^status\s+AUTHORIZED$`, s)
+				assert.Regexp(t, `(?m)^SALE\s+STRIPE\s+AUTHORIZED\s+1000\s+txn_`, s, "its transactions, one row each")
+				assert.NotContains(t, s, "AUTHORIZATION_SUCCEEDED", "events only with --events")
+			}},
+		{name: "payments get table with events", args: []string{"payments", "get", pid, "--events"},
+			check: func(t *testing.T, s string) {
+				assert.Regexp(t, `(?m)^1 SALE\s+\S+\s+AUTHORIZATION_SUCCEEDED\s+1000\s`, s)
 			}},
 		{name: "payments get unknown", args: []string{"payments", "get", "nope"}, wantCode: 1,
 			stderr: "Error: PaymentError: The payment could not be found\n"},
@@ -423,6 +451,13 @@ func TestCLIBehaviour(t *testing.T) {
 		{name: "hints", args: []string{"hints", "-o", "json"},
 			check: func(t *testing.T, s string) {
 				assert.NotEmpty(t, jsonOf(t, s)["data"], "a.pay sends no idempotency key")
+			}},
+		{name: "scenarios list json (the route answers YAML unless asked)", args: []string{"scenarios", "list", "-o", "json"},
+			check: func(t *testing.T, s string) { assert.NotEmpty(t, jsonOf(t, s)["rules"]) }},
+		{name: "scenarios list table", args: []string{"scenarios", "list"},
+			check: func(t *testing.T, s string) {
+				assert.Regexp(t, `(?m)^generic-decline\s+\{"card":\["4000000000000002"`, s)
+				assert.Contains(t, s, `{"threeDS":"challenge"}`)
 			}},
 		{name: "hints table", args: []string{"hints"},
 			check: func(t *testing.T, s string) { assert.Contains(t, s, "missing-idempotency-key (") }},

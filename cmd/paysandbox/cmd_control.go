@@ -70,9 +70,44 @@ func ctxOf(cmd *cobra.Command) context.Context {
 	return context.Background()
 }
 
-var paymentTable = objectTable(false, "id", "status", "amount", "currencyCode", "orderId", "customerId", "date", "dateUpdated",
+var paymentFields = objectTable(false, "id", "status", "amount", "currencyCode", "orderId", "customerId", "date", "dateUpdated",
 	"processor.name", "processor.amountCaptured", "processor.amountRefunded", "statusReason.type", "statusReason.declineType",
 	"statusReason.code", "requiredAction.name")
+
+// paymentTable prints a payment's fields, then its transactions (one row
+// each) and, when the answer has them (--events), the transactions' events.
+func paymentTable(w io.Writer, v map[string]any) error {
+	if err := paymentFields(w, v); err != nil {
+		return err
+	}
+	txs, _ := v["transactions"].([]any)
+	if len(txs) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	if err := listTable("type", "processorName", "processorStatus", "amount", "processorTransactionId", "authorizationCode", "date")(w, map[string]any{"data": txs}); err != nil {
+		return err
+	}
+	var events []any
+	for i, tx := range txs {
+		m, _ := tx.(map[string]any)
+		evs, _ := m["events"].([]any)
+		for _, e := range evs {
+			if em, ok := e.(map[string]any); ok {
+				row := map[string]any{"transaction": fmt.Sprintf("%d %v", i+1, m["type"])}
+				for k, x := range em {
+					row[k] = x
+				}
+				events = append(events, row)
+			}
+		}
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return listTable("transaction", "id", "type", "amount", "date")(w, map[string]any{"data": events})
+}
 
 var attemptTable = objectTable(false, "paymentAttemptId", "status", "clientSessionId", "expiresAt", "paymentId", "merchantPaymentId")
 
@@ -438,9 +473,21 @@ func newClockAdvanceCmd(deps *cliDeps, runF func(*clockAdvanceOptions) error) *c
 					if err := objectTable(false, "now")(w, v); err != nil {
 						return err
 					}
-					if fired, ok := v["fired"].([]any); ok && len(fired) > 0 {
-						fmt.Fprintln(w)
-						return listTable("kind", "at", "paymentId", "attemptId", "eventId")(w, map[string]any{"data": fired})
+					fired, _ := v["fired"].([]any)
+					if len(fired) == 0 {
+						return nil
+					}
+					fmt.Fprintln(w)
+					if err := listTable("kind", "at", "paymentId", "attemptId", "eventId")(w, map[string]any{"data": fired}); err != nil {
+						return err
+					}
+					for _, f := range fired {
+						if m, _ := f.(map[string]any); m["kind"] == "expire-tenant" {
+							// Otherwise the next command's "The API key is not valid" comes as a surprise.
+							fmt.Fprintln(w, "\nThe tenant expired: its ttl passed on its own clock, so its API key no longer works.\n"+
+								"Give tenants a ttl longer than the time you advance (paysandbox tenants create --ttl 48h).")
+							break
+						}
 					}
 					return nil
 				})

@@ -86,12 +86,13 @@ func newWebhooksGetCmd(deps *cliDeps, runF func(*simpleOptions) error) *cobra.Co
 			}
 			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/_sandbox/webhooks/events/" + url.PathEscape(o.ID)},
 				func(w io.Writer, v map[string]any) error {
-					if err := objectTable(false, "id", "eventType", "paymentId", "status", "createdAt")(w, v); err != nil {
+					if err := objectTable(false, "id", "eventType", "paymentId", "status", "createdAt", "nextAttemptAt")(w, v); err != nil {
 						return err
 					}
 					if att, ok := v["attempts"].([]any); ok && len(att) > 0 {
 						fmt.Fprintln(w)
-						return listTable("at", "statusCode", "latencyMs", "error")(w, map[string]any{"data": att})
+						// replay and chaos tell a replayed or chaos-made attempt from a scheduled one.
+						return listTable("at", "statusCode", "latencyMs", "error", "replay", "chaos")(w, map[string]any{"data": att})
 					}
 					return nil
 				})
@@ -409,6 +410,25 @@ var explainTable = func(w io.Writer, v map[string]any) error {
 	return listTable("name", "matched", "reason")(w, map[string]any{"data": v["rules"]})
 }
 
+// scenarioRulesTable lists the rules in force: name, when, and the outcome
+// keys (everything else of the rule), each as compact JSON.
+func scenarioRulesTable(w io.Writer, v map[string]any) error {
+	rules, _ := v["rules"].([]any)
+	rows := make([]any, 0, len(rules))
+	for _, r := range rules {
+		m, _ := r.(map[string]any)
+		outcome := map[string]any{}
+		for k, x := range m {
+			if k != "name" && k != "when" {
+				outcome[k] = x
+			}
+		}
+		rows = append(rows, map[string]any{"name": m["name"], "when": m["when"], "outcome": outcome})
+	}
+	fmt.Fprintf(w, "defaultProcessor: %s\n\n", cell(v["defaultProcessor"]))
+	return listTable("name", "when", "outcome")(w, map[string]any{"data": rows})
+}
+
 func newScenariosListCmd(deps *cliDeps, runF func(*simpleOptions) error) *cobra.Command {
 	o := &simpleOptions{}
 	cmd := &cobra.Command{
@@ -420,14 +440,9 @@ func newScenariosListCmd(deps *cliDeps, runF func(*simpleOptions) error) *cobra.
 			if runF != nil {
 				return runF(o)
 			}
-			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/_sandbox/scenarios"},
-				func(w io.Writer, v map[string]any) error {
-					rules := v["rules"]
-					if rules == nil {
-						rules = v["data"]
-					}
-					return listTable("name", "outcome", "when")(w, map[string]any{"data": rules})
-				})
+			// The route answers YAML unless asked for JSON.
+			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/_sandbox/scenarios",
+				Headers: map[string]string{"Accept": "application/json"}}, scenarioRulesTable)
 		},
 	}
 	addClientFlags(cmd, &o.Client, deps)

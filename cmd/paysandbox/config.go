@@ -203,8 +203,14 @@ func (c Config) Validate() error {
 	if err := simulator.CheckWebhookURL(c.WebhookURL); err != nil {
 		bad("webhook_url: %v", err)
 	}
-	if c.WebhookTimeout < 0 || c.WebhookRetentionCount < 0 || c.WebhookRetentionAge < 0 {
-		bad("webhook_timeout, webhook_retention_count, webhook_retention_age: must not be negative")
+	if c.WebhookTimeout < 0 {
+		bad("webhook_timeout: %s must not be negative", c.WebhookTimeout)
+	}
+	if c.WebhookRetentionCount < 0 {
+		bad("webhook_retention_count: %d must not be negative", c.WebhookRetentionCount)
+	}
+	if c.WebhookRetentionAge < 0 {
+		bad("webhook_retention_age: %s must not be negative", c.WebhookRetentionAge)
 	}
 	ids, keys := map[string]bool{simulator.DefaultTenantID: true}, map[string]bool{simulator.DefaultAPIKey: true}
 	for i, t := range c.Tenants {

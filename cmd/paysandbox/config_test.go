@@ -72,6 +72,12 @@ tenants:
 			}},
 		{name: "limits env", env: map[string]string{"PAYSANDBOX_MAX_CONNECTIONS": "7", "PAYSANDBOX_SHUTDOWN_TIMEOUT": "2s"},
 			want: func(c *Config) { c.MaxConnections, c.ShutdownTimeout = 7, 2*time.Second }},
+		{name: "webhook settings from env", env: map[string]string{"PAYSANDBOX_WEBHOOK_RETENTION_COUNT": "50", "PAYSANDBOX_WEBHOOK_TIMEOUT": "2s", "PAYSANDBOX_WEBHOOK_RETENTION_AGE": "1h"},
+			want: func(c *Config) {
+				c.WebhookRetentionCount, c.WebhookTimeout, c.WebhookRetentionAge = 50, 2*time.Second, time.Hour
+			}},
+		{name: "a negative webhook setting is named with its value", env: map[string]string{"PAYSANDBOX_WEBHOOK_RETENTION_COUNT": "-1"},
+			wantErr: []string{"webhook_retention_count: -1 must not be negative"}},
 		{name: "negative limits", args: []string{"--max-connections", "-1", "--read-timeout", "-1s"}, wantErr: []string{"max_connections", "read_timeout"}},
 		{name: "--request-timeout in milliseconds", args: []string{"--request-timeout", "50ms"}, want: func(c *Config) { c.RequestTimeout = 50 * time.Millisecond }},
 		{name: "--attempt-ttl", args: []string{"--attempt-ttl", "2m"}, want: func(c *Config) { c.AttemptTTL = 2 * time.Minute }},

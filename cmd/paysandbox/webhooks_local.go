@@ -170,6 +170,9 @@ func describeDelivery(r *http.Request, body []byte, secret string) string {
 	sig := "signature valid"
 	if err := webhooks.Verify(secret, body, r.Header.Get(webhooks.HeaderSignaturePrimary)); err != nil {
 		sig = "signature INVALID: " + err.Error()
+		if errors.Is(err, webhooks.ErrSignatureMismatch) { // the usual cause: another tenant's secret
+			sig += " (is --secret, or PAYSANDBOX_SIGNING_SECRET, this tenant's signingSecret?)"
+		}
 		if sec := r.Header.Get(webhooks.HeaderSignatureSecondary); sec != "" && webhooks.Verify(secret, body, sec) == nil {
 			sig = "signature valid (X-Signature-Secondary: the secret was rotated)"
 		}

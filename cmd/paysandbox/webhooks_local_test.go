@@ -87,6 +87,7 @@ func TestWebhooksListenPrintsDeliveries(t *testing.T) {
 	assert.Contains(t, lines[2], "DISPUTE.STATUS")
 	assert.Contains(t, lines[2], "payment=pay2 status=WON")
 	assert.Contains(t, lines[2], "signature INVALID")
+	assert.Contains(t, lines[2], "this tenant's signingSecret?", "a mismatch says what to check")
 }
 
 func TestWebhooksListenFlags(t *testing.T) {
