@@ -815,3 +815,13 @@ func isDigits(s string) bool {
 	}
 	return true
 }
+
+// HasProcessors reports whether a document (that loads) declares its own
+// processors, rather than taking them from a base document.
+func HasProcessors(data []byte) bool {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	return hasKey(root.Content[0], "processors")
+}

@@ -266,6 +266,19 @@ func TestCLIFlags(t *testing.T) {
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newDisputesSetStatusCmd(d, func(o *disputesSetStatusOptions) error { *got = o; return nil })
 			}},
+		{name: "scenarios explain from flags", args: []string{"--amount", "4051", "--card", "4111111111111111", "--currency", "USD"},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newScenariosExplainCmd(d, func(o *scenariosExplainOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				x := o.(*scenariosExplainOptions)
+				assert.Equal(t, map[string]any{"amount": int64(4051), "currencyCode": "USD", "card": "4111111111111111"},
+					x.explainBody(func(f string) bool { return f == "amount" }))
+			}},
+		{name: "scenarios explain: flags and a payment id together", args: []string{"pay1", "--amount", "1"}, wantCode: exitUsage,
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newScenariosExplainCmd(d, func(o *scenariosExplainOptions) error { *got = o; return nil })
+			}},
 		{name: "scenarios explain needs one of id or --request", wantCode: exitUsage,
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newScenariosExplainCmd(d, func(o *scenariosExplainOptions) error { *got = o; return nil })

@@ -248,7 +248,11 @@ func toAPIError(status int, raw []byte) *apiError {
 		var parts []string
 		for _, ve := range eb.Error.ValidationErrors {
 			for _, fe := range ve.Errors {
-				parts = append(parts, fe.Path+": "+fe.Description)
+				if strings.HasPrefix(fe.Description, fe.Path+":") { // e.g. a scenario problem "line 3: ..."
+					parts = append(parts, fe.Description)
+				} else {
+					parts = append(parts, fe.Path+": "+fe.Description)
+				}
 			}
 		}
 		if len(parts) > 0 {

@@ -452,18 +452,64 @@ func newScenariosListCmd(deps *cliDeps, runF func(*simpleOptions) error) *cobra.
 type scenariosExplainOptions struct {
 	simpleOptions
 	RequestFile string
+	// A payment request built from flags (when neither PAYMENT_ID nor
+	// --request is given).
+	Amount     int64
+	Currency   string
+	Card       string
+	OrderID    string
+	CustomerID string
+	Metadata   map[string]string
+	Token      string
+}
+
+// explainBody is the POST /_sandbox/scenarios/explain body the flags describe.
+func (o *scenariosExplainOptions) explainBody(set func(string) bool) map[string]any {
+	body := map[string]any{}
+	if set("amount") {
+		body["amount"] = o.Amount
+		body["currencyCode"] = o.Currency
+	}
+	if o.Card != "" {
+		body["card"] = o.Card
+	}
+	if o.OrderID != "" {
+		body["orderId"] = o.OrderID
+	}
+	if o.CustomerID != "" {
+		body["customerId"] = o.CustomerID
+	}
+	if len(o.Metadata) > 0 {
+		body["metadata"] = o.Metadata
+	}
+	if o.Token != "" {
+		body["paymentMethodToken"] = o.Token
+	}
+	return body
 }
 
 func newScenariosExplainCmd(deps *cliDeps, runF func(*scenariosExplainOptions) error) *cobra.Command {
 	o := &scenariosExplainOptions{}
 	cmd := &cobra.Command{
-		Use:   "explain [PAYMENT_ID | --request FILE]",
+		Use:   "explain [PAYMENT_ID | --request FILE | --amount N --card NUMBER ...]",
 		Short: "Explain which rule a payment got, or which a payment request would get, and why",
-		Example: "  paysandbox scenarios explain xYz12AbC\n" +
-			"  echo '{\"amount\": 4001, \"currencyCode\": \"EUR\"}' | paysandbox scenarios explain --request -",
+		Example: "  paysandbox scenarios explain --amount 7050 --card 4111111111111111\n" +
+			"  paysandbox scenarios explain --amount 1000 --metadata refund=fail\n" +
+			"  paysandbox scenarios explain xYz12AbC\n" +
+			"  echo '{\"amount\": 4051, \"currencyCode\": \"EUR\"}' | paysandbox scenarios explain --request -",
 		Args: func(cmd *cobra.Command, args []string) error {
-			if (len(args) == 1) == (o.RequestFile != "") || len(args) > 1 {
-				return usageErrorf("give either PAYMENT_ID or --request FILE")
+			flags := false
+			for _, f := range []string{"amount", "card", "order-id", "customer-id", "metadata", "token"} {
+				flags = flags || cmd.Flags().Changed(f)
+			}
+			ways := 0
+			for _, b := range []bool{len(args) == 1, o.RequestFile != "", flags} {
+				if b {
+					ways++
+				}
+			}
+			if len(args) > 1 || ways != 1 {
+				return usageErrorf("give one of PAYMENT_ID, --request FILE, or request flags (--amount, --card, --order-id, --customer-id, --metadata, --token)")
 			}
 			return nil
 		},
@@ -477,15 +523,29 @@ func newScenariosExplainCmd(deps *cliDeps, runF func(*scenariosExplainOptions) e
 			if o.ID != "" {
 				return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/_sandbox/payments/" + url.PathEscape(o.ID) + "/explain"}, explainTable)
 			}
-			body, err := readFileArg(cmd, o.RequestFile)
-			if err != nil {
-				return err
+			var body any
+			if o.RequestFile != "" {
+				b, err := readFileArg(cmd, o.RequestFile)
+				if err != nil {
+					return err
+				}
+				body = b
+			} else {
+				body = o.explainBody(cmd.Flags().Changed)
 			}
 			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "POST", Path: "/_sandbox/scenarios/explain", Body: body}, explainTable)
 		},
 	}
 	addClientFlags(cmd, &o.Client, deps)
-	cmd.Flags().StringVar(&o.RequestFile, "request", "", "a JSON payment request to explain (- for stdin)")
+	f := cmd.Flags()
+	f.StringVar(&o.RequestFile, "request", "", "a JSON payment request to explain (- for stdin)")
+	f.Int64Var(&o.Amount, "amount", 0, "amount in minor units")
+	f.StringVar(&o.Currency, "currency", "EUR", "currency code sent with --amount")
+	f.StringVar(&o.Card, "card", "", "a card number (tokens hide it; rules match cards by number)")
+	f.StringVar(&o.OrderID, "order-id", "", "orderId (rules match it as a glob)")
+	f.StringVar(&o.CustomerID, "customer-id", "", "customerId")
+	f.StringToStringVar(&o.Metadata, "metadata", nil, "metadata pairs, e.g. refund=fail,sandboxScenario=dispute-card")
+	f.StringVar(&o.Token, "token", "", "a payment method token (its session fills in what the flags leave out)")
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/scenarios"
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -45,7 +46,9 @@ func newScenariosValidateCmd(runF func(*scenariosValidateOptions) error) *cobra.
 			if err != nil {
 				return err
 			}
-			doc, err := scenarios.Load(opts.File, data, nil)
+			// Like PUT /_sandbox/scenarios: processors and defaultProcessor
+			// left out come from the built-in file.
+			doc, err := scenarios.Load(opts.File, data, processors.DefaultDoc())
 			var le *scenarios.Error
 			if errors.As(err, &le) {
 				for _, line := range le.Lines() {
@@ -58,6 +61,9 @@ func newScenariosValidateCmd(runF func(*scenariosValidateOptions) error) *cobra.
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d rules, %d processors, default %s)\n",
 				opts.File, len(doc.Rules), len(doc.Processors), doc.DefaultProcessor)
+			if !scenarios.HasProcessors(data) {
+				fmt.Fprintln(cmd.OutOrStdout(), "  processors and defaultProcessor come from the built-in scenarios.yaml, as for a tenant's rules (a --scenarios file for serve needs its own)")
+			}
 			return nil
 		},
 	}

@@ -15,6 +15,8 @@ import (
 
 func TestScenariosValidateCommand(t *testing.T) {
 	dir := t.TempDir()
+	tenantDoc := filepath.Join(dir, "tenant.yaml")
+	require.NoError(t, os.WriteFile(tenantDoc, []byte("rules:\n  - { name: big, when: { amount: { min: 9000 } }, authorize: { status: DECLINED } }\n"), 0o644))
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("processors:\n  - { name: A, processorMerchantId: a }\nrules:\n  - name: x\n    when: { amount: { min: 9, max: 1 } }\n    latency: soon\n"), 0o644))
 	tests := []struct {
@@ -27,6 +29,8 @@ func TestScenariosValidateCommand(t *testing.T) {
 		{"problems on stderr with lines", []string{"scenarios", "validate", bad}, 1, "",
 			bad + ":5: amount min 9 is greater than max 1, so the rule can never match\n" +
 				bad + ":6: latency \"soon\" is not a duration like 30s, 1500ms or 2h\n"},
+		{"a tenant's rules: processors from the built-in file", []string{"scenarios", "validate", tenantDoc}, 0,
+			tenantDoc + ": valid (1 rules, 3 processors, default STRIPE)\n  processors and defaultProcessor come from the built-in scenarios.yaml, as for a tenant's rules (a --scenarios file for serve needs its own)\n", ""},
 		{"missing file", []string{"scenarios", "validate", filepath.Join(dir, "nope.yaml")}, 1, "", "no such file"},
 		{"no file", []string{"scenarios", "validate"}, 2, "", "accepts 1 arg(s)"},
 		{"two files", []string{"scenarios", "validate", "a", "b"}, 2, "", "usage: paysandbox scenarios validate FILE"},
