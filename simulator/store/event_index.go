@@ -46,11 +46,8 @@ const paymentIDField = `"paymentId":`
 // top-level one, since the fields before it are strings, in which a quote
 // is always escaped.
 func eventPaymentID(v string) string {
-	if nl := strings.IndexByte(v, '\n'); nl >= 0 {
-		v = v[:nl]
-	}
 	i := strings.Index(v, paymentIDField)
-	if i < 0 {
+	if i < 0 || strings.IndexByte(v[:i], '\n') >= 0 { // not in the record (the body's)
 		return ""
 	}
 	v = v[i+len(paymentIDField):]
