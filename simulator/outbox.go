@@ -151,7 +151,33 @@ func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction,
 	if d != nil {
 		ev.DisputeID = d.ID
 	}
+	if err := s.exhaustWithoutEndpoint(tx, ev); err != nil {
+		return err
+	}
 	return tx.AppendEvent(ev)
+}
+
+// exhaustWithoutEndpoint makes ev, about to be appended, EXHAUSTED with the
+// one attempt the dispatcher would record ("no endpoint", at the event's
+// time, nothing sent) when its tenant has no webhook URL in tx and a
+// dispatcher is attached: the event never enters the pending queue, so
+// delivering it costs no second write transaction. It stays replayable once
+// an endpoint is set and is not sent retroactively (SANDBOX.md section 7).
+// Without a dispatcher (the service alone) events stay PENDING for whoever
+// attempts them, as before. Waiters on the tenant's webhooks are woken now:
+// their next read waits for this write transaction to end.
+func (s *Service) exhaustWithoutEndpoint(tx Tx, ev *Event) error {
+	if s.Webhooks == nil || ev.Status != DeliveryPending {
+		return nil
+	}
+	t, err := tx.Tenant(ev.TenantID)
+	if err != nil || t == nil || t.WebhookURL != "" {
+		return err
+	}
+	ev.Status, ev.NextAt = DeliveryExhausted, time.Time{}
+	ev.Attempts = append(ev.Attempts, DeliveryAttempt{At: ev.CreatedAt, Error: ErrNoEndpoint})
+	s.webhooksNotify(ev.TenantID)
+	return nil
 }
 
 // validEventQuery checks the filters of an event listing.

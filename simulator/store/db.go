@@ -103,6 +103,10 @@ func Open(path, fsync string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := createEventIndex(db); err != nil { // events by payment (event_index.go)
+		db.Close()
+		return nil, fmt.Errorf("store: indexing events of %s: %w", path, err)
+	}
 	dk, err := openDisk(db, path, fsync)
 	if err != nil {
 		db.Close()

@@ -17,6 +17,9 @@ import (
 //	t:<tenant>:evb:<id>                       an event's webhook body (raw JSON)
 //	t:<tenant>:dsp:<id>                       dispute
 //
+// A payment's events are listed through the in-memory buntdb index
+// event_index.go keeps over the evt: keys (no key of its own).
+//
 // An event is one key: its record (JSON, which holds no raw newline), then,
 // after a newline, its webhook body as rendered when the event was made. The
 // body is never parsed when events are listed; recording an attempt rewrites
@@ -121,7 +124,12 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	return t.putEvent(k, e, nil)
 }
 
+// Events lists the tenant's events newest first; with a payment id it reads
+// only that payment's events (event_index.go).
 func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, error) {
+	if q.PaymentID != "" {
+		return t.eventsOfPayment(tid, q)
+	}
 	var out []*simulator.Event
 	var ferr error
 	p := pEvent(tid)
