@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -118,36 +117,11 @@ func TestKill9LosesNothing(t *testing.T) {
 	assert.Equal(t, 999.0, p.JSON["amount"])
 }
 
-// serveBinary starts `paysandbox serve` on a free port and waits until it is ready.
+// serveBinary starts `paysandbox serve` on a free port and waits until it is
+// ready (serveBinaryEnv, webhooks_kill_test.go, with no extra environment).
 func serveBinary(t *testing.T, bin, db string) (*exec.Cmd, *testApp) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	stderr := &syncBuffer{}
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--log-level", "error")
-	cmd.Stdout, cmd.Stderr = stderr, stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	a := &testApp{App: &App{Config: Config{Addr: addr}}, t: t, Key: simulator.DefaultAPIKey, http: &http.Client{Timeout: 10 * time.Second}}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return cmd, a
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("paysandbox serve did not become ready: %v\n%s", err, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return serveBinaryEnv(t, bin, db, nil)
 }
 
 // Graceful shutdown finishes in-flight requests: a wait that is still open
