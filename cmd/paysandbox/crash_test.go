@@ -216,13 +216,8 @@ func TestCrashKill9(t *testing.T) {
 	if os.Getenv("PAYSANDBOX_CRASH_TEST") != "1" {
 		t.Skip("set PAYSANDBOX_CRASH_TEST=1 (run by .ci/run)")
 	}
-	gobin, err := exec.LookPath("go")
-	require.NoError(t, err)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "paysandbox")
 	began := time.Now()
-	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	dir, bin := buildBinary(t)
 	t.Logf("crash_test: go build took %s", time.Since(began).Round(time.Millisecond))
 	db := filepath.Join(dir, "crash.db")
 
@@ -336,7 +331,7 @@ func TestCrashKill9(t *testing.T) {
 	// A clean SIGTERM of the idle server: exit 0, and how long it took.
 	start := time.Now()
 	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
-	err = proc.Wait()
+	err := proc.Wait()
 	took := time.Since(start)
 	assert.NoError(t, err, "SIGTERM exits 0")
 	t.Logf("crash_test: idle shutdown took %s", took.Round(time.Millisecond))

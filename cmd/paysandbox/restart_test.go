@@ -87,14 +87,7 @@ func TestKill9LosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "paysandbox")
-	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	dir, bin := buildBinary(t)
 	db := filepath.Join(dir, "data", "paysandbox.db")
 
 	p1, a := serveBinary(t, bin, db)
@@ -115,6 +108,21 @@ func TestKill9LosesNothing(t *testing.T) {
 	p := b.must(200, "GET", "/payments/"+pay.Str("id"), nil)
 	assert.Equal(t, pay.Str("status"), p.Str("status"))
 	assert.Equal(t, 999.0, p.JSON["amount"])
+}
+
+// buildBinary builds this command into a new temporary directory and answers
+// the directory and the binary's path (skipped when go is not on PATH).
+func buildBinary(t *testing.T) (dir, bin string) {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "paysandbox")
+	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return dir, bin
 }
 
 // serveBinary starts `paysandbox serve` on a free port and waits until it is

@@ -23,14 +23,7 @@ func TestWebhookKill9LosesNoDelivery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "paysandbox")
-	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	dir, bin := buildBinary(t)
 	db := filepath.Join(dir, "data", "paysandbox.db")
 	rc := newReceiver(t, answer(500))
 	env := []string{"PAYSANDBOX_WEBHOOK_URL=" + rc.URL}
