@@ -37,23 +37,17 @@ var benchFlows = map[string]benchFlow{
 	"read": {
 		help:  "GET /payments/{id} over payments created first",
 		setup: setupWithPayments,
-		run: func(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error {
-			return readFlow(ctx, c, st, w)
-		},
+		run:   readFlow,
 	},
 	"auto": {
 		help:  "AUTO checkout: POST /client-session, POST /client/payment-instruments, POST /payments (authorized at once), capture",
 		setup: setupTenant,
-		run: func(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error {
-			return autoFlow(ctx, c, st, w)
-		},
+		run:   autoFlow,
 	},
 	"manual": {
 		help:  "MANUAL checkout: session, tokenise (attempt), approve, wait for AUTHORIZED, capture",
 		setup: setupTenant,
-		run: func(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error {
-			return manualFlow(ctx, c, st, w)
-		},
+		run:   manualFlow,
 	},
 	"mixed": {
 		help:  "3 reads for every AUTO checkout",
