@@ -62,6 +62,9 @@ const (
 	// Sandbox control plane.
 	CodeScenarioValidationError Code = "ScenarioValidationError"
 	CodeWaitTimeout             Code = "WaitTimeout"
+	// CodeHeadersTooLarge: the request's header block is over 64 KiB
+	// (SANDBOX.md section 12).
+	CodeHeadersTooLarge Code = "RequestHeaderFieldsTooLarge"
 )
 
 // Codes lists the whole catalogue, for the table test of httpapi.
@@ -79,7 +82,7 @@ var Codes = []Code{
 	CodeAdjustAuthorizationNotSupported, CodeNoActionsToHandle,
 	CodePaymentAttemptNotFound, CodeClientSessionNotManual, CodeInvalidPaymentAttemptTransition,
 	CodePaymentAttemptExpired,
-	CodeScenarioValidationError, CodeWaitTimeout,
+	CodeScenarioValidationError, CodeWaitTimeout, CodeHeadersTooLarge,
 }
 
 // FieldError is one broken rule of a request, at a JSONPath like "$.order.lineItems[0].amount".

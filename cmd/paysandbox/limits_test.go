@@ -144,6 +144,26 @@ func TestHeaderBlockIsCapped(t *testing.T) {
 	assert.Contains(t, []int{0, http.StatusRequestHeaderFieldsTooLarge}, status, "431, or closed before the client read it")
 	assert.True(t, closedByServer(t, c))
 
+	t.Run("the 431 is the error envelope", func(t *testing.T) {
+		c := dial(t, a)
+		_, err := fmt.Fprintf(c, "GET /payments/x HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n", strings.Repeat("a", 65<<10))
+		require.NoError(t, err)
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(hangGuard)))
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, res.StatusCode)
+		assert.Equal(t, "application/json", res.Header.Get("Content-Type"))
+		var env struct {
+			Error map[string]any `json:"error"`
+		}
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&env))
+		assert.Equal(t, "RequestHeaderFieldsTooLarge", env.Error["errorId"])
+		assert.Contains(t, env.Error["description"], "at most 65536")
+		assert.NotEmpty(t, env.Error["diagnosticsId"])
+		assert.True(t, closedByServer(t, c))
+	})
+
 	t.Run("a big header block that stalls is cut at the read timeout", func(t *testing.T) {
 		cfg := testConfig()
 		cfg.ReadTimeout = 200 * time.Millisecond

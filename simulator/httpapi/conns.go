@@ -10,8 +10,17 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// MaxHeaderBytes bounds a request's header block (SANDBOX.md section 12).
+// MaxHeaderBytes bounds a request's header block (SANDBOX.md section 12):
+// Guard answers a bigger one 431 RequestHeaderFieldsTooLarge in the error
+// envelope.
 const MaxHeaderBytes = 64 << 10
+
+// headerReadCap is what net/http reads of a header block at most (its
+// MaxHeaderBytes plus its own 4 KiB of slack): up to it, an oversized block
+// reaches Guard and gets the envelope; past it net/http itself answers a
+// plain 431 and closes, so a client cannot make the server buffer more
+// (at most 4,096 connections x 128 KiB while headers arrive).
+const headerReadCap = 128 << 10
 
 // ConnLimiter is a net.Listener that holds at most Max connections open at
 // once. A connection past the cap is accepted, answered at once with 429

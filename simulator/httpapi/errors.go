@@ -53,6 +53,7 @@ var statusOf = map[simulator.Code]int{
 
 	simulator.CodeScenarioValidationError: http.StatusUnprocessableEntity,
 	simulator.CodeWaitTimeout:             http.StatusRequestTimeout,
+	simulator.CodeHeadersTooLarge:         http.StatusRequestHeaderFieldsTooLarge,
 }
 
 // errorBody is the error envelope {"error": {...}}.

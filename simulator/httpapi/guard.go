@@ -35,9 +35,10 @@ func (s *Server) HTTPServer(h http.Handler, ln *ConnLimiter) *http.Server {
 		// handler that runs longer is never cut by it.
 		ReadTimeout: s.opt.ReadTimeout,
 		IdleTimeout: s.opt.IdleTimeout,
-		// net/http allows 4 KiB of slack above MaxHeaderBytes; take it off
-		// so that the whole header block is at most 64 KiB.
-		MaxHeaderBytes: MaxHeaderBytes - 4096,
+		// net/http allows 4 KiB of slack above its MaxHeaderBytes. It reads
+		// up to headerReadCap so that Guard can refuse a block over
+		// MaxHeaderBytes in the error envelope.
+		MaxHeaderBytes: headerReadCap - 4096,
 		ErrorLog:       nil,
 	}
 	if ln != nil {
@@ -51,10 +52,32 @@ func (s *Server) HTTPServer(h http.Handler, ln *ConnLimiter) *http.Server {
 // API, is covered too.
 func (s *Server) Guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := headerBlockSize(r); n > MaxHeaderBytes {
+			s.rawError(w, r, simulator.Errorf(simulator.CodeHeadersTooLarge,
+				"The request's header block is %d bytes; at most %d are accepted", n, MaxHeaderBytes).
+				WithRecovery("Send fewer or shorter headers (cookies included)."))
+			return
+		}
 		if s.receive(w, r) {
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// headerBlockSize is the size of r's header block as it came on the wire
+// (request line, Host, every header line and the blank line; net/http only
+// normalises the names' case, which keeps their length).
+func headerBlockSize(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	if r.Host != "" {
+		n += len("Host: ") + len(r.Host) + 2
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n + 2
 }
 
 // Routes is the API's router without the body guard (for a handler that

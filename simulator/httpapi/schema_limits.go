@@ -39,7 +39,7 @@ var Limits = []Limit{
 	{"Stated lengths (vendor: `productData.pageUrl` 1024; ours: `webhookUrl` 2048, clock `duration` 64)", "as stated", "422 at the field"},
 	{"`metadata`, `paymentMethod.options`, capture `order` (any JSON object), after merges too", "16 KiB encoded, nesting as above", "422 at the field"},
 	{"Transactions per payment (captures and refunds)", strconv.Itoa(simulator.MaxTransactions), "422 `RequestValidationError` at `$`"},
-	{"Header block", "64 KiB", "431, connection closed"},
+	{"Header block", "64 KiB", "431 `RequestHeaderFieldsTooLarge` in the error envelope, connection closed (a block over 128 KiB is cut by Go's HTTP server first: plain-text 431)"},
 	{"Headers and body must arrive within", "10 s (`--read-timeout`)", "400 `BadRequest` (body) or closed (headers)"},
 	{"Idle keep-alive connection", "60 s (`--idle-timeout`)", "closed"},
 	{"Open connections", "4096 (`--max-connections`)", "429 `TooManyRequests`, closed at once"},
