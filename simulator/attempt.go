@@ -30,7 +30,9 @@ type Attempt struct {
 // EXPIRED. It reports whether the attempt changed.
 func (a *Attempt) Lapse(now time.Time) bool {
 	if a.Status == AttemptAwaiting && !now.Before(a.ExpiresAt) {
-		a.Status, a.UpdatedAt = AttemptExpired, now
+		// it expired at its expiry time, whenever that is noticed (a read, an
+		// approve, the expiry job, or a clock advance that jumped past it)
+		a.Status, a.UpdatedAt = AttemptExpired, a.ExpiresAt
 		return true
 	}
 	return false

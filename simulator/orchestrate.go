@@ -17,6 +17,15 @@ func (s *Service) mutatePayment(t *Tenant, id string, fn func(tx Tx, p *Payment,
 // the key is checked before anything else and claimed in the same
 // transaction, only when the request changed something.
 func (s *Service) mutatePaymentKey(t *Tenant, id, idemKey string, fn func(tx Tx, p *Payment, now time.Time) error) (*Payment, error) {
+	return s.mutatePaymentAt(t, id, idemKey, time.Time{}, fn)
+}
+
+// mutatePaymentAt is mutatePaymentKey whose change happened at the tenant
+// time at, when that is not zero and already past: a scheduled job run after
+// it fell due (by a clock advance that jumped over it) stamps its change,
+// events and dateUpdated with its due time, never earlier than the payment's
+// last update.
+func (s *Service) mutatePaymentAt(t *Tenant, id, idemKey string, at time.Time, fn func(tx Tx, p *Payment, now time.Time) error) (*Payment, error) {
 	var out *Payment
 	kick := false
 	err := s.Store.Update(func(tx Tx) error {
@@ -31,6 +40,12 @@ func (s *Service) mutatePaymentKey(t *Tenant, id, idemKey string, fn func(tx Tx,
 			return errPaymentNotFound()
 		}
 		now := s.now(t)
+		if !at.IsZero() && at.Before(now) {
+			now = at
+			if now.Before(p.DateUpdated) {
+				now = p.DateUpdated
+			}
+		}
 		before := p.Status
 		updated := p.DateUpdated
 		if now.After(p.DateUpdated) {

@@ -237,7 +237,7 @@ func (s *Service) runJob(ctx context.Context, j *Job) error {
 		}
 		return err
 	}
-	_, err := s.mutatePayment(t, j.PaymentID, func(tx Tx, p *Payment, now time.Time) error {
+	_, err := s.mutatePaymentAt(t, j.PaymentID, "", j.Due, func(tx Tx, p *Payment, now time.Time) error {
 		if cur, err := tx.Job(t.ID, j.ID); err != nil || cur == nil {
 			return errorsJoin(err, errNoChange)
 		}

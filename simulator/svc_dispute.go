@@ -54,6 +54,9 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 			amt = *amount
 		}
 		now := s.now(t)
+		if job != nil && job.Due.Before(now) { // opened at its due time, also when a clock advance jumped past it
+			now = job.Due
+		}
 		d := &Dispute{
 			ID: s.IDs.NewID(IDUUID), TenantID: t.ID, PaymentID: p.ID, OrderID: p.OrderID, Reason: reason,
 			Amount: amt, CurrencyCode: p.CurrencyCode, Status: "OPEN", Type: "DISPUTE", OpenedAt: now, UpdatedAt: now,
@@ -105,6 +108,9 @@ func (s *Service) disputeStepJob(t *Tenant, j *Job) error {
 		step := d.Then[0]
 		d.Then = d.Then[1:]
 		now := s.now(t)
+		if j.Due.Before(now) { // moved at its due time, also when a clock advance jumped past it
+			now = j.Due
+		}
 		if len(d.Then) > 0 {
 			if err := s.scheduleDisputeStep(tx, t, d, j.Due); err != nil {
 				return err
