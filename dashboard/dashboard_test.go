@@ -139,7 +139,7 @@ func TestCSRF(t *testing.T) {
 	}{
 		{"token and origin", tok, "", http.StatusOK},
 		{"missing token", "", "", http.StatusForbidden},
-		{"wrong token", "x" + tok[1:], "", http.StatusForbidden},
+		{"wrong token", wrongToken(tok), "", http.StatusForbidden},
 		{"other origin", tok, "http://evil.example", http.StatusForbidden},
 		{"opaque origin", tok, "null", http.StatusForbidden},
 	}
@@ -693,4 +693,12 @@ func TestScopesAndIsolation(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, simulator.StatusAuthorized, got.Status)
 	})
+}
+
+// wrongToken is tok with its first character changed (always a different token).
+func wrongToken(tok string) string {
+	if strings.HasPrefix(tok, "x") {
+		return "y" + tok[1:]
+	}
+	return "x" + tok[1:]
 }
