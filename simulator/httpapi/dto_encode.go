@@ -9,8 +9,8 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// Reflection-free encoding of the hot answers (payments, sessions, tokenize,
-// instruments, attempts).
+// Reflection-free encoding of the hot answers (payments and the payment list,
+// sessions, tokenize, instruments, attempts, the error envelope).
 //
 // Contract: for every value v of a type below, v.appendJSON(nil) returns
 // exactly the bytes encoding/json's Encoder with SetEscapeHTML(false) writes
@@ -37,6 +37,8 @@ var (
 	_ jsonAppender = approveDTO{}
 	_ jsonAppender = attemptStatusDTO{}
 	_ jsonAppender = attemptDTO{}
+	_ jsonAppender = paymentListDTO{}
+	_ jsonAppender = errorBody{}
 )
 
 const hexDigits = "0123456789abcdef"
@@ -612,4 +614,95 @@ func (d attemptDTO) appendJSON(dst []byte) ([]byte, error) {
 	dst = appendStringField(dst, "expiresAt", d.ExpiresAt)
 	dst = appendOmitString(dst, "paymentId", d.PaymentID)
 	return append(dst, '}'), nil
+}
+
+// The payment list.
+
+func (d paymentListDTO) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, '{')
+	dst = appendKey(dst, "data")
+	if d.Data == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i := range d.Data {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = d.Data[i].appendJSON(dst); err != nil {
+				return dst, err
+			}
+		}
+		dst = append(dst, ']')
+	}
+	dst = appendOmitString(dst, "nextCursor", d.NextCursor)
+	dst = appendOmitString(dst, "prevCursor", d.PrevCursor)
+	return append(dst, '}'), nil
+}
+
+func (d *paymentSummaryDTO) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, '{')
+	dst = appendStringField(dst, "id", d.ID)
+	dst = appendStringField(dst, "date", d.Date)
+	dst = appendStringField(dst, "dateUpdated", d.DateUpdated)
+	dst = appendStringField(dst, "status", d.Status)
+	dst = appendStringField(dst, "orderId", d.OrderID)
+	if p := d.Processor; p != nil {
+		dst = append(appendKey(dst, "processor"), '{')
+		dst = appendStringField(dst, "name", p.Name)
+		dst = appendOmitString(dst, "processorMerchantId", p.ProcessorMerchantID)
+		dst = append(dst, '}')
+	}
+	dst = appendStringField(dst, "currencyCode", d.CurrencyCode)
+	dst = appendIntField(dst, "amount", d.Amount)
+	dst, err := appendOmitMap(dst, "metadata", d.Metadata)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, '}'), nil
+}
+
+// The error envelope (every error answer, 422s included).
+
+func (b errorBody) appendJSON(dst []byte) ([]byte, error) {
+	e := &b.Error
+	dst = append(dst, '{')
+	dst = append(appendKey(dst, "error"), '{')
+	dst = appendStringField(dst, "errorId", e.ErrorID)
+	dst = appendStringField(dst, "description", e.Description)
+	dst = appendOmitString(dst, "recoverySuggestion", e.RecoverySuggestion)
+	dst = appendOmitString(dst, "diagnosticsId", e.DiagnosticsID)
+	if len(e.ValidationErrors) > 0 {
+		dst = append(appendKey(dst, "validationErrors"), '[')
+		for i := range e.ValidationErrors {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			v := &e.ValidationErrors[i]
+			dst = append(dst, '{')
+			dst = appendStringField(dst, "model", v.Model)
+			dst = appendKey(dst, "errors")
+			if v.Errors == nil {
+				dst = append(dst, "null"...)
+			} else {
+				dst = append(dst, '[')
+				for j := range v.Errors {
+					if j > 0 {
+						dst = append(dst, ',')
+					}
+					dst = append(dst, '{')
+					dst = appendStringField(dst, "path", v.Errors[j].Path)
+					dst = appendStringField(dst, "description", v.Errors[j].Description)
+					dst = append(dst, '}')
+				}
+				dst = append(dst, ']')
+			}
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	dst = appendOmitString(dst, "paymentId", e.PaymentID)
+	dst = appendOmitString(dst, "paymentStatus", e.PaymentStatus)
+	return append(dst, '}', '}'), nil
 }

@@ -27,6 +27,8 @@ var answerTypes = []reflect.Type{
 	reflect.TypeFor[approveDTO](),
 	reflect.TypeFor[attemptStatusDTO](),
 	reflect.TypeFor[attemptDTO](),
+	reflect.TypeFor[paymentListDTO](),
+	reflect.TypeFor[errorBody](),
 }
 
 // Generation modes: random, every optional part present and non-empty, every
