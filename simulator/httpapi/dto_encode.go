@@ -43,6 +43,15 @@ var (
 
 const hexDigits = "0123456789abcdef"
 
+// plainByte marks the bytes a string carries as they are: ASCII from space
+// up, but `"` and `\`.
+var plainByte = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
 // appendString is encoding/json's string encoding without HTML escaping:
 // `"` and `\` escaped, \b \f \n \r \t by name, other bytes below 0x20 as
 // \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029 as \u2028 and \u2029.
@@ -51,11 +60,11 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		b := s[i]
+		if plainByte[b] {
+			i++
+			continue
+		}
 		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':
