@@ -105,6 +105,14 @@ func writeJSON(c echo.Context, status int, v any) error {
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
+	if a, ok := v.(jsonAppender); ok { // the hot answers: no reflection (dto_encode.go)
+		b, err := a.appendJSON(buf.AvailableBuffer())
+		if err != nil {
+			return err
+		}
+		buf.Write(b) // keeps the grown buffer for the pool
+		return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
+	}
 	if err := newJSONEncoder(buf).Encode(v); err != nil {
 		return err
 	}
