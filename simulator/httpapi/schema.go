@@ -127,10 +127,7 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 			return
 		}
 		n := utf8.RuneCountInString(str)
-		maxLen := s.maxLen
-		if maxLen == 0 {
-			maxLen = MaxText
-		}
+		maxLen := s.textMax()
 		switch {
 		case s.minLen > 0 && n < s.minLen:
 			add("Ensure this value has at least %d characters", s.minLen)
@@ -144,20 +141,8 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 				add("Value is not an allowed value")
 			}
 		}
-		switch s.format {
-		case "uuid":
-			if _, err := uuid.Parse(str); err != nil || len(str) != 36 {
-				add("Value must be a valid uuid")
-			}
-		case "country":
-			if len(str) != 2 || strings.Trim(str, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
-				add("Value must be a two-letter country code")
-			}
-		case "email":
-			at := strings.IndexByte(str, '@')
-			if at < 1 || at == len(str)-1 || strings.ContainsAny(str, " \t\r\n") || !strings.Contains(str[at:], ".") {
-				add("Value must be a valid email address")
-			}
+		if !s.formatOK(str) {
+			add("%s", formatMessages[s.format])
 		}
 	case "integer":
 		num, ok := v.(json.Number)
@@ -192,4 +177,35 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 			add("Value must be a valid boolean")
 		}
 	}
+}
+
+// textMax is the longest string s takes (MaxText when it states none).
+func (s *schema) textMax() int {
+	if s.maxLen == 0 {
+		return MaxText
+	}
+	return s.maxLen
+}
+
+// formatMessages are the errors of the string formats.
+var formatMessages = map[string]string{
+	"uuid":    "Value must be a valid uuid",
+	"country": "Value must be a two-letter country code",
+	"email":   "Value must be a valid email address",
+}
+
+// formatOK reports whether str has the format of s (any string when s
+// states none). validate and the fast path (stringOK) share it.
+func (s *schema) formatOK(str string) bool {
+	switch s.format {
+	case "uuid":
+		_, err := uuid.Parse(str)
+		return err == nil && len(str) == 36
+	case "country":
+		return len(str) == 2 && strings.Trim(str, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
+	case "email":
+		at := strings.IndexByte(str, '@')
+		return !(at < 1 || at == len(str)-1 || strings.ContainsAny(str, " \t\r\n") || !strings.Contains(str[at:], "."))
+	}
+	return true
 }
