@@ -28,9 +28,10 @@ type fastRequest interface {
 	// when the handler validates against that same schema.
 	fastSchema() *schema
 	// decodeFast reads the top-level object at d into the (zero) receiver
-	// and reports whether every rule of the schema, and of the handler's
-	// extra rules, holds. On false the receiver may be partly written.
-	decodeFast(d *reader) bool
+	// and reports where it ended and whether every rule of the schema, and
+	// of the handler's extra rules, holds. On false the receiver may be
+	// partly written. (d is a value so that it stays on the stack.)
+	decodeFast(d reader) (end int, ok bool)
 }
 
 // decodeFast is the fast path of decodeWith for body b: true when dst (nil
@@ -50,9 +51,11 @@ func decodeFast(b []byte, s *schema, dst any, optional bool) bool {
 		return optional && s.requiredMet(0, 0)
 	}
 	if isFast {
-		if !r.decodeFast(&d) {
+		end, ok := r.decodeFast(d)
+		if !ok {
 			return false
 		}
+		d.i = end
 	} else if !d.object(s, nil) {
 		return false
 	}

@@ -26,8 +26,8 @@ var (
 
 func (*createPaymentBody) fastSchema() *schema { return paymentCreate }
 
-func (r *createPaymentBody) decodeFast(d *reader) bool {
-	return d.object(paymentCreate, func(name string, s *schema) bool {
+func (r *createPaymentBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(paymentCreate, func(name string, s *schema) bool {
 		switch name {
 		case "orderId":
 			return d.strField(s, &r.OrderID)
@@ -52,13 +52,14 @@ func (r *createPaymentBody) decodeFast(d *reader) bool {
 		}
 		return false
 	})
+	return d.i, ok
 }
 
 func (*createSessionRequest) fastSchema() *schema { return clientSessionCreate }
 
 // decodeFast also keeps sessionCrossFieldRules, the handler's extra rule:
 // a currencyCode whenever any amount is given.
-func (r *createSessionRequest) decodeFast(d *reader) bool {
+func (r *createSessionRequest) decodeFast(d reader) (int, bool) {
 	sd := &r.SessionData
 	ok := d.object(clientSessionCreate, func(name string, s *schema) bool {
 		switch name {
@@ -84,13 +85,13 @@ func (r *createSessionRequest) decodeFast(d *reader) bool {
 		return false
 	})
 	// The currency enum refuses "", so an empty code here was absent or null.
-	return ok && (sd.CurrencyCode != "" || !sd.HasAnyAmount())
+	return d.i, ok && (sd.CurrencyCode != "" || !sd.HasAnyAmount())
 }
 
 func (*tokenizeBody) fastSchema() *schema { return tokenizeRequest }
 
-func (r *tokenizeBody) decodeFast(d *reader) bool {
-	return d.object(tokenizeRequest, func(name string, s *schema) bool {
+func (r *tokenizeBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(tokenizeRequest, func(name string, s *schema) bool {
 		if name != "paymentInstrument" {
 			return false
 		}
@@ -111,12 +112,13 @@ func (r *tokenizeBody) decodeFast(d *reader) bool {
 			return false
 		})
 	})
+	return d.i, ok
 }
 
 func (*clientPaymentRequest) fastSchema() *schema { return clientPaymentCreate }
 
-func (r *clientPaymentRequest) decodeFast(d *reader) bool {
-	return d.object(clientPaymentCreate, func(name string, s *schema) bool {
+func (r *clientPaymentRequest) decodeFast(d reader) (int, bool) {
+	ok := d.object(clientPaymentCreate, func(name string, s *schema) bool {
 		switch name {
 		case "paymentMethodToken":
 			return d.strField(s, &r.PaymentMethodToken)
@@ -125,12 +127,13 @@ func (r *clientPaymentRequest) decodeFast(d *reader) bool {
 		}
 		return false
 	})
+	return d.i, ok
 }
 
 func (*authorizeBody) fastSchema() *schema { return paymentAuthorize }
 
-func (r *authorizeBody) decodeFast(d *reader) bool {
-	return d.object(paymentAuthorize, func(name string, s *schema) bool {
+func (r *authorizeBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(paymentAuthorize, func(name string, s *schema) bool {
 		switch name {
 		case "processor":
 			return d.object(s, func(name string, s *schema) bool {
@@ -147,12 +150,13 @@ func (r *authorizeBody) decodeFast(d *reader) bool {
 		}
 		return false
 	})
+	return d.i, ok
 }
 
 func (*captureBody) fastSchema() *schema { return paymentCapture }
 
-func (r *captureBody) decodeFast(d *reader) bool {
-	return d.object(paymentCapture, func(name string, s *schema) bool {
+func (r *captureBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(paymentCapture, func(name string, s *schema) bool {
 		switch name {
 		case "amount":
 			return d.intField(s, &r.Amount)
@@ -168,12 +172,13 @@ func (r *captureBody) decodeFast(d *reader) bool {
 		}
 		return false
 	})
+	return d.i, ok
 }
 
 func (*cancelBody) fastSchema() *schema { return paymentCancel }
 
-func (r *cancelBody) decodeFast(d *reader) bool {
-	return d.object(paymentCancel, func(name string, s *schema) bool {
+func (r *cancelBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(paymentCancel, func(name string, s *schema) bool {
 		switch name {
 		case "reason":
 			return d.strField(s, &r.Reason)
@@ -182,12 +187,13 @@ func (r *cancelBody) decodeFast(d *reader) bool {
 		}
 		return false
 	})
+	return d.i, ok
 }
 
 func (*refundBody) fastSchema() *schema { return paymentRefund }
 
-func (r *refundBody) decodeFast(d *reader) bool {
-	return d.object(paymentRefund, func(name string, s *schema) bool {
+func (r *refundBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(paymentRefund, func(name string, s *schema) bool {
 		switch name {
 		case "amount":
 			return d.intField(s, &r.Amount)
@@ -202,12 +208,13 @@ func (r *refundBody) decodeFast(d *reader) bool {
 		}
 		return false
 	})
+	return d.i, ok
 }
 
 func (*resumeBody) fastSchema() *schema { return paymentResume }
 
-func (r *resumeBody) decodeFast(d *reader) bool {
-	return d.object(paymentResume, func(name string, s *schema) bool {
+func (r *resumeBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(paymentResume, func(name string, s *schema) bool {
 		switch name {
 		case "resumeToken":
 			return d.strField(s, &r.ResumeToken)
@@ -216,12 +223,13 @@ func (r *resumeBody) decodeFast(d *reader) bool {
 		}
 		return false
 	})
+	return d.i, ok
 }
 
 func (*vaultBody) fastSchema() *schema { return vaultRequest }
 
-func (r *vaultBody) decodeFast(d *reader) bool {
-	return d.object(vaultRequest, func(name string, s *schema) bool {
+func (r *vaultBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(vaultRequest, func(name string, s *schema) bool {
 		switch name {
 		case "customerId":
 			return d.strField(s, &r.CustomerID)
@@ -230,14 +238,16 @@ func (r *vaultBody) decodeFast(d *reader) bool {
 		}
 		return false
 	})
+	return d.i, ok
 }
 
 func (*threeDSRequestBody) fastSchema() *schema { return threeDSRequest }
 
-func (r *threeDSRequestBody) decodeFast(d *reader) bool {
-	return d.object(threeDSRequest, func(name string, s *schema) bool {
+func (r *threeDSRequestBody) decodeFast(d reader) (int, bool) {
+	ok := d.object(threeDSRequest, func(name string, s *schema) bool {
 		return name == "result" && d.strField(s, &r.Result)
 	})
+	return d.i, ok
 }
 
 // Session and payment content, shared by the session and payment bodies.
