@@ -509,7 +509,11 @@ func (s *schema) stringOK(str string) bool {
 	if (s.minLen > 0 && n < s.minLen) || n > s.textMax() {
 		return false
 	}
-	if len(s.enum) > 0 && !slices.Contains(s.enum, str) {
+	if s.enumSet != nil {
+		if _, ok := s.enumSet[str]; !ok {
+			return false
+		}
+	} else if len(s.enum) > 0 && !slices.Contains(s.enum, str) {
 		return false
 	}
 	return s.formatOK(str)

@@ -22,8 +22,10 @@ type schema struct {
 	closed bool // unknown fields are an error
 	items  *schema
 	enum   []string
-	minLen int
-	maxLen int // 0: MaxText (every string is bounded)
+	// enumSet holds a long enum (currency codes) for the fast path's lookup.
+	enumSet map[string]struct{}
+	minLen  int
+	maxLen  int // 0: MaxText (every string is bounded)
 	// maxBytes bounds a free-form object once encoded (0: MaxMetadataBytes).
 	maxBytes int
 	min      *int64
@@ -44,12 +46,21 @@ func required(name string, s *schema) prop { return prop{name: name, s: s, req: 
 func str(minLen, maxLen int) *schema       { return &schema{typ: "string", minLen: minLen, maxLen: maxLen} }
 func anyStr() *schema                      { return &schema{typ: "string"} }
 func formatted(f string) *schema           { return &schema{typ: "string", format: f} }
-func enum(vals ...string) *schema          { return &schema{typ: "string", enum: vals} }
-func boolean() *schema                     { return &schema{typ: "boolean"} }
-func number() *schema                      { return &schema{typ: "number"} }
-func freeMap() *schema                     { return &schema{typ: "map"} }
-func arrayOf(s *schema) *schema            { return &schema{typ: "array", items: s} }
-func integer(min *int64) *schema           { return &schema{typ: "integer", min: min} }
+func enum(vals ...string) *schema {
+	s := &schema{typ: "string", enum: vals}
+	if len(vals) > 16 {
+		s.enumSet = make(map[string]struct{}, len(vals))
+		for _, v := range vals {
+			s.enumSet[v] = struct{}{}
+		}
+	}
+	return s
+}
+func boolean() *schema           { return &schema{typ: "boolean"} }
+func number() *schema            { return &schema{typ: "number"} }
+func freeMap() *schema           { return &schema{typ: "map"} }
+func arrayOf(s *schema) *schema  { return &schema{typ: "array", items: s} }
+func integer(min *int64) *schema { return &schema{typ: "integer", min: min} }
 
 var zero = int64(0)
 
@@ -202,7 +213,7 @@ func (s *schema) formatOK(str string) bool {
 		_, err := uuid.Parse(str)
 		return err == nil && len(str) == 36
 	case "country":
-		return len(str) == 2 && strings.Trim(str, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
+		return len(str) == 2 && str[0] >= 'A' && str[0] <= 'Z' && str[1] >= 'A' && str[1] <= 'Z'
 	case "email":
 		at := strings.IndexByte(str, '@')
 		return !(at < 1 || at == len(str)-1 || strings.ContainsAny(str, " \t\r\n") || !strings.Contains(str[at:], "."))
