@@ -30,7 +30,9 @@ type fastRequest interface {
 	// decodeFast reads the top-level object at d into the (zero) receiver
 	// and reports where it ended and whether every rule of the schema, and
 	// of the handler's extra rules, holds. On false the receiver may be
-	// partly written. (d is a value so that it stays on the stack.)
+	// partly written. (d is a value so that it stays on the stack.) An empty
+	// optional body is not passed here: the zero value stands for {}, so it
+	// must keep the extra rules too.
 	decodeFast(d reader) (end int, ok bool)
 }
 
