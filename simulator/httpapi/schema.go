@@ -22,8 +22,10 @@ type schema struct {
 	closed bool // unknown fields are an error
 	items  *schema
 	enum   []string
-	minLen int
-	maxLen int // 0: MaxText (every string is bounded)
+	// enumSet holds a long enum (currency codes) for the fast path's lookup.
+	enumSet map[string]struct{}
+	minLen  int
+	maxLen  int // 0: MaxText (every string is bounded)
 	// maxBytes bounds a free-form object once encoded (0: MaxMetadataBytes).
 	maxBytes int
 	min      *int64
@@ -44,12 +46,21 @@ func required(name string, s *schema) prop { return prop{name: name, s: s, req: 
 func str(minLen, maxLen int) *schema       { return &schema{typ: "string", minLen: minLen, maxLen: maxLen} }
 func anyStr() *schema                      { return &schema{typ: "string"} }
 func formatted(f string) *schema           { return &schema{typ: "string", format: f} }
-func enum(vals ...string) *schema          { return &schema{typ: "string", enum: vals} }
-func boolean() *schema                     { return &schema{typ: "boolean"} }
-func number() *schema                      { return &schema{typ: "number"} }
-func freeMap() *schema                     { return &schema{typ: "map"} }
-func arrayOf(s *schema) *schema            { return &schema{typ: "array", items: s} }
-func integer(min *int64) *schema           { return &schema{typ: "integer", min: min} }
+func enum(vals ...string) *schema {
+	s := &schema{typ: "string", enum: vals}
+	if len(vals) > 16 {
+		s.enumSet = make(map[string]struct{}, len(vals))
+		for _, v := range vals {
+			s.enumSet[v] = struct{}{}
+		}
+	}
+	return s
+}
+func boolean() *schema           { return &schema{typ: "boolean"} }
+func number() *schema            { return &schema{typ: "number"} }
+func freeMap() *schema           { return &schema{typ: "map"} }
+func arrayOf(s *schema) *schema  { return &schema{typ: "array", items: s} }
+func integer(min *int64) *schema { return &schema{typ: "integer", min: min} }
 
 var zero = int64(0)
 
@@ -127,10 +138,7 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 			return
 		}
 		n := utf8.RuneCountInString(str)
-		maxLen := s.maxLen
-		if maxLen == 0 {
-			maxLen = MaxText
-		}
+		maxLen := s.textMax()
 		switch {
 		case s.minLen > 0 && n < s.minLen:
 			add("Ensure this value has at least %d characters", s.minLen)
@@ -144,20 +152,8 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 				add("Value is not an allowed value")
 			}
 		}
-		switch s.format {
-		case "uuid":
-			if _, err := uuid.Parse(str); err != nil || len(str) != 36 {
-				add("Value must be a valid uuid")
-			}
-		case "country":
-			if len(str) != 2 || strings.Trim(str, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
-				add("Value must be a two-letter country code")
-			}
-		case "email":
-			at := strings.IndexByte(str, '@')
-			if at < 1 || at == len(str)-1 || strings.ContainsAny(str, " \t\r\n") || !strings.Contains(str[at:], ".") {
-				add("Value must be a valid email address")
-			}
+		if !s.formatOK(str) {
+			add("%s", formatMessages[s.format])
 		}
 	case "integer":
 		num, ok := v.(json.Number)
@@ -192,4 +188,35 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 			add("Value must be a valid boolean")
 		}
 	}
+}
+
+// textMax is the longest string s takes (MaxText when it states none).
+func (s *schema) textMax() int {
+	if s.maxLen == 0 {
+		return MaxText
+	}
+	return s.maxLen
+}
+
+// formatMessages are the errors of the string formats.
+var formatMessages = map[string]string{
+	"uuid":    "Value must be a valid uuid",
+	"country": "Value must be a two-letter country code",
+	"email":   "Value must be a valid email address",
+}
+
+// formatOK reports whether str has the format of s (any string when s
+// states none). validate and the fast path (stringOK) share it.
+func (s *schema) formatOK(str string) bool {
+	switch s.format {
+	case "uuid":
+		_, err := uuid.Parse(str)
+		return err == nil && len(str) == 36
+	case "country":
+		return len(str) == 2 && str[0] >= 'A' && str[0] <= 'Z' && str[1] >= 'A' && str[1] <= 'Z'
+	case "email":
+		at := strings.IndexByte(str, '@')
+		return !(at < 1 || at == len(str)-1 || strings.ContainsAny(str, " \t\r\n") || !strings.Contains(str[at:], "."))
+	}
+	return true
 }
