@@ -175,40 +175,86 @@ func (t *Tx) PendingEvents(tid string) ([]simulator.PendingRef, error) {
 	return out, errors.Join(err, ferr)
 }
 
+// PruneEvents deletes at most simulator.PruneBatch finished events: first
+// those created before before (oldest first, walking up to the age cut),
+// then, past the newest keep finished events, older ones (walking down from
+// the newest). Each walk reads only the events it passes (keep, the pending
+// ones among them and one batch), and an event's status is read from its
+// record without decoding it (eventStatus), so one call stays short under
+// the write lock however many events the tenant has.
 func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
-	var doomed []*simulator.Event
-	var ferr error
 	p := pEvent(tid)
-	cut := p + stamp(before)
-	kept := 0
-	err := t.tx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
-		if !strings.HasPrefix(k, p) {
-			return false
+	var doomed []string
+	var ferr error
+	finished := func(v string) bool {
+		st, err := eventStatus(v)
+		if err != nil {
+			ferr = err
 		}
-		var e simulator.Event
-		rec, _ := splitEvent(v)
-		if ferr = json.Unmarshal([]byte(rec), &e); ferr != nil {
-			return false
-		}
-		if e.Status == simulator.DeliveryPending {
-			return true
-		}
-		if (keep > 0 && kept >= keep) || (!before.IsZero() && k < cut) {
-			doomed = append(doomed, &e)
-			return true
-		}
-		kept++
-		return true
-	})
-	if err := errors.Join(err, ferr); err != nil {
-		return 0, err
+		return err == nil && st != simulator.DeliveryPending
 	}
-	for _, e := range doomed {
-		if err := errors.Join(t.del(kEvent(tid, e.CreatedAt, e.ID)), t.del(kEventID(tid, e.ID)), t.del(kEventBody(tid, e.ID))); err != nil {
+	cut := ""
+	if !before.IsZero() {
+		cut = p + stamp(before)
+		err := t.tx.AscendRange("", p, cut, func(k, v string) bool {
+			if finished(v) {
+				doomed = append(doomed, k)
+			}
+			return ferr == nil && len(doomed) < simulator.PruneBatch
+		})
+		if err := errors.Join(err, ferr); err != nil {
+			return 0, err
+		}
+	}
+	if keep > 0 && len(doomed) < simulator.PruneBatch {
+		kept := 0
+		err := t.tx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
+			if !strings.HasPrefix(k, p) || k < cut { // older than the cut: the first walk's
+				return false
+			}
+			if !finished(v) {
+				return ferr == nil
+			}
+			if kept < keep {
+				kept++
+				return true
+			}
+			doomed = append(doomed, k)
+			return len(doomed) < simulator.PruneBatch
+		})
+		if err := errors.Join(err, ferr); err != nil {
+			return 0, err
+		}
+	}
+	for _, k := range doomed {
+		id := k[strings.LastIndexByte(k, ':')+1:]
+		if err := errors.Join(t.del(k), t.del(kEventID(tid, id)), t.del(kEventBody(tid, id))); err != nil {
 			return 0, err
 		}
 	}
 	return len(doomed), nil
+}
+
+const statusField = `"status":"`
+
+// eventStatus reads the delivery status of a stored event (record, newline,
+// body). The record's top-level "status" is found without decoding it: the
+// fields before it are strings (in which a quote is always escaped, so the
+// text "status": cannot occur there) and never objects; a record where an
+// object comes before the first "status": is decoded instead.
+func eventStatus(v string) (string, error) {
+	rec, _ := splitEvent(v)
+	if i := strings.Index(rec, statusField); i > 0 && strings.IndexByte(rec[1:i], '{') < 0 {
+		rest := rec[i+len(statusField):]
+		if j := strings.IndexByte(rest, '"'); j >= 0 {
+			return rest[:j], nil
+		}
+	}
+	var e struct {
+		Status string `json:"status"`
+	}
+	err := json.Unmarshal([]byte(rec), &e)
+	return e.Status, err
 }
 
 func (t *Tx) Dispute(tid, id string) (*simulator.Dispute, error) {
