@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/simulator"
@@ -51,7 +52,10 @@ type payRec struct {
 	Card          *simulator.CardInfo `json:"card,omitempty"`     // a card the catalogue cannot rebuild, or an older record
 	Ref           *simulator.CardRef  `json:"cr,omitempty"`
 	PaymentMethod pmRec               `json:"paymentMethod"`
-	Plan          *planRec            `json:"plan,omitempty"`
+	Plan          *planRec            `json:"plan,omitempty"` // records before the short names (read only)
+	PL            *planShort          `json:"pl,omitempty"`
+	Processor     *procRec            `json:"processor,omitempty"`
+	FinalCaptured bool                `json:"finalCaptured,omitempty"`
 	RiskData      *simulator.RiskData `json:"riskData,omitempty"` // when not what riskOf derives
 	Risk          bool                `json:"rk,omitempty"`       // riskData is riskOf(payment)
 }
@@ -94,16 +98,153 @@ type cardDataRec struct {
 	First6    bool   `json:"6,omitempty"` // first6Digits shown
 }
 
-// planRec stores the authorizing account as the index (from 1) of the
-// step that names it, when one does.
+// procRec is the processor state without its zero amounts.
+type procRec struct {
+	Name                string `json:"name"`
+	ProcessorMerchantID string `json:"processorMerchantId"`
+	AmountCaptured      int64  `json:"amountCaptured,omitempty"`
+	AmountRefunded      int64  `json:"amountRefunded,omitempty"`
+}
+
+// planRec is the plan as builds before the short names stored it (the
+// decision types under their Go field names, which have no JSON tags), with
+// the authorizing account as the index (from 1) of the step that names it.
+// It is only read now: planShort is written.
 type planRec struct {
 	simulator.Plan
 	Account     *simulator.ProcessorAccount `json:"account,omitempty"`
 	AccountStep int                         `json:"as,omitempty"`
 }
 
+// planShort is the plan as stored: short names and no zero values. The
+// authorizing account is the index (from 1) of the step that names it, when
+// one does. Empty lists decode as nil (the plan never tells nil from empty).
+type planShort struct {
+	Rule        string        `json:"r,omitempty"`
+	Why         string        `json:"w,omitempty"`
+	Steps       []stepShort   `json:"s,omitempty"`
+	Capture     *captureShort `json:"c,omitempty"`
+	Refund      *refundShort  `json:"f,omitempty"`
+	Dispute     *disputeShort `json:"d,omitempty"`
+	Account     *accountShort `json:"a,omitempty"`
+	AccountStep int           `json:"as,omitempty"`
+}
+
+type accountShort struct {
+	Name              string        `json:"n,omitempty"`
+	MerchantID        string        `json:"m,omitempty"`
+	AsyncCapture      bool          `json:"y,omitempty"`
+	SettleAfter       time.Duration `json:"sa,omitempty"`
+	AuthorizationCode bool          `json:"ac,omitempty"`
+}
+
+type stepShort struct {
+	Account accountShort            `json:"a"`
+	Status  simulator.PaymentStatus `json:"s,omitempty"`
+	Reason  *simulator.StatusReason `json:"r,omitempty"`
+}
+
+type captureShort struct {
+	Status      simulator.PaymentStatus `json:"s,omitempty"`
+	SettleAfter time.Duration           `json:"sa,omitempty"`
+	SettleTo    simulator.PaymentStatus `json:"st,omitempty"`
+	Reason      *simulator.StatusReason `json:"r,omitempty"`
+}
+
+type refundShort struct {
+	Status    simulator.PaymentStatus `json:"s,omitempty"`
+	After     time.Duration           `json:"af,omitempty"`
+	ResolveTo simulator.PaymentStatus `json:"rt,omitempty"`
+	Reason    *simulator.StatusReason `json:"r,omitempty"`
+}
+
+type disputeShort struct {
+	After  time.Duration      `json:"af,omitempty"`
+	Reason string             `json:"r,omitempty"`
+	Amount int64              `json:"am,omitempty"`
+	Then   []disputeStepShort `json:"t,omitempty"`
+}
+
+type disputeStepShort struct {
+	Status string        `json:"s,omitempty"`
+	After  time.Duration `json:"af,omitempty"`
+}
+
+func shortAccount(a simulator.ProcessorAccount) accountShort {
+	return accountShort{Name: a.Name, MerchantID: a.ProcessorMerchantID, AsyncCapture: a.AsyncCapture,
+		SettleAfter: a.SettleAfter, AuthorizationCode: a.AuthorizationCode}
+}
+
+func (a accountShort) account() simulator.ProcessorAccount {
+	return simulator.ProcessorAccount{Name: a.Name, ProcessorMerchantID: a.MerchantID, AsyncCapture: a.AsyncCapture,
+		SettleAfter: a.SettleAfter, AuthorizationCode: a.AuthorizationCode}
+}
+
+func shortPlan(pl *simulator.Plan) *planShort {
+	out := &planShort{Rule: pl.Rule, Why: pl.Why}
+	for _, st := range pl.Steps {
+		out.Steps = append(out.Steps, stepShort{Account: shortAccount(st.Account), Status: st.Status, Reason: st.Reason})
+	}
+	if c := pl.Capture; c != nil {
+		out.Capture = &captureShort{Status: c.Status, SettleAfter: c.SettleAfter, SettleTo: c.SettleTo, Reason: c.Reason}
+	}
+	if r := pl.Refund; r != nil {
+		out.Refund = &refundShort{Status: r.Status, After: r.After, ResolveTo: r.ResolveTo, Reason: r.Reason}
+	}
+	if d := pl.Dispute; d != nil {
+		out.Dispute = &disputeShort{After: d.After, Reason: d.Reason, Amount: d.Amount}
+		for _, st := range d.Then {
+			out.Dispute.Then = append(out.Dispute.Then, disputeStepShort{Status: st.Status, After: st.After})
+		}
+	}
+	if a := pl.Account; a != nil {
+		for i, st := range pl.Steps {
+			if st.Account == *a {
+				out.AccountStep = i + 1
+				break
+			}
+		}
+		if out.AccountStep == 0 {
+			sa := shortAccount(*a)
+			out.Account = &sa
+		}
+	}
+	return out
+}
+
+func (ps *planShort) plan() *simulator.Plan {
+	pl := &simulator.Plan{Rule: ps.Rule, Why: ps.Why}
+	for _, st := range ps.Steps {
+		pl.Steps = append(pl.Steps, simulator.AuthStep{Account: st.Account.account(), Status: st.Status, Reason: st.Reason})
+	}
+	if c := ps.Capture; c != nil {
+		pl.Capture = &simulator.CaptureDecision{Status: c.Status, SettleAfter: c.SettleAfter, SettleTo: c.SettleTo, Reason: c.Reason}
+	}
+	if r := ps.Refund; r != nil {
+		pl.Refund = &simulator.RefundDecision{Status: r.Status, After: r.After, ResolveTo: r.ResolveTo, Reason: r.Reason}
+	}
+	if d := ps.Dispute; d != nil {
+		pl.Dispute = &simulator.DisputeDecision{After: d.After, Reason: d.Reason, Amount: d.Amount}
+		for _, st := range d.Then {
+			pl.Dispute.Then = append(pl.Dispute.Then, simulator.DisputeStep{Status: st.Status, After: st.After})
+		}
+	}
+	switch i := ps.AccountStep; {
+	case i > 0 && i <= len(pl.Steps):
+		a := pl.Steps[i-1].Account
+		pl.Account = &a
+	case ps.Account != nil:
+		a := ps.Account.account()
+		pl.Account = &a
+	}
+	return pl
+}
+
 func encodePayment(p *simulator.Payment) ([]byte, error) {
-	rec := payRec{Payment: *p}
+	rec := payRec{Payment: *p, FinalCaptured: p.FinalCaptured}
+	if pr := p.Processor; pr != nil {
+		rec.Processor = &procRec{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
+	}
 	ref, byRef := cards().RefOf(p.Card)
 	if byRef {
 		rec.Ref = &ref
@@ -128,17 +269,7 @@ func encodePayment(p *simulator.Payment) ([]byte, error) {
 		}
 	}
 	if p.Plan != nil {
-		pr := planRec{Plan: *p.Plan}
-		if a := p.Plan.Account; a != nil {
-			pr.Account = a
-			for i, st := range p.Plan.Steps {
-				if st.Account == *a {
-					pr.Account, pr.AccountStep = nil, i+1
-					break
-				}
-			}
-		}
-		rec.Plan = &pr
+		rec.PL = shortPlan(p.Plan)
 	}
 	return json.Marshal(&rec)
 }
@@ -150,6 +281,10 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 	}
 	p := rec.Payment
 	p.TenantID = tid
+	p.FinalCaptured = rec.FinalCaptured
+	if pr := rec.Processor; pr != nil {
+		p.Processor = &simulator.ProcessorState{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
+	}
 	card, err := cardOf(rec.Card, rec.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("store: payment %s: %w", p.ID, err)
@@ -171,7 +306,9 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 		d := riskOf(&p)
 		p.RiskData = &d
 	}
-	if rec.Plan != nil {
+	if rec.PL != nil {
+		p.Plan = rec.PL.plan()
+	} else if rec.Plan != nil {
 		pl := rec.Plan.Plan
 		pl.Account = rec.Plan.Account
 		if i := rec.Plan.AccountStep; i > 0 && i <= len(pl.Steps) {

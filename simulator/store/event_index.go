@@ -90,13 +90,13 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 		if !strings.HasPrefix(k, p) { // the same payment id in another tenant
 			return true
 		}
-		var e simulator.Event
 		rec, _ := splitEvent(v)
-		if ferr = json.Unmarshal([]byte(rec), &e); ferr != nil {
+		var e *simulator.Event
+		if e, ferr = decodeEvent(rec, tid); ferr != nil {
 			return false
 		}
 		if (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {
-			out = append(out, &e)
+			out = append(out, e)
 		}
 		return q.Limit <= 0 || len(out) < q.Limit
 	})

@@ -45,12 +45,84 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 	return t.setRaw(kPending(e), next)
 }
 
+// evRec is an event record as stored: the tenant id is the key's, the body
+// follows the record in the same value (putEvent), and attempts leave out
+// their zero values. Records of earlier builds (tenantId, "body":null, zero
+// status codes and latencies) read the same.
+type evRec struct {
+	ID        string          `json:"id"`
+	TenantID  string          `json:"tenantId,omitempty"` // read only (earlier records)
+	Type      string          `json:"eventType"`
+	PaymentID string          `json:"paymentId"`
+	DisputeID string          `json:"disputeId,omitempty"`
+	CreatedAt time.Time       `json:"createdAt"`
+	Body      json.RawMessage `json:"body,omitempty"` // read only: "body":null in earlier records
+	Status    string          `json:"status"`
+	NextAt    time.Time       `json:"nextAt,omitzero"`
+	Attempts  []attRec        `json:"attempts,omitempty"`
+}
+
+// attRec is simulator.DeliveryAttempt without its zero values.
+type attRec struct {
+	At               time.Time         `json:"at"`
+	StatusCode       int               `json:"statusCode,omitempty"`
+	LatencyMs        int64             `json:"latencyMs,omitempty"`
+	Error            string            `json:"error,omitempty"`
+	ResponseBodyHead string            `json:"responseBodyHead,omitempty"`
+	SignedAt         string            `json:"signedAt,omitempty"`
+	Headers          map[string]string `json:"headers,omitempty"`
+	Replay           bool              `json:"replay,omitempty"`
+	Chaos            string            `json:"chaos,omitempty"`
+}
+
+func encodeEvent(e *simulator.Event) ([]byte, error) {
+	rec := evRec{ID: e.ID, Type: e.Type, PaymentID: e.PaymentID, DisputeID: e.DisputeID, CreatedAt: e.CreatedAt,
+		Status: e.Status, NextAt: e.NextAt}
+	if len(e.Attempts) > 0 {
+		rec.Attempts = make([]attRec, len(e.Attempts))
+		for i, a := range e.Attempts {
+			rec.Attempts[i] = attRec(a)
+		}
+	}
+	return json.Marshal(&rec)
+}
+
+// decodeEvent reads an event record (the value's first line) of tenant tid.
+// Its Body is what decoding "body":null gave before: the literal null.
+func decodeEvent(raw, tid string) (*simulator.Event, error) {
+	var rec evRec
+	if err := json.Unmarshal([]byte(raw), &rec); err != nil {
+		return nil, err
+	}
+	e := &simulator.Event{ID: rec.ID, TenantID: tid, Type: rec.Type, PaymentID: rec.PaymentID, DisputeID: rec.DisputeID,
+		CreatedAt: rec.CreatedAt, Body: rec.Body, Status: rec.Status, NextAt: rec.NextAt}
+	if e.Body == nil {
+		e.Body = json.RawMessage("null")
+	}
+	if len(rec.Attempts) > 0 {
+		e.Attempts = make([]simulator.DeliveryAttempt, len(rec.Attempts))
+		for i, a := range rec.Attempts {
+			e.Attempts[i] = simulator.DeliveryAttempt(a)
+		}
+	}
+	return e, nil
+}
+
+// eventKey resolves an event id to its record's key through its evi entry,
+// which holds the key's creation stamp (earlier builds: the whole key); ""
+// when there is no such event.
+func (t *Tx) eventKey(tid, id string) (string, error) {
+	v, err := t.raw(kEventID(tid, id))
+	if err != nil || v == "" || strings.HasPrefix(v, "t:") {
+		return v, err
+	}
+	return pEvent(tid) + v + ":" + id, nil
+}
+
 // putEvent writes the event record at k with body, or when body is nil with
 // the body the stored event has (an update).
 func (t *Tx) putEvent(k string, e *simulator.Event, body []byte) error {
-	rec := *e
-	rec.Body = nil
-	b, err := json.Marshal(&rec)
+	b, err := encodeEvent(e)
 	if err != nil {
 		return err
 	}
@@ -86,7 +158,7 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	k, err := t.raw(kEventID(tid, id))
+	k, err := t.eventKey(tid, id)
 	if err != nil || k == "" {
 		return nil, err
 	}
@@ -95,8 +167,8 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 		return nil, err
 	}
 	recRaw, body := splitEvent(v)
-	var e simulator.Event
-	if err := decode(recRaw, &e); err != nil {
+	e, err := decodeEvent(recRaw, tid)
+	if err != nil {
 		return nil, err
 	}
 	if body == "" {
@@ -107,11 +179,11 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 	if body != "" {
 		e.Body = []byte(body)
 	}
-	return &e, nil
+	return e, nil
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
-	k, err := t.raw(kEventID(e.TenantID, e.ID))
+	k, err := t.eventKey(e.TenantID, e.ID)
 	if err != nil {
 		return err
 	}
@@ -137,13 +209,13 @@ func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, err
 		if !strings.HasPrefix(k, p) {
 			return false
 		}
-		var e simulator.Event
 		rec, _ := splitEvent(v)
-		if ferr = json.Unmarshal([]byte(rec), &e); ferr != nil {
+		var e *simulator.Event
+		if e, ferr = decodeEvent(rec, tid); ferr != nil {
 			return false
 		}
 		if (q.PaymentID == "" || e.PaymentID == q.PaymentID) && (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {
-			out = append(out, &e)
+			out = append(out, e)
 		}
 		return q.Limit <= 0 || len(out) < q.Limit
 	})
