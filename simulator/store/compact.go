@@ -56,6 +56,7 @@ type payRec struct {
 	PL            *planShort          `json:"pl,omitempty"`
 	Processor     *procRec            `json:"processor,omitempty"`
 	FinalCaptured bool                `json:"finalCaptured,omitempty"`
+	Transactions  []txnRec            `json:"transactions"`
 	RiskData      *simulator.RiskData `json:"riskData,omitempty"` // when not what riskOf derives
 	Risk          bool                `json:"rk,omitempty"`       // riskData is riskOf(payment)
 }
@@ -96,6 +97,40 @@ type cardDataRec struct {
 	Holder    string `json:"h,omitempty"`
 	Tokenized bool   `json:"t,omitempty"`
 	First6    bool   `json:"6,omitempty"` // first6Digits shown
+}
+
+// txnRec is a transaction as stored: its currency, processor name and
+// merchant id and card token type are left out when they are the payment's
+// (nil: the payment's; a transaction that differs, even by being empty,
+// keeps its own, as records before this format kept every one).
+type txnRec struct {
+	simulator.Transaction
+	CurrencyCode        *string `json:"currencyCode,omitempty"`
+	ProcessorName       *string `json:"processorName,omitempty"`
+	ProcessorMerchantID *string `json:"processorMerchantId,omitempty"`
+	CardTokenType       *string `json:"cardTokenType,omitempty"`
+}
+
+// txnRefs are the payment's values its transactions usually repeat.
+func txnRefs(p *simulator.Payment) (currency, name, mid, tokenType string) {
+	if p.Processor != nil {
+		name, mid = p.Processor.Name, p.Processor.ProcessorMerchantID
+	}
+	return p.CurrencyCode, name, mid, p.CardTokenType
+}
+
+func unlessSame(v, ref string) *string {
+	if v == ref {
+		return nil
+	}
+	return &v
+}
+
+func orRef(v *string, ref string) string {
+	if v == nil {
+		return ref
+	}
+	return *v
 }
 
 // procRec is the processor state without its zero amounts.
@@ -242,6 +277,14 @@ func (ps *planShort) plan() *simulator.Plan {
 
 func encodePayment(p *simulator.Payment) ([]byte, error) {
 	rec := payRec{Payment: *p, FinalCaptured: p.FinalCaptured}
+	if p.Transactions != nil {
+		cur, name, mid, tt := txnRefs(p)
+		rec.Transactions = make([]txnRec, len(p.Transactions))
+		for i, x := range p.Transactions {
+			rec.Transactions[i] = txnRec{Transaction: x, CurrencyCode: unlessSame(x.CurrencyCode, cur), ProcessorName: unlessSame(x.ProcessorName, name),
+				ProcessorMerchantID: unlessSame(x.ProcessorMerchantID, mid), CardTokenType: unlessSame(x.CardTokenType, tt)}
+		}
+	}
 	if pr := p.Processor; pr != nil {
 		rec.Processor = &procRec{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
 	}
@@ -284,6 +327,16 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 	p.FinalCaptured = rec.FinalCaptured
 	if pr := rec.Processor; pr != nil {
 		p.Processor = &simulator.ProcessorState{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
+	}
+	if rec.Transactions != nil {
+		cur, name, mid, tt := txnRefs(&p)
+		p.Transactions = make([]simulator.Transaction, len(rec.Transactions))
+		for i, x := range rec.Transactions {
+			t := x.Transaction
+			t.CurrencyCode, t.ProcessorName = orRef(x.CurrencyCode, cur), orRef(x.ProcessorName, name)
+			t.ProcessorMerchantID, t.CardTokenType = orRef(x.ProcessorMerchantID, mid), orRef(x.CardTokenType, tt)
+			p.Transactions[i] = t
+		}
 	}
 	card, err := cardOf(rec.Card, rec.Ref)
 	if err != nil {

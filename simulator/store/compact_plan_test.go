@@ -93,3 +93,37 @@ func TestPlanGoNamesStillRead(t *testing.T) {
 	require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:Z926ZLaz", raw["t:t1:pay:Z926ZLaz"] + " "}}))
 	assert.Equal(t, p, read(t, db, "t1", "Z926ZLaz"))
 }
+
+// A transaction's currency, processor and card token type are stored only
+// when they are not the payment's, and read back exactly either way (an
+// empty value that differs is kept too).
+func TestTransactionsStoredAgainstPayment(t *testing.T) {
+	cat := catalog(t)
+	p := cardPayment("p1", cat.Identify("4111111111111111"), false)
+	p.CurrencyCode, p.CardTokenType = "EUR", "CARD_PAN"
+	p.Processor = &simulator.ProcessorState{Name: "STRIPE", ProcessorMerchantID: "acct_1", AmountCaptured: 10}
+	at, ten := time.Unix(1700000000, 0).UTC(), int64(10)
+	p.Transactions = []simulator.Transaction{
+		{ID: "x1", Type: simulator.TxnSale, Date: at, Amount: 10, CurrencyCode: "EUR", ProcessorStatus: simulator.StatusSettled,
+			ProcessorName: "STRIPE", ProcessorMerchantID: "acct_1", ProcessorTransactionID: "pt", CardTokenType: "CARD_PAN",
+			Events: []simulator.TransactionEvent{{ID: "ev1", Date: at, Type: simulator.EventCaptureSucceeded, Amount: &ten}}},
+		{ID: "x2", Type: simulator.TxnRefund, Date: at, Amount: 5, CurrencyCode: "USD", ProcessorStatus: simulator.StatusPending,
+			ProcessorName: "ADYEN", ProcessorMerchantID: "", CardTokenType: ""},
+	}
+	db := openDB(t)
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
+	raw := map[string]string{}
+	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
+	rec := raw["t:t1:pay:p1"]
+	assert.Equal(t, 1, strings.Count(rec, `"currencyCode":"EUR"`), rec)
+	assert.Equal(t, 1, strings.Count(rec, `"cardTokenType":"CARD_PAN"`), rec)
+	assert.Contains(t, rec, `"processorMerchantId":""`, "an empty value that differs is kept")
+	require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:p1", rec + " "}}))
+	assert.Equal(t, p, read(t, db, "t1", "p1"))
+
+	p.Transactions = []simulator.Transaction{}
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
+	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
+	require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:p1", raw["t:t1:pay:p1"] + " "}}))
+	assert.Equal(t, p, read(t, db, "t1", "p1"), "an empty list stays empty")
+}
