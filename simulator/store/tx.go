@@ -20,6 +20,7 @@ type Tx struct {
 	// tenantsWritten: a tenant or API key record changed (see hot.go).
 	tenantsWritten bool
 	tenants        *tenantCache // nil: always read the store
+	events         *eventIndex  // events by payment (event_index.go); nil: scan
 }
 
 var _ simulator.Tx = (*Tx)(nil)

@@ -202,6 +202,12 @@ func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, err
 	if q.PaymentID != "" {
 		return t.eventsOfPayment(tid, q)
 	}
+	return t.scanEvents(tid, q)
+}
+
+// scanEvents lists the tenant's events that pass q, newest first, reading
+// all of them.
+func (t *Tx) scanEvents(tid string, q simulator.EventQuery) ([]*simulator.Event, error) {
 	var out []*simulator.Event
 	var ferr error
 	p := pEvent(tid)
