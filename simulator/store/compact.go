@@ -57,6 +57,7 @@ type payRec struct {
 	Processor     *procRec            `json:"processor,omitempty"`
 	FinalCaptured bool                `json:"finalCaptured,omitempty"`
 	Transactions  []txnRec            `json:"transactions"`
+	Authorized    *int64              `json:"authorized,omitempty"` // nil: the amount (every earlier record has it)
 	RiskData      *simulator.RiskData `json:"riskData,omitempty"` // when not what riskOf derives
 	Risk          bool                `json:"rk,omitempty"`       // riskData is riskOf(payment)
 }
@@ -86,6 +87,7 @@ func sameRisk(a, b *simulator.RiskData) bool {
 
 type pmRec struct {
 	simulator.PaymentMethod
+	IsVaulted bool `json:"isVaulted,omitempty"`
 	Data *simulator.CardData `json:"paymentMethodData,omitempty"` // whole (older records, or not derivable)
 	D    *cardDataRec        `json:"d,omitempty"`
 }
@@ -277,6 +279,10 @@ func (ps *planShort) plan() *simulator.Plan {
 
 func encodePayment(p *simulator.Payment) ([]byte, error) {
 	rec := payRec{Payment: *p, FinalCaptured: p.FinalCaptured}
+	if p.Authorized != p.Amount {
+		a := p.Authorized
+		rec.Authorized = &a
+	}
 	if p.Transactions != nil {
 		cur, name, mid, tt := txnRefs(p)
 		rec.Transactions = make([]txnRec, len(p.Transactions))
@@ -295,7 +301,7 @@ func encodePayment(p *simulator.Payment) ([]byte, error) {
 		c := p.Card
 		rec.Card = &c
 	}
-	rec.PaymentMethod.PaymentMethod = p.PaymentMethod
+	rec.PaymentMethod.PaymentMethod, rec.PaymentMethod.IsVaulted = p.PaymentMethod, p.PaymentMethod.IsVaulted
 	d := p.PaymentMethod.Data
 	if byRef && d.Last4Digits == p.Card.Last4 && d.Network == p.Card.NetworkDisplay && d.BinData == p.Card.BinData &&
 		(d.First6Digits == "" || d.First6Digits == p.Card.First6) {
@@ -344,6 +350,11 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 	}
 	p.Card = card
 	p.PaymentMethod = rec.PaymentMethod.PaymentMethod
+	p.PaymentMethod.IsVaulted = rec.PaymentMethod.IsVaulted
+	p.Authorized = p.Amount
+	if rec.Authorized != nil {
+		p.Authorized = *rec.Authorized
+	}
 	switch d := rec.PaymentMethod.D; {
 	case d != nil:
 		p.PaymentMethod.Data = simulator.CardData{Last4Digits: card.Last4, ExpirationMonth: d.Month, ExpirationYear: d.Year,

@@ -127,3 +127,39 @@ func TestTransactionsStoredAgainstPayment(t *testing.T) {
 	require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:p1", raw["t:t1:pay:p1"] + " "}}))
 	assert.Equal(t, p, read(t, db, "t1", "p1"), "an empty list stays empty")
 }
+
+// The authorized amount is left out when it is the payment's amount, and
+// isVaulted when false; both read back exactly.
+func TestAuthorizedAndVaultedShortcuts(t *testing.T) {
+	cat := catalog(t)
+	tests := []struct {
+		name       string
+		authorized int64
+		vaulted    bool
+		stored     string // what the record holds for them
+	}{
+		{"authorized in full", 1000, false, ""},
+		{"nothing authorized", 0, true, `"authorized":0`},
+		{"partly", 400, false, `"authorized":400`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := cardPayment("p1", cat.Identify("4111111111111111"), false)
+			p.Amount, p.Authorized, p.PaymentMethod.IsVaulted = 1000, tt.authorized, tt.vaulted
+			db := openDB(t)
+			require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
+			raw := map[string]string{}
+			require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
+			rec := raw["t:t1:pay:p1"]
+			if tt.stored == "" {
+				assert.NotContains(t, rec, `"authorized"`)
+			} else {
+				assert.Contains(t, rec, tt.stored)
+			}
+			assert.Equal(t, tt.vaulted, strings.Contains(rec, `"isVaulted":true`))
+			assert.NotContains(t, rec, `"isVaulted":false`)
+			require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:p1", rec + " "}}))
+			assert.Equal(t, p, read(t, db, "t1", "p1"))
+		})
+	}
+}
