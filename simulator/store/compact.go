@@ -58,8 +58,8 @@ type payRec struct {
 	FinalCaptured bool                `json:"finalCaptured,omitempty"`
 	Transactions  []txnRec            `json:"transactions"`
 	Authorized    *int64              `json:"authorized,omitempty"` // nil: the amount (every earlier record has it)
-	RiskData      *simulator.RiskData `json:"riskData,omitempty"` // when not what riskOf derives
-	Risk          bool                `json:"rk,omitempty"`       // riskData is riskOf(payment)
+	RiskData      *simulator.RiskData `json:"riskData,omitempty"`   // when not what riskOf derives
+	Risk          bool                `json:"rk,omitempty"`         // riskData is riskOf(payment)
 }
 
 // riskOf is the riskData an authorization records (see Service.runSteps):
@@ -87,9 +87,9 @@ func sameRisk(a, b *simulator.RiskData) bool {
 
 type pmRec struct {
 	simulator.PaymentMethod
-	IsVaulted bool `json:"isVaulted,omitempty"`
-	Data *simulator.CardData `json:"paymentMethodData,omitempty"` // whole (older records, or not derivable)
-	D    *cardDataRec        `json:"d,omitempty"`
+	IsVaulted bool                `json:"isVaulted,omitempty"`
+	Data      *simulator.CardData `json:"paymentMethodData,omitempty"` // whole (older records, or not derivable)
+	D         *cardDataRec        `json:"d,omitempty"`
 }
 
 // cardDataRec is paymentMethodData less what the payment's card says.
