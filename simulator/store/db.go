@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tidwall/buntdb"
 
@@ -109,7 +110,11 @@ func Open(path, fsync string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: opening %s: %w", path, err)
 	}
-	return &DB{db: db, path: path, disk: dk, events: newEventIndex(db)}, nil // events by payment: built on first use (event_index.go)
+	var pruned *atomic.Int64 // bytes pruned, for the shrink (disk.go)
+	if dk != nil {
+		pruned = &dk.pruned
+	}
+	return &DB{db: db, path: path, disk: dk, events: newEventIndex(db, pruned)}, nil // events by payment: built on first use (event_index.go)
 }
 
 // Close stops the disk work (shrinking the file if it grew, see disk.go),

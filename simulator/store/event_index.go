@@ -38,10 +38,21 @@ type eventIndex struct {
 	once  sync.Once
 	ready atomic.Bool
 	built chan struct{} // closed when the build ended (ready or failed)
+	// pruned counts the bytes of the event records PruneEvents deleted, for
+	// the file's shrink decision (disk.go); nil for ":memory:".
+	pruned *atomic.Int64
 }
 
-func newEventIndex(db *buntdb.DB) *eventIndex {
-	return &eventIndex{db: db, built: make(chan struct{})}
+func newEventIndex(db *buntdb.DB, pruned *atomic.Int64) *eventIndex {
+	return &eventIndex{db: db, built: make(chan struct{}), pruned: pruned}
+}
+
+// notePruned adds n bytes of deleted records (a rolled-back prune counts
+// too: the count only makes a shrink come sooner).
+func (x *eventIndex) notePruned(n int64) {
+	if x != nil && x.pruned != nil {
+		x.pruned.Add(n)
+	}
 }
 
 // use reports whether the index can be read; the first call starts building

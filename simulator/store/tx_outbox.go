@@ -263,6 +263,7 @@ func (t *Tx) PendingEvents(tid string) ([]simulator.PendingRef, error) {
 func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 	p := pEvent(tid)
 	var doomed []string
+	var freed int64
 	var ferr error
 	finished := func(v string) bool {
 		st, err := eventStatus(v)
@@ -277,6 +278,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 		err := t.tx.AscendRange("", p, cut, func(k, v string) bool {
 			if finished(v) {
 				doomed = append(doomed, k)
+				freed += int64(len(k) + len(v))
 			}
 			return ferr == nil && len(doomed) < simulator.PruneBatch
 		})
@@ -298,6 +300,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 				return true
 			}
 			doomed = append(doomed, k)
+			freed += int64(len(k) + len(v))
 			return len(doomed) < simulator.PruneBatch
 		})
 		if err := errors.Join(err, ferr); err != nil {
@@ -310,6 +313,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 			return 0, err
 		}
 	}
+	t.events.notePruned(freed)
 	return len(doomed), nil
 }
 
