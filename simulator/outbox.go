@@ -154,7 +154,13 @@ func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction,
 	if err := s.exhaustWithoutEndpoint(tx, ev); err != nil {
 		return err
 	}
-	return tx.AppendEvent(ev)
+	if err := tx.AppendEvent(ev); err != nil {
+		return err
+	}
+	if s.Webhooks != nil { // still inside tx: see WebhookRunner.Appended
+		s.Webhooks.Appended(ev.TenantID, ev.Status == DeliveryPending)
+	}
+	return nil
 }
 
 // exhaustWithoutEndpoint makes ev, about to be appended, EXHAUSTED with the

@@ -67,7 +67,8 @@ type Tx interface {
 	// payment's in creation order.
 	PendingEvents(tenantID string) ([]PendingRef, error)
 	// PruneEvents deletes delivered and exhausted events beyond the newest
-	// keep (keep <= 0: no count bound) and those created before before (zero: no age bound).
+	// keep (keep <= 0: no count bound) and those created before before (zero: no age bound),
+	// at most PruneBatch of them (the oldest first when over the age bound); it answers how many.
 	PruneEvents(tenantID string, keep int, before time.Time) (int, error)
 	Dispute(tenantID, id string) (*Dispute, error)
 	PutDispute(d *Dispute) error

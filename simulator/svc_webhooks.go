@@ -35,6 +35,13 @@ type WebhookRunner interface {
 	// Replay makes one immediate attempt at an event (same X-Event-Id, new
 	// signedAt); a 2xx marks it DELIVERED, a failure schedules nothing.
 	Replay(ctx context.Context, tenantID, eventID string) (DeliveryAttempt, error)
+	// Appended is told about every event the service appends, inside the
+	// write transaction that appends it (so a store read that starts after
+	// the call sees the commit or the rollback): pending is true for an event
+	// queued for delivery, false for one finished at once (EXHAUSTED: no
+	// endpoint), which only the retention bound still concerns. It must
+	// not block or read the store.
+	Appended(tenantID string, pending bool)
 }
 
 // WebhookChaos is a tenant's delivery chaos (PUT /_sandbox/webhooks/chaos):
@@ -56,6 +63,12 @@ type Retention struct {
 
 // DefaultRetention is the bound when none is configured.
 var DefaultRetention = Retention{Keep: 1000, MaxAge: 7 * 24 * time.Hour}
+
+// PruneBatch is the most events Tx.PruneEvents deletes in one call (one
+// write transaction), so that pruning a large backlog never holds the
+// store's write lock for long: PruneEvents calls it again until it deletes
+// fewer.
+const PruneBatch = 256
 
 func (s *Service) webhooksNotify(tenantID string) { s.waits.notify("webhooks:" + tenantID) }
 
@@ -167,18 +180,25 @@ func (s *Service) RecordAttempt(tenantID, id string, a DeliveryAttempt) (*Event,
 }
 
 // PruneEvents applies the retention bound r to the tenant's delivered and
-// exhausted events (PENDING events are never pruned); it answers how many went.
+// exhausted events (PENDING events are never pruned), in write transactions
+// of at most PruneBatch deletions each; it answers how many went.
 func (s *Service) PruneEvents(t *Tenant, r Retention) (int, error) {
-	n := 0
-	err := s.Store.Update(func(tx Tx) (err error) {
-		var before time.Time
-		if r.MaxAge > 0 {
-			before = s.now(t).Add(-r.MaxAge)
+	var before time.Time
+	if r.MaxAge > 0 {
+		before = s.now(t).Add(-r.MaxAge)
+	}
+	total := 0
+	for {
+		n := 0
+		err := s.Store.Update(func(tx Tx) (err error) {
+			n, err = tx.PruneEvents(t.ID, r.Keep, before)
+			return err
+		})
+		total += n
+		if err != nil || n < PruneBatch {
+			return total, err
 		}
-		n, err = tx.PruneEvents(t.ID, r.Keep, before)
-		return err
-	})
-	return n, err
+	}
 }
 
 // DeliverWebhooks tries every PENDING event of the tenant now.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
@@ -56,6 +57,13 @@ type Dispatcher struct {
 	held     map[string]int           // tenants whose clock is being advanced
 	dirty    map[string]bool          // tenants with events finished since their last retention pass
 	running  sync.WaitGroup
+
+	// queued counts the moments the outbox may have gained a PENDING event
+	// (Appended, a released hold); idleAt is queued+1 as it was when a pass
+	// last found nothing pending in any tenant, 0 when that pass found some.
+	// While they agree the loop reads nothing (see idle).
+	queued atomic.Uint64
+	idleAt atomic.Uint64
 }
 
 var _ simulator.WebhookRunner = (*Dispatcher)(nil)
@@ -94,14 +102,47 @@ func (d *Dispatcher) Wake() {
 	}
 }
 
+// Appended implements simulator.WebhookRunner: a PENDING event makes the
+// next pass read the outbox; a finished one marks its tenant for the
+// retention pass. Whoever appends PENDING events to the store without the
+// service (bench) calls it too.
+func (d *Dispatcher) Appended(tenantID string, pending bool) {
+	if pending {
+		d.queued.Add(1)
+		return
+	}
+	d.mu.Lock()
+	d.dirty[tenantID] = true
+	d.mu.Unlock()
+}
+
+// idle reports that the last pass found no PENDING event in any tenant and
+// none was appended since: there is nothing to deliver until Appended. It is
+// exact because Appended runs inside the appending write transaction and a
+// pass loads queued before its read transaction, which therefore waits for
+// that write to end.
+func (d *Dispatcher) idle() bool {
+	at := d.idleAt.Load()
+	return at != 0 && at == d.queued.Load()+1
+}
+
 // Run delivers until ctx is done, then waits for attempts in flight (each is
 // cut at Timeout). Pending events are read from the store at each pass, so a
 // restart resumes them; an attempt whose record a crash lost is made again.
+// While nothing is pending a wake-up reads nothing (idle). Every tenant is
+// marked for a retention pass when Run starts, so a file written under a
+// larger bound (or by a build that did not prune events finished at append)
+// is brought within it.
 func (d *Dispatcher) Run(ctx context.Context) {
 	timer := time.NewTimer(idlePoll)
 	defer timer.Stop()
+	d.markAllDirty()
 	for {
-		wait := d.pass(ctx)
+		var wait time.Duration
+		if !d.idle() {
+			wait = d.pass(ctx)
+		}
+		d.pruneDirty()
 		if wait > idlePoll || wait <= 0 {
 			wait = idlePoll
 		}
@@ -162,10 +203,13 @@ func heads(tx simulator.Tx, t *simulator.Tenant) ([]head, error) {
 }
 
 // pass starts every due attempt over all tenants and answers how long until
-// the next one falls due (0: nothing scheduled).
+// the next one falls due (0: nothing scheduled). A pass that finds no
+// PENDING event and no held tenant makes the dispatcher idle.
 func (d *Dispatcher) pass(ctx context.Context) time.Duration {
+	gen := d.queued.Load() // before the read: see idle
 	var tenants []*simulator.Tenant
 	queues := map[string][]head{}
+	anyHeld, anyHead := false, false
 	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
 		if tenants, err = tx.Tenants(); err != nil {
 			return err
@@ -175,17 +219,25 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 			held := d.held[t.ID] > 0
 			d.mu.Unlock()
 			if held {
+				anyHeld = true
 				continue
 			}
 			if queues[t.ID], err = heads(tx, t); err != nil {
 				return err
 			}
+			anyHead = anyHead || len(queues[t.ID]) > 0
 		}
 		return nil
 	})
 	if err != nil {
+		d.idleAt.Store(0)
 		d.Log.Error("webhooks: reading the outbox", "err", err)
 		return time.Second
+	}
+	if anyHeld || anyHead {
+		d.idleAt.Store(0)
+	} else {
+		d.idleAt.Store(gen + 1)
 	}
 	var next time.Duration
 	for _, t := range tenants {
@@ -216,7 +268,6 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 				d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt)
 			}()
 		}
-		d.prune(t)
 	}
 	return next
 }
@@ -428,16 +479,59 @@ func describe(err error, timeout time.Duration) string {
 	return err.Error()
 }
 
+// markAllDirty marks every tenant for a retention pass (at Run's start).
+func (d *Dispatcher) markAllDirty() {
+	if d.Retention.Keep <= 0 && d.Retention.MaxAge <= 0 {
+		return
+	}
+	var tenants []*simulator.Tenant
+	if err := d.Svc.Store.View(func(tx simulator.Tx) (err error) { tenants, err = tx.Tenants(); return }); err != nil {
+		d.Log.Error("webhooks: reading tenants", "err", err)
+		return
+	}
+	d.mu.Lock()
+	for _, t := range tenants {
+		d.dirty[t.ID] = true
+	}
+	d.mu.Unlock()
+}
+
+// pruneDirty runs the retention pass of every tenant marked dirty whose
+// last pass is PruneEvery old.
+func (d *Dispatcher) pruneDirty() {
+	var ids []string
+	d.mu.Lock()
+	for id := range d.dirty {
+		if time.Since(d.pruned[id]) >= d.PruneEvery {
+			ids = append(ids, id)
+		}
+	}
+	d.mu.Unlock()
+	for _, id := range ids {
+		t, err := d.Svc.Tenant(id)
+		if err != nil { // gone: nothing to prune
+			d.mu.Lock()
+			delete(d.dirty, id)
+			d.mu.Unlock()
+			continue
+		}
+		d.prune(t, false)
+	}
+}
+
 // prune applies the retention bound to a tenant whose events were finished
-// (delivered or exhausted) since its last pass, at most once a second. An
-// idle tenant keeps what it has until its next finished event.
-func (d *Dispatcher) prune(t *simulator.Tenant) {
+// (delivered, or exhausted when appended or attempted) since its last pass,
+// at most once per PruneEvery unless forced (a clock advance, RunDue, prunes
+// at once: what it answers and what is read after it is within the bound).
+// An idle tenant keeps what it has until its next finished event (or the
+// next start).
+func (d *Dispatcher) prune(t *simulator.Tenant, force bool) {
 	if d.Retention.Keep <= 0 && d.Retention.MaxAge <= 0 {
 		return
 	}
 	d.mu.Lock()
 	last, dirty := d.pruned[t.ID], d.dirty[t.ID]
-	if !dirty || time.Since(last) < d.PruneEvery {
+	if !dirty || (!force && time.Since(last) < d.PruneEvery) {
 		d.mu.Unlock()
 		return
 	}
@@ -463,6 +557,7 @@ func (d *Dispatcher) Hold(tenantID string) (release func()) {
 				delete(d.held, tenantID)
 			}
 			d.mu.Unlock()
+			d.queued.Add(1) // the tenant's queue was skipped while held
 			d.Wake()
 		})
 	}
@@ -520,7 +615,7 @@ func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fi
 		}
 		wg.Wait()
 		if started == 0 || ctx.Err() != nil {
-			d.prune(t)
+			d.prune(t, true)
 			return fired
 		}
 	}

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -121,11 +123,13 @@ func TestBenchErrorsByID(t *testing.T) {
 }
 
 // TestBenchSeed: seeded checkouts are real, distinct payments of one tenant,
-// readable after a restart on the file.
+// readable after a restart on the file, with the events a server under the
+// retention bound keeps (the newest 4 of 10: those of two checkouts).
 func TestBenchSeed(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "seed.db")
 	var out bytes.Buffer
-	require.NoError(t, runBenchSeed(&benchSeedOptions{DB: db, Payments: 5, Batch: 2}, &out))
+	require.NoError(t, runBenchSeed(&benchSeedOptions{DB: db, Payments: 5, Batch: 2, KeepEvents: 4}, &out))
+	assert.Contains(t, out.String(), "4 events kept")
 	m := regexp.MustCompile(`payment (\S+) is the template.* in tenant (\S+) \(API key (\S+)\)`).FindStringSubmatch(out.String())
 	require.Len(t, m, 4, out.String())
 	tmpl, key := m[1], m[3]
@@ -148,4 +152,11 @@ func TestBenchSeed(t *testing.T) {
 	}
 	assert.Len(t, ids, 5, "distinct payments")
 	assert.True(t, ids[tmpl])
+	evs := a.must(200, "GET", "/_sandbox/webhooks/events", nil).JSON["data"].([]any)
+	require.Len(t, evs, 4)
+	byPayment := map[string]int{}
+	for _, e := range evs {
+		byPayment[e.(map[string]any)["paymentId"].(string)]++
+	}
+	assert.Equal(t, []int{2, 2}, slices.Collect(maps.Values(byPayment)), "two checkouts' events")
 }

@@ -18,6 +18,11 @@ type benchSeedOptions struct {
 	DB       string
 	Payments int
 	Batch    int
+	// KeepEvents is the webhook retention bound the file is written under
+	// (the tenant has no endpoint, so its events are finished when made):
+	// only the events of the newest checkouts within it are stored, what a
+	// server with that bound keeps. 0 stores every checkout's events.
+	KeepEvents int
 }
 
 // newBenchSeedCmd fills a db file with N checkouts (client session, card
@@ -25,7 +30,9 @@ type benchSeedOptions struct {
 // checkout runs through the real service, then its stored records are copied
 // N-1 times with fresh ids in large transactions. The copies are byte for
 // byte what the service stores for such a checkout, so memory, file size and
-// start-up measured on the result are those of real data.
+// start-up measured on the result are those of real data. Outbox events are
+// stored only within the webhook retention bound (--webhook-retention-count,
+// default that of serve), as a server applying it would have kept them.
 func newBenchSeedCmd(runF func(*benchSeedOptions) error) *cobra.Command {
 	opts := &benchSeedOptions{}
 	cmd := &cobra.Command{
@@ -40,6 +47,9 @@ func newBenchSeedCmd(runF func(*benchSeedOptions) error) *cobra.Command {
 			if opts.Payments < 1 || opts.Batch < 1 {
 				return fmt.Errorf("bench seed: --payments and --batch must be at least 1")
 			}
+			if opts.KeepEvents < 0 {
+				return fmt.Errorf("bench seed: --webhook-retention-count must not be negative")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -49,6 +59,8 @@ func newBenchSeedCmd(runF func(*benchSeedOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.DB, "db", "", "db file to fill (created if missing; existing data stays)")
 	cmd.Flags().IntVar(&opts.Payments, "payments", 100000, "checkouts to store")
 	cmd.Flags().IntVar(&opts.Batch, "batch", 2000, "checkouts per store transaction")
+	cmd.Flags().IntVar(&opts.KeepEvents, "webhook-retention-count", simulator.DefaultRetention.Keep,
+		"store the webhook events a server with this retention bound keeps (0: every checkout's)")
 	return cmd
 }
 
@@ -115,9 +127,23 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 		}
 	}
 	rec.mu.Unlock()
-	var bytesPer int
+	var bytesPer, evBytes, evKeys, events int
 	for _, kv := range tmpl {
 		bytesPer += len(kv[0]) + len(kv[1])
+		if isEventKey(kv[0]) {
+			evKeys++
+			evBytes += len(kv[0]) + len(kv[1])
+			if strings.Contains(kv[0], ":evt:") {
+				events++
+			}
+		}
+	}
+	// withEvents: copies from this index on keep their events; the
+	// template (copy 0) loses its own when it is not among them. Whole
+	// checkouts are kept (every copy has the template's event times).
+	withEvents := 0
+	if opts.KeepEvents > 0 && events > 0 {
+		withEvents = max(0, opts.Payments-opts.KeepEvents/events)
 	}
 	gen := simulator.RandomIDs{}
 	batch := make([][2]string, 0, opts.Batch*len(tmpl))
@@ -128,6 +154,9 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 		}
 		r := strings.NewReplacer(pairs...)
 		for _, kv := range tmpl {
+			if i < withEvents && isEventKey(kv[0]) {
+				continue
+			}
 			batch = append(batch, [2]string{r.Replace(kv[0]), r.Replace(kv[1])})
 		}
 		if len(batch) >= opts.Batch*len(tmpl) || i == opts.Payments-1 {
@@ -137,10 +166,36 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 			batch = batch[:0]
 		}
 	}
+	if withEvents > 0 {
+		var doomed []string
+		for _, kv := range tmpl {
+			if isEventKey(kv[0]) {
+				doomed = append(doomed, kv[0])
+			}
+		}
+		if err := app.DB.DeleteRaw(doomed); err != nil {
+			return err
+		}
+	}
+	kept := (opts.Payments - withEvents) * events
 	if err := app.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "seeded %d checkouts (payment %s is the template, %s) in tenant %s (API key %s): %d keys, %d bytes of keys and values each, in %s\n",
-		opts.Payments, p.ID, p.Status, t.ID, t.APIKeys[0].Key, len(tmpl), bytesPer, time.Since(start).Round(time.Millisecond))
+	avgKeys := float64(len(tmpl)-evKeys) + float64(kept*evKeys)/float64(max(1, events)*opts.Payments)
+	avgBytes := float64(bytesPer-evBytes) + float64(kept*evBytes)/float64(max(1, events)*opts.Payments)
+	fmt.Fprintf(out, "seeded %d checkouts (payment %s is the template, %s) in tenant %s (API key %s): %d keys, %d bytes of keys and values each with its %d events (%d B of them); %d events kept (--webhook-retention-count %d): %.1f keys, %.0f bytes per checkout on average; in %s\n",
+		opts.Payments, p.ID, p.Status, t.ID, t.APIKeys[0].Key, len(tmpl), bytesPer, events, evBytes, kept, opts.KeepEvents,
+		avgKeys, avgBytes, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// isEventKey reports whether a tenant key is an outbox event's (its record,
+// id index, body or pending entry: evt, evi, evb, whp).
+func isEventKey(k string) bool {
+	for _, p := range []string{":evt:", ":evi:", ":evb:", ":whp:"} {
+		if strings.Contains(k, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -143,6 +143,7 @@ func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Write
 			return res, err
 		}
 		committed[ev.ID] = time.Now()
+		app.Webhooks.Appended(t.ID, true) // appended without the service: tell the dispatcher
 		app.Svc.Kick()
 		time.Sleep(opts.Interval)
 	}

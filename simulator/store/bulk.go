@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -32,6 +33,23 @@ func (d *DB) PutRaw(pairs [][2]string) error {
 	err := d.db.Update(func(tx *buntdb.Tx) error {
 		for _, p := range pairs {
 			if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		d.disk.committed()
+	}
+	return err
+}
+
+// DeleteRaw deletes keys (missing ones are skipped) in one transaction. It
+// is for tools that shape a file written with PutRaw (bench seed).
+func (d *DB) DeleteRaw(keys []string) error {
+	err := d.db.Update(func(tx *buntdb.Tx) error {
+		for _, k := range keys {
+			if _, err := tx.Delete(k); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
 				return err
 			}
 		}

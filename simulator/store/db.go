@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tidwall/buntdb"
 
@@ -29,6 +30,7 @@ type DB struct {
 	payments decoded
 	tenants  tenantCache
 	disk     *disk // nil for ":memory:"
+	events   *eventIndex
 }
 
 // decoded keeps the last decoded form of stored payments, keyed by store key
@@ -103,16 +105,16 @@ func Open(path, fsync string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := createEventIndex(db); err != nil { // events by payment (event_index.go)
-		db.Close()
-		return nil, fmt.Errorf("store: indexing events of %s: %w", path, err)
-	}
 	dk, err := openDisk(db, path, fsync)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: opening %s: %w", path, err)
 	}
-	return &DB{db: db, path: path, disk: dk}, nil
+	var pruned *atomic.Int64 // bytes pruned, for the shrink (disk.go)
+	if dk != nil {
+		pruned = &dk.pruned
+	}
+	return &DB{db: db, path: path, disk: dk, events: newEventIndex(db, pruned)}, nil // events by payment: built on first use (event_index.go)
 }
 
 // Close stops the disk work (shrinking the file if it grew, see disk.go),
@@ -126,12 +128,14 @@ func (d *DB) Ready() error {
 
 // View runs fn in a read-only transaction.
 func (d *DB) View(fn func(simulator.Tx) error) error {
-	return d.db.View(func(btx *buntdb.Tx) error { return fn(&Tx{tx: btx, cache: &d.payments, tenants: &d.tenants}) })
+	return d.db.View(func(btx *buntdb.Tx) error {
+		return fn(&Tx{tx: btx, cache: &d.payments, tenants: &d.tenants, events: d.events})
+	})
 }
 
 // Update runs fn in a read-write transaction, committed only when fn returns nil.
 func (d *DB) Update(fn func(simulator.Tx) error) error {
-	tx := &Tx{write: true, cache: &d.payments, tenants: &d.tenants}
+	tx := &Tx{write: true, cache: &d.payments, tenants: &d.tenants, events: d.events}
 	err := d.db.Update(func(btx *buntdb.Tx) error {
 		tx.tx = btx
 		err := fn(tx)

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,10 +24,16 @@ import (
 //     leaves it to the OS.
 //   - shrink (rewriting the append-only file down to the live records): when
 //     the file has grown past shrinkMinSize and doubled since it was last
-//     compact, and no write happened for shrinkIdle; and at Close when it
-//     grew by a quarter. buntdb's Shrink copies the records in chunks under
+//     compact, or the webhook retention pruned records worth a third of it
+//     (a file of a build that kept every event: it barely grows, but most
+//     of it is dead), and no write happened for shrinkIdle; and at Close
+//     when it grew by a quarter or a quarter of it was pruned. buntdb's Shrink copies the records in chunks under
 //     read locks and takes the write lock only to append the tail and swap
 //     the files; the descriptor is reopened on the new file right after.
+//   - memory: once after the open (replaying the file leaves garbage behind)
+//     and whenever writes stop for shrinkIdle, a full GC returns the free
+//     heap to the OS (debug.FreeOSMemory), so the resident size of an idle
+//     server is its live data rather than its peak.
 type disk struct {
 	db     *buntdb.DB
 	path   string
@@ -38,6 +45,7 @@ type disk struct {
 
 	commits   atomic.Uint64 // writing transactions committed
 	lastWrite atomic.Int64  // unix nanos of the last one
+	pruned    atomic.Int64  // bytes of event records pruned since the file was last compact
 
 	gmu     sync.Mutex // group commit ("always")
 	gcond   *sync.Cond
@@ -118,6 +126,7 @@ func (d *disk) run() {
 	t := time.NewTicker(diskTick)
 	defer t.Stop()
 	var syncedAt uint64
+	freedAt := ^uint64(0) // nothing returned yet: the open's garbage goes at the first idle tick
 	for {
 		select {
 		case <-d.stop:
@@ -129,7 +138,13 @@ func (d *disk) run() {
 			syncedAt = n
 		}
 		if time.Since(time.Unix(0, d.lastWrite.Load())) >= shrinkIdle {
-			_ = d.shrinkIf(func(size, base int64) bool { return size >= shrinkMinSize && size >= 2*base })
+			_ = d.shrinkIf(func(size, base int64) bool {
+				return size >= shrinkMinSize && (size >= 2*base || d.pruned.Load() >= size/3)
+			})
+			if n := d.commits.Load(); n != freedAt {
+				debug.FreeOSMemory()
+				freedAt = n
+			}
 		}
 	}
 }
@@ -143,9 +158,11 @@ func (d *disk) shrinkIf(worth func(size, base int64) bool) error {
 	if err != nil || !worth(st.Size(), d.baseSize) {
 		return err
 	}
+	pruned := d.pruned.Load()
 	if err := d.db.Shrink(); err != nil && !errors.Is(err, buntdb.ErrShrinkInProcess) {
 		return err
 	}
+	d.pruned.Add(-pruned) // what was pruned before the shrink is gone from the file
 	f, err := os.OpenFile(d.path, os.O_RDWR, 0)
 	if err != nil {
 		return err
@@ -169,7 +186,9 @@ func (d *disk) close() (err error) {
 	d.closeOnce.Do(func() {
 		close(d.stop)
 		<-d.done
-		err = d.shrinkIf(func(size, base int64) bool { return size > 1<<20 && size >= base+base/4 })
+		err = d.shrinkIf(func(size, base int64) bool {
+			return size > 1<<20 && (size >= base+base/4 || d.pruned.Load() >= size/4)
+		})
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		err = errors.Join(err, d.f.Sync(), d.f.Close())

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,4 +102,39 @@ func TestDiskShrink(t *testing.T) {
 		require.NotNil(t, tn, id)
 		assert.Equal(t, want, tn.WebhookURL)
 	}
+}
+
+// TestDiskShrinkAfterPrune: a file whose events were pruned (by the webhook
+// retention) is shrunk at Close even though it barely grew: the deleted
+// records count toward the rule.
+func TestDiskShrinkAfterPrune(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db := openFile(t, path, FsyncNever)
+	body := `{"pad":"` + strings.Repeat("x", 600) + `"}`
+	at := time.UnixMicro(1700000000000000).UTC()
+	require.NoError(t, db.Update(func(tx simulator.Tx) error {
+		for i := range 3000 {
+			e := &simulator.Event{ID: fmt.Sprintf("e%d", i), TenantID: "t1", PaymentID: "p1", Type: simulator.EventPaymentStatus,
+				CreatedAt: at.Add(time.Duration(i) * time.Millisecond), Status: simulator.DeliveryExhausted, Body: []byte(body)}
+			if err := tx.AppendEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	full := fileSize(t, path)
+
+	db = openFile(t, path, FsyncNever) // compact as opened: growth alone would not shrink it
+	for {
+		var n int
+		require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 100, time.Time{}); return }))
+		if n == 0 {
+			break
+		}
+	}
+	assert.Less(t, fileSize(t, path), full+full/4, "deleting appends little")
+	assert.Greater(t, db.disk.pruned.Load(), full/2)
+	require.NoError(t, db.Close())
+	assert.Less(t, fileSize(t, path), full/10, "shrunk to the 100 events left")
 }

@@ -88,18 +88,25 @@ func TestEventsOfOnePaymentAmongMany(t *testing.T) {
 		{"unknown payment", simulator.EventQuery{PaymentID: "pay-x"}, 0},
 		{"quote in the id", simulator.EventQuery{PaymentID: `pay-"7`}, 0},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := listed(t, db, "t1", tt.q)
-			assert.Len(t, got, tt.want)
-			assert.Equal(t, byScan(t, db, "t1", tt.q), got)
-			for i := 1; i < len(got); i++ {
-				assert.True(t, got[i-1].CreatedAt.After(got[i].CreatedAt), "newest first")
-			}
-			for _, e := range got {
-				assert.Equal(t, "t1", e.TenantID)
-			}
-		})
+	// first while the index is built (scans, or the index once ready), then
+	// with the index for sure
+	for _, phase := range []string{"building", "indexed"} {
+		if phase == "indexed" {
+			require.True(t, store.WaitEventIndex(db))
+		}
+		for _, tt := range tests {
+			t.Run(phase+"/"+tt.name, func(t *testing.T) {
+				got := listed(t, db, "t1", tt.q)
+				assert.Len(t, got, tt.want)
+				assert.Equal(t, byScan(t, db, "t1", tt.q), got)
+				for i := 1; i < len(got); i++ {
+					assert.True(t, got[i-1].CreatedAt.After(got[i].CreatedAt), "newest first")
+				}
+				for _, e := range got {
+					assert.Equal(t, "t1", e.TenantID)
+				}
+			})
+		}
 	}
 
 	var n int
@@ -159,6 +166,7 @@ func BenchmarkEventsOfPayment(b *testing.B) {
 			require.NoError(b, err)
 			defer db.Close()
 			appendEvents(b, db, "t1", others/2, 2)
+			require.True(b, store.WaitEventIndex(db))
 			q := simulator.EventQuery{PaymentID: "pay-17", Limit: 100}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

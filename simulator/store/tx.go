@@ -20,6 +20,7 @@ type Tx struct {
 	// tenantsWritten: a tenant or API key record changed (see hot.go).
 	tenantsWritten bool
 	tenants        *tenantCache // nil: always read the store
+	events         *eventIndex  // events by payment (event_index.go); nil: scan
 }
 
 var _ simulator.Tx = (*Tx)(nil)
@@ -486,7 +487,7 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 
 func (t *Tx) AppendEvent(e *simulator.Event) error {
 	k := kEvent(e.TenantID, e.CreatedAt, e.ID)
-	if err := t.setRaw(kEventID(e.TenantID, e.ID), k); err != nil {
+	if err := t.setRaw(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
 		return err
 	}
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)

@@ -45,12 +45,84 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 	return t.setRaw(kPending(e), next)
 }
 
+// evRec is an event record as stored: the tenant id is the key's, the body
+// follows the record in the same value (putEvent), and attempts leave out
+// their zero values. Records of earlier builds (tenantId, "body":null, zero
+// status codes and latencies) read the same.
+type evRec struct {
+	ID        string          `json:"id"`
+	TenantID  string          `json:"tenantId,omitempty"` // read only (earlier records)
+	Type      string          `json:"eventType"`
+	PaymentID string          `json:"paymentId"`
+	DisputeID string          `json:"disputeId,omitempty"`
+	CreatedAt time.Time       `json:"createdAt"`
+	Body      json.RawMessage `json:"body,omitempty"` // read only: "body":null in earlier records
+	Status    string          `json:"status"`
+	NextAt    time.Time       `json:"nextAt,omitzero"`
+	Attempts  []attRec        `json:"attempts,omitempty"`
+}
+
+// attRec is simulator.DeliveryAttempt without its zero values.
+type attRec struct {
+	At               time.Time         `json:"at"`
+	StatusCode       int               `json:"statusCode,omitempty"`
+	LatencyMs        int64             `json:"latencyMs,omitempty"`
+	Error            string            `json:"error,omitempty"`
+	ResponseBodyHead string            `json:"responseBodyHead,omitempty"`
+	SignedAt         string            `json:"signedAt,omitempty"`
+	Headers          map[string]string `json:"headers,omitempty"`
+	Replay           bool              `json:"replay,omitempty"`
+	Chaos            string            `json:"chaos,omitempty"`
+}
+
+func encodeEvent(e *simulator.Event) ([]byte, error) {
+	rec := evRec{ID: e.ID, Type: e.Type, PaymentID: e.PaymentID, DisputeID: e.DisputeID, CreatedAt: e.CreatedAt,
+		Status: e.Status, NextAt: e.NextAt}
+	if len(e.Attempts) > 0 {
+		rec.Attempts = make([]attRec, len(e.Attempts))
+		for i, a := range e.Attempts {
+			rec.Attempts[i] = attRec(a)
+		}
+	}
+	return json.Marshal(&rec)
+}
+
+// decodeEvent reads an event record (the value's first line) of tenant tid.
+// Its Body is what decoding "body":null gave before: the literal null.
+func decodeEvent(raw, tid string) (*simulator.Event, error) {
+	var rec evRec
+	if err := json.Unmarshal([]byte(raw), &rec); err != nil {
+		return nil, err
+	}
+	e := &simulator.Event{ID: rec.ID, TenantID: tid, Type: rec.Type, PaymentID: rec.PaymentID, DisputeID: rec.DisputeID,
+		CreatedAt: rec.CreatedAt, Body: rec.Body, Status: rec.Status, NextAt: rec.NextAt}
+	if e.Body == nil {
+		e.Body = json.RawMessage("null")
+	}
+	if len(rec.Attempts) > 0 {
+		e.Attempts = make([]simulator.DeliveryAttempt, len(rec.Attempts))
+		for i, a := range rec.Attempts {
+			e.Attempts[i] = simulator.DeliveryAttempt(a)
+		}
+	}
+	return e, nil
+}
+
+// eventKey resolves an event id to its record's key through its evi entry,
+// which holds the key's creation stamp (earlier builds: the whole key); ""
+// when there is no such event.
+func (t *Tx) eventKey(tid, id string) (string, error) {
+	v, err := t.raw(kEventID(tid, id))
+	if err != nil || v == "" || strings.HasPrefix(v, "t:") {
+		return v, err
+	}
+	return pEvent(tid) + v + ":" + id, nil
+}
+
 // putEvent writes the event record at k with body, or when body is nil with
 // the body the stored event has (an update).
 func (t *Tx) putEvent(k string, e *simulator.Event, body []byte) error {
-	rec := *e
-	rec.Body = nil
-	b, err := json.Marshal(&rec)
+	b, err := encodeEvent(e)
 	if err != nil {
 		return err
 	}
@@ -86,7 +158,7 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	k, err := t.raw(kEventID(tid, id))
+	k, err := t.eventKey(tid, id)
 	if err != nil || k == "" {
 		return nil, err
 	}
@@ -95,8 +167,8 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 		return nil, err
 	}
 	recRaw, body := splitEvent(v)
-	var e simulator.Event
-	if err := decode(recRaw, &e); err != nil {
+	e, err := decodeEvent(recRaw, tid)
+	if err != nil {
 		return nil, err
 	}
 	if body == "" {
@@ -107,11 +179,11 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 	if body != "" {
 		e.Body = []byte(body)
 	}
-	return &e, nil
+	return e, nil
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
-	k, err := t.raw(kEventID(e.TenantID, e.ID))
+	k, err := t.eventKey(e.TenantID, e.ID)
 	if err != nil {
 		return err
 	}
@@ -130,6 +202,12 @@ func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, err
 	if q.PaymentID != "" {
 		return t.eventsOfPayment(tid, q)
 	}
+	return t.scanEvents(tid, q)
+}
+
+// scanEvents lists the tenant's events that pass q, newest first, reading
+// all of them.
+func (t *Tx) scanEvents(tid string, q simulator.EventQuery) ([]*simulator.Event, error) {
 	var out []*simulator.Event
 	var ferr error
 	p := pEvent(tid)
@@ -137,13 +215,13 @@ func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, err
 		if !strings.HasPrefix(k, p) {
 			return false
 		}
-		var e simulator.Event
 		rec, _ := splitEvent(v)
-		if ferr = json.Unmarshal([]byte(rec), &e); ferr != nil {
+		var e *simulator.Event
+		if e, ferr = decodeEvent(rec, tid); ferr != nil {
 			return false
 		}
 		if (q.PaymentID == "" || e.PaymentID == q.PaymentID) && (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {
-			out = append(out, &e)
+			out = append(out, e)
 		}
 		return q.Limit <= 0 || len(out) < q.Limit
 	})
@@ -175,40 +253,90 @@ func (t *Tx) PendingEvents(tid string) ([]simulator.PendingRef, error) {
 	return out, errors.Join(err, ferr)
 }
 
+// PruneEvents deletes at most simulator.PruneBatch finished events: first
+// those created before before (oldest first, walking up to the age cut),
+// then, past the newest keep finished events, older ones (walking down from
+// the newest). Each walk reads only the events it passes (keep, the pending
+// ones among them and one batch), and an event's status is read from its
+// record without decoding it (eventStatus), so one call stays short under
+// the write lock however many events the tenant has.
 func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
-	var doomed []*simulator.Event
-	var ferr error
 	p := pEvent(tid)
-	cut := p + stamp(before)
-	kept := 0
-	err := t.tx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
-		if !strings.HasPrefix(k, p) {
-			return false
+	var doomed []string
+	var freed int64
+	var ferr error
+	finished := func(v string) bool {
+		st, err := eventStatus(v)
+		if err != nil {
+			ferr = err
 		}
-		var e simulator.Event
-		rec, _ := splitEvent(v)
-		if ferr = json.Unmarshal([]byte(rec), &e); ferr != nil {
-			return false
-		}
-		if e.Status == simulator.DeliveryPending {
-			return true
-		}
-		if (keep > 0 && kept >= keep) || (!before.IsZero() && k < cut) {
-			doomed = append(doomed, &e)
-			return true
-		}
-		kept++
-		return true
-	})
-	if err := errors.Join(err, ferr); err != nil {
-		return 0, err
+		return err == nil && st != simulator.DeliveryPending
 	}
-	for _, e := range doomed {
-		if err := errors.Join(t.del(kEvent(tid, e.CreatedAt, e.ID)), t.del(kEventID(tid, e.ID)), t.del(kEventBody(tid, e.ID))); err != nil {
+	cut := ""
+	if !before.IsZero() {
+		cut = p + stamp(before)
+		err := t.tx.AscendRange("", p, cut, func(k, v string) bool {
+			if finished(v) {
+				doomed = append(doomed, k)
+				freed += int64(len(k) + len(v))
+			}
+			return ferr == nil && len(doomed) < simulator.PruneBatch
+		})
+		if err := errors.Join(err, ferr); err != nil {
 			return 0, err
 		}
 	}
+	if keep > 0 && len(doomed) < simulator.PruneBatch {
+		kept := 0
+		err := t.tx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
+			if !strings.HasPrefix(k, p) || k < cut { // older than the cut: the first walk's
+				return false
+			}
+			if !finished(v) {
+				return ferr == nil
+			}
+			if kept < keep {
+				kept++
+				return true
+			}
+			doomed = append(doomed, k)
+			freed += int64(len(k) + len(v))
+			return len(doomed) < simulator.PruneBatch
+		})
+		if err := errors.Join(err, ferr); err != nil {
+			return 0, err
+		}
+	}
+	for _, k := range doomed {
+		id := k[strings.LastIndexByte(k, ':')+1:]
+		if err := errors.Join(t.del(k), t.del(kEventID(tid, id)), t.del(kEventBody(tid, id))); err != nil {
+			return 0, err
+		}
+	}
+	t.events.notePruned(freed)
 	return len(doomed), nil
+}
+
+const statusField = `"status":"`
+
+// eventStatus reads the delivery status of a stored event (record, newline,
+// body). The record's top-level "status" is found without decoding it: the
+// fields before it are strings (in which a quote is always escaped, so the
+// text "status": cannot occur there) and never objects; a record where an
+// object comes before the first "status": is decoded instead.
+func eventStatus(v string) (string, error) {
+	rec, _ := splitEvent(v)
+	if i := strings.Index(rec, statusField); i > 0 && strings.IndexByte(rec[1:i], '{') < 0 {
+		rest := rec[i+len(statusField):]
+		if j := strings.IndexByte(rest, '"'); j >= 0 {
+			return rest[:j], nil
+		}
+	}
+	var e struct {
+		Status string `json:"status"`
+	}
+	err := json.Unmarshal([]byte(rec), &e)
+	return e.Status, err
 }
 
 func (t *Tx) Dispute(tid, id string) (*simulator.Dispute, error) {

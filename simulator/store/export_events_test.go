@@ -1,0 +1,9 @@
+package store
+
+// WaitEventIndex starts building the events-by-payment index if needed and
+// waits until the build ended; it reports whether queries now use it.
+func WaitEventIndex(d *DB) bool {
+	d.events.use()
+	<-d.events.built
+	return d.events.ready.Load()
+}
