@@ -1,9 +1,12 @@
 package simulator_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // BenchmarkServicePayment measures Service.Payment (GET /payments/{id}
@@ -35,4 +38,37 @@ func BenchmarkServicePayment(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkServiceCheckout measures the `auto` flow of `paysandbox bench`
+// through the service (no HTTP): session, the client token resolved as
+// /client/* does, tokenise, create (authorized at once), capture. Nothing
+// here asserts a time.
+//
+//	go test ./simulator -run '^$' -bench ServiceCheckout -benchmem
+func BenchmarkServiceCheckout(b *testing.B) {
+	e := newSvcEnv(b, nil)
+	ctx := context.Background()
+	amount := int64(1000)
+	b.ReportAllocs()
+	for range b.N {
+		cs, err := e.svc.CreateSession(e.t, simulator.SessionData{OrderID: "bench", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalAuto)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := e.svc.ClientSession(cs.ClientToken); err != nil {
+			b.Fatal(err)
+		}
+		tk, err := e.svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: cardOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := e.svc.CreatePayment(ctx, e.t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

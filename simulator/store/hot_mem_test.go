@@ -15,7 +15,8 @@ import (
 // BenchmarkHotMemory reports what the hot cache costs in memory: checkouts
 // like the bench's (session, token, payment authorized and captured) fill
 // it, and the heap is measured with the cache and again once it is dropped.
-// It reports bytes per cached entry and per checkout; it asserts nothing.
+// It reports bytes per cached entry and per checkout, then per payment with
+// only the payments read into an empty cache; it asserts nothing.
 //
 //	go test ./simulator/store -run '^$' -bench HotMemory -benchtime 1x
 func BenchmarkHotMemory(b *testing.B) {
@@ -37,6 +38,7 @@ func BenchmarkHotMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		amount := int64(1000)
+		ids := make([]string, 0, checkouts)
 		for range checkouts {
 			cs, err := svc.CreateSession(tn, simulator.SessionData{OrderID: "bench", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalAuto)
 			if err != nil {
@@ -57,6 +59,7 @@ func BenchmarkHotMemory(b *testing.B) {
 			if _, err := svc.CapturePayment(context.Background(), tn, p.ID, simulator.CaptureRequest{}); err != nil {
 				b.Fatal(err)
 			}
+			ids = append(ids, p.ID)
 		}
 		entries := db.hot.len()
 		with := heap()
@@ -65,6 +68,12 @@ func BenchmarkHotMemory(b *testing.B) {
 		b.ReportMetric(float64(with-without)/float64(entries), "B/entry")
 		b.ReportMetric(float64(with-without)/float64(checkouts), "B/checkout")
 		b.ReportMetric(float64(entries), "entries")
+		for _, id := range ids { // payments only, as GET /payments/{id} fills it
+			if _, err := db.HotPayment(tn.ID, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(heap()-without)/float64(len(ids)), "B/payment")
 		_ = db.Close()
 	}
 }

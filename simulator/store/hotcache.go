@@ -48,8 +48,8 @@ type hotCache struct {
 
 const (
 	hotShards     = 16
-	hotGenSize    = 768
-	hotMaxEntries = hotShards * 2 * hotGenSize // 24576
+	hotGenSize    = 512
+	hotMaxEntries = hotShards * 2 * hotGenSize // 16384
 )
 
 type hotShard struct {
