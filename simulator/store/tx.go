@@ -125,7 +125,9 @@ func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
 	return t.Tenant(id)
 }
 
-func (t *Tx) Tenants() ([]*simulator.Tenant, error) {
+func (t *Tx) Tenants() ([]*simulator.Tenant, error) { return t.cachedTenants(t.tenantList) }
+
+func (t *Tx) tenantList() ([]*simulator.Tenant, error) {
 	var out []*simulator.Tenant
 	var ferr error
 	err := t.prefix(pTenant, func(_, v string) bool {
