@@ -15,3 +15,6 @@ const HotMaxEntries = hotMaxEntries
 // SetHotMissHook makes every lock-free read that missed call f between its
 // read of the store and its publish.
 func (d *DB) SetHotMissHook(f func(key string)) { d.hot.afterMiss = f }
+
+// DropHotCache empties the hot cache (memory measurements).
+func (d *DB) DropHotCache() { d.hot = newHotCache() }

@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
 // BenchmarkHotMemory reports what the hot cache costs in memory: checkouts
@@ -22,7 +23,7 @@ import (
 func BenchmarkHotMemory(b *testing.B) {
 	const checkouts = 4000
 	for range b.N {
-		db, err := Open(":memory:", FsyncNever)
+		db, err := store.Open(":memory:", store.FsyncNever)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -61,9 +62,9 @@ func BenchmarkHotMemory(b *testing.B) {
 			}
 			ids = append(ids, p.ID)
 		}
-		entries := db.hot.len()
+		entries := db.HotLen()
 		with := heap()
-		db.hot = newHotCache()
+		db.DropHotCache()
 		without := heap()
 		b.ReportMetric(float64(with-without)/float64(entries), "B/entry")
 		b.ReportMetric(float64(with-without)/float64(checkouts), "B/checkout")
