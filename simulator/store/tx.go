@@ -64,8 +64,9 @@ func (t *Tx) put(key string, v any) error {
 	}
 	t.touch(key)
 	raw := string(b)
-	t.noteHot(key, raw, nil, false)
-	_, _, err = t.tx.Set(key, raw, nil)
+	if _, _, err = t.tx.Set(key, raw, nil); err == nil {
+		t.noteHot(key, raw, nil, false)
+	}
 	return err
 }
 
@@ -74,8 +75,10 @@ func (t *Tx) setRaw(key, val string) error {
 		return errReadOnly
 	}
 	t.touch(key)
-	t.noteHot(key, val, nil, false)
 	_, _, err := t.tx.Set(key, val, nil)
+	if err == nil {
+		t.noteHot(key, val, nil, false)
+	}
 	return err
 }
 
