@@ -154,3 +154,49 @@ func cloneAny(v any) any {
 	}
 	return v // strings, numbers, bools, nil: immutable
 }
+
+// Clone deep-copies a client session (the store hands out clones of the
+// sessions it keeps decoded, as it does for payments).
+func (s *ClientSession) Clone() *ClientSession {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Data = s.Data.clone()
+	return &c
+}
+
+func (d SessionData) clone() SessionData {
+	d.Amount = clonePtr(d.Amount)
+	d.Metadata = cloneMap(d.Metadata)
+	d.Customer = d.Customer.clone()
+	d.Order = d.Order.clone()
+	if pm := d.PaymentMethod; pm != nil {
+		o := *pm
+		o.VaultOnSuccess, o.VaultOn3DS, o.VaultOnAgreement = clonePtr(pm.VaultOnSuccess), clonePtr(pm.VaultOn3DS), clonePtr(pm.VaultOnAgreement)
+		if pm.OrderedAllowedCardNetworks != nil {
+			o.OrderedAllowedCardNetworks = append([]string(nil), pm.OrderedAllowedCardNetworks...)
+		}
+		o.Options = cloneMap(pm.Options)
+		d.PaymentMethod = &o
+	}
+	return d
+}
+
+// Clone copies an instrument (it holds no pointers).
+func (in *Instrument) Clone() *Instrument {
+	if in == nil {
+		return nil
+	}
+	c := *in
+	return &c
+}
+
+// Clone copies an attempt (it holds no pointers).
+func (a *Attempt) Clone() *Attempt {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	return &c
+}

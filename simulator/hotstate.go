@@ -30,3 +30,60 @@ func (s *Service) tenantByID(id string) (t *Tenant, err error) {
 	err = s.Store.View(func(tx Tx) (err error) { t, err = tx.Tenant(id); return })
 	return t, err
 }
+
+// RecordMemory is implemented by stores that keep recently used payments,
+// client sessions, payment instruments and attempts in memory as typed values
+// (a bounded cache, coherent with the store: a read after a write returned
+// sees that write or a newer one). The service uses it, when the store has
+// it, to read them on its hot paths without a transaction or a JSON decode.
+// Getters return nil and no error when the record does not exist.
+//
+// The values are SHARED with every other reader and immutable: callers must
+// not change them, nor anything they point to (Clone first to change one).
+// Records to change are read inside Update, which gives private copies.
+type RecordMemory interface {
+	HotPayment(tenantID, id string) (*Payment, error)
+	HotSession(tenantID, id string) (*ClientSession, error)
+	// HotSessionByToken resolves a client token of any tenant, expired or not.
+	HotSessionByToken(clientToken string) (*ClientSession, error)
+	HotInstrument(tenantID, token string) (*Instrument, error)
+	HotAttempt(tenantID, id string) (*Attempt, error)
+}
+
+// hot returns the reader of shared records: the store's memory when it has
+// one, else read transactions (whose values are private, so the contract of
+// RecordMemory holds either way).
+func (s *Service) hot() RecordMemory {
+	if m, ok := s.Store.(RecordMemory); ok {
+		return m
+	}
+	return viewReads{s.Store}
+}
+
+// viewReads is RecordMemory over read transactions.
+type viewReads struct{ st Store }
+
+func (r viewReads) HotPayment(tid, id string) (p *Payment, err error) {
+	err = r.st.View(func(tx Tx) (err error) { p, err = tx.Payment(tid, id); return })
+	return p, err
+}
+
+func (r viewReads) HotSession(tid, id string) (cs *ClientSession, err error) {
+	err = r.st.View(func(tx Tx) (err error) { cs, err = tx.Session(tid, id); return })
+	return cs, err
+}
+
+func (r viewReads) HotSessionByToken(tok string) (cs *ClientSession, err error) {
+	err = r.st.View(func(tx Tx) (err error) { cs, err = tx.SessionByToken(tok); return })
+	return cs, err
+}
+
+func (r viewReads) HotInstrument(tid, tok string) (in *Instrument, err error) {
+	err = r.st.View(func(tx Tx) (err error) { in, err = tx.Instrument(tid, tok); return })
+	return in, err
+}
+
+func (r viewReads) HotAttempt(tid, id string) (a *Attempt, err error) {
+	err = r.st.View(func(tx Tx) (err error) { a, err = tx.Attempt(tid, id); return })
+	return a, err
+}

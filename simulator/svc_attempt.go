@@ -104,19 +104,20 @@ func (s *Service) AbortAttempt(t *Tenant, id string) (*Attempt, error) {
 	return out, err
 }
 
-// Attempt reads an attempt, with expiry applied at the tenant's now.
+// Attempt reads an attempt (from memory when the store keeps it; the copy
+// returned is the caller's), with expiry applied at the tenant's now.
 // Errors: PaymentAttemptNotFound.
 func (s *Service) Attempt(t *Tenant, id string) (*Attempt, error) {
-	var out *Attempt
-	err := s.Store.View(func(tx Tx) error {
-		a, _, err := attemptFor(tx, t, id)
-		if err == nil {
-			a.Lapse(s.now(t))
-			out = a
-		}
-		return err
-	})
-	return out, err
+	a, err := s.hot().HotAttempt(t.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, Errorf(CodePaymentAttemptNotFound, "The payment attempt could not be found")
+	}
+	a = a.Clone()
+	a.Lapse(s.now(t))
+	return a, nil
 }
 
 // ExpireAttempt expires an awaiting attempt now (control plane).

@@ -117,21 +117,14 @@ func (s *Service) CapturePayment(ctx context.Context, t *Tenant, id string, req 
 }
 
 // preflight reads the payment for a decision taken outside the store
-// transaction, after the idempotency check (409 comes before existence).
+// transaction, after the idempotency check (409 comes before existence). The
+// payment is Service.Payment's: shared, not to be changed (the transaction
+// that acts reads it again).
 func (s *Service) preflight(t *Tenant, id, idemKey string) (*Payment, error) {
-	var p *Payment
-	err := s.Store.View(func(tx Tx) error {
-		if err := checkIdempotency(tx, t, idemKey); err != nil {
-			return err
-		}
-		var err error
-		p, err = tx.Payment(t.ID, id)
-		return err
-	})
-	if err == nil && p == nil {
-		err = errPaymentNotFound()
+	if err := s.checkIdempotencyKey(t, idemKey); err != nil {
+		return nil, err
 	}
-	return p, err
+	return s.Payment(t, id)
 }
 
 // CancelPayment voids a PENDING or AUTHORIZED payment.

@@ -40,18 +40,16 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	if EmptyMetadataKey(req.Metadata) {
 		return nil, errEmptyMetadataKey()
 	}
-	var p *Payment
-	err := s.Store.View(func(tx Tx) error {
-		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
-			return err
-		}
-		in, cs, err := paymentSource(tx, t, req)
-		if err != nil {
-			return err
-		}
-		p, err = s.buildPayment(t, in, cs, req)
-		return err
-	})
+	if err := s.checkIdempotencyKey(t, req.IdempotencyKey); err != nil {
+		return nil, err
+	}
+	// The token and its session from memory (shared, read only): buildPayment
+	// copies what the new payment keeps of them.
+	in, cs, err := paymentSource(hotSource{s.hot()}, t, req)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.buildPayment(t, in, cs, req)
 	if err != nil {
 		return nil, err
 	}
@@ -92,9 +90,24 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	return p, nil
 }
 
+// sourceReader reads what a payment is made from: a Tx (private copies) or
+// hotSource (shared values).
+type sourceReader interface {
+	Instrument(tenantID, token string) (*Instrument, error)
+	Session(tenantID, id string) (*ClientSession, error)
+}
+
+// hotSource is a sourceReader over RecordMemory: its values are shared.
+type hotSource struct{ m RecordMemory }
+
+func (h hotSource) Instrument(tid, tok string) (*Instrument, error) {
+	return h.m.HotInstrument(tid, tok)
+}
+func (h hotSource) Session(tid, id string) (*ClientSession, error) { return h.m.HotSession(tid, id) }
+
 // paymentSource reads and checks the token of a payment request, with its
-// session (nil for a vaulted token).
-func paymentSource(tx Tx, t *Tenant, req PaymentRequest) (*Instrument, *ClientSession, error) {
+// session (nil for a vaulted token). It changes neither.
+func paymentSource(tx sourceReader, t *Tenant, req PaymentRequest) (*Instrument, *ClientSession, error) {
 	in, err := tx.Instrument(t.ID, req.Token)
 	if err != nil {
 		return nil, nil, err
@@ -161,6 +174,15 @@ func (s *Service) insertPayment(tx Tx, t *Tenant, p *Payment) error {
 
 func authJobID(paymentID string) string { return "authorize-" + paymentID }
 
+// checkIdempotencyKey is checkIdempotency in a read transaction of its own
+// (none when there is no key).
+func (s *Service) checkIdempotencyKey(t *Tenant, key string) error {
+	if key == "" {
+		return nil
+	}
+	return s.Store.View(func(tx Tx) error { return checkIdempotency(tx, t, key) })
+}
+
 // checkIdempotency answers 409 when the key was used by an earlier request that had an effect.
 func checkIdempotency(tx Tx, t *Tenant, key string) error {
 	if key == "" {
@@ -179,11 +201,13 @@ func checkIdempotency(tx Tx, t *Tenant, key string) error {
 }
 
 // buildPayment merges the request over the session (request fields win;
-// customer and metadata merge key by key) into a new PENDING payment.
+// customer and metadata merge key by key) into a new PENDING payment. It
+// changes neither in nor cs, and the payment shares nothing with them (they
+// may be the shared values of RecordMemory; the payment is the caller's).
 func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req PaymentRequest) (*Payment, error) {
 	var base SessionData
 	if cs != nil && in.TokenType == TokenSingleUse {
-		base = cs.Data
+		base = cs.Data.clone()
 	}
 	var missing []FieldError
 	if in.TokenType == TokenMultiUse {
@@ -364,10 +388,11 @@ func mergePaymentMethod(a, b *SessionPaymentMethod) *SessionPaymentMethod {
 	return &o
 }
 
-// Payment reads a payment of tenant t. Errors: PaymentError (unknown).
+// Payment reads a payment of tenant t, from memory when the store keeps it
+// (RecordMemory): the payment returned is SHARED with other readers and must
+// not be changed (Clone it first). Errors: PaymentError (unknown).
 func (s *Service) Payment(t *Tenant, id string) (*Payment, error) {
-	var p *Payment
-	err := s.Store.View(func(tx Tx) (err error) { p, err = tx.Payment(t.ID, id); return })
+	p, err := s.hot().HotPayment(t.ID, id)
 	if err == nil && p == nil {
 		err = errPaymentNotFound()
 	}

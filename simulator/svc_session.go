@@ -40,12 +40,21 @@ func checkSessionData(model string, d *SessionData) error {
 	return nil
 }
 
-// Session returns the live session of a client token of tenant t.
+// Session returns the live session of a client token of tenant t, from
+// memory when the store keeps it: SHARED, not to be changed (RecordMemory).
 // Errors: ClientSessionValidationError (missing, unknown, expired, another tenant's).
 func (s *Service) Session(t *Tenant, clientToken string) (*ClientSession, error) {
-	var cs *ClientSession
-	err := s.Store.View(func(tx Tx) (err error) { cs, err = sessionFor(tx, t, clientToken, s.now(t)); return })
-	return cs, err
+	if clientToken == "" {
+		return nil, errClientToken()
+	}
+	cs, err := s.hot().HotSessionByToken(clientToken)
+	if err != nil {
+		return nil, err
+	}
+	if cs == nil || cs.TenantID != t.ID || cs.Expired(s.now(t)) {
+		return nil, errClientToken()
+	}
+	return cs, nil
 }
 
 // clientTokenTx resolves a client token of any tenant (the client side has
@@ -107,10 +116,20 @@ func (s *Service) UpdateSession(t *Tenant, clientToken string, merge func(cur Se
 }
 
 // ClientSession resolves a client token of any tenant (the client side has no
-// API key). Errors: ClientSessionValidationError.
+// API key) to its live session and tenant, from memory when the store keeps
+// them: the session is SHARED, not to be changed (RecordMemory); the tenant
+// is the caller's. Errors: ClientSessionValidationError.
 func (s *Service) ClientSession(clientToken string) (*ClientSession, *Tenant, error) {
-	var cs *ClientSession
-	var t *Tenant
-	err := s.Store.View(func(tx Tx) (err error) { cs, t, err = s.clientTokenTx(tx, clientToken); return })
-	return cs, t, err
+	if clientToken == "" {
+		return nil, nil, errClientToken()
+	}
+	cs, err := s.hot().HotSessionByToken(clientToken)
+	if err != nil || cs == nil {
+		return nil, nil, errorsJoin(err, errClientToken())
+	}
+	t, err := s.tenantByID(cs.TenantID)
+	if err != nil || t == nil || cs.Expired(s.now(t)) {
+		return nil, nil, errorsJoin(err, errClientToken())
+	}
+	return cs, t, nil
 }

@@ -29,16 +29,24 @@ func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
 
 // PutRaw stores key/value pairs as they are, in one transaction. It is for
 // tools that replicate records read with TenantRecords (bench seed).
+// Cached records it overwrites leave the hot cache.
 func (d *DB) PutRaw(pairs [][2]string) error {
+	var seq uint64
 	err := d.db.Update(func(tx *buntdb.Tx) error {
 		for _, p := range pairs {
 			if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
 				return err
 			}
 		}
+		seq = d.hot.seq.Add(1)
 		return nil
 	})
 	if err == nil {
+		for _, p := range pairs {
+			if hotKind(p[0]) != hotNone {
+				d.hot.drop(p[0], seq)
+			}
+		}
 		d.disk.committed()
 	}
 	return err
@@ -47,15 +55,22 @@ func (d *DB) PutRaw(pairs [][2]string) error {
 // DeleteRaw deletes keys (missing ones are skipped) in one transaction. It
 // is for tools that shape a file written with PutRaw (bench seed).
 func (d *DB) DeleteRaw(keys []string) error {
+	var seq uint64
 	err := d.db.Update(func(tx *buntdb.Tx) error {
 		for _, k := range keys {
 			if _, err := tx.Delete(k); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
 				return err
 			}
 		}
+		seq = d.hot.seq.Add(1)
 		return nil
 	})
 	if err == nil {
+		for _, k := range keys { // like PutRaw: no cached record outlives its delete
+			if hotKind(k) != hotNone {
+				d.hot.drop(k, seq)
+			}
+		}
 		d.disk.committed()
 	}
 	return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 
 	"github.com/tidwall/buntdb"
@@ -25,51 +24,12 @@ const (
 
 // DB is the buntdb-backed store.
 type DB struct {
-	db       *buntdb.DB
-	path     string
-	payments decoded
-	tenants  tenantCache
-	disk     *disk // nil for ":memory:"
-	events   *eventIndex
-}
-
-// decoded keeps the last decoded form of stored payments, keyed by store key
-// and valid only while the stored value is the exact string it was decoded
-// from: a rolled-back write, a reset or a delete simply miss. Payments are
-// read several times per request (checks outside the write transaction, then
-// inside it), and decoding JSON was most of a request's cost.
-type decoded struct {
-	mu sync.Mutex
-	m  map[string]decodedPayment
-}
-
-type decodedPayment struct {
-	raw string
-	p   *simulator.Payment
-}
-
-// maxDecoded bounds the cache; past it the cache starts over.
-const maxDecoded = 20000
-
-// get returns a private copy of the payment decoded from raw, if cached.
-func (d *decoded) get(key, raw string) *simulator.Payment {
-	d.mu.Lock()
-	e, ok := d.m[key]
-	d.mu.Unlock()
-	if !ok || e.raw != raw {
-		return nil
-	}
-	return e.p.Clone()
-}
-
-// put remembers p (which the caller must not change afterwards) as the decoded form of raw.
-func (d *decoded) put(key, raw string, p *simulator.Payment) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m == nil || len(d.m) >= maxDecoded {
-		d.m = make(map[string]decodedPayment, 1024)
-	}
-	d.m[key] = decodedPayment{raw: raw, p: p}
+	db      *buntdb.DB
+	path    string
+	hot     *hotCache // recently used typed records (hotcache.go)
+	tenants tenantCache
+	disk    *disk // nil for ":memory:"
+	events  *eventIndex
 }
 
 // Open opens (creating if missing, with its directory) the database at path;
@@ -114,7 +74,7 @@ func Open(path, fsync string) (*DB, error) {
 	if dk != nil {
 		pruned = &dk.pruned
 	}
-	return &DB{db: db, path: path, disk: dk, events: newEventIndex(db, pruned)}, nil // events by payment: built on first use (event_index.go)
+	return &DB{db: db, path: path, hot: newHotCache(), disk: dk, events: newEventIndex(db, pruned)}, nil // events by payment: built on first use (event_index.go)
 }
 
 // Close stops the disk work (shrinking the file if it grew, see disk.go),
@@ -129,23 +89,29 @@ func (d *DB) Ready() error {
 // View runs fn in a read-only transaction.
 func (d *DB) View(fn func(simulator.Tx) error) error {
 	return d.db.View(func(btx *buntdb.Tx) error {
-		return fn(&Tx{tx: btx, cache: &d.payments, tenants: &d.tenants, events: d.events})
+		return fn(&Tx{tx: btx, hot: d.hot, tenants: &d.tenants, events: d.events})
 	})
 }
 
 // Update runs fn in a read-write transaction, committed only when fn returns nil.
 func (d *DB) Update(fn func(simulator.Tx) error) error {
-	tx := &Tx{write: true, cache: &d.payments, tenants: &d.tenants, events: d.events}
+	tx := &Tx{write: true, hot: d.hot, tenants: &d.tenants, events: d.events}
 	err := d.db.Update(func(btx *buntdb.Tx) error {
 		tx.tx = btx
 		err := fn(tx)
 		if tx.tenantsWritten { // still under the write lock: no reader can refill before the commit
 			d.tenants.invalidate()
 		}
+		if err == nil {
+			tx.sequence() // commit order (hotcache.go)
+		}
 		return err
 	})
 	if tx.tenantsWritten { // and after: a reader that read before the commit cannot publish
 		d.tenants.invalidate()
+	}
+	if err == nil {
+		tx.publishHot() // only what committed
 	}
 	if err == nil { // (a transaction that wrote nothing costs an fsync of nothing)
 		d.disk.committed()

@@ -27,6 +27,9 @@ type tenantCache struct {
 	gen   uint64
 	byID  map[string]*simulator.Tenant
 	byKey map[string]*simulator.Tenant
+	// all is every tenant in key order (Tx.Tenants), when allOK.
+	all   []*simulator.Tenant
+	allOK bool
 }
 
 // get returns a copy of the cached tenant for id (byKey false) or API key.
@@ -74,7 +77,53 @@ func (c *tenantCache) invalidate() {
 	c.mu.Lock()
 	c.gen++
 	c.byID, c.byKey = nil, nil
+	c.all, c.allOK = nil, false
 	c.mu.Unlock()
+}
+
+// getAll returns copies of every tenant, if the list is cached.
+func (c *tenantCache) getAll() ([]*simulator.Tenant, uint64, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.allOK {
+		return nil, c.gen, false
+	}
+	out := make([]*simulator.Tenant, len(c.all))
+	for i, t := range c.all {
+		out[i] = t.Clone()
+	}
+	return out, c.gen, true
+}
+
+// putAll publishes the list of every tenant (read from the store at
+// generation gen) unless a tenant write happened since.
+func (c *tenantCache) putAll(list []*simulator.Tenant, gen uint64) {
+	cp := make([]*simulator.Tenant, len(list))
+	for i, t := range list {
+		cp[i] = t.Clone()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
+		c.all, c.allOK = cp, true
+	}
+}
+
+// cachedTenants serves Tx.Tenants from memory, like cachedTenant: the webhook
+// dispatcher lists every tenant on each pass.
+func (t *Tx) cachedTenants(read func() ([]*simulator.Tenant, error)) ([]*simulator.Tenant, error) {
+	if t.tenants == nil || t.tenantsWritten {
+		return read()
+	}
+	if list, _, ok := t.tenants.getAll(); ok {
+		return list, nil
+	}
+	gen := t.tenants.generation()
+	list, err := read()
+	if err == nil {
+		t.tenants.putAll(list, gen)
+	}
+	return list, err
 }
 
 // CachedTenant resolves a tenant by id from memory, reading the store (one

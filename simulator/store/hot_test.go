@@ -92,6 +92,20 @@ func TestTenantMemory(t *testing.T) {
 			} else {
 				require.NotNil(t, tn)
 			}
+			for range 2 { // the listing (the miss, then the hit) says the same, in copies of its own
+				var list []*simulator.Tenant
+				require.NoError(t, db.View(func(tx simulator.Tx) (err error) { list, err = tx.Tenants(); return }))
+				var urls []string
+				for _, l := range list {
+					urls = append(urls, l.ID+"/"+l.WebhookURL)
+					l.WebhookURL = "http://changed"
+				}
+				if tn == nil {
+					assert.Empty(t, urls)
+				} else {
+					assert.Equal(t, []string{"a/" + tn.WebhookURL}, urls)
+				}
+			}
 		})
 	}
 }

@@ -16,7 +16,11 @@ import (
 type Tx struct {
 	tx    *buntdb.Tx
 	write bool
-	cache *decoded
+	// hot: the typed record cache (hotcache.go); pending: this transaction's
+	// writes of cached records, published after its commit as of seq.
+	hot     *hotCache
+	pending map[string]*hotEntry
+	seq     uint64
 	// tenantsWritten: a tenant or API key record changed (see hot.go).
 	tenantsWritten bool
 	tenants        *tenantCache // nil: always read the store
@@ -60,7 +64,10 @@ func (t *Tx) put(key string, v any) error {
 		return err
 	}
 	t.touch(key)
-	_, _, err = t.tx.Set(key, string(b), nil)
+	raw := string(b)
+	if _, _, err = t.tx.Set(key, raw, nil); err == nil {
+		t.noteHot(key, raw, nil, false)
+	}
 	return err
 }
 
@@ -70,6 +77,9 @@ func (t *Tx) setRaw(key, val string) error {
 	}
 	t.touch(key)
 	_, _, err := t.tx.Set(key, val, nil)
+	if err == nil {
+		t.noteHot(key, val, nil, false)
+	}
 	return err
 }
 
@@ -78,6 +88,7 @@ func (t *Tx) del(key string) error {
 		return errReadOnly
 	}
 	t.touch(key)
+	t.noteHot(key, "", nil, true)
 	_, err := t.tx.Delete(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return nil
@@ -118,7 +129,9 @@ func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
 	return t.Tenant(id)
 }
 
-func (t *Tx) Tenants() ([]*simulator.Tenant, error) {
+func (t *Tx) Tenants() ([]*simulator.Tenant, error) { return t.cachedTenants(t.tenantList) }
+
+func (t *Tx) tenantList() ([]*simulator.Tenant, error) {
 	var out []*simulator.Tenant
 	var ferr error
 	err := t.prefix(pTenant, func(_, v string) bool {
@@ -205,7 +218,7 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 // Client sessions.
 
 func (t *Tx) Session(tid, id string) (*simulator.ClientSession, error) {
-	return getTyped[simulator.ClientSession](t, kSession(tid, id))
+	return txGet(t, kSession(tid, id), tid, decodeSession, (*simulator.ClientSession).Clone)
 }
 
 func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
@@ -221,7 +234,7 @@ func (t *Tx) PutSession(cs *simulator.ClientSession) error {
 	if err := t.setRaw(kCTok(cs.ClientToken), esc(cs.TenantID)+"/"+cs.ID); err != nil {
 		return err
 	}
-	return t.put(kSession(cs.TenantID, cs.ID), cs)
+	return t.putTyped(kSession(cs.TenantID, cs.ID), cs, cs.Clone())
 }
 
 // Payment instruments.
@@ -230,11 +243,7 @@ func (t *Tx) Instrument(tid, tok string) (*simulator.Instrument, error) {
 	if tok == "" {
 		return nil, nil
 	}
-	raw, err := t.raw(kInstrument(tid, tok))
-	if err != nil || raw == "" {
-		return nil, err
-	}
-	return decodeInstrument(raw, tid)
+	return txGet(t, kInstrument(tid, tok), tid, decodeInstrument, (*simulator.Instrument).Clone)
 }
 
 func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, error) {
@@ -266,7 +275,7 @@ func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 	if err != nil {
 		return err
 	}
-	return t.setRaw(kInstrument(in.TenantID, in.Token), string(b))
+	return t.putHot(kInstrument(in.TenantID, in.Token), string(b), in.Clone())
 }
 
 // Payments.
@@ -275,20 +284,7 @@ func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	key := kPayment(tid, id)
-	raw, err := t.raw(key)
-	if err != nil || raw == "" {
-		return nil, err
-	}
-	if p := t.cache.get(key, raw); p != nil {
-		return p, nil
-	}
-	p, err := decodePayment(raw, tid)
-	if err != nil {
-		return nil, err
-	}
-	t.cache.put(key, raw, p.Clone())
-	return p, nil
+	return txGet(t, kPayment(tid, id), tid, decodePayment, (*simulator.Payment).Clone)
 }
 
 func (t *Tx) PutPayment(p *simulator.Payment) error {
@@ -302,12 +298,7 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if err != nil {
 		return err
 	}
-	key, raw := kPayment(p.TenantID, p.ID), string(b)
-	if _, _, err := t.tx.Set(key, raw, nil); err != nil {
-		return err
-	}
-	t.cache.put(key, raw, p.Clone()) // valid only if this transaction commits (the raw check)
-	return nil
+	return t.putHot(kPayment(p.TenantID, p.ID), string(b), p.Clone()) // published only if this transaction commits
 }
 
 func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
@@ -464,10 +455,12 @@ func (t *Tx) ClaimIdempotency(tid, key, pid string) error {
 // Attempts.
 
 func (t *Tx) Attempt(tid, id string) (*simulator.Attempt, error) {
-	return getTyped[simulator.Attempt](t, kAttempt(tid, id))
+	return txGet(t, kAttempt(tid, id), tid, decodeAttempt, (*simulator.Attempt).Clone)
 }
 
-func (t *Tx) PutAttempt(a *simulator.Attempt) error { return t.put(kAttempt(a.TenantID, a.ID), a) }
+func (t *Tx) PutAttempt(a *simulator.Attempt) error {
+	return t.putTyped(kAttempt(a.TenantID, a.ID), a, a.Clone())
+}
 
 func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 	var out []*simulator.Attempt
