@@ -16,6 +16,10 @@ import (
 
 const ctxHints = "paysandbox.hints"
 
+// ctxAnswerPayment is the payment id of a payment, approve or attempt
+// answer, set by writeJSON ("" when the answer names none).
+const ctxAnswerPayment = "paysandbox.answerPayment"
+
 // addHint attaches a hint to the current request's journal entry (handlers
 // call it; the journal hook collects it).
 func addHint(c echo.Context, kind, message string) {
@@ -241,6 +245,12 @@ func journalPaymentIDs(c echo.Context, route string, status int, resp []byte) []
 		}
 	case route == "POST /payments" || route == "POST /client/payments" || route == "POST /payment-attempts/:id/approve" ||
 		route == "GET /_sandbox/payment-attempts/:id":
+		if id, ok := c.Get(ctxAnswerPayment).(string); ok { // the answer's DTO said it: no parse
+			if id != "" {
+				ids = append(ids, id)
+			}
+			break
+		}
 		var pb struct {
 			ID                string `json:"id"`
 			MerchantPaymentID string `json:"merchantPaymentId"`

@@ -103,6 +103,14 @@ func writeJSON(c echo.Context, status int, v any) error {
 		d.RequiredAction = &ra
 		v = d
 	}
+	switch d := v.(type) { // the payment an answer is about, for the journal (journalPaymentIDs)
+	case paymentDTO:
+		c.Set(ctxAnswerPayment, d.ID)
+	case approveDTO:
+		c.Set(ctxAnswerPayment, d.MerchantPaymentID)
+	case attemptDTO:
+		c.Set(ctxAnswerPayment, d.PaymentID)
+	}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if a, ok := v.(jsonAppender); ok { // the hot answers: no reflection (dto_encode.go)
