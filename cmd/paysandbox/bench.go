@@ -196,7 +196,9 @@ func benchTarget(opts *benchOptions) (base, desc string, cleanup func(), err err
 		os.RemoveAll(dir)
 		return "", "", nil, err
 	}
-	cleanup = func() { _ = app.Close(); devnull.Close(); os.RemoveAll(dir) }
+	gcCtx, gcStop := context.WithCancel(context.Background())
+	tuneGC(gcCtx) // as serve does
+	cleanup = func() { gcStop(); _ = app.Close(); devnull.Close(); os.RemoveAll(dir) }
 	if err := app.Start(); err != nil {
 		cleanup()
 		return "", "", nil, err

@@ -56,6 +56,7 @@ func runServe(ctx context.Context, opts *serveOptions, cmd *cobra.Command) error
 		ctx = context.Background()
 	}
 	reloadOnSIGHUP(ctx, app)
+	tuneGC(ctx)
 	err = app.Run(ctx)
 	app.Log.Info("paysandbox stopped: no longer accepting requests, in-flight ones finished", "err", err)
 	return err
