@@ -308,16 +308,34 @@ func appendRiskData(dst []byte, r *simulator.RiskData) []byte {
 	return append(dst, '}')
 }
 
+// anyEncoder is a reusable encoding/json Encoder over its own buffer, HTML
+// escaping off.
+type anyEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var anyEncoders = sync.Pool{New: func() any {
+	e := &anyEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
 // appendAny encodes a free-form value (metadata) with encoding/json and HTML
 // escaping off, as RenderEvent's encoder did inside the whole body: sorted
 // map keys, its number and marshaler checks, and its errors.
 func appendAny(dst []byte, v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	e := anyEncoders.Get().(*anyEncoder)
+	defer func() {
+		if e.buf.Cap() <= maxPooledBody {
+			anyEncoders.Put(e)
+		}
+	}()
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
 		return dst, err
 	}
-	b := buf.Bytes()
+	b := e.buf.Bytes()
 	return append(dst, b[:len(b)-1]...), nil // Encode ends with a newline
 }
