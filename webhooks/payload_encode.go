@@ -79,11 +79,26 @@ func notificationConfigID(tenantID string) string {
 	return id
 }
 
-// appendTime is the JSON string of ts(t): the format's bytes are digits,
+// appendTime is the JSON string of ts(t), simulator.TimeFormat in UTC
+// ("2006-01-02T15:04:05.000000Z": microseconds, truncated). Years outside
+// 1000-9999 take time.Format's own path; either way the bytes are digits,
 // '-', ':', '.', 'T' and 'Z', none of which needs escaping.
 func appendTime(dst []byte, t time.Time) []byte {
-	dst = t.UTC().AppendFormat(append(dst, '"'), simulator.TimeFormat)
-	return append(dst, '"')
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 1000 || year > 9999 {
+		dst = t.AppendFormat(append(dst, '"'), simulator.TimeFormat)
+		return append(dst, '"')
+	}
+	hour, minute, sec := t.Clock()
+	micro := t.Nanosecond() / 1000
+	return append(dst, '"',
+		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+int(month)/10), byte('0'+int(month)%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10), '.',
+		byte('0'+micro/100000), byte('0'+micro/10000%10), byte('0'+micro/1000%10),
+		byte('0'+micro/100%10), byte('0'+micro/10%10), byte('0'+micro%10), 'Z', '"')
 }
 
 func appendTimeField(dst []byte, key string, t time.Time) []byte {

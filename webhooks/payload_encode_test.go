@@ -130,9 +130,15 @@ func (g *payGen) time() time.Time {
 	if g.mode == modeZero || g.next()%16 == 0 {
 		return time.Time{}
 	}
+	zone := zones[int(g.next())%len(zones)]
+	if g.next()%8 == 0 { // a year of any width or sign, about the 1000 and 9999 edges too
+		years := []int{-12345, -1, 0, 1, 999, 1000, 9999, 10000, 123456}
+		return time.Date(years[int(g.next())%len(years)], time.Month(1+g.next()%12), int(1+g.next()%31),
+			int(g.next()%24), int(g.next()%60), int(g.next()%60), int(g.u64()%1e9), zone)
+	}
 	// Years 1 to about 2600, any nanosecond, in some zone.
 	sec := int64(g.u64()%(20_000_000_000)) - 62_135_596_800
-	return time.Unix(sec, int64(g.u64()%1e9)).In(zones[int(g.next())%len(zones)])
+	return time.Unix(sec, int64(g.u64()%1e9)).In(zone)
 }
 
 // metaValue is a free-form metadata value of the kinds a JSON body decodes
