@@ -33,10 +33,9 @@ func (Renderer) RenderEvent(ev *simulator.Event, p *simulator.Payment, refund *s
 		if p == nil {
 			return nil, fmt.Errorf("%s without a payment", ev.Type)
 		}
-		body = paymentEventBody{
-			EventType: ev.Type, Date: ts(ev.CreatedAt), NotificationConfig: notificationConfig(ev.TenantID),
-			Version: Version, Payment: toPaymentDTO(p),
-		}
+		// Hand-written encoder, byte for byte encoding/json's of
+		// paymentEventBody (payload_encode.go).
+		return renderPaymentBody(ev, p)
 	case simulator.EventDisputeOpened:
 		if d == nil {
 			return nil, fmt.Errorf("%s without a dispute", ev.Type)
@@ -74,18 +73,23 @@ func Stamp(body []byte, signedAt time.Time) []byte {
 	return append(out, body[i+len(signedAtSlot):]...)
 }
 
+const notificationConfigDescription = "paysandbox webhook endpoint"
+
 // notificationConfig is the tenant's one endpoint configuration: its id is a
 // uuid derived from the tenant id, so it is stable across restarts.
 func notificationConfig(tenantID string) notificationConfigDTO {
 	return notificationConfigDTO{
 		ID:          uuid.NewSHA1(uuid.NameSpaceURL, []byte("paysandbox:tenant:"+tenantID)).String(),
-		Description: "paysandbox webhook endpoint",
+		Description: notificationConfigDescription,
 	}
 }
 
 func ts(t time.Time) string { return simulator.FormatTime(t) }
 
-// Payment bodies (PAYMENT.STATUS, PAYMENT.REFUND).
+// Payment bodies (PAYMENT.STATUS, PAYMENT.REFUND). The DTOs below and
+// toPaymentDTO define them: RenderEvent writes them with appendPaymentBody
+// (payload_encode.go), which the tests hold byte for byte to encoding/json's
+// encoding of paymentEventBody.
 
 type paymentEventBody struct {
 	EventType          string                `json:"eventType"`

@@ -1,11 +1,7 @@
 package httpapi
 
 import (
-	"encoding/json"
-	"math"
-	"strconv"
-	"unicode/utf8"
-
+	"github.com/paysandbox/paysandbox/internal/jsonappend"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -41,143 +37,8 @@ var (
 	_ jsonAppender = errorBody{}
 )
 
-const hexDigits = "0123456789abcdef"
-
-// plainByte marks the bytes a string carries as they are: ASCII from space
-// up, but `"` and `\`.
-var plainByte = func() (t [256]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\'
-	}
-	return t
-}()
-
-// appendString is encoding/json's string encoding without HTML escaping:
-// `"` and `\` escaped, \b \f \n \r \t by name, other bytes below 0x20 as
-// \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029 as \u2028 and \u2029.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if plainByte[b] {
-			i++
-			continue
-		}
-		if b < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// appendKey starts a member: a comma unless it is the object's first, then
-// the quoted key (a Go literal of plain ASCII, so written as is) and a colon.
-// Every value ends with a byte other than '{', so the last byte tells whether
-// the object already has a member.
-func appendKey(dst []byte, key string) []byte {
-	if dst[len(dst)-1] != '{' {
-		dst = append(dst, ',')
-	}
-	dst = append(dst, '"')
-	dst = append(dst, key...)
-	return append(dst, '"', ':')
-}
-
-func appendStringField(dst []byte, key, v string) []byte {
-	return appendString(appendKey(dst, key), v)
-}
-
-// appendOmitString is a string field with omitempty.
-func appendOmitString(dst []byte, key, v string) []byte {
-	if v == "" {
-		return dst
-	}
-	return appendStringField(dst, key, v)
-}
-
-func appendIntField(dst []byte, key string, v int64) []byte {
-	return strconv.AppendInt(appendKey(dst, key), v, 10)
-}
-
-// appendOmitIntPtr is a *int64 field with omitempty.
-func appendOmitIntPtr(dst []byte, key string, v *int64) []byte {
-	if v == nil {
-		return dst
-	}
-	return appendIntField(dst, key, *v)
-}
-
-func appendBoolField(dst []byte, key string, v bool) []byte {
-	return strconv.AppendBool(appendKey(dst, key), v)
-}
-
-// appendOmitBoolPtr is a *bool field with omitempty.
-func appendOmitBoolPtr(dst []byte, key string, v *bool) []byte {
-	if v == nil {
-		return dst
-	}
-	return appendBoolField(dst, key, *v)
-}
-
-// appendFloat is encoding/json's float64 encoding (ES6 number formatting);
-// NaN and infinities are refused by encoding/json itself, with its error.
-func appendFloat(dst []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		_, err := json.Marshal(f)
-		return dst, err
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 -> e-9, as encoding/json writes it.
-		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst, nil
-}
+// appendString is jsonappend.String (the string test calls it by this name).
+func appendString(dst []byte, s string) []byte { return jsonappend.String(dst, s) }
 
 // appendAny encodes a free-form value with encoding/json (HTML escaping off,
 // as writeJSON encodes), so maps keep its sorted keys and json.Number its
@@ -197,7 +58,7 @@ func appendOmitMap(dst []byte, key string, m map[string]any) ([]byte, error) {
 	if len(m) == 0 {
 		return dst, nil
 	}
-	return appendAny(appendKey(dst, key), m)
+	return appendAny(jsonappend.Key(dst, key), m)
 }
 
 // appendOmitStrings is a []string field with omitempty.
@@ -205,12 +66,12 @@ func appendOmitStrings(dst []byte, key string, v []string) []byte {
 	if len(v) == 0 {
 		return dst
 	}
-	dst = append(appendKey(dst, key), '[')
+	dst = append(jsonappend.Key(dst, key), '[')
 	for i, s := range v {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = jsonappend.String(dst, s)
 	}
 	return append(dst, ']')
 }
@@ -220,28 +81,28 @@ func appendOmitStrings(dst []byte, key string, v []string) []byte {
 func (d paymentDTO) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "id", d.ID)
-	dst = appendStringField(dst, "date", d.Date)
-	dst = appendStringField(dst, "dateUpdated", d.DateUpdated)
-	dst = appendStringField(dst, "status", d.Status)
-	dst = appendStringField(dst, "orderId", d.OrderID)
-	dst = appendStringField(dst, "currencyCode", d.CurrencyCode)
-	dst = appendIntField(dst, "amount", d.Amount)
-	dst = appendOmitString(dst, "customerId", d.CustomerID)
+	dst = jsonappend.StringField(dst, "id", d.ID)
+	dst = jsonappend.StringField(dst, "date", d.Date)
+	dst = jsonappend.StringField(dst, "dateUpdated", d.DateUpdated)
+	dst = jsonappend.StringField(dst, "status", d.Status)
+	dst = jsonappend.StringField(dst, "orderId", d.OrderID)
+	dst = jsonappend.StringField(dst, "currencyCode", d.CurrencyCode)
+	dst = jsonappend.IntField(dst, "amount", d.Amount)
+	dst = jsonappend.OmitString(dst, "customerId", d.CustomerID)
 	if d.Customer != nil {
-		dst = d.Customer.appendJSON(appendKey(dst, "customer"))
+		dst = d.Customer.appendJSON(jsonappend.Key(dst, "customer"))
 	}
 	if d.Order != nil {
-		if dst, err = appendOrder(appendKey(dst, "order"), d.Order); err != nil {
+		if dst, err = appendOrder(jsonappend.Key(dst, "order"), d.Order); err != nil {
 			return dst, err
 		}
 	}
-	dst = appendOmitString(dst, "cardTokenType", d.CardTokenType)
-	dst = d.PaymentMethod.appendJSON(appendKey(dst, "paymentMethod"))
+	dst = jsonappend.OmitString(dst, "cardTokenType", d.CardTokenType)
+	dst = d.PaymentMethod.appendJSON(jsonappend.Key(dst, "paymentMethod"))
 	if d.Processor != nil {
-		dst = d.Processor.appendJSON(appendKey(dst, "processor"))
+		dst = d.Processor.appendJSON(jsonappend.Key(dst, "processor"))
 	}
-	dst = appendKey(dst, "transactions")
+	dst = jsonappend.Key(dst, "transactions")
 	if d.Transactions == nil {
 		dst = append(dst, "null"...)
 	} else {
@@ -258,51 +119,51 @@ func (d paymentDTO) appendJSON(dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	if d.RequiredAction != nil {
-		dst = d.RequiredAction.appendJSON(appendKey(dst, "requiredAction"))
+		dst = d.RequiredAction.appendJSON(jsonappend.Key(dst, "requiredAction"))
 	}
 	if d.StatusReason != nil {
-		dst = appendStatusReason(appendKey(dst, "statusReason"), d.StatusReason)
+		dst = appendStatusReason(jsonappend.Key(dst, "statusReason"), d.StatusReason)
 	}
 	if d.RiskData != nil {
-		dst = appendRiskData(appendKey(dst, "riskData"), d.RiskData)
+		dst = appendRiskData(jsonappend.Key(dst, "riskData"), d.RiskData)
 	}
 	return append(dst, '}'), nil
 }
 
 func (c *paymentCustomerDTO) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
-	dst = appendOmitString(dst, "email", c.Email)
-	dst = appendOmitString(dst, "mobileNumber", c.MobileNumber)
-	dst = appendOmitString(dst, "firstName", c.FirstName)
-	dst = appendOmitString(dst, "lastName", c.LastName)
+	dst = jsonappend.OmitString(dst, "email", c.Email)
+	dst = jsonappend.OmitString(dst, "mobileNumber", c.MobileNumber)
+	dst = jsonappend.OmitString(dst, "firstName", c.FirstName)
+	dst = jsonappend.OmitString(dst, "lastName", c.LastName)
 	if c.BillingAddress != nil {
-		dst = appendAddress(appendKey(dst, "billingAddress"), c.BillingAddress)
+		dst = appendAddress(jsonappend.Key(dst, "billingAddress"), c.BillingAddress)
 	}
 	if c.ShippingAddress != nil {
-		dst = appendAddress(appendKey(dst, "shippingAddress"), c.ShippingAddress)
+		dst = appendAddress(jsonappend.Key(dst, "shippingAddress"), c.ShippingAddress)
 	}
-	dst = appendOmitString(dst, "taxId", c.TaxID)
-	dst = appendOmitString(dst, "nationalDocumentId", c.NationalDocumentID)
+	dst = jsonappend.OmitString(dst, "taxId", c.TaxID)
+	dst = jsonappend.OmitString(dst, "nationalDocumentId", c.NationalDocumentID)
 	return append(dst, '}')
 }
 
 func appendAddress(dst []byte, a *simulator.Address) []byte {
 	dst = append(dst, '{')
-	dst = appendOmitString(dst, "firstName", a.FirstName)
-	dst = appendOmitString(dst, "lastName", a.LastName)
-	dst = appendOmitString(dst, "addressLine1", a.AddressLine1)
-	dst = appendOmitString(dst, "addressLine2", a.AddressLine2)
-	dst = appendOmitString(dst, "city", a.City)
-	dst = appendOmitString(dst, "state", a.State)
-	dst = appendOmitString(dst, "countryCode", a.CountryCode)
-	dst = appendOmitString(dst, "postalCode", a.PostalCode)
+	dst = jsonappend.OmitString(dst, "firstName", a.FirstName)
+	dst = jsonappend.OmitString(dst, "lastName", a.LastName)
+	dst = jsonappend.OmitString(dst, "addressLine1", a.AddressLine1)
+	dst = jsonappend.OmitString(dst, "addressLine2", a.AddressLine2)
+	dst = jsonappend.OmitString(dst, "city", a.City)
+	dst = jsonappend.OmitString(dst, "state", a.State)
+	dst = jsonappend.OmitString(dst, "countryCode", a.CountryCode)
+	dst = jsonappend.OmitString(dst, "postalCode", a.PostalCode)
 	return append(dst, '}')
 }
 
 func appendOrder(dst []byte, o *simulator.Order) ([]byte, error) {
 	dst = append(dst, '{')
 	if len(o.LineItems) > 0 {
-		dst = append(appendKey(dst, "lineItems"), '[')
+		dst = append(jsonappend.Key(dst, "lineItems"), '[')
 		for i := range o.LineItems {
 			if i > 0 {
 				dst = append(dst, ',')
@@ -314,29 +175,29 @@ func appendOrder(dst []byte, o *simulator.Order) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	dst = appendOmitString(dst, "countryCode", o.CountryCode)
-	dst = appendOmitString(dst, "retailerCountryCode", o.RetailerCountryCode)
+	dst = jsonappend.OmitString(dst, "countryCode", o.CountryCode)
+	dst = jsonappend.OmitString(dst, "retailerCountryCode", o.RetailerCountryCode)
 	if len(o.Fees) > 0 {
-		dst = append(appendKey(dst, "fees"), '[')
+		dst = append(jsonappend.Key(dst, "fees"), '[')
 		for i := range o.Fees {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
 			f := &o.Fees[i]
 			dst = append(dst, '{')
-			dst = appendOmitIntPtr(dst, "amount", f.Amount)
-			dst = appendOmitString(dst, "type", f.Type)
-			dst = appendOmitString(dst, "description", f.Description)
+			dst = jsonappend.OmitIntPtr(dst, "amount", f.Amount)
+			dst = jsonappend.OmitString(dst, "type", f.Type)
+			dst = jsonappend.OmitString(dst, "description", f.Description)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, ']')
 	}
 	if s := o.Shipping; s != nil {
-		dst = append(appendKey(dst, "shipping"), '{')
-		dst = appendOmitIntPtr(dst, "amount", s.Amount)
-		dst = appendOmitString(dst, "methodId", s.MethodID)
-		dst = appendOmitString(dst, "methodName", s.MethodName)
-		dst = appendOmitString(dst, "methodDescription", s.MethodDescription)
+		dst = append(jsonappend.Key(dst, "shipping"), '{')
+		dst = jsonappend.OmitIntPtr(dst, "amount", s.Amount)
+		dst = jsonappend.OmitString(dst, "methodId", s.MethodID)
+		dst = jsonappend.OmitString(dst, "methodName", s.MethodName)
+		dst = jsonappend.OmitString(dst, "methodDescription", s.MethodDescription)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
@@ -344,30 +205,30 @@ func appendOrder(dst []byte, o *simulator.Order) ([]byte, error) {
 
 func appendLineItem(dst []byte, li *simulator.LineItem) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = appendOmitString(dst, "itemId", li.ItemID)
-	dst = appendOmitString(dst, "name", li.Name)
-	dst = appendOmitString(dst, "description", li.Description)
-	dst = appendOmitIntPtr(dst, "amount", li.Amount)
-	dst = appendOmitIntPtr(dst, "quantity", li.Quantity)
-	dst = appendOmitIntPtr(dst, "discountAmount", li.DiscountAmount)
-	dst = appendOmitIntPtr(dst, "taxAmount", li.TaxAmount)
-	dst = appendOmitString(dst, "taxCode", li.TaxCode)
-	dst = appendOmitString(dst, "productType", li.ProductType)
+	dst = jsonappend.OmitString(dst, "itemId", li.ItemID)
+	dst = jsonappend.OmitString(dst, "name", li.Name)
+	dst = jsonappend.OmitString(dst, "description", li.Description)
+	dst = jsonappend.OmitIntPtr(dst, "amount", li.Amount)
+	dst = jsonappend.OmitIntPtr(dst, "quantity", li.Quantity)
+	dst = jsonappend.OmitIntPtr(dst, "discountAmount", li.DiscountAmount)
+	dst = jsonappend.OmitIntPtr(dst, "taxAmount", li.TaxAmount)
+	dst = jsonappend.OmitString(dst, "taxCode", li.TaxCode)
+	dst = jsonappend.OmitString(dst, "productType", li.ProductType)
 	if pd := li.ProductData; pd != nil {
-		dst = append(appendKey(dst, "productData"), '{')
-		dst = appendOmitString(dst, "sku", pd.Sku)
-		dst = appendOmitString(dst, "brand", pd.Brand)
-		dst = appendOmitString(dst, "color", pd.Color)
-		dst = appendOmitString(dst, "globalTradeItemNumber", pd.GlobalTradeItemNumber)
-		dst = appendOmitString(dst, "manufacturerPartNumber", pd.ManufacturerPartNumber)
+		dst = append(jsonappend.Key(dst, "productData"), '{')
+		dst = jsonappend.OmitString(dst, "sku", pd.Sku)
+		dst = jsonappend.OmitString(dst, "brand", pd.Brand)
+		dst = jsonappend.OmitString(dst, "color", pd.Color)
+		dst = jsonappend.OmitString(dst, "globalTradeItemNumber", pd.GlobalTradeItemNumber)
+		dst = jsonappend.OmitString(dst, "manufacturerPartNumber", pd.ManufacturerPartNumber)
 		if pd.Weight != nil {
 			var err error
-			if dst, err = appendFloat(appendKey(dst, "weight"), *pd.Weight); err != nil {
+			if dst, err = jsonappend.Float(jsonappend.Key(dst, "weight"), *pd.Weight); err != nil {
 				return dst, err
 			}
 		}
-		dst = appendOmitString(dst, "weightUnit", pd.WeightUnit)
-		dst = appendOmitString(dst, "pageUrl", pd.PageURL)
+		dst = jsonappend.OmitString(dst, "weightUnit", pd.WeightUnit)
+		dst = jsonappend.OmitString(dst, "pageUrl", pd.PageURL)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
@@ -375,21 +236,21 @@ func appendLineItem(dst []byte, li *simulator.LineItem) ([]byte, error) {
 
 func (m *paymentMethodDTO) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
-	dst = appendOmitString(dst, "paymentType", m.PaymentType)
-	dst = appendStringField(dst, "paymentMethodToken", m.PaymentMethodToken)
-	dst = appendBoolField(dst, "isVaulted", m.IsVaulted)
-	dst = appendOmitString(dst, "authorizationType", m.AuthorizationType)
-	dst = appendOmitString(dst, "descriptor", m.Descriptor)
-	dst = appendOmitString(dst, "analyticsId", m.AnalyticsID)
-	dst = appendStringField(dst, "paymentMethodType", m.PaymentMethodType)
-	dst = m.PaymentMethodData.appendJSON(appendKey(dst, "paymentMethodData"))
+	dst = jsonappend.OmitString(dst, "paymentType", m.PaymentType)
+	dst = jsonappend.StringField(dst, "paymentMethodToken", m.PaymentMethodToken)
+	dst = jsonappend.BoolField(dst, "isVaulted", m.IsVaulted)
+	dst = jsonappend.OmitString(dst, "authorizationType", m.AuthorizationType)
+	dst = jsonappend.OmitString(dst, "descriptor", m.Descriptor)
+	dst = jsonappend.OmitString(dst, "analyticsId", m.AnalyticsID)
+	dst = jsonappend.StringField(dst, "paymentMethodType", m.PaymentMethodType)
+	dst = m.PaymentMethodData.appendJSON(jsonappend.Key(dst, "paymentMethodData"))
 	if t := m.ThreeDSecureAuthentication; t != nil {
-		dst = append(appendKey(dst, "threeDSecureAuthentication"), '{')
-		dst = appendStringField(dst, "responseCode", t.ResponseCode)
-		dst = appendOmitString(dst, "reasonCode", t.ReasonCode)
-		dst = appendOmitString(dst, "reasonText", t.ReasonText)
-		dst = appendOmitString(dst, "protocolVersion", t.ProtocolVersion)
-		dst = appendBoolField(dst, "challengeIssued", t.ChallengeIssued)
+		dst = append(jsonappend.Key(dst, "threeDSecureAuthentication"), '{')
+		dst = jsonappend.StringField(dst, "responseCode", t.ResponseCode)
+		dst = jsonappend.OmitString(dst, "reasonCode", t.ReasonCode)
+		dst = jsonappend.OmitString(dst, "reasonText", t.ReasonText)
+		dst = jsonappend.OmitString(dst, "protocolVersion", t.ProtocolVersion)
+		dst = jsonappend.BoolField(dst, "challengeIssued", t.ChallengeIssued)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
@@ -397,72 +258,72 @@ func (m *paymentMethodDTO) appendJSON(dst []byte) []byte {
 
 func (c *cardDTO) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
-	dst = appendKey(dst, "first6Digits")
+	dst = jsonappend.Key(dst, "first6Digits")
 	if c.First6Digits == nil {
 		dst = append(dst, "null"...)
 	} else {
-		dst = appendString(dst, *c.First6Digits)
+		dst = jsonappend.String(dst, *c.First6Digits)
 	}
-	dst = appendStringField(dst, "last4Digits", c.Last4Digits)
-	dst = appendStringField(dst, "expirationMonth", c.ExpirationMonth)
-	dst = appendStringField(dst, "expirationYear", c.ExpirationYear)
-	dst = appendOmitString(dst, "cardholderName", c.CardholderName)
-	dst = appendStringField(dst, "network", c.Network)
-	dst = appendBoolField(dst, "isNetworkTokenized", c.IsNetworkTokenized)
+	dst = jsonappend.StringField(dst, "last4Digits", c.Last4Digits)
+	dst = jsonappend.StringField(dst, "expirationMonth", c.ExpirationMonth)
+	dst = jsonappend.StringField(dst, "expirationYear", c.ExpirationYear)
+	dst = jsonappend.OmitString(dst, "cardholderName", c.CardholderName)
+	dst = jsonappend.StringField(dst, "network", c.Network)
+	dst = jsonappend.BoolField(dst, "isNetworkTokenized", c.IsNetworkTokenized)
 	b := &c.BinData
-	dst = append(appendKey(dst, "binData"), '{')
-	dst = appendStringField(dst, "network", b.Network)
-	dst = appendOmitString(dst, "issuerCountryCode", b.IssuerCountryCode)
-	dst = appendOmitString(dst, "issuerName", b.IssuerName)
-	dst = appendOmitString(dst, "issuerCurrencyCode", b.IssuerCurrencyCode)
-	dst = appendStringField(dst, "regionalRestriction", b.RegionalRestriction)
-	dst = appendStringField(dst, "accountNumberType", b.AccountNumberType)
-	dst = appendStringField(dst, "accountFundingType", b.AccountFundingType)
-	dst = appendStringField(dst, "prepaidReloadableIndicator", b.PrepaidReloadableIndicator)
-	dst = appendStringField(dst, "productUsageType", b.ProductUsageType)
-	dst = appendStringField(dst, "productCode", b.ProductCode)
-	dst = appendStringField(dst, "productName", b.ProductName)
+	dst = append(jsonappend.Key(dst, "binData"), '{')
+	dst = jsonappend.StringField(dst, "network", b.Network)
+	dst = jsonappend.OmitString(dst, "issuerCountryCode", b.IssuerCountryCode)
+	dst = jsonappend.OmitString(dst, "issuerName", b.IssuerName)
+	dst = jsonappend.OmitString(dst, "issuerCurrencyCode", b.IssuerCurrencyCode)
+	dst = jsonappend.StringField(dst, "regionalRestriction", b.RegionalRestriction)
+	dst = jsonappend.StringField(dst, "accountNumberType", b.AccountNumberType)
+	dst = jsonappend.StringField(dst, "accountFundingType", b.AccountFundingType)
+	dst = jsonappend.StringField(dst, "prepaidReloadableIndicator", b.PrepaidReloadableIndicator)
+	dst = jsonappend.StringField(dst, "productUsageType", b.ProductUsageType)
+	dst = jsonappend.StringField(dst, "productCode", b.ProductCode)
+	dst = jsonappend.StringField(dst, "productName", b.ProductName)
 	return append(dst, '}', '}')
 }
 
 func (p *processorDTO) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "name", p.Name)
-	dst = appendStringField(dst, "processorMerchantId", p.ProcessorMerchantID)
-	dst = appendIntField(dst, "amountCaptured", p.AmountCaptured)
-	dst = appendIntField(dst, "amountRefunded", p.AmountRefunded)
+	dst = jsonappend.StringField(dst, "name", p.Name)
+	dst = jsonappend.StringField(dst, "processorMerchantId", p.ProcessorMerchantID)
+	dst = jsonappend.IntField(dst, "amountCaptured", p.AmountCaptured)
+	dst = jsonappend.IntField(dst, "amountRefunded", p.AmountRefunded)
 	return append(dst, '}')
 }
 
 func (t *transactionDTO) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "type", t.Type)
-	dst = appendStringField(dst, "date", t.Date)
-	dst = appendIntField(dst, "amount", t.Amount)
-	dst = appendStringField(dst, "currencyCode", t.CurrencyCode)
-	dst = appendStringField(dst, "processorStatus", t.ProcessorStatus)
+	dst = jsonappend.StringField(dst, "type", t.Type)
+	dst = jsonappend.StringField(dst, "date", t.Date)
+	dst = jsonappend.IntField(dst, "amount", t.Amount)
+	dst = jsonappend.StringField(dst, "currencyCode", t.CurrencyCode)
+	dst = jsonappend.StringField(dst, "processorStatus", t.ProcessorStatus)
 	if t.ProcessorStatusReason != nil {
-		dst = appendStatusReason(appendKey(dst, "processorStatusReason"), t.ProcessorStatusReason)
+		dst = appendStatusReason(jsonappend.Key(dst, "processorStatusReason"), t.ProcessorStatusReason)
 	}
-	dst = appendStringField(dst, "processorName", t.ProcessorName)
-	dst = appendStringField(dst, "processorMerchantId", t.ProcessorMerchantID)
-	dst = appendStringField(dst, "processorTransactionId", t.ProcessorTransactionID)
-	dst = appendOmitString(dst, "cardTokenType", t.CardTokenType)
-	dst = appendOmitString(dst, "authorizationCode", t.AuthorizationCode)
-	dst = appendOmitString(dst, "reason", t.Reason)
+	dst = jsonappend.StringField(dst, "processorName", t.ProcessorName)
+	dst = jsonappend.StringField(dst, "processorMerchantId", t.ProcessorMerchantID)
+	dst = jsonappend.StringField(dst, "processorTransactionId", t.ProcessorTransactionID)
+	dst = jsonappend.OmitString(dst, "cardTokenType", t.CardTokenType)
+	dst = jsonappend.OmitString(dst, "authorizationCode", t.AuthorizationCode)
+	dst = jsonappend.OmitString(dst, "reason", t.Reason)
 	if len(t.Events) > 0 {
-		dst = append(appendKey(dst, "events"), '[')
+		dst = append(jsonappend.Key(dst, "events"), '[')
 		for i := range t.Events {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
 			e := &t.Events[i]
 			dst = append(dst, '{')
-			dst = appendStringField(dst, "id", e.ID)
-			dst = appendStringField(dst, "date", e.Date)
-			dst = appendStringField(dst, "type", e.Type)
-			dst = appendOmitIntPtr(dst, "amount", e.Amount)
-			dst = appendOmitBoolPtr(dst, "final", e.Final)
+			dst = jsonappend.StringField(dst, "id", e.ID)
+			dst = jsonappend.StringField(dst, "date", e.Date)
+			dst = jsonappend.StringField(dst, "type", e.Type)
+			dst = jsonappend.OmitIntPtr(dst, "amount", e.Amount)
+			dst = jsonappend.OmitBoolPtr(dst, "final", e.Final)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, ']')
@@ -472,43 +333,43 @@ func (t *transactionDTO) appendJSON(dst []byte) []byte {
 
 func appendStatusReason(dst []byte, r *simulator.StatusReason) []byte {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "type", r.Type)
-	dst = appendOmitString(dst, "declineType", r.DeclineType)
-	dst = appendOmitString(dst, "code", r.Code)
-	dst = appendOmitString(dst, "message", r.Message)
+	dst = jsonappend.StringField(dst, "type", r.Type)
+	dst = jsonappend.OmitString(dst, "declineType", r.DeclineType)
+	dst = jsonappend.OmitString(dst, "code", r.Code)
+	dst = jsonappend.OmitString(dst, "message", r.Message)
 	return append(dst, '}')
 }
 
 func (r *requiredActionDTO) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "name", r.Name)
-	dst = appendStringField(dst, "description", r.Description)
-	dst = appendOmitString(dst, "clientToken", r.ClientToken)
-	dst = appendOmitString(dst, "challengeUrl", r.ChallengeURL)
+	dst = jsonappend.StringField(dst, "name", r.Name)
+	dst = jsonappend.StringField(dst, "description", r.Description)
+	dst = jsonappend.OmitString(dst, "clientToken", r.ClientToken)
+	dst = jsonappend.OmitString(dst, "challengeUrl", r.ChallengeURL)
 	return append(dst, '}')
 }
 
 func appendRiskData(dst []byte, r *simulator.RiskData) []byte {
 	dst = append(dst, '{')
 	if f := r.FraudChecks; f != nil {
-		dst = append(appendKey(dst, "fraudChecks"), '{')
-		dst = appendStringField(dst, "source", f.Source)
-		dst = appendOmitString(dst, "preAuthorizationResult", f.PreAuthorizationResult)
-		dst = appendOmitString(dst, "postAuthorizationResult", f.PostAuthorizationResult)
+		dst = append(jsonappend.Key(dst, "fraudChecks"), '{')
+		dst = jsonappend.StringField(dst, "source", f.Source)
+		dst = jsonappend.OmitString(dst, "preAuthorizationResult", f.PreAuthorizationResult)
+		dst = jsonappend.OmitString(dst, "postAuthorizationResult", f.PostAuthorizationResult)
 		dst = append(dst, '}')
 	}
 	if c := r.CVVCheck; c != nil {
-		dst = append(appendKey(dst, "cvvCheck"), '{')
-		dst = appendStringField(dst, "source", c.Source)
-		dst = appendStringField(dst, "result", c.Result)
+		dst = append(jsonappend.Key(dst, "cvvCheck"), '{')
+		dst = jsonappend.StringField(dst, "source", c.Source)
+		dst = jsonappend.StringField(dst, "result", c.Result)
 		dst = append(dst, '}')
 	}
 	if a := r.AVSCheck; a != nil {
-		dst = append(appendKey(dst, "avsCheck"), '{')
-		dst = appendStringField(dst, "source", a.Source)
-		dst = append(appendKey(dst, "result"), '{')
-		dst = appendStringField(dst, "streetAddress", a.Result.StreetAddress)
-		dst = appendStringField(dst, "postalCode", a.Result.PostalCode)
+		dst = append(jsonappend.Key(dst, "avsCheck"), '{')
+		dst = jsonappend.StringField(dst, "source", a.Source)
+		dst = append(jsonappend.Key(dst, "result"), '{')
+		dst = jsonappend.StringField(dst, "streetAddress", a.Result.StreetAddress)
+		dst = jsonappend.StringField(dst, "postalCode", a.Result.PostalCode)
 		dst = append(dst, '}', '}')
 	}
 	return append(dst, '}')
@@ -519,53 +380,53 @@ func appendRiskData(dst []byte, r *simulator.RiskData) []byte {
 func (d sessionDTO) appendJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
-	dst = appendOmitString(dst, "clientToken", d.ClientToken)
-	dst = appendOmitString(dst, "clientTokenExpirationDate", d.ClientTokenExpirationDate)
-	dst = appendOmitString(dst, "customerId", d.CustomerID)
-	dst = appendOmitString(dst, "orderId", d.OrderID)
-	dst = appendOmitString(dst, "currencyCode", d.CurrencyCode)
-	dst = appendOmitIntPtr(dst, "amount", d.Amount)
+	dst = jsonappend.OmitString(dst, "clientToken", d.ClientToken)
+	dst = jsonappend.OmitString(dst, "clientTokenExpirationDate", d.ClientTokenExpirationDate)
+	dst = jsonappend.OmitString(dst, "customerId", d.CustomerID)
+	dst = jsonappend.OmitString(dst, "orderId", d.OrderID)
+	dst = jsonappend.OmitString(dst, "currencyCode", d.CurrencyCode)
+	dst = jsonappend.OmitIntPtr(dst, "amount", d.Amount)
 	if dst, err = appendOmitMap(dst, "metadata", d.Metadata); err != nil {
 		return dst, err
 	}
 	if c := d.Customer; c != nil {
-		dst = append(appendKey(dst, "customer"), '{')
-		dst = appendOmitString(dst, "emailAddress", c.EmailAddress)
-		dst = appendOmitString(dst, "mobileNumber", c.MobileNumber)
-		dst = appendOmitString(dst, "firstName", c.FirstName)
-		dst = appendOmitString(dst, "lastName", c.LastName)
+		dst = append(jsonappend.Key(dst, "customer"), '{')
+		dst = jsonappend.OmitString(dst, "emailAddress", c.EmailAddress)
+		dst = jsonappend.OmitString(dst, "mobileNumber", c.MobileNumber)
+		dst = jsonappend.OmitString(dst, "firstName", c.FirstName)
+		dst = jsonappend.OmitString(dst, "lastName", c.LastName)
 		if c.BillingAddress != nil {
-			dst = appendAddress(appendKey(dst, "billingAddress"), c.BillingAddress)
+			dst = appendAddress(jsonappend.Key(dst, "billingAddress"), c.BillingAddress)
 		}
 		if c.ShippingAddress != nil {
-			dst = appendAddress(appendKey(dst, "shippingAddress"), c.ShippingAddress)
+			dst = appendAddress(jsonappend.Key(dst, "shippingAddress"), c.ShippingAddress)
 		}
-		dst = appendOmitString(dst, "taxId", c.TaxID)
-		dst = appendOmitString(dst, "nationalDocumentId", c.NationalDocumentID)
+		dst = jsonappend.OmitString(dst, "taxId", c.TaxID)
+		dst = jsonappend.OmitString(dst, "nationalDocumentId", c.NationalDocumentID)
 		dst = append(dst, '}')
 	}
 	if d.Order != nil {
-		if dst, err = appendOrder(appendKey(dst, "order"), d.Order); err != nil {
+		if dst, err = appendOrder(jsonappend.Key(dst, "order"), d.Order); err != nil {
 			return dst, err
 		}
 	}
 	if pm := d.PaymentMethod; pm != nil {
-		dst = append(appendKey(dst, "paymentMethod"), '{')
-		dst = appendOmitBoolPtr(dst, "vaultOnSuccess", pm.VaultOnSuccess)
-		dst = appendOmitBoolPtr(dst, "vaultOn3DS", pm.VaultOn3DS)
-		dst = appendOmitBoolPtr(dst, "vaultOnAgreement", pm.VaultOnAgreement)
-		dst = appendOmitString(dst, "descriptor", pm.Descriptor)
-		dst = appendOmitString(dst, "paymentType", pm.PaymentType)
+		dst = append(jsonappend.Key(dst, "paymentMethod"), '{')
+		dst = jsonappend.OmitBoolPtr(dst, "vaultOnSuccess", pm.VaultOnSuccess)
+		dst = jsonappend.OmitBoolPtr(dst, "vaultOn3DS", pm.VaultOn3DS)
+		dst = jsonappend.OmitBoolPtr(dst, "vaultOnAgreement", pm.VaultOnAgreement)
+		dst = jsonappend.OmitString(dst, "descriptor", pm.Descriptor)
+		dst = jsonappend.OmitString(dst, "paymentType", pm.PaymentType)
 		dst = appendOmitStrings(dst, "orderedAllowedCardNetworks", pm.OrderedAllowedCardNetworks)
 		if dst, err = appendOmitMap(dst, "options", pm.Options); err != nil {
 			return dst, err
 		}
-		dst = appendOmitString(dst, "authorizationType", pm.AuthorizationType)
-		dst = appendOmitString(dst, "firstPaymentReason", pm.FirstPaymentReason)
+		dst = jsonappend.OmitString(dst, "authorizationType", pm.AuthorizationType)
+		dst = jsonappend.OmitString(dst, "firstPaymentReason", pm.FirstPaymentReason)
 		dst = append(dst, '}')
 	}
-	dst = appendStringField(dst, "approvalMode", d.ApprovalMode)
-	dst = appendOmitString(dst, "currentAttemptId", d.CurrentAttemptID)
+	dst = jsonappend.StringField(dst, "approvalMode", d.ApprovalMode)
+	dst = jsonappend.OmitString(dst, "currentAttemptId", d.CurrentAttemptID)
 	return append(dst, '}'), nil
 }
 
@@ -573,29 +434,29 @@ func (d sessionDTO) appendJSON(dst []byte) ([]byte, error) {
 
 func (d tokenizeDTO) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "token", d.Token)
-	dst = appendStringField(dst, "tokenType", d.TokenType)
-	dst = appendStringField(dst, "paymentInstrumentType", d.PaymentInstrumentType)
-	dst = d.PaymentInstrumentData.appendJSON(appendKey(dst, "paymentInstrumentData"))
-	dst = appendStringField(dst, "analyticsId", d.AnalyticsID)
-	dst = appendBoolField(dst, "isVaulted", d.IsVaulted)
-	dst = appendOmitString(dst, "paymentAttemptId", d.PaymentAttemptID)
+	dst = jsonappend.StringField(dst, "token", d.Token)
+	dst = jsonappend.StringField(dst, "tokenType", d.TokenType)
+	dst = jsonappend.StringField(dst, "paymentInstrumentType", d.PaymentInstrumentType)
+	dst = d.PaymentInstrumentData.appendJSON(jsonappend.Key(dst, "paymentInstrumentData"))
+	dst = jsonappend.StringField(dst, "analyticsId", d.AnalyticsID)
+	dst = jsonappend.BoolField(dst, "isVaulted", d.IsVaulted)
+	dst = jsonappend.OmitString(dst, "paymentAttemptId", d.PaymentAttemptID)
 	return append(dst, '}'), nil
 }
 
 func (d instrumentDTO) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "createdAt", d.CreatedAt)
-	dst = appendOmitString(dst, "deletedAt", d.DeletedAt)
-	dst = appendBoolField(dst, "deleted", d.Deleted)
-	dst = appendStringField(dst, "token", d.Token)
-	dst = appendStringField(dst, "tokenType", d.TokenType)
-	dst = appendStringField(dst, "analyticsId", d.AnalyticsID)
-	dst = appendStringField(dst, "paymentMethodType", d.PaymentMethodType)
-	dst = d.PaymentMethodData.appendJSON(appendKey(dst, "paymentMethodData"))
-	dst = appendOmitString(dst, "customerId", d.CustomerID)
-	dst = appendBoolField(dst, "default", d.Default)
-	dst = appendBoolField(dst, "isVerified", d.IsVerified)
+	dst = jsonappend.StringField(dst, "createdAt", d.CreatedAt)
+	dst = jsonappend.OmitString(dst, "deletedAt", d.DeletedAt)
+	dst = jsonappend.BoolField(dst, "deleted", d.Deleted)
+	dst = jsonappend.StringField(dst, "token", d.Token)
+	dst = jsonappend.StringField(dst, "tokenType", d.TokenType)
+	dst = jsonappend.StringField(dst, "analyticsId", d.AnalyticsID)
+	dst = jsonappend.StringField(dst, "paymentMethodType", d.PaymentMethodType)
+	dst = d.PaymentMethodData.appendJSON(jsonappend.Key(dst, "paymentMethodData"))
+	dst = jsonappend.OmitString(dst, "customerId", d.CustomerID)
+	dst = jsonappend.BoolField(dst, "default", d.Default)
+	dst = jsonappend.BoolField(dst, "isVerified", d.IsVerified)
 	return append(dst, '}'), nil
 }
 
@@ -603,25 +464,25 @@ func (d instrumentDTO) appendJSON(dst []byte) ([]byte, error) {
 
 func (d approveDTO) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "paymentAttemptId", d.PaymentAttemptID)
-	dst = appendStringField(dst, "merchantPaymentId", d.MerchantPaymentID)
+	dst = jsonappend.StringField(dst, "paymentAttemptId", d.PaymentAttemptID)
+	dst = jsonappend.StringField(dst, "merchantPaymentId", d.MerchantPaymentID)
 	return append(dst, '}'), nil
 }
 
 func (d attemptStatusDTO) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "paymentAttemptId", d.PaymentAttemptID)
-	dst = appendStringField(dst, "status", d.Status)
+	dst = jsonappend.StringField(dst, "paymentAttemptId", d.PaymentAttemptID)
+	dst = jsonappend.StringField(dst, "status", d.Status)
 	return append(dst, '}'), nil
 }
 
 func (d attemptDTO) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "paymentAttemptId", d.PaymentAttemptID)
-	dst = appendStringField(dst, "clientSessionId", d.ClientSessionID)
-	dst = appendStringField(dst, "status", d.Status)
-	dst = appendStringField(dst, "expiresAt", d.ExpiresAt)
-	dst = appendOmitString(dst, "paymentId", d.PaymentID)
+	dst = jsonappend.StringField(dst, "paymentAttemptId", d.PaymentAttemptID)
+	dst = jsonappend.StringField(dst, "clientSessionId", d.ClientSessionID)
+	dst = jsonappend.StringField(dst, "status", d.Status)
+	dst = jsonappend.StringField(dst, "expiresAt", d.ExpiresAt)
+	dst = jsonappend.OmitString(dst, "paymentId", d.PaymentID)
 	return append(dst, '}'), nil
 }
 
@@ -629,7 +490,7 @@ func (d attemptDTO) appendJSON(dst []byte) ([]byte, error) {
 
 func (d paymentListDTO) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = appendKey(dst, "data")
+	dst = jsonappend.Key(dst, "data")
 	if d.Data == nil {
 		dst = append(dst, "null"...)
 	} else {
@@ -645,26 +506,26 @@ func (d paymentListDTO) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	dst = appendOmitString(dst, "nextCursor", d.NextCursor)
-	dst = appendOmitString(dst, "prevCursor", d.PrevCursor)
+	dst = jsonappend.OmitString(dst, "nextCursor", d.NextCursor)
+	dst = jsonappend.OmitString(dst, "prevCursor", d.PrevCursor)
 	return append(dst, '}'), nil
 }
 
 func (d *paymentSummaryDTO) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = appendStringField(dst, "id", d.ID)
-	dst = appendStringField(dst, "date", d.Date)
-	dst = appendStringField(dst, "dateUpdated", d.DateUpdated)
-	dst = appendStringField(dst, "status", d.Status)
-	dst = appendStringField(dst, "orderId", d.OrderID)
+	dst = jsonappend.StringField(dst, "id", d.ID)
+	dst = jsonappend.StringField(dst, "date", d.Date)
+	dst = jsonappend.StringField(dst, "dateUpdated", d.DateUpdated)
+	dst = jsonappend.StringField(dst, "status", d.Status)
+	dst = jsonappend.StringField(dst, "orderId", d.OrderID)
 	if p := d.Processor; p != nil {
-		dst = append(appendKey(dst, "processor"), '{')
-		dst = appendStringField(dst, "name", p.Name)
-		dst = appendOmitString(dst, "processorMerchantId", p.ProcessorMerchantID)
+		dst = append(jsonappend.Key(dst, "processor"), '{')
+		dst = jsonappend.StringField(dst, "name", p.Name)
+		dst = jsonappend.OmitString(dst, "processorMerchantId", p.ProcessorMerchantID)
 		dst = append(dst, '}')
 	}
-	dst = appendStringField(dst, "currencyCode", d.CurrencyCode)
-	dst = appendIntField(dst, "amount", d.Amount)
+	dst = jsonappend.StringField(dst, "currencyCode", d.CurrencyCode)
+	dst = jsonappend.IntField(dst, "amount", d.Amount)
 	dst, err := appendOmitMap(dst, "metadata", d.Metadata)
 	if err != nil {
 		return dst, err
@@ -677,21 +538,21 @@ func (d *paymentSummaryDTO) appendJSON(dst []byte) ([]byte, error) {
 func (b errorBody) appendJSON(dst []byte) ([]byte, error) {
 	e := &b.Error
 	dst = append(dst, '{')
-	dst = append(appendKey(dst, "error"), '{')
-	dst = appendStringField(dst, "errorId", e.ErrorID)
-	dst = appendStringField(dst, "description", e.Description)
-	dst = appendOmitString(dst, "recoverySuggestion", e.RecoverySuggestion)
-	dst = appendOmitString(dst, "diagnosticsId", e.DiagnosticsID)
+	dst = append(jsonappend.Key(dst, "error"), '{')
+	dst = jsonappend.StringField(dst, "errorId", e.ErrorID)
+	dst = jsonappend.StringField(dst, "description", e.Description)
+	dst = jsonappend.OmitString(dst, "recoverySuggestion", e.RecoverySuggestion)
+	dst = jsonappend.OmitString(dst, "diagnosticsId", e.DiagnosticsID)
 	if len(e.ValidationErrors) > 0 {
-		dst = append(appendKey(dst, "validationErrors"), '[')
+		dst = append(jsonappend.Key(dst, "validationErrors"), '[')
 		for i := range e.ValidationErrors {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
 			v := &e.ValidationErrors[i]
 			dst = append(dst, '{')
-			dst = appendStringField(dst, "model", v.Model)
-			dst = appendKey(dst, "errors")
+			dst = jsonappend.StringField(dst, "model", v.Model)
+			dst = jsonappend.Key(dst, "errors")
 			if v.Errors == nil {
 				dst = append(dst, "null"...)
 			} else {
@@ -701,8 +562,8 @@ func (b errorBody) appendJSON(dst []byte) ([]byte, error) {
 						dst = append(dst, ',')
 					}
 					dst = append(dst, '{')
-					dst = appendStringField(dst, "path", v.Errors[j].Path)
-					dst = appendStringField(dst, "description", v.Errors[j].Description)
+					dst = jsonappend.StringField(dst, "path", v.Errors[j].Path)
+					dst = jsonappend.StringField(dst, "description", v.Errors[j].Description)
 					dst = append(dst, '}')
 				}
 				dst = append(dst, ']')
@@ -711,7 +572,7 @@ func (b errorBody) appendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	dst = appendOmitString(dst, "paymentId", e.PaymentID)
-	dst = appendOmitString(dst, "paymentStatus", e.PaymentStatus)
+	dst = jsonappend.OmitString(dst, "paymentId", e.PaymentID)
+	dst = jsonappend.OmitString(dst, "paymentStatus", e.PaymentStatus)
 	return append(dst, '}', '}'), nil
 }
