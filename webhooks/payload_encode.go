@@ -1,13 +1,13 @@
 package webhooks
 
 import (
-	"bytes"
 	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/paysandbox/paysandbox/internal/jsonappend"
+	"github.com/paysandbox/paysandbox/internal/wire"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -135,7 +135,7 @@ func appendPayment(dst []byte, p *simulator.Payment) ([]byte, error) {
 	dst = jsonappend.OmitString(dst, "customerId", p.CustomerID)
 	if len(p.Metadata) > 0 {
 		var err error
-		if dst, err = appendAny(jsonappend.Key(dst, "metadata"), p.Metadata); err != nil {
+		if dst, err = jsonappend.Any(jsonappend.Key(dst, "metadata"), p.Metadata); err != nil {
 			return dst, err
 		}
 	}
@@ -152,7 +152,7 @@ func appendPayment(dst []byte, p *simulator.Payment) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	if r := p.StatusReason; r != nil {
-		dst = appendStatusReason(jsonappend.Key(dst, "statusReason"), r)
+		dst = wire.StatusReason(jsonappend.Key(dst, "statusReason"), r)
 	}
 	dst = append(jsonappend.Key(dst, "transactions"), '[')
 	for i := range p.Transactions {
@@ -163,7 +163,7 @@ func appendPayment(dst []byte, p *simulator.Payment) ([]byte, error) {
 	}
 	dst = append(dst, ']')
 	if r := p.RiskData; r != nil {
-		dst = appendRiskData(jsonappend.Key(dst, "riskData"), r)
+		dst = wire.RiskData(jsonappend.Key(dst, "riskData"), r)
 	}
 	return append(dst, '}'), nil
 }
@@ -176,27 +176,13 @@ func appendCustomer(dst []byte, c *simulator.Customer) []byte {
 	dst = jsonappend.OmitString(dst, "firstName", c.FirstName)
 	dst = jsonappend.OmitString(dst, "lastName", c.LastName)
 	if a := c.BillingAddress; a != nil {
-		dst = appendAddress(jsonappend.Key(dst, "billingAddress"), a)
+		dst = wire.Address(jsonappend.Key(dst, "billingAddress"), a)
 	}
 	if a := c.ShippingAddress; a != nil {
-		dst = appendAddress(jsonappend.Key(dst, "shippingAddress"), a)
+		dst = wire.Address(jsonappend.Key(dst, "shippingAddress"), a)
 	}
 	dst = jsonappend.OmitString(dst, "taxId", c.TaxID)
 	dst = jsonappend.OmitString(dst, "nationalDocumentId", c.NationalDocumentID)
-	return append(dst, '}')
-}
-
-// appendAddress is addressDTO.
-func appendAddress(dst []byte, a *simulator.Address) []byte {
-	dst = append(dst, '{')
-	dst = jsonappend.OmitString(dst, "firstName", a.FirstName)
-	dst = jsonappend.OmitString(dst, "lastName", a.LastName)
-	dst = jsonappend.OmitString(dst, "addressLine1", a.AddressLine1)
-	dst = jsonappend.OmitString(dst, "addressLine2", a.AddressLine2)
-	dst = jsonappend.OmitString(dst, "city", a.City)
-	dst = jsonappend.OmitString(dst, "state", a.State)
-	dst = jsonappend.OmitString(dst, "countryCode", a.CountryCode)
-	dst = jsonappend.OmitString(dst, "postalCode", a.PostalCode)
 	return append(dst, '}')
 }
 
@@ -224,20 +210,8 @@ func appendPaymentMethod(dst []byte, m *simulator.PaymentMethod) []byte {
 	dst = jsonappend.OmitString(dst, "cardholderName", c.CardholderName)
 	dst = jsonappend.StringField(dst, "network", c.Network)
 	dst = jsonappend.BoolField(dst, "isNetworkTokenized", c.IsNetworkTokenized)
-	b := &c.BinData
-	dst = append(jsonappend.Key(dst, "binData"), '{')
-	dst = jsonappend.StringField(dst, "network", b.Network)
-	dst = jsonappend.OmitString(dst, "issuerCountryCode", b.IssuerCountryCode)
-	dst = jsonappend.OmitString(dst, "issuerName", b.IssuerName)
-	dst = jsonappend.OmitString(dst, "issuerCurrencyCode", b.IssuerCurrencyCode)
-	dst = jsonappend.StringField(dst, "regionalRestriction", b.RegionalRestriction)
-	dst = jsonappend.StringField(dst, "accountNumberType", b.AccountNumberType)
-	dst = jsonappend.StringField(dst, "accountFundingType", b.AccountFundingType)
-	dst = jsonappend.StringField(dst, "prepaidReloadableIndicator", b.PrepaidReloadableIndicator)
-	dst = jsonappend.StringField(dst, "productUsageType", b.ProductUsageType)
-	dst = jsonappend.StringField(dst, "productCode", b.ProductCode)
-	dst = jsonappend.StringField(dst, "productName", b.ProductName)
-	dst = append(dst, '}', '}')
+	dst = wire.BinData(jsonappend.Key(dst, "binData"), &c.BinData)
+	dst = append(dst, '}')
 	if t := m.ThreeDSecure; t != nil {
 		dst = append(jsonappend.Key(dst, "threeDSecureAuthentication"), '{')
 		dst = jsonappend.StringField(dst, "responseCode", t.ResponseCode)
@@ -247,16 +221,6 @@ func appendPaymentMethod(dst []byte, m *simulator.PaymentMethod) []byte {
 		dst = jsonappend.BoolField(dst, "challengeIssued", t.ChallengeIssued)
 		dst = append(dst, '}')
 	}
-	return append(dst, '}')
-}
-
-// appendStatusReason is statusReasonDTO.
-func appendStatusReason(dst []byte, r *simulator.StatusReason) []byte {
-	dst = append(dst, '{')
-	dst = jsonappend.StringField(dst, "type", r.Type)
-	dst = jsonappend.OmitString(dst, "declineType", r.DeclineType)
-	dst = jsonappend.OmitString(dst, "code", r.Code)
-	dst = jsonappend.OmitString(dst, "message", r.Message)
 	return append(dst, '}')
 }
 
@@ -274,7 +238,7 @@ func appendTransaction(dst []byte, t *simulator.Transaction, orderID string) []b
 	dst = jsonappend.StringField(dst, "processorMerchantId", t.ProcessorMerchantID)
 	dst = jsonappend.StringField(dst, "processorStatus", string(t.ProcessorStatus))
 	if r := t.ProcessorStatusReason; r != nil {
-		dst = appendStatusReason(jsonappend.Key(dst, "processorStatusReason"), r)
+		dst = wire.StatusReason(jsonappend.Key(dst, "processorStatusReason"), r)
 	}
 	dst = jsonappend.OmitString(dst, "cardTokenType", t.CardTokenType)
 	dst = jsonappend.OmitString(dst, "authorizationCode", t.AuthorizationCode)
@@ -294,63 +258,4 @@ func appendTransaction(dst []byte, t *simulator.Transaction, orderID string) []b
 		dst = append(dst, '}')
 	}
 	return append(dst, ']', '}')
-}
-
-// appendRiskData is simulator.RiskData as its json tags encode it.
-func appendRiskData(dst []byte, r *simulator.RiskData) []byte {
-	dst = append(dst, '{')
-	if f := r.FraudChecks; f != nil {
-		dst = append(jsonappend.Key(dst, "fraudChecks"), '{')
-		dst = jsonappend.StringField(dst, "source", f.Source)
-		dst = jsonappend.OmitString(dst, "preAuthorizationResult", f.PreAuthorizationResult)
-		dst = jsonappend.OmitString(dst, "postAuthorizationResult", f.PostAuthorizationResult)
-		dst = append(dst, '}')
-	}
-	if c := r.CVVCheck; c != nil {
-		dst = append(jsonappend.Key(dst, "cvvCheck"), '{')
-		dst = jsonappend.StringField(dst, "source", c.Source)
-		dst = jsonappend.StringField(dst, "result", c.Result)
-		dst = append(dst, '}')
-	}
-	if a := r.AVSCheck; a != nil {
-		dst = append(jsonappend.Key(dst, "avsCheck"), '{')
-		dst = jsonappend.StringField(dst, "source", a.Source)
-		dst = append(jsonappend.Key(dst, "result"), '{')
-		dst = jsonappend.StringField(dst, "streetAddress", a.Result.StreetAddress)
-		dst = jsonappend.StringField(dst, "postalCode", a.Result.PostalCode)
-		dst = append(dst, '}', '}')
-	}
-	return append(dst, '}')
-}
-
-// anyEncoder is a reusable encoding/json Encoder over its own buffer, HTML
-// escaping off.
-type anyEncoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-var anyEncoders = sync.Pool{New: func() any {
-	e := &anyEncoder{}
-	e.enc = json.NewEncoder(&e.buf)
-	e.enc.SetEscapeHTML(false)
-	return e
-}}
-
-// appendAny encodes a free-form value (metadata) with encoding/json and HTML
-// escaping off, as RenderEvent's encoder did inside the whole body: sorted
-// map keys, its number and marshaler checks, and its errors.
-func appendAny(dst []byte, v any) ([]byte, error) {
-	e := anyEncoders.Get().(*anyEncoder)
-	defer func() {
-		if e.buf.Cap() <= maxPooledBody {
-			anyEncoders.Put(e)
-		}
-	}()
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		return dst, err
-	}
-	b := e.buf.Bytes()
-	return append(dst, b[:len(b)-1]...), nil // Encode ends with a newline
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"github.com/paysandbox/paysandbox/internal/jsonappend"
+	"github.com/paysandbox/paysandbox/internal/wire"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -40,25 +41,12 @@ var (
 // appendString is jsonappend.String (the string test calls it by this name).
 func appendString(dst []byte, s string) []byte { return jsonappend.String(dst, s) }
 
-// appendAny encodes a free-form value with encoding/json (HTML escaping off,
-// as writeJSON encodes), so maps keep its sorted keys and json.Number its
-// checks.
-func appendAny(dst []byte, v any) ([]byte, error) {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := newJSONEncoder(buf).Encode(v); err != nil {
-		return dst, err
-	}
-	b := buf.Bytes()
-	return append(dst, b[:len(b)-1]...), nil // Encode ends with a newline
-}
-
 // appendOmitMap is a map[string]any field with omitempty.
 func appendOmitMap(dst []byte, key string, m map[string]any) ([]byte, error) {
 	if len(m) == 0 {
 		return dst, nil
 	}
-	return appendAny(jsonappend.Key(dst, key), m)
+	return jsonappend.Any(jsonappend.Key(dst, key), m)
 }
 
 // appendOmitStrings is a []string field with omitempty.
@@ -122,10 +110,10 @@ func (d paymentDTO) appendJSON(dst []byte) ([]byte, error) {
 		dst = d.RequiredAction.appendJSON(jsonappend.Key(dst, "requiredAction"))
 	}
 	if d.StatusReason != nil {
-		dst = appendStatusReason(jsonappend.Key(dst, "statusReason"), d.StatusReason)
+		dst = wire.StatusReason(jsonappend.Key(dst, "statusReason"), d.StatusReason)
 	}
 	if d.RiskData != nil {
-		dst = appendRiskData(jsonappend.Key(dst, "riskData"), d.RiskData)
+		dst = wire.RiskData(jsonappend.Key(dst, "riskData"), d.RiskData)
 	}
 	return append(dst, '}'), nil
 }
@@ -137,26 +125,13 @@ func (c *paymentCustomerDTO) appendJSON(dst []byte) []byte {
 	dst = jsonappend.OmitString(dst, "firstName", c.FirstName)
 	dst = jsonappend.OmitString(dst, "lastName", c.LastName)
 	if c.BillingAddress != nil {
-		dst = appendAddress(jsonappend.Key(dst, "billingAddress"), c.BillingAddress)
+		dst = wire.Address(jsonappend.Key(dst, "billingAddress"), c.BillingAddress)
 	}
 	if c.ShippingAddress != nil {
-		dst = appendAddress(jsonappend.Key(dst, "shippingAddress"), c.ShippingAddress)
+		dst = wire.Address(jsonappend.Key(dst, "shippingAddress"), c.ShippingAddress)
 	}
 	dst = jsonappend.OmitString(dst, "taxId", c.TaxID)
 	dst = jsonappend.OmitString(dst, "nationalDocumentId", c.NationalDocumentID)
-	return append(dst, '}')
-}
-
-func appendAddress(dst []byte, a *simulator.Address) []byte {
-	dst = append(dst, '{')
-	dst = jsonappend.OmitString(dst, "firstName", a.FirstName)
-	dst = jsonappend.OmitString(dst, "lastName", a.LastName)
-	dst = jsonappend.OmitString(dst, "addressLine1", a.AddressLine1)
-	dst = jsonappend.OmitString(dst, "addressLine2", a.AddressLine2)
-	dst = jsonappend.OmitString(dst, "city", a.City)
-	dst = jsonappend.OmitString(dst, "state", a.State)
-	dst = jsonappend.OmitString(dst, "countryCode", a.CountryCode)
-	dst = jsonappend.OmitString(dst, "postalCode", a.PostalCode)
 	return append(dst, '}')
 }
 
@@ -270,20 +245,8 @@ func (c *cardDTO) appendJSON(dst []byte) []byte {
 	dst = jsonappend.OmitString(dst, "cardholderName", c.CardholderName)
 	dst = jsonappend.StringField(dst, "network", c.Network)
 	dst = jsonappend.BoolField(dst, "isNetworkTokenized", c.IsNetworkTokenized)
-	b := &c.BinData
-	dst = append(jsonappend.Key(dst, "binData"), '{')
-	dst = jsonappend.StringField(dst, "network", b.Network)
-	dst = jsonappend.OmitString(dst, "issuerCountryCode", b.IssuerCountryCode)
-	dst = jsonappend.OmitString(dst, "issuerName", b.IssuerName)
-	dst = jsonappend.OmitString(dst, "issuerCurrencyCode", b.IssuerCurrencyCode)
-	dst = jsonappend.StringField(dst, "regionalRestriction", b.RegionalRestriction)
-	dst = jsonappend.StringField(dst, "accountNumberType", b.AccountNumberType)
-	dst = jsonappend.StringField(dst, "accountFundingType", b.AccountFundingType)
-	dst = jsonappend.StringField(dst, "prepaidReloadableIndicator", b.PrepaidReloadableIndicator)
-	dst = jsonappend.StringField(dst, "productUsageType", b.ProductUsageType)
-	dst = jsonappend.StringField(dst, "productCode", b.ProductCode)
-	dst = jsonappend.StringField(dst, "productName", b.ProductName)
-	return append(dst, '}', '}')
+	dst = wire.BinData(jsonappend.Key(dst, "binData"), &c.BinData)
+	return append(dst, '}')
 }
 
 func (p *processorDTO) appendJSON(dst []byte) []byte {
@@ -303,7 +266,7 @@ func (t *transactionDTO) appendJSON(dst []byte) []byte {
 	dst = jsonappend.StringField(dst, "currencyCode", t.CurrencyCode)
 	dst = jsonappend.StringField(dst, "processorStatus", t.ProcessorStatus)
 	if t.ProcessorStatusReason != nil {
-		dst = appendStatusReason(jsonappend.Key(dst, "processorStatusReason"), t.ProcessorStatusReason)
+		dst = wire.StatusReason(jsonappend.Key(dst, "processorStatusReason"), t.ProcessorStatusReason)
 	}
 	dst = jsonappend.StringField(dst, "processorName", t.ProcessorName)
 	dst = jsonappend.StringField(dst, "processorMerchantId", t.ProcessorMerchantID)
@@ -331,47 +294,12 @@ func (t *transactionDTO) appendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-func appendStatusReason(dst []byte, r *simulator.StatusReason) []byte {
-	dst = append(dst, '{')
-	dst = jsonappend.StringField(dst, "type", r.Type)
-	dst = jsonappend.OmitString(dst, "declineType", r.DeclineType)
-	dst = jsonappend.OmitString(dst, "code", r.Code)
-	dst = jsonappend.OmitString(dst, "message", r.Message)
-	return append(dst, '}')
-}
-
 func (r *requiredActionDTO) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	dst = jsonappend.StringField(dst, "name", r.Name)
 	dst = jsonappend.StringField(dst, "description", r.Description)
 	dst = jsonappend.OmitString(dst, "clientToken", r.ClientToken)
 	dst = jsonappend.OmitString(dst, "challengeUrl", r.ChallengeURL)
-	return append(dst, '}')
-}
-
-func appendRiskData(dst []byte, r *simulator.RiskData) []byte {
-	dst = append(dst, '{')
-	if f := r.FraudChecks; f != nil {
-		dst = append(jsonappend.Key(dst, "fraudChecks"), '{')
-		dst = jsonappend.StringField(dst, "source", f.Source)
-		dst = jsonappend.OmitString(dst, "preAuthorizationResult", f.PreAuthorizationResult)
-		dst = jsonappend.OmitString(dst, "postAuthorizationResult", f.PostAuthorizationResult)
-		dst = append(dst, '}')
-	}
-	if c := r.CVVCheck; c != nil {
-		dst = append(jsonappend.Key(dst, "cvvCheck"), '{')
-		dst = jsonappend.StringField(dst, "source", c.Source)
-		dst = jsonappend.StringField(dst, "result", c.Result)
-		dst = append(dst, '}')
-	}
-	if a := r.AVSCheck; a != nil {
-		dst = append(jsonappend.Key(dst, "avsCheck"), '{')
-		dst = jsonappend.StringField(dst, "source", a.Source)
-		dst = append(jsonappend.Key(dst, "result"), '{')
-		dst = jsonappend.StringField(dst, "streetAddress", a.Result.StreetAddress)
-		dst = jsonappend.StringField(dst, "postalCode", a.Result.PostalCode)
-		dst = append(dst, '}', '}')
-	}
 	return append(dst, '}')
 }
 
@@ -396,10 +324,10 @@ func (d sessionDTO) appendJSON(dst []byte) ([]byte, error) {
 		dst = jsonappend.OmitString(dst, "firstName", c.FirstName)
 		dst = jsonappend.OmitString(dst, "lastName", c.LastName)
 		if c.BillingAddress != nil {
-			dst = appendAddress(jsonappend.Key(dst, "billingAddress"), c.BillingAddress)
+			dst = wire.Address(jsonappend.Key(dst, "billingAddress"), c.BillingAddress)
 		}
 		if c.ShippingAddress != nil {
-			dst = appendAddress(jsonappend.Key(dst, "shippingAddress"), c.ShippingAddress)
+			dst = wire.Address(jsonappend.Key(dst, "shippingAddress"), c.ShippingAddress)
 		}
 		dst = jsonappend.OmitString(dst, "taxId", c.TaxID)
 		dst = jsonappend.OmitString(dst, "nationalDocumentId", c.NationalDocumentID)
