@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -701,4 +702,49 @@ func wrongToken(tok string) string {
 		return "y" + tok[1:]
 	}
 	return "x" + tok[1:]
+}
+
+// TestEventsStreamCatchesUp: a page carries the fingerprint of what it showed
+// (data-fp); a stream that connects after the view changed says "change" at
+// once, one that connects to an unchanged view does not.
+func TestEventsStreamCatchesUp(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.signIn(testKey)
+	page := e.get(Prefix + "/payments")
+	m := regexp.MustCompile(`data-fp="([0-9a-f]+)"`).FindStringSubmatch(page.Body)
+	require.NotNil(t, m, "the live region carries its fingerprint")
+	fp := m[1]
+
+	// first is the event after ready, or "" when none comes within wait.
+	first := func(fp string, wait time.Duration) string {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+Prefix+"/events?topic=payments&fp="+fp, nil)
+		res, err := e.client.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		rd := bufio.NewReader(res.Body)
+		var events []string
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				break
+			}
+			if strings.HasPrefix(line, "event: ") {
+				events = append(events, strings.TrimSpace(strings.TrimPrefix(line, "event: ")))
+				if len(events) == 2 {
+					break
+				}
+			}
+		}
+		require.NotEmpty(t, events)
+		require.Equal(t, "ready", events[0])
+		if len(events) < 2 {
+			return ""
+		}
+		return events[1]
+	}
+	assert.Equal(t, "", first(fp, 300*time.Millisecond), "nothing changed since the render")
+	e.pay(e.tenant, 100, cardOK, "o", "c") // between the render and the stream
+	assert.Equal(t, "change", first(fp, 5*time.Second), "the stream catches up at once")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	last := fp()
 	fmt.Fprintf(w, "retry: 2000\nevent: ready\ndata: {}\n\n")
+	// The page was rendered at its fingerprint fp: a change between its render
+	// and this connection (or during a reconnection) would otherwise reach
+	// nobody.
+	if seen := r.URL.Query().Get("fp"); seen != "" && seen != strconv.FormatUint(last, 16) {
+		fmt.Fprintf(w, "event: change\ndata: {}\n\n")
+	}
 	if rc.Flush() != nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ type view struct {
 	Nav    string // the active navigation entry
 	Bare   bool   // no navigation (sign-in, checkout)
 	Live   string // the SSE topic that refreshes #live ("" none)
+	LiveFP string // the topic's fingerprint when the page was rendered (see events)
 	Auth   *auth
 	Flash  *flash
 	Now    time.Time // the tenant's clock
@@ -59,6 +61,12 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	tpl := "layout.html"
 	if r.Header.Get("X-Fragment") == "live" && v.Live != "" {
 		tpl = "live"
+	} else if v.Live != "" && v.Auth != nil {
+		// The page's event stream compares it when it connects, so that a
+		// change made before then is not missed.
+		if fp := s.fingerprinter(v.Auth, v.Live, r); fp != nil {
+			v.LiveFP = strconv.FormatUint(fp(), 16)
+		}
 	}
 	var buf bytes.Buffer
 	if err := s.pages[name].ExecuteTemplate(&buf, tpl, v); err != nil {

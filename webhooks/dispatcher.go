@@ -25,6 +25,10 @@ const (
 	// idlePoll bounds how long a change can wait for its first attempt when
 	// no wake-up reached the dispatcher.
 	idlePoll = 500 * time.Millisecond
+	// idleRecheck is how often an idle dispatcher reads the outbox anyway:
+	// a safety net that bounds the wait of a PENDING event whose wake-up
+	// went missing (or that a path without Appended stored) to about this.
+	idleRecheck = 2 * time.Second
 )
 
 // Dispatcher delivers the outbox. It reads PENDING events from the store,
@@ -129,7 +133,8 @@ func (d *Dispatcher) idle() bool {
 // Run delivers until ctx is done, then waits for attempts in flight (each is
 // cut at Timeout). Pending events are read from the store at each pass, so a
 // restart resumes them; an attempt whose record a crash lost is made again.
-// While nothing is pending a wake-up reads nothing (idle). Every tenant is
+// While nothing is pending a wake-up reads nothing (idle), and the outbox is
+// read only every idleRecheck. Every tenant is
 // marked for a retention pass when Run starts, so a file written under a
 // larger bound (or by a build that did not prune events finished at append)
 // is brought within it.
@@ -137,10 +142,12 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	timer := time.NewTimer(idlePoll)
 	defer timer.Stop()
 	d.markAllDirty()
+	var lastPass time.Time
 	for {
 		var wait time.Duration
-		if !d.idle() {
+		if !d.idle() || time.Since(lastPass) >= idleRecheck {
 			wait = d.pass(ctx)
+			lastPass = time.Now()
 		}
 		d.pruneDirty()
 		if wait > idlePoll || wait <= 0 {

@@ -12,7 +12,10 @@
     var live = document.getElementById("live");
     if (!live || !live.dataset.live || !window.EventSource) return;
     var q = location.search ? "&" + location.search.slice(1) : "";
-    var es = new EventSource(PREFIX + "/events?topic=" + encodeURIComponent(live.dataset.live) + q);
+    // fp: what the page showed when rendered; the stream says "change" at once
+    // when the view changed before it connected.
+    var es = new EventSource(PREFIX + "/events?topic=" + encodeURIComponent(live.dataset.live) +
+      "&fp=" + encodeURIComponent(live.dataset.fp || "") + q);
     var pending = false, busy = false;
     function typing() {
       var a = document.activeElement;
