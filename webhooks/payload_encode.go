@@ -213,13 +213,7 @@ func appendPaymentMethod(dst []byte, m *simulator.PaymentMethod) []byte {
 	dst = wire.BinData(jsonappend.Key(dst, "binData"), &c.BinData)
 	dst = append(dst, '}')
 	if t := m.ThreeDSecure; t != nil {
-		dst = append(jsonappend.Key(dst, "threeDSecureAuthentication"), '{')
-		dst = jsonappend.StringField(dst, "responseCode", t.ResponseCode)
-		dst = jsonappend.OmitString(dst, "reasonCode", t.ReasonCode)
-		dst = jsonappend.OmitString(dst, "reasonText", t.ReasonText)
-		dst = jsonappend.OmitString(dst, "protocolVersion", t.ProtocolVersion)
-		dst = jsonappend.BoolField(dst, "challengeIssued", t.ChallengeIssued)
-		dst = append(dst, '}')
+		dst = wire.ThreeDSecure(jsonappend.Key(dst, "threeDSecureAuthentication"), t)
 	}
 	return append(dst, '}')
 }

@@ -79,3 +79,14 @@ func BinData(dst []byte, b *simulator.BinData) []byte {
 	dst = jsonappend.StringField(dst, "productName", b.ProductName)
 	return append(dst, '}')
 }
+
+// ThreeDSecure appends t as encoding/json encodes it.
+func ThreeDSecure(dst []byte, t *simulator.ThreeDSecure) []byte {
+	dst = append(dst, '{')
+	dst = jsonappend.StringField(dst, "responseCode", t.ResponseCode)
+	dst = jsonappend.OmitString(dst, "reasonCode", t.ReasonCode)
+	dst = jsonappend.OmitString(dst, "reasonText", t.ReasonText)
+	dst = jsonappend.OmitString(dst, "protocolVersion", t.ProtocolVersion)
+	dst = jsonappend.BoolField(dst, "challengeIssued", t.ChallengeIssued)
+	return append(dst, '}')
+}

@@ -220,13 +220,7 @@ func (m *paymentMethodDTO) appendJSON(dst []byte) []byte {
 	dst = jsonappend.StringField(dst, "paymentMethodType", m.PaymentMethodType)
 	dst = m.PaymentMethodData.appendJSON(jsonappend.Key(dst, "paymentMethodData"))
 	if t := m.ThreeDSecureAuthentication; t != nil {
-		dst = append(jsonappend.Key(dst, "threeDSecureAuthentication"), '{')
-		dst = jsonappend.StringField(dst, "responseCode", t.ResponseCode)
-		dst = jsonappend.OmitString(dst, "reasonCode", t.ReasonCode)
-		dst = jsonappend.OmitString(dst, "reasonText", t.ReasonText)
-		dst = jsonappend.OmitString(dst, "protocolVersion", t.ProtocolVersion)
-		dst = jsonappend.BoolField(dst, "challengeIssued", t.ChallengeIssued)
-		dst = append(dst, '}')
+		dst = wire.ThreeDSecure(jsonappend.Key(dst, "threeDSecureAuthentication"), t)
 	}
 	return append(dst, '}')
 }
