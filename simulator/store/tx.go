@@ -321,12 +321,29 @@ func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.Payme
 	prefix := pPayIdx(tid)
 	var page simulator.PaymentPage
 	var ferr error
+	pre := newListPrefilter(q)
 	collect := func(dst *[]*simulator.Payment, max int) func(k, _ string) bool {
 		return func(k, _ string) bool {
 			if !strings.HasPrefix(k, prefix) {
 				return false
 			}
+			switch pre.dated(k[len(prefix):]) {
+			case dateStop:
+				return false
+			case dateSkip:
+				return true
+			}
 			id := k[strings.LastIndexByte(k, ':')+1:]
+			if len(pre.needles) > 0 {
+				raw, err := t.raw(kPayment(tid, id))
+				if err != nil {
+					ferr = err
+					return false
+				}
+				if !pre.may(raw) {
+					return true
+				}
+			}
 			p, err := t.Payment(tid, id)
 			if err != nil {
 				ferr = err
@@ -339,6 +356,7 @@ func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.Payme
 		}
 	}
 	older := func(from string, inclusive bool, dst *[]*simulator.Payment, max int) error {
+		pre.descending = true
 		if from == "" {
 			return t.tx.DescendLessOrEqual("", prefix+"~", collect(dst, max))
 		}
@@ -353,6 +371,7 @@ func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.Payme
 		})
 	}
 	newer := func(from string, dst *[]*simulator.Payment, max int) error {
+		pre.descending = false
 		return t.tx.AscendGreaterOrEqual("", from, func(k, v string) bool {
 			if k == from {
 				return true

@@ -1,0 +1,124 @@
+package store_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// TestListPrefilterChangesNoAnswer: queries with date bounds and exact
+// filters (which the prefilter uses to skip payments without decoding them)
+// answer exactly the payments a walk over every payment finds, page by page
+// in both directions; values with characters JSON escapes, dates within one
+// microsecond of a bound and metadata that imitates a member are included.
+func TestListPrefilterChangesNoAnswer(t *testing.T) {
+	db := openDB(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	orders := []string{"o-1", "o-2", "a<b", "é", `q"t`, "o-1 "}
+	statuses := []simulator.PaymentStatus{simulator.StatusAuthorized, simulator.StatusDeclined, simulator.StatusSettled}
+	currencies := []string{"EUR", "USD"}
+	customers := []string{"", "c-1", "c-2", "c&3"}
+	base := time.Unix(1700000000, 0).UTC()
+	var all []*simulator.Payment
+	byID := map[string]*simulator.Payment{}
+	for i := range 240 {
+		p := payment(fmt.Sprintf("p%03d", i), statuses[rng.IntN(len(statuses))])
+		p.OrderID = orders[rng.IntN(len(orders))]
+		p.CurrencyCode = currencies[rng.IntN(len(currencies))]
+		p.CustomerID = customers[rng.IntN(len(customers))]
+		p.Date = base.Add(time.Duration(rng.IntN(40)) * time.Second).Add(time.Duration(rng.IntN(3)) * time.Microsecond)
+		p.Metadata = map[string]any{"k": fmt.Sprintf(`"orderId":"%s"`, orders[rng.IntN(len(orders))])}
+		require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
+		all = append(all, p)
+		byID[p.ID] = p
+	}
+	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
+	want := func(q simulator.PaymentQuery) []string {
+		var ids []string
+		for _, p := range all {
+			if (len(q.Status) == 0 || slices.Contains(q.Status, p.Status)) && in(q.CurrencyCode, p.CurrencyCode) && in(q.CustomerID, p.CustomerID) &&
+				(q.OrderID == "" || q.OrderID == p.OrderID) &&
+				(q.FromDate == nil || !p.Date.Before(*q.FromDate)) && (q.ToDate == nil || !p.Date.After(*q.ToDate)) {
+				ids = append(ids, p.ID)
+			}
+		}
+		slices.SortFunc(ids, func(a, b string) int { // newest first, then id descending
+			pa, pb := byID[a], byID[b]
+			if c := pb.Date.Compare(pa.Date); c != 0 {
+				return c
+			}
+			if a > b {
+				return -1
+			}
+			return 1
+		})
+		return ids
+	}
+	list := func(q simulator.PaymentQuery) simulator.PaymentPage {
+		var page simulator.PaymentPage
+		require.NoError(t, db.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments("t1", q); return }))
+		return page
+	}
+	nanos := []time.Duration{0, 1000, 1500, 2000, 2300} // on and between the payments' microseconds
+	for i := range 300 {
+		q := simulator.PaymentQuery{Limit: 1 + rng.IntN(30)}
+		if rng.IntN(2) == 0 {
+			q.OrderID = orders[rng.IntN(len(orders))]
+		}
+		if rng.IntN(2) == 0 {
+			q.Status = []simulator.PaymentStatus{statuses[rng.IntN(len(statuses))]}
+		}
+		if rng.IntN(3) == 0 {
+			q.CurrencyCode = []string{currencies[rng.IntN(len(currencies))]}
+		}
+		if rng.IntN(3) == 0 {
+			q.CustomerID = []string{customers[1+rng.IntN(len(customers)-1)], customers[1+rng.IntN(len(customers)-1)]}
+		}
+		if rng.IntN(2) == 0 {
+			from := base.Add(time.Duration(rng.IntN(40))*time.Second + nanos[rng.IntN(len(nanos))])
+			q.FromDate = &from
+		}
+		if rng.IntN(2) == 0 {
+			to := base.Add(time.Duration(rng.IntN(40))*time.Second + nanos[rng.IntN(len(nanos))])
+			q.ToDate = &to
+		}
+		exp := want(q)
+		// forward through every page, then back from the last one
+		var got []string
+		var pages []simulator.PaymentPage
+		for page := list(q); ; {
+			pages = append(pages, page)
+			for _, p := range page.Payments {
+				got = append(got, p.ID)
+			}
+			if page.Next == nil {
+				break
+			}
+			q2 := q
+			q2.Cursor = page.Next
+			page = list(q2)
+		}
+		require.Equal(t, exp, got, "query %d: %+v", i, q)
+		for j := len(pages) - 1; j > 0; j-- {
+			q2 := q
+			q2.Cursor = pages[j].Prev
+			require.NotNil(t, q2.Cursor, "query %d page %d has a previous page", i, j)
+			back := list(q2)
+			require.Equal(t, ids(pages[j-1].Payments), ids(back.Payments), "query %d: back to page %d", i, j-1)
+		}
+	}
+}
+
+func ids(ps []*simulator.Payment) []string {
+	out := []string{}
+	for _, p := range ps {
+		out = append(out, p.ID)
+	}
+	return out
+}
