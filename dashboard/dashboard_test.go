@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -747,4 +748,42 @@ func TestEventsStreamCatchesUp(t *testing.T) {
 	assert.Equal(t, "", first(fp, 300*time.Millisecond), "nothing changed since the render")
 	e.pay(e.tenant, 100, cardOK, "o", "c") // between the render and the stream
 	assert.Equal(t, "change", first(fp, 5*time.Second), "the stream catches up at once")
+}
+
+// A live page's fingerprint is the one taken before it read what it shows: a
+// change landing between the read and the render is then reported by the
+// page's stream (taken after, the page would carry the new fingerprint with
+// the old data, and the stream would never say "change").
+func TestLivePageFingerprintPrecedesItsData(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.signIn(testKey)
+	fpRe := regexp.MustCompile(`data-fp="([0-9a-f]+)"`)
+	serve := func(change func()) (body string) {
+		h := e.ui.signed(e.ui.live(fixedTopic("payments"), func(w http.ResponseWriter, r *http.Request) {
+			change() // after the fingerprint, before the page reads the list
+			e.ui.paymentsPage(w, r)
+		}))
+		req := httptest.NewRequest(http.MethodGet, e.srv.URL+Prefix+"/payments", nil)
+		u, _ := url.Parse(e.srv.URL + Prefix + "/payments")
+		for _, c := range e.client.Jar.Cookies(u) {
+			req.AddCookie(c)
+		}
+		rec := httptest.NewRecorder()
+		h(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		return rec.Body.String()
+	}
+	var p *simulator.Payment
+	body := serve(func() { p = e.pay(e.tenant, 100, cardOK, "o-fp", "c") })
+	assert.Contains(t, body, p.ID, "the page shows the payment made before its read")
+	m := fpRe.FindStringSubmatch(body)
+	require.NotNil(t, m)
+	now := fpRe.FindStringSubmatch(e.get(Prefix + "/payments").Body)
+	require.NotNil(t, now)
+	assert.NotEqual(t, now[1], m[1], "the fingerprint predates the change, so the stream reports it")
+
+	body = serve(func() {})
+	m = fpRe.FindStringSubmatch(body)
+	require.NotNil(t, m)
+	assert.Equal(t, now[1], m[1], "nothing changed: the same fingerprint")
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"net/http"
@@ -24,6 +25,42 @@ type closer struct {
 // Close ends the open event streams so a graceful shutdown does not wait for
 // them. Register it with http.Server.RegisterOnShutdown.
 func (s *Server) Close() { s.done.once.Do(func() { close(s.done.ch) }) }
+
+// liveFPKey carries the fingerprint a live page took before it read its data.
+type liveFPKey struct{}
+
+type liveFP struct{ topic, fp string }
+
+// live wraps the GET handler of a page with a live region of topic(r): it
+// takes the topic's fingerprint before the handler reads what it shows, and
+// render puts that one on the page. Taken after the read, it could already
+// include a change the page does not show, and the page's event stream would
+// then never report that change (its catch-up compares this fingerprint).
+func (s *Server) live(topic func(r *http.Request) string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Fragment") != "live" {
+			if a := authOf(r); a != nil {
+				t := topic(r)
+				if fp := s.fingerprinter(a, t, r); fp != nil {
+					r = r.WithContext(context.WithValue(r.Context(), liveFPKey{}, liveFP{t, strconv.FormatUint(fp(), 16)}))
+				}
+			}
+		}
+		h(w, r)
+	}
+}
+
+// liveFPOf is the fingerprint live took for topic, or now's when the page was
+// not served through live (a form answer rendering a page).
+func (s *Server) liveFPOf(r *http.Request, a *auth, topic string) string {
+	if v, ok := r.Context().Value(liveFPKey{}).(liveFP); ok && v.topic == topic {
+		return v.fp
+	}
+	if fp := s.fingerprinter(a, topic, r); fp != nil {
+		return strconv.FormatUint(fp(), 16)
+	}
+	return ""
+}
 
 // events is the SSE stream of a view: it sends "change" whenever what the
 // view shows changes (polled every PollInterval), and the page then fetches
@@ -176,4 +213,10 @@ func (s *Server) fingerprinter(a *auth, topic string, r *http.Request) func() ui
 		}
 	}
 	return nil
+}
+
+// fixedTopic is the topic function of a page whose topic does not depend on
+// the request.
+func fixedTopic(topic string) func(*http.Request) string {
+	return func(*http.Request) string { return topic }
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -63,10 +62,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		tpl = "live"
 	} else if v.Live != "" && v.Auth != nil {
 		// The page's event stream compares it when it connects, so that a
-		// change made before then is not missed.
-		if fp := s.fingerprinter(v.Auth, v.Live, r); fp != nil {
-			v.LiveFP = strconv.FormatUint(fp(), 16)
-		}
+		// change made before then is not missed (see live).
+		v.LiveFP = s.liveFPOf(r, v.Auth, v.Live)
 	}
 	var buf bytes.Buffer
 	if err := s.pages[name].ExecuteTemplate(&buf, tpl, v); err != nil {

@@ -121,11 +121,25 @@ func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
 
 func (b *browser) open(path string) { b.t.Helper(); b.do(chromedp.Navigate(b.base + path)) }
 
+// text waits for sel and reads its text in one script run: a live region may
+// replace its nodes at any moment, and a node looked up first and read after
+// can be gone by then (chromedp.Text then reads "" or fails).
 func (b *browser) text(sel string) string {
 	b.t.Helper()
-	s, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(sel)))
+	js := fmt.Sprintf(`(function(){var e=document.querySelector(%q);return e?[e.innerText]:null})()`, sel)
+	s, err := chromedp.Run(b.ctx, chromedp.Poll[[]string](js, chromedp.WithPollingTimeout(20*time.Second)))
 	require.NoError(b.t, err, sel)
-	return strings.TrimSpace(s)
+	require.Len(b.t, s, 1, sel)
+	return strings.TrimSpace(s[0])
+}
+
+// setValue sets a control's value in one script run (see text) and tells the
+// page as typing would.
+func (b *browser) setValue(sel, value string) {
+	b.t.Helper()
+	js := fmt.Sprintf(`(function(){var e=document.querySelector(%q);if(!e)return false;e.value=%q;e.dispatchEvent(new Event("input",{bubbles:true}));e.dispatchEvent(new Event("change",{bubbles:true}));return true})()`, sel, value)
+	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second)))
+	require.NoError(b.t, err, sel)
 }
 
 // waitText waits until the element's text contains want.
@@ -135,7 +149,8 @@ func (b *browser) waitText(sel, want string) {
 	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second)))
 	if err != nil {
 		got, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q)||{}).textContent||"(none)"`, sel)))
-		require.NoError(b.t, err, "waiting for %q in %s; it reads: %s", want, sel, strings.TrimSpace(got))
+		live, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`"stream " + (document.body.dataset.live||"off") + ", " + (document.body.dataset.liveUpdates||"0") + " refresh(es)"`))
+		require.NoError(b.t, err, "waiting for %q in %s (live region: %s); it reads: %s", want, sel, live, strings.TrimSpace(got))
 	}
 }
 
@@ -210,8 +225,24 @@ func (b *browser) checkout(link, card string) {
 // (the current body is marked; a new page's body is not).
 func (b *browser) clickAway(sel string) {
 	b.t.Helper()
-	b.do(chromedp.SetAttributeValue(chromedp.CSS("body"), "data-old-page", "1"),
-		chromedp.Click(chromedp.CSS(sel)), chromedp.WaitVisible(chromedp.CSS("body:not([data-old-page]) main")))
+	b.do(chromedp.SetAttributeValue(chromedp.CSS("body"), "data-old-page", "1"))
+	b.click(sel)
+	b.do(chromedp.WaitVisible(chromedp.CSS("body:not([data-old-page]) main")))
+}
+
+// click clicks sel like a user. A live region can replace the element
+// between chromedp's lookup and its click: chromedp then fails before any
+// mouse event was sent ("No node with given id"), and the click is tried
+// again on the new element.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	var err error
+	for range 5 {
+		if err = chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !strings.Contains(err.Error(), "No node with given id") {
+			break
+		}
+	}
+	require.NoError(b.t, err, sel)
 }
 
 func TestBrowser(t *testing.T) {
@@ -270,9 +301,9 @@ func TestBrowser(t *testing.T) {
 		sent := b.rc.find(t, b.app, "DISPUTE.OPENED", okID)
 		b.do(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 		b.docShot("dashboard-payment")
-		b.do(chromedp.Click(chromedp.CSS("li[data-event='DISPUTE.OPENED'] details.hook-details > summary")),
-			chromedp.Click(chromedp.CSS("li[data-event='DISPUTE.OPENED'] details.attempt > summary")),
-			chromedp.Evaluate[chromedp.Void](`document.querySelector("li[data-event='DISPUTE.OPENED']").scrollIntoView()`))
+		b.click("li[data-event='DISPUTE.OPENED'] details.hook-details > summary")
+		b.click("li[data-event='DISPUTE.OPENED'] details.attempt > summary")
+		b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector("li[data-event='DISPUTE.OPENED']").scrollIntoView()`))
 		attempt := "li[data-event='DISPUTE.OPENED'] details.attempt "
 		assert.Contains(t, b.text("li[data-event='DISPUTE.OPENED'] .what"), "DISPUTE.OPENED")
 		assert.Contains(t, b.text(attempt+"[data-testid=sent-headers]"), "X-Signature-Primary: "+sent.Header.Get("X-Signature-Primary"), "the exact headers sent")
@@ -282,7 +313,22 @@ func TestBrowser(t *testing.T) {
 		b.docShot("dashboard-timeline")
 		b.clickAway("[data-testid=capture]")
 		b.waitText("[data-testid=flash]", "Captured. The payment is SETTLED.")
-		b.do(chromedp.SetValue(chromedp.CSS("#ref-amount"), "999999"))
+		// A value typed into the live region survives a refresh of it: a refund
+		// made elsewhere changes the page while the user is about to send theirs.
+		_, err = chromedp.Run(b.ctx, chromedp.Poll[bool](`document.body.dataset.live === "on"`, chromedp.WithPollingTimeout(20*time.Second)))
+		require.NoError(t, err, "the event stream connects")
+		b.setValue("#ref-amount", "999999")
+		b.setValue("#ref-reason", "typed before the refresh")
+		updates := eval[string](b, `document.body.dataset.liveUpdates || "0"`)
+		ten, err := b.app.Svc.Tenant(simulator.DefaultTenantID)
+		require.NoError(t, err)
+		cent := int64(1)
+		_, err = b.app.Svc.RefundPayment(context.Background(), ten, okID, simulator.RefundRequest{Amount: &cent})
+		require.NoError(t, err)
+		b.waitText("dl.facts", "0.01 EUR")
+		assert.NotEqual(t, updates, eval[string](b, `document.body.dataset.liveUpdates || "0"`), "the region was fetched again")
+		assert.Equal(t, "999999", eval[string](b, `document.getElementById("ref-amount").value`), "the typed amount is kept")
+		assert.Equal(t, "typed before the refresh", eval[string](b, `document.getElementById("ref-reason").value`))
 		b.clickAway("[data-testid=refund]")
 		b.waitText("[data-testid=flash]", "Refused. UnprocessableRefundAmount")
 		b.clickAway("[data-testid=refund]")
@@ -351,7 +397,8 @@ func TestBrowser(t *testing.T) {
 		failed := b.rc.find(t, b.app, "PAYMENT.STATUS", p.ID)
 		evID := failed.Header.Get("X-Event-Id")
 		row := fmt.Sprintf("tr[data-event-id='%s'] ", evID)
-		b.do(chromedp.Click(chromedp.CSS(row+"details.hook-details > summary")), chromedp.Click(chromedp.CSS(row+"details.attempt > summary")))
+		b.click(row + "details.hook-details > summary")
+		b.click(row + "details.attempt > summary")
 		assert.Contains(t, b.text(row+".attempts tbody"), "500")
 		assert.Contains(t, b.text(row+"[data-testid=sent-headers]"), "X-Signature-Primary: "+failed.Header.Get("X-Signature-Primary"))
 		assert.Equal(t, string(failed.Body), b.text(row+"[data-testid=sent-body]"), "the exact body sent")

@@ -16,10 +16,41 @@
     // when the view changed before it connected.
     var es = new EventSource(PREFIX + "/events?topic=" + encodeURIComponent(live.dataset.live) +
       "&fp=" + encodeURIComponent(live.dataset.fp || "") + q);
-    var pending = false, busy = false;
+    var pending = false, busy = false, failures = 0;
     function typing() {
       var a = document.activeElement;
       return a && live.contains(a) && /^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName);
+    }
+    // What the user entered and has not sent yet (a refund amount typed, then
+    // the focus moved on) survives the refresh: controls are matched by form
+    // action and name, and only values that differ from the page's default move.
+    function controlKey(c) {
+      return c.name && c.form ? c.form.getAttribute("action") + "\n" + c.name : null;
+    }
+    function keepEdits() {
+      var kept = {};
+      live.querySelectorAll("input, textarea, select").forEach(function (c) {
+        var k = controlKey(c);
+        if (!k) return;
+        if (c.tagName === "SELECT") {
+          if (Array.prototype.some.call(c.options, function (o) { return o.selected !== o.defaultSelected; })) kept[k] = c.value;
+        } else if (c.type === "checkbox" || c.type === "radio") {
+          if (c.checked !== c.defaultChecked) kept[k + "\n" + c.value] = c.checked;
+        } else if (c.type !== "hidden" && c.value !== c.defaultValue) {
+          kept[k] = c.value;
+        }
+      });
+      return function () {
+        live.querySelectorAll("input, textarea, select").forEach(function (c) {
+          var k = controlKey(c);
+          if (!k) return;
+          if (c.type === "checkbox" || c.type === "radio") {
+            if (Object.prototype.hasOwnProperty.call(kept, k + "\n" + c.value)) c.checked = kept[k + "\n" + c.value];
+          } else if (c.type !== "hidden" && Object.prototype.hasOwnProperty.call(kept, k)) {
+            c.value = kept[k];
+          }
+        });
+      };
     }
     function refresh() {
       if (busy) { pending = true; return; }
@@ -27,18 +58,27 @@
       busy = true; pending = false;
       fetch(location.href, { headers: { "X-Fragment": "live" }, credentials: "same-origin" })
         .then(function (r) {
-          if (r.redirected || !r.ok) { throw new Error("status " + r.status); }
+          if (r.redirected) { failures = 99; throw new Error("signed out"); }
+          if (!r.ok) { throw new Error("status " + r.status); }
           return r.text();
         })
         .then(function (html) {
           var open = {};
           live.querySelectorAll("details[open] > summary").forEach(function (s) { open[s.textContent] = true; });
+          var edited = keepEdits();
           live.innerHTML = html;
           live.querySelectorAll("details > summary").forEach(function (s) { if (open[s.textContent]) s.parentNode.open = true; });
+          edited();
           document.body.dataset.liveUpdates = String(Number(document.body.dataset.liveUpdates || 0) + 1);
         })
-        .catch(function () { /* the next change tries again */ })
-        .then(function () { busy = false; if (pending) setTimeout(refresh, 250); });
+        .then(function () { failures = 0; }, function () {
+          // A failed fetch is tried again a few times (the change it was for
+          // would otherwise show only with the next one); a signed-out
+          // session is not.
+          failures++;
+          if (failures < 5) pending = true;
+        })
+        .then(function () { busy = false; if (pending) setTimeout(refresh, 250 * Math.pow(2, Math.min(failures, 4))); });
     }
     es.addEventListener("change", refresh);
     es.addEventListener("ready", function () { document.body.dataset.live = "on"; });
