@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -320,7 +319,7 @@ func encodePayment(p *simulator.Payment) ([]byte, error) {
 	if p.Plan != nil {
 		rec.PL = shortPlan(p.Plan)
 	}
-	return json.Marshal(&rec)
+	return appendPayRec(make([]byte, 0, 1536), &rec)
 }
 
 func decodePayment(raw, tid string) (*simulator.Payment, error) {
@@ -400,7 +399,7 @@ func encodeInstrument(in *simulator.Instrument) ([]byte, error) {
 		c := in.Card
 		rec.Card = &c
 	}
-	return json.Marshal(&rec)
+	return appendInstRec(make([]byte, 0, 512), &rec)
 }
 
 func decodeInstrument(raw, tid string) (*simulator.Instrument, error) {

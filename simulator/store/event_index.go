@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/tidwall/buntdb"
 
+	"github.com/paysandbox/paysandbox/internal/jsonappend"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -122,11 +122,9 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 	if !t.events.use() {
 		return t.scanEvents(tid, q)
 	}
-	enc, err := json.Marshal(q.PaymentID)
-	if err != nil {
-		return nil, err
-	}
-	want := string(enc)
+	// As the event encoder writes it (appendEvRec); payment ids are ours and
+	// never hold the characters json.Marshal would write otherwise.
+	want := string(jsonappend.String(nil, q.PaymentID))
 	pivot := paymentIDField + want
 	p := pEvent(tid)
 	var out []*simulator.Event
@@ -134,7 +132,7 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 	// The pivot sorts after every event of the payment (buntdb puts a keyless
 	// pivot after the items whose values compare equal), so descending from it
 	// walks the payment's events from the greatest key down.
-	err = t.tx.DescendLessOrEqual(idxEventPayment, pivot, func(k, v string) bool {
+	err := t.tx.DescendLessOrEqual(idxEventPayment, pivot, func(k, v string) bool {
 		if eventPaymentID(v) != want {
 			return false
 		}

@@ -84,7 +84,7 @@ func encodeEvent(e *simulator.Event) ([]byte, error) {
 			rec.Attempts[i] = attRec(a)
 		}
 	}
-	return json.Marshal(&rec)
+	return appendEvRec(make([]byte, 0, 256+512*len(rec.Attempts)), &rec)
 }
 
 // decodeEvent reads an event record (the value's first line) of tenant tid.
