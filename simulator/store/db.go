@@ -65,7 +65,8 @@ func Open(path, fsync string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	dk, err := openDisk(db, path, fsync)
+	hot := newHotCache()
+	dk, err := openDisk(db, path, fsync, hot.clear)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: opening %s: %w", path, err)
@@ -74,7 +75,7 @@ func Open(path, fsync string) (*DB, error) {
 	if dk != nil {
 		pruned = &dk.pruned
 	}
-	return &DB{db: db, path: path, hot: newHotCache(), disk: dk, events: newEventIndex(db, pruned)}, nil // events by payment: built on first use (event_index.go)
+	return &DB{db: db, path: path, hot: hot, disk: dk, events: newEventIndex(db, pruned)}, nil // events by payment: built on first use (event_index.go)
 }
 
 // Close stops the disk work (shrinking the file if it grew, see disk.go),

@@ -149,6 +149,19 @@ func (s *hotShard) insert(key string, e *hotEntry, h *hotCache) {
 	s.cur[key] = e
 }
 
+// clear drops every entry (the store went idle: see disk.idle). As with a
+// generation turned over, nothing read before now is published afterwards.
+func (h *hotCache) clear() {
+	at := h.seq.Load()
+	for i := range h.shards {
+		s := &h.shards[i]
+		s.mu.Lock()
+		s.cur, s.old = nil, nil
+		s.floor = max(s.floor, at)
+		s.mu.Unlock()
+	}
+}
+
 // len counts the entries held (tests and the README's figure).
 func (h *hotCache) len() int {
 	n := 0

@@ -179,7 +179,7 @@ func BenchmarkRecordEncoding(b *testing.B) {
 		Processor: &simulator.ProcessorState{Name: "STRIPE", ProcessorMerchantID: "acct_sandbox_stripe", AmountCaptured: amount},
 		PaymentMethod: simulator.PaymentMethod{PaymentMethodToken: "tok_1", AuthorizationType: "FINAL", AnalyticsID: "an_1",
 			PaymentMethodType: simulator.PaymentMethodTypeCard,
-			Data: (&simulator.Instrument{Card: card, ExpiryMonth: "12", ExpiryYear: "2030", CardholderName: "Jane Doe"}).CardData(false)},
+			Data:              (&simulator.Instrument{Card: card, ExpiryMonth: "12", ExpiryYear: "2030", CardholderName: "Jane Doe"}).CardData(false)},
 		Transactions: []simulator.Transaction{{ID: "txn_1", Type: "SALE", Date: now, Amount: amount, CurrencyCode: "EUR",
 			ProcessorStatus: simulator.StatusSettled, ProcessorName: "STRIPE", ProcessorMerchantID: "acct_sandbox_stripe",
 			ProcessorTransactionID: "ptx_1", CardTokenType: "CARD_PAN", AuthorizationCode: "A00001",
