@@ -110,9 +110,25 @@ func OmitString(dst []byte, key, v string) []byte {
 	return StringField(dst, key, v)
 }
 
+// OmitStringPtr is a *string field with omitempty (nil left out; "" written).
+func OmitStringPtr(dst []byte, key string, v *string) []byte {
+	if v == nil {
+		return dst
+	}
+	return StringField(dst, key, *v)
+}
+
 // IntField is an int64 field.
 func IntField(dst []byte, key string, v int64) []byte {
 	return strconv.AppendInt(Key(dst, key), v, 10)
+}
+
+// OmitInt is an int64 field with omitempty.
+func OmitInt(dst []byte, key string, v int64) []byte {
+	if v == 0 {
+		return dst
+	}
+	return IntField(dst, key, v)
 }
 
 // OmitIntPtr is a *int64 field with omitempty.
@@ -126,6 +142,14 @@ func OmitIntPtr(dst []byte, key string, v *int64) []byte {
 // BoolField is a bool field.
 func BoolField(dst []byte, key string, v bool) []byte {
 	return strconv.AppendBool(Key(dst, key), v)
+}
+
+// OmitBool is a bool field with omitempty.
+func OmitBool(dst []byte, key string, v bool) []byte {
+	if !v {
+		return dst
+	}
+	return BoolField(dst, key, v)
 }
 
 // OmitBoolPtr is a *bool field with omitempty.

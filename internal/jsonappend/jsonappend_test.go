@@ -34,24 +34,30 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestFieldsMatchEncodingJSON(t *testing.T) {
-	n, tr := int64(-42), true
+	n, tr, empty := int64(-42), true, ""
 	type fields struct {
-		S  string `json:"s"`
-		O  string `json:"o,omitempty"`
-		I  int64  `json:"i"`
-		IP *int64 `json:"ip,omitempty"`
-		B  bool   `json:"b"`
-		BP *bool  `json:"bp,omitempty"`
+		S  string  `json:"s"`
+		O  string  `json:"o,omitempty"`
+		SP *string `json:"sp,omitempty"`
+		I  int64   `json:"i"`
+		OI int64   `json:"oi,omitempty"`
+		IP *int64  `json:"ip,omitempty"`
+		B  bool    `json:"b"`
+		OB bool    `json:"ob,omitempty"`
+		BP *bool   `json:"bp,omitempty"`
 	}
-	for _, v := range []fields{{}, {S: "x<", O: "y\n", I: math.MinInt64, IP: &n, B: true, BP: &tr}} {
+	for _, v := range []fields{{}, {S: "x<", O: "y\n", SP: &empty, I: math.MinInt64, OI: -1, IP: &n, B: true, OB: true, BP: &tr}} {
 		want, err := encode(t, v)
 		require.NoError(t, err)
 		got := []byte{'{'}
 		got = StringField(got, "s", v.S)
 		got = OmitString(got, "o", v.O)
+		got = OmitStringPtr(got, "sp", v.SP)
 		got = IntField(got, "i", v.I)
+		got = OmitInt(got, "oi", v.OI)
 		got = OmitIntPtr(got, "ip", v.IP)
 		got = BoolField(got, "b", v.B)
+		got = OmitBool(got, "ob", v.OB)
 		got = OmitBoolPtr(got, "bp", v.BP)
 		assert.Equal(t, want, string(append(got, '}')))
 	}

@@ -46,27 +46,6 @@ func anyField(dst []byte, key string, v any) ([]byte, error) {
 	return jsonappend.Any(jsonappend.Key(dst, key), v)
 }
 
-func omitBool(dst []byte, key string, v bool) []byte {
-	if !v {
-		return dst
-	}
-	return jsonappend.BoolField(dst, key, v)
-}
-
-func omitInt(dst []byte, key string, v int64) []byte {
-	if v == 0 {
-		return dst
-	}
-	return jsonappend.IntField(dst, key, v)
-}
-
-func omitStringPtr(dst []byte, key string, v *string) []byte {
-	if v == nil {
-		return dst
-	}
-	return jsonappend.StringField(dst, key, *v)
-}
-
 // appendPayRec appends rec as encoding/json encodes it: the embedded
 // payment's members in order, less those payRec's own fields shadow, then
 // payRec's own.
@@ -112,7 +91,7 @@ func appendPayRec(dst []byte, rec *payRec) ([]byte, error) {
 	if p.StatusReason != nil {
 		dst = wire.StatusReason(jsonappend.Key(dst, "statusReason"), p.StatusReason)
 	}
-	dst = omitBool(dst, "cvvGiven", p.CVVGiven)
+	dst = jsonappend.OmitBool(dst, "cvvGiven", p.CVVGiven)
 	dst = jsonappend.OmitString(dst, "sessionId", p.SessionID)
 	dst = jsonappend.OmitString(dst, "attemptId", p.AttemptID)
 	if p.ThreeDS != nil {
@@ -151,11 +130,11 @@ func appendPayRec(dst []byte, rec *payRec) ([]byte, error) {
 		dst = append(jsonappend.Key(dst, "processor"), '{')
 		dst = jsonappend.StringField(dst, "name", pr.Name)
 		dst = jsonappend.StringField(dst, "processorMerchantId", pr.ProcessorMerchantID)
-		dst = omitInt(dst, "amountCaptured", pr.AmountCaptured)
-		dst = omitInt(dst, "amountRefunded", pr.AmountRefunded)
+		dst = jsonappend.OmitInt(dst, "amountCaptured", pr.AmountCaptured)
+		dst = jsonappend.OmitInt(dst, "amountRefunded", pr.AmountRefunded)
 		dst = append(dst, '}')
 	}
-	dst = omitBool(dst, "finalCaptured", rec.FinalCaptured)
+	dst = jsonappend.OmitBool(dst, "finalCaptured", rec.FinalCaptured)
 	dst = jsonappend.Key(dst, "transactions")
 	if rec.Transactions == nil {
 		dst = append(dst, "null"...)
@@ -175,7 +154,7 @@ func appendPayRec(dst []byte, rec *payRec) ([]byte, error) {
 	if rec.RiskData != nil {
 		dst = wire.RiskData(jsonappend.Key(dst, "riskData"), rec.RiskData)
 	}
-	dst = omitBool(dst, "rk", rec.Risk)
+	dst = jsonappend.OmitBool(dst, "rk", rec.Risk)
 	return append(dst, '}'), nil
 }
 
@@ -201,10 +180,10 @@ func appendPMRec(dst []byte, m *pmRec) ([]byte, error) {
 	if pm.ThreeDSecure != nil {
 		dst = wire.ThreeDSecure(jsonappend.Key(dst, "threeDSecureAuthentication"), pm.ThreeDSecure)
 	}
-	dst = omitBool(dst, "vaultOnSuccess", pm.VaultOnSuccess)
+	dst = jsonappend.OmitBool(dst, "vaultOnSuccess", pm.VaultOnSuccess)
 	dst = jsonappend.OmitString(dst, "firstPaymentReason", pm.FirstPaymentReason)
-	dst = omitBool(dst, "vaultOnAgreement", pm.VaultOnAgreement)
-	dst = omitBool(dst, "isVaulted", m.IsVaulted)
+	dst = jsonappend.OmitBool(dst, "vaultOnAgreement", pm.VaultOnAgreement)
+	dst = jsonappend.OmitBool(dst, "isVaulted", m.IsVaulted)
 	if m.Data != nil {
 		if dst, err = anyField(dst, "paymentMethodData", m.Data); err != nil {
 			return dst, err
@@ -215,8 +194,8 @@ func appendPMRec(dst []byte, m *pmRec) ([]byte, error) {
 		dst = jsonappend.StringField(dst, "m", d.Month)
 		dst = jsonappend.StringField(dst, "y", d.Year)
 		dst = jsonappend.OmitString(dst, "h", d.Holder)
-		dst = omitBool(dst, "t", d.Tokenized)
-		dst = omitBool(dst, "6", d.First6)
+		dst = jsonappend.OmitBool(dst, "t", d.Tokenized)
+		dst = jsonappend.OmitBool(dst, "6", d.First6)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
@@ -254,7 +233,7 @@ func appendTxnRec(dst []byte, x *txnRec) ([]byte, error) {
 			dst = jsonappend.StringField(dst, "type", ev.Type)
 			dst = jsonappend.OmitIntPtr(dst, "amount", ev.Amount)
 			dst = jsonappend.OmitBoolPtr(dst, "final", ev.Final)
-			dst = omitInt(dst, "refunded", ev.Refunded)
+			dst = jsonappend.OmitInt(dst, "refunded", ev.Refunded)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, ']')
@@ -265,15 +244,15 @@ func appendTxnRec(dst []byte, x *txnRec) ([]byte, error) {
 			return dst, err
 		}
 	}
-	dst = omitStringPtr(dst, "currencyCode", x.CurrencyCode)
-	dst = omitStringPtr(dst, "processorName", x.ProcessorName)
-	dst = omitStringPtr(dst, "processorMerchantId", x.ProcessorMerchantID)
-	dst = omitStringPtr(dst, "cardTokenType", x.CardTokenType)
+	dst = jsonappend.OmitStringPtr(dst, "currencyCode", x.CurrencyCode)
+	dst = jsonappend.OmitStringPtr(dst, "processorName", x.ProcessorName)
+	dst = jsonappend.OmitStringPtr(dst, "processorMerchantId", x.ProcessorMerchantID)
+	dst = jsonappend.OmitStringPtr(dst, "cardTokenType", x.CardTokenType)
 	return append(dst, '}'), nil
 }
 
 func omitDuration(dst []byte, key string, d time.Duration) []byte {
-	return omitInt(dst, key, int64(d))
+	return jsonappend.OmitInt(dst, key, int64(d))
 }
 
 func appendStatusReasonPtr(dst []byte, key string, r *simulator.StatusReason) []byte {
@@ -287,9 +266,9 @@ func appendAccountShort(dst []byte, a *accountShort) []byte {
 	dst = append(dst, '{')
 	dst = jsonappend.OmitString(dst, "n", a.Name)
 	dst = jsonappend.OmitString(dst, "m", a.MerchantID)
-	dst = omitBool(dst, "y", a.AsyncCapture)
+	dst = jsonappend.OmitBool(dst, "y", a.AsyncCapture)
 	dst = omitDuration(dst, "sa", a.SettleAfter)
-	dst = omitBool(dst, "ac", a.AuthorizationCode)
+	dst = jsonappend.OmitBool(dst, "ac", a.AuthorizationCode)
 	return append(dst, '}')
 }
 
@@ -332,7 +311,7 @@ func appendPlanShort(dst []byte, pl *planShort) []byte {
 		dst = append(jsonappend.Key(dst, "d"), '{')
 		dst = omitDuration(dst, "af", d.After)
 		dst = jsonappend.OmitString(dst, "r", d.Reason)
-		dst = omitInt(dst, "am", d.Amount)
+		dst = jsonappend.OmitInt(dst, "am", d.Amount)
 		if len(d.Then) > 0 {
 			dst = append(jsonappend.Key(dst, "t"), '[')
 			for i, st := range d.Then {
@@ -351,7 +330,7 @@ func appendPlanShort(dst []byte, pl *planShort) []byte {
 	if pl.Account != nil {
 		dst = appendAccountShort(jsonappend.Key(dst, "a"), pl.Account)
 	}
-	dst = omitInt(dst, "as", int64(pl.AccountStep))
+	dst = jsonappend.OmitInt(dst, "as", int64(pl.AccountStep))
 	return append(dst, '}')
 }
 
@@ -366,21 +345,21 @@ func appendInstRec(dst []byte, rec *instRec) ([]byte, error) {
 	dst = jsonappend.StringField(dst, "expirationMonth", in.ExpiryMonth)
 	dst = jsonappend.StringField(dst, "expirationYear", in.ExpiryYear)
 	dst = jsonappend.OmitString(dst, "cardholderName", in.CardholderName)
-	dst = omitBool(dst, "cvvGiven", in.CVVGiven)
+	dst = jsonappend.OmitBool(dst, "cvvGiven", in.CVVGiven)
 	dst = jsonappend.StringField(dst, "analyticsId", in.AnalyticsID)
 	if dst, err = timeField(dst, "createdAt", in.CreatedAt); err != nil {
 		return dst, err
 	}
 	dst = jsonappend.OmitString(dst, "sessionId", in.SessionID)
 	dst = jsonappend.OmitString(dst, "attemptId", in.AttemptID)
-	dst = omitBool(dst, "used", in.Used)
-	dst = omitBool(dst, "invalidated", in.Invalidated)
+	dst = jsonappend.OmitBool(dst, "used", in.Used)
+	dst = jsonappend.OmitBool(dst, "invalidated", in.Invalidated)
 	dst = jsonappend.OmitString(dst, "vaultedAs", in.VaultedAs)
 	dst = jsonappend.OmitString(dst, "customerId", in.CustomerID)
 	dst = jsonappend.OmitString(dst, "sourceToken", in.SourceToken)
-	dst = omitBool(dst, "verified", in.Verified)
-	dst = omitBool(dst, "default", in.Default)
-	dst = omitBool(dst, "deleted", in.Deleted)
+	dst = jsonappend.OmitBool(dst, "verified", in.Verified)
+	dst = jsonappend.OmitBool(dst, "default", in.Default)
+	dst = jsonappend.OmitBool(dst, "deleted", in.Deleted)
 	if !in.DeletedAt.IsZero() {
 		if dst, err = timeField(dst, "deletedAt", in.DeletedAt); err != nil {
 			return dst, err
@@ -435,7 +414,7 @@ func appendEvRec(dst []byte, rec *evRec) ([]byte, error) {
 			if a.StatusCode != 0 {
 				dst = strconv.AppendInt(jsonappend.Key(dst, "statusCode"), int64(a.StatusCode), 10)
 			}
-			dst = omitInt(dst, "latencyMs", a.LatencyMs)
+			dst = jsonappend.OmitInt(dst, "latencyMs", a.LatencyMs)
 			dst = jsonappend.OmitString(dst, "error", a.Error)
 			dst = jsonappend.OmitString(dst, "responseBodyHead", a.ResponseBodyHead)
 			dst = jsonappend.OmitString(dst, "signedAt", a.SignedAt)
@@ -444,7 +423,7 @@ func appendEvRec(dst []byte, rec *evRec) ([]byte, error) {
 					return dst, err
 				}
 			}
-			dst = omitBool(dst, "replay", a.Replay)
+			dst = jsonappend.OmitBool(dst, "replay", a.Replay)
 			dst = jsonappend.OmitString(dst, "chaos", a.Chaos)
 			dst = append(dst, '}')
 		}
