@@ -41,9 +41,7 @@ func (s *Server) live(topic func(r *http.Request) string, h http.HandlerFunc) ht
 		if r.Header.Get("X-Fragment") != "live" {
 			if a := authOf(r); a != nil {
 				t := topic(r)
-				if fp := s.fingerprinter(a, t, r); fp != nil {
-					r = r.WithContext(context.WithValue(r.Context(), liveFPKey{}, liveFP{t, strconv.FormatUint(fp(), 16)}))
-				}
+				r = r.WithContext(context.WithValue(r.Context(), liveFPKey{}, liveFP{t, s.fingerprintNow(a, t, r)}))
 			}
 		}
 		h(w, r)
@@ -56,6 +54,12 @@ func (s *Server) liveFPOf(r *http.Request, a *auth, topic string) string {
 	if v, ok := r.Context().Value(liveFPKey{}).(liveFP); ok && v.topic == topic {
 		return v.fp
 	}
+	return s.fingerprintNow(a, topic, r)
+}
+
+// fingerprintNow is topic's fingerprint as the page carries it ("" for an
+// unknown topic, which the stream then does not compare).
+func (s *Server) fingerprintNow(a *auth, topic string, r *http.Request) string {
 	if fp := s.fingerprinter(a, topic, r); fp != nil {
 		return strconv.FormatUint(fp(), 16)
 	}
