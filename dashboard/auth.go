@@ -118,7 +118,7 @@ func (s *Server) signed(h http.HandlerFunc) http.HandlerFunc {
 		}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-			if !sameOrigin(r) || !hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(a.CSRF)) {
+			if !s.sameOrigin(r) || !hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(a.CSRF)) {
 				s.render(w, r, http.StatusForbidden, "message", &view{Title: "Refused", Bare: true,
 					Data: message{Heading: "This form was refused", Text: "It did not come from this dashboard page (missing or stale form token). Reload the page and try again.", Link: Prefix + "/", LinkText: "Back to the dashboard"}})
 				return
@@ -128,8 +128,9 @@ func (s *Server) signed(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// sameOrigin is false when Origin (or, without it, Referer) names another host.
-func sameOrigin(r *http.Request) bool {
+// sameOrigin is false when Origin (or, without it, Referer) names another
+// host than the client's (forwarded.Trust.Host).
+func (s *Server) sameOrigin(r *http.Request) bool {
 	src := r.Header.Get("Origin")
 	if src == "" {
 		src = r.Header.Get("Referer")
@@ -141,7 +142,7 @@ func sameOrigin(r *http.Request) bool {
 		return false // an opaque origin is never this dashboard
 	}
 	u, err := url.Parse(src)
-	return err == nil && u.Host == r.Host
+	return err == nil && u.Host == s.opt.Trust.Host(r)
 }
 
 type loginData struct {
@@ -165,7 +166,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	key := strings.TrimSpace(r.PostFormValue("apiKey"))
 	next := safeNext(r.PostFormValue("next"))
-	if !sameOrigin(r) {
+	if !s.sameOrigin(r) {
 		s.render(w, r, http.StatusForbidden, "login", &view{Title: "Sign in", Bare: true, Data: loginData{Next: next, Error: "The sign-in form must be sent from this dashboard."}})
 		return
 	}
@@ -176,7 +177,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.sign("session", claims{Tenant: t.ID, Key: keyHash(key), Exp: s.opt.Now().Add(s.opt.SessionTTL).Unix()})
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: v, Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: r.TLS != nil, MaxAge: int(s.opt.SessionTTL / time.Second)})
+		Secure: s.secure(r), MaxAge: int(s.opt.SessionTTL / time.Second)})
 	if next == "" {
 		next = Prefix + "/payments"
 	}
@@ -184,9 +185,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secure(r), MaxAge: -1})
 	http.Redirect(w, r, Prefix+"/login", http.StatusSeeOther)
 }
+
+// secure reports that the client reached the dashboard over https (directly
+// or through a trusted proxy): the session cookie is then Secure.
+func (s *Server) secure(r *http.Request) bool { return s.opt.Trust.Scheme(r) == "https" }
 
 // safeNext keeps redirects inside the dashboard.
 func safeNext(n string) string {

@@ -38,7 +38,7 @@ func (s *Server) checkoutLink(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	exp := s.opt.Now().Add(s.opt.CheckoutTTL)
-	link := baseURL(r) + Prefix + "/checkout?l=" + url.QueryEscape(s.newCheckoutLink(a))
+	link := s.opt.Trust.BaseURL(r) + Prefix + "/checkout?l=" + url.QueryEscape(s.newCheckoutLink(a))
 	s.render(w, r, http.StatusOK, "message", &view{Title: "Checkout link", Nav: "payments", Data: message{
 		Heading: "Demo checkout link", Text: "Anyone with this link can pay into tenant " + a.Tenant.ID + " until " + exp.UTC().Format(time.RFC1123) + ", without an API key.",
 		Link: link, LinkText: link,
@@ -214,7 +214,7 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) challengeAnswer(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	token, result, l := r.PostFormValue("token"), r.PostFormValue("result"), r.PostFormValue("l")
-	if !sameOrigin(r) {
+	if !s.sameOrigin(r) {
 		http.Error(w, "cross-site form refused", http.StatusForbidden)
 		return
 	}

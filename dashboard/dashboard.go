@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	// Now is the wall clock of cookies and links (default time.Now); tenant
 	// clocks never expire a sign-in.
 	Now func() time.Time
+	// Trust decides whose X-Forwarded-* headers count for the client's
+	// scheme, host and address (the session cookie's Secure, checkout links,
+	// the same-origin check, the log); nil: loopback and private ranges.
+	Trust *forwarded.Trust
 }
 
 // Server serves the dashboard and the demo checkout.
@@ -121,7 +126,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"latency", time.Since(start).Round(time.Microsecond).String())
+			"latency", time.Since(start).Round(time.Microsecond).String(), "client", s.opt.Trust.ClientIP(r))
 	}()
 	s.mux.ServeHTTP(sw, r)
 }

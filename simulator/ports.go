@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"errors"
+	"net/url"
 	"time"
 )
 
@@ -208,4 +209,15 @@ type RefundDecision struct {
 	After     time.Duration // for PENDING
 	ResolveTo PaymentStatus // SETTLED or FAILED, for PENDING
 	Reason    *StatusReason
+}
+
+// EndpointPolicy decides which webhook endpoints may be stored (serve's
+// --webhook-allow; the webhooks package implements it and checks the address
+// it dials again, since DNS answers change). Service.CheckWebhookEndpoint
+// asks it wherever an endpoint is set.
+type EndpointPolicy interface {
+	// AdmitEndpoint answers nil, or why u is refused as a sentence that
+	// completes "url ..." and names the rule ("is refused by
+	// --webhook-allow ..."). It may resolve u's host.
+	AdmitEndpoint(u *url.URL) error
 }

@@ -27,6 +27,9 @@ type Service struct {
 	// Webhooks runs the webhook attempts a clock advance makes due and waits
 	// for them (nil: none); it answers what it ran.
 	Webhooks WebhookRunner
+	// Endpoints admits webhook endpoints (nil: any well-formed URL); see
+	// CheckWebhookEndpoint.
+	Endpoints EndpointPolicy
 
 	waits waitHub
 	sched *Scheduler
@@ -38,6 +41,8 @@ type Config struct {
 	// MaxHeldPerTenant caps each tenant's open long-polls and streams
 	// (0: DefaultMaxHeldPerTenant).
 	MaxHeldPerTenant int
+	// Endpoints admits webhook endpoints (serve's --webhook-allow; nil: any).
+	Endpoints EndpointPolicy
 }
 
 // NewService wires the use cases to their ports.
@@ -49,7 +54,7 @@ func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Process
 		cfg.AttemptTTL = 15 * time.Minute
 	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
-		Held: NewHeld(cfg.MaxHeldPerTenant)}
+		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints}
 	NewScheduler(s)
 	return s
 }

@@ -19,7 +19,9 @@ type TenantSpec struct {
 
 // EnsureTenant creates or updates a tenant defined by configuration (the
 // default tenant and the config file's tenants): keys, secret and webhook URL
-// follow the configuration at every start; data and clock stay.
+// follow the configuration at every start; data and clock stay. The caller
+// checks spec.WebhookURL with CheckWebhookEndpoint (a refused one is a
+// configuration error, reported before any tenant is touched).
 func (s *Service) EnsureTenant(spec TenantSpec) (*Tenant, error) {
 	var out *Tenant
 	err := s.Store.Update(func(tx Tx) error {
@@ -53,7 +55,11 @@ func (s *Service) EnsureTenant(spec TenantSpec) (*Tenant, error) {
 // CreateTenant makes a new tenant with its own data, clock, scenarios,
 // webhook endpoint and secret (POST /_sandbox/tenants). Without scopes its key
 // has every scope. A ttl deletes the tenant and its data when it passes.
+// Errors: RequestValidationError (webhookURL refused by CheckWebhookEndpoint).
 func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Duration) (*Tenant, error) {
+	if err := s.CheckWebhookEndpoint(webhookURL); err != nil {
+		return nil, WebhookURLError("TenantCreateRequest", "$.webhookUrl", "webhookUrl", err)
+	}
 	if scopes == nil {
 		scopes = slices.Clone(AllScopes)
 	}

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"context"
+	"net/url"
 	"time"
 )
 
@@ -72,11 +73,37 @@ const PruneBatch = 256
 
 func (s *Service) webhooksNotify(tenantID string) { s.waits.notify("webhooks:" + tenantID) }
 
-// SetWebhookURL sets (or with "" clears) the tenant's webhook endpoint.
-// Errors: RequestValidationError (not an absolute http(s) URL).
+// CheckWebhookEndpoint is the one check of a webhook endpoint, wherever one
+// is set (the config file, tenant creation, the control plane, a snapshot
+// import): its form (CheckWebhookURL), then policy p (nil: none). ""
+// (no endpoint) passes. The error's text completes a sentence about the
+// field ("url must be an absolute http(s) URL", "url is refused by
+// --webhook-allow ..."); WebhookURLError makes it a 422.
+func CheckWebhookEndpoint(p EndpointPolicy, raw string) error {
+	if err := CheckWebhookURL(raw); err != nil || raw == "" || p == nil {
+		return err
+	}
+	u, _ := url.Parse(raw) // CheckWebhookURL parsed it
+	return p.AdmitEndpoint(u)
+}
+
+// CheckWebhookEndpoint checks raw with the service's EndpointPolicy.
+func (s *Service) CheckWebhookEndpoint(raw string) error { return CheckWebhookEndpoint(s.Endpoints, raw) }
+
+// WebhookURLError is the 422 of an endpoint that CheckWebhookEndpoint
+// refused, at path of model (field is the field's name in the message).
+func WebhookURLError(model, path, field string, err error) *Error {
+	return ValidationError(model, FieldError{Path: path, Description: field + " " + err.Error()})
+}
+
+// SetWebhookURL sets the tenant's webhook endpoint.
+// Errors: RequestValidationError (empty, or refused by CheckWebhookEndpoint).
 func (s *Service) SetWebhookURL(t *Tenant, url string) (*Tenant, error) {
-	if err := CheckWebhookURL(url); err != nil || url == "" {
-		return nil, ValidationError("WebhookEndpointRequest", FieldError{Path: "$.url", Description: "url must be an absolute http(s) URL"})
+	if url == "" {
+		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", errNotAbsolute)
+	}
+	if err := s.CheckWebhookEndpoint(url); err != nil {
+		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", err)
 	}
 	return s.updateTenant(t, func(cur *Tenant) { cur.WebhookURL = url })
 }

@@ -1,7 +1,7 @@
 package simulator
 
 import (
-	"fmt"
+	"errors"
 	"net/url"
 	"slices"
 	"time"
@@ -72,18 +72,28 @@ type Tenant struct {
 	Scenarios string `json:"scenarios,omitempty"`
 }
 
-// CheckWebhookURL is the rule for a webhook endpoint: empty (none), or an
-// absolute http(s) URL.
+// CheckWebhookURL is the form of a webhook endpoint: empty (none), or an
+// absolute http(s) URL without credentials (user:pass@ would be stored, shown
+// and sent; receivers verify X-Signature-Primary instead). The error's text
+// completes a sentence about the field: "url must be ...".
 func CheckWebhookURL(s string) error {
 	if s == "" {
 		return nil
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not an absolute http(s) URL", s)
+		return errNotAbsolute
+	}
+	if u.User != nil {
+		return errCredentials
 	}
 	return nil
 }
+
+var (
+	errNotAbsolute = errors.New("must be an absolute http(s) URL")
+	errCredentials = errors.New("must not carry credentials (user:pass@): they would be stored and shown with the endpoint; verify X-Signature-Primary in the receiver instead")
+)
 
 // Now is the tenant's clock: base time plus the tenant's offset, normalised.
 func (t *Tenant) Now(c Clock) time.Time { return norm(c.Now().Add(t.ClockOffset)) }

@@ -87,13 +87,7 @@ func NewDispatcher(svc *simulator.Service, timeout time.Duration, concurrency in
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
 		held: map[string]int{}, dirty: map[string]bool{},
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = concurrency
-	d.client = &http.Client{
-		Transport: tr,
-		// Redirects are answers like any other non-2xx: the attempt fails.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	d.client = deliveryClient(svc.Endpoints, concurrency) // guard.go: --webhook-allow, no proxy, no redirects
 	svc.Webhooks = d
 	return d
 }
@@ -480,6 +474,9 @@ func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulato
 }
 
 func describe(err error, timeout time.Duration) string {
+	if msg, ok := attemptError(err); ok {
+		return msg
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "timeout: no answer within " + timeout.String()
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/fixtures"
+	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
@@ -30,6 +31,8 @@ type AppOptions struct {
 	IDs    simulator.IDGen // default random ids
 	// UI configures the dashboard (its webhooks, scenarios and journal sources).
 	UI dashboard.Options
+	// Resolver answers host names for --webhook-allow (default the system's).
+	Resolver webhooks.Resolver
 }
 
 // App is the one composition root, shared by main and the end-to-end tests:
@@ -87,6 +90,11 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard, trust, err := cfg.edges(opt.Resolver)
+	if err != nil {
+		closeLog(logBuf)
+		return nil, err
+	}
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	if err != nil {
 		closeLog(logBuf)
@@ -98,7 +106,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		return nil, err
 	}
 	proc := processors.NewFake(rules)
-	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant})
+	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard})
 	proc.TenantDoc = tenantScenarios(svc)
 	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc, logBuf: logBuf}
 	a.wireWebhooks()
@@ -112,10 +120,12 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout,
 		OnChaos:     a.Webhooks.ResetChaos,
 		JournalSize: cfg.JournalSize,
+		Trust:       trust,
 	})
 	if opt.UI.Logger == nil {
 		opt.UI.Logger = log
 	}
+	opt.UI.Trust = trust
 	if opt.UI.PrefillKey == "" {
 		opt.UI.PrefillKey = simulator.DefaultAPIKey
 	}
@@ -128,6 +138,32 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	a.Handler = a.UI.Wrap(a.Server.Routes())
 	return a, nil
+}
+
+// edges builds what stands between the server and the network: the webhook
+// guard (--webhook-allow), with every endpoint of the configuration checked
+// against it (a refused one stops the start, naming the key and the rule),
+// and the trusted proxies (--trusted-proxy).
+func (c Config) edges(r webhooks.Resolver) (*webhooks.Guard, *forwarded.Trust, error) {
+	guard, err := webhooks.NewGuard(c.WebhookAllow, r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: webhook_allow: %w", err)
+	}
+	trust, err := forwarded.New(c.TrustedProxy)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: trusted_proxy: %w", err)
+	}
+	keys, urls := c.webhookURLs()
+	var errs []error
+	for i, u := range urls {
+		if err := simulator.CheckWebhookEndpoint(guard, u); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q %w", keys[i], u, err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, fmt.Errorf("config: %w", errors.Join(errs...))
+	}
+	return guard, trust, nil
 }
 
 // ensureTenants creates the default tenant and the config file's tenants.

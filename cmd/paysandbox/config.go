@@ -10,7 +10,9 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/webhooks"
 )
 
 // Config is the typed configuration of `serve`. Precedence: flags > env
@@ -44,6 +46,13 @@ type Config struct {
 	DefaultTenant *bool `mapstructure:"default_tenant"`
 	// JournalSize is how many requests the journal keeps per tenant.
 	JournalSize int `mapstructure:"journal_size"`
+	// WebhookAllow lists the exact host names and IPs/CIDRs webhook
+	// endpoints may reach (webhooks.Guard); empty: any.
+	WebhookAllow []string `mapstructure:"webhook_allow"`
+	// TrustedProxy lists the CIDRs whose X-Forwarded-* headers count for the
+	// client's scheme, host and address (forwarded.Trust); empty: loopback
+	// and private ranges; "none": no peer.
+	TrustedProxy []string `mapstructure:"trusted_proxy"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -86,6 +95,8 @@ var defaults = map[string]any{
 	"webhook_retention_age":   "168h",
 	"default_tenant":          true,
 	"journal_size":            500,
+	"webhook_allow":           []string{},
+	"trusted_proxy":           []string{},
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -109,6 +120,8 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Duration("shutdown-timeout", 5*time.Second, "on SIGTERM, wait this long at most for in-flight requests")
 	fs.Bool("no-default-tenant", false, "do not create the default tenant; its public key sandbox-api-key stops answering (config default_tenant: false)")
 	fs.Int("journal-size", 500, "requests the journal (GET /_sandbox/requests) keeps per tenant")
+	fs.StringSlice("webhook-allow", nil, "exact host names and IPs/CIDRs webhook endpoints may reach, checked when set and on the address dialled (repeat or comma-separate; unset: any)")
+	fs.StringSlice("trusted-proxy", nil, "CIDRs whose X-Forwarded-Proto/-Host/-For count for the client's scheme, host and address (repeat or comma-separate; unset: loopback and private ranges; none: no peer)")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.
@@ -153,6 +166,19 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 		return Config{}, fmt.Errorf("config: %s", msg)
 	}
 	return cfg, cfg.Validate()
+}
+
+// webhookURLs are the endpoints the configuration sets, by config key.
+func (c Config) webhookURLs() (keys, urls []string) {
+	if c.WebhookURL != "" {
+		keys, urls = append(keys, "webhook_url"), append(urls, c.WebhookURL)
+	}
+	for i, t := range c.Tenants {
+		if t.WebhookURL != "" {
+			keys, urls = append(keys, fmt.Sprintf("tenants[%d].webhook_url", i)), append(urls, t.WebhookURL)
+		}
+	}
+	return keys, urls
 }
 
 // DefaultTenantOn reports whether the default tenant is created.
@@ -201,7 +227,13 @@ func (c Config) Validate() error {
 		bad("log_level: %q is not debug, info, warn or error", c.LogLevel)
 	}
 	if err := simulator.CheckWebhookURL(c.WebhookURL); err != nil {
-		bad("webhook_url: %v", err)
+		bad("webhook_url: %q %v", c.WebhookURL, err)
+	}
+	if _, err := webhooks.NewGuard(c.WebhookAllow, nil); err != nil {
+		bad("webhook_allow: %v", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	if _, err := forwarded.New(c.TrustedProxy); err != nil {
+		bad("trusted_proxy: %v", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	if c.WebhookTimeout < 0 {
 		bad("webhook_timeout: %s must not be negative", c.WebhookTimeout)
@@ -238,7 +270,7 @@ func (c Config) Validate() error {
 			}
 		}
 		if err := simulator.CheckWebhookURL(t.WebhookURL); err != nil {
-			bad("%s.webhook_url: %v", at, err)
+			bad("%s.webhook_url: %q %v", at, t.WebhookURL, err)
 		}
 	}
 	return errors.Join(errs...)

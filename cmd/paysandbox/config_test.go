@@ -20,7 +20,7 @@ func defaultConfig() Config {
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, MaxConnections: 4096,
 		MaxWaitsPerTenant: 64, ShutdownTimeout: 5 * time.Second,
 		WebhookTimeout: 10 * time.Second, WebhookRetentionCount: 1000, WebhookRetentionAge: 7 * 24 * time.Hour,
-		DefaultTenant: ptrTo(true), JournalSize: 500,
+		DefaultTenant: ptrTo(true), JournalSize: 500, WebhookAllow: []string{}, TrustedProxy: []string{},
 	}
 }
 

@@ -35,8 +35,10 @@ func (s *Server) createTenant(c echo.Context) error {
 			}
 			ttl = d
 		}
-		if v, ok := tree["webhookUrl"].(string); ok && simulator.CheckWebhookURL(v) != nil {
-			errs = append(errs, simulator.FieldError{Path: "$.webhookUrl", Description: "webhookUrl must be an absolute http(s) URL"})
+		if v, ok := tree["webhookUrl"].(string); ok {
+			if err := s.svc.CheckWebhookEndpoint(v); err != nil {
+				errs = append(errs, simulator.FieldError{Path: "$.webhookUrl", Description: "webhookUrl " + err.Error()})
+			}
 		}
 		return errs
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -21,6 +23,7 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		rid := uuid.NewString()
 		c.Set(ctxRequestID, rid)
+		c.Set(ctxTrust, s.opt.Trust)
 		c.Response().Header().Set("X-Request-Id", rid)
 		journalEnd := s.journalStart(c)
 		err := recovered(next, c)
@@ -31,6 +34,7 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		attrs := []any{
 			"method", c.Request().Method, "path", c.Request().URL.Path,
 			"status", c.Response().Status, "latency", time.Since(start).Round(time.Microsecond).String(),
+			"client", clientAddr{c.Request(), s.opt.Trust},
 		}
 		if t := tenantOf(c); t != nil {
 			attrs = append(attrs, "tenant", t.ID)
@@ -42,6 +46,15 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		return nil
 	}
 }
+
+// clientAddr logs the client's address (forwarded.Trust.ClientIP), worked
+// out only when the line is written.
+type clientAddr struct {
+	r     *http.Request
+	trust *forwarded.Trust
+}
+
+func (a clientAddr) LogValue() slog.Value { return slog.StringValue(a.trust.ClientIP(a.r)) }
 
 // recovered runs next and turns a panic into an internal error (500
 // InternalError, logged with its diagnosticsId) instead of a dropped connection.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -36,6 +37,10 @@ type Options struct {
 	// JournalSize is how many requests the journal keeps per tenant
 	// (0: DefaultJournalSize).
 	JournalSize int
+	// Trust decides whose X-Forwarded-* headers count for the client's
+	// scheme, host and address (challengeUrl, the log); nil: loopback and
+	// private ranges.
+	Trust *forwarded.Trust
 }
 
 // Server is the HTTP face of the service.
@@ -62,6 +67,7 @@ func New(svc *simulator.Service, opt Options) *Server {
 	e.HideBanner, e.HidePort = true, true
 	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize)}
 	e.HTTPErrorHandler = s.handleError
+	e.IPExtractor = opt.Trust.ClientIP // c.RealIP()
 	e.Pre(trimTrailingSlash)
 	e.Use(s.requestLog)
 	s.routes()
@@ -82,6 +88,7 @@ const (
 	ctxBody      = "paysandbox.body"
 	ctxErrorCode = "paysandbox.errorCode"
 	ctxRequestID = "paysandbox.requestId"
+	ctxTrust     = "paysandbox.trust"
 )
 
 func requestID(c echo.Context) string {
@@ -99,7 +106,8 @@ func tenantOf(c echo.Context) *simulator.Tenant {
 func writeJSON(c echo.Context, status int, v any) error {
 	if d, ok := v.(paymentDTO); ok && d.RequiredAction != nil && strings.HasPrefix(d.RequiredAction.ChallengeURL, "/") {
 		ra := *d.RequiredAction
-		ra.ChallengeURL = c.Scheme() + "://" + c.Request().Host + ra.ChallengeURL
+		trust, _ := c.Get(ctxTrust).(*forwarded.Trust) // nil: the default ranges
+		ra.ChallengeURL = trust.BaseURL(c.Request()) + ra.ChallengeURL
 		d.RequiredAction = &ra
 		v = d
 	}
