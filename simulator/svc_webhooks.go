@@ -88,7 +88,9 @@ func CheckWebhookEndpoint(p EndpointPolicy, raw string) error {
 }
 
 // CheckWebhookEndpoint checks raw with the service's EndpointPolicy.
-func (s *Service) CheckWebhookEndpoint(raw string) error { return CheckWebhookEndpoint(s.Endpoints, raw) }
+func (s *Service) CheckWebhookEndpoint(raw string) error {
+	return CheckWebhookEndpoint(s.Endpoints, raw)
+}
 
 // WebhookURLError is the 422 of an endpoint that CheckWebhookEndpoint
 // refused, at path of model (field is the field's name in the message).

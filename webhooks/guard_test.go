@@ -1,0 +1,257 @@
+package webhooks_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/fixtures"
+	"github.com/paysandbox/paysandbox/processors"
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/store"
+	"github.com/paysandbox/paysandbox/webhooks"
+)
+
+// fakeDNS answers host names from a table a test may change between the
+// moment an endpoint is set and the moment a delivery dials it.
+type fakeDNS struct {
+	mu      sync.Mutex
+	answers map[string][]netip.Addr
+	lookups atomic.Int32
+}
+
+func newDNS(pairs ...string) *fakeDNS {
+	d := &fakeDNS{answers: map[string][]netip.Addr{}}
+	for i := 0; i < len(pairs); i += 2 {
+		d.set(pairs[i], pairs[i+1])
+	}
+	return d
+}
+
+// set makes host resolve to the addresses (comma-free list, one per call).
+func (d *fakeDNS) set(host string, addrs ...string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.answers[host] = nil
+	for _, a := range addrs {
+		d.answers[host] = append(d.answers[host], netip.MustParseAddr(a))
+	}
+}
+
+func (d *fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	d.lookups.Add(1)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if a, ok := d.answers[host]; ok {
+		return a, nil
+	}
+	return nil, fmt.Errorf("lookup %s: no such host", host)
+}
+
+func TestGuardAdmitEndpoint(t *testing.T) {
+	dns := newDNS("inside.test", "10.1.2.3", "outside.test", "93.184.216.34", "local.test", "127.0.0.1")
+	dns.set("split.test", "10.1.2.3", "127.0.0.1")
+	tests := []struct {
+		name    string
+		allow   []string
+		url     string
+		refused string // "" admits; else a substring of the error
+	}{
+		{"no list admits anything", nil, "http://127.0.0.1:9000/hooks", ""},
+		{"no list admits names it cannot resolve", nil, "http://nowhere.test/hooks", ""},
+		{"a name entry admits its host without resolving", []string{"hooks.example"}, "https://hooks.example/x", ""},
+		{"name entries compare without case or trailing dot", []string{"Hooks.Example."}, "https://HOOKS.example:8443/x", ""},
+		{"a CIDR entry admits a name resolving inside", []string{"10.0.0.0/8"}, "http://inside.test:4000/hooks", ""},
+		{"an IP entry admits that address", []string{"127.0.0.1"}, "http://127.0.0.1:4000/", ""},
+		{"an IP literal inside a CIDR", []string{"10.0.0.0/8"}, "http://10.9.9.9/", ""},
+		{"an IPv4-mapped CIDR covers IPv4", []string{"::ffff:10.0.0.0/104"}, "http://10.9.9.9/", ""},
+		{"a name resolving outside", []string{"10.0.0.0/8"}, "http://local.test:4000/", "local.test is not a listed host name and no entry covers its address 127.0.0.1"},
+		{"every address must be inside", []string{"10.0.0.0/8"}, "http://split.test/", "its address 127.0.0.1"},
+		{"an IP literal outside", []string{"10.0.0.0/8", "hooks.example"}, "http://127.0.0.1:4000/", "no entry covers the address 127.0.0.1"},
+		{"an IPv6 literal outside", []string{"10.0.0.0/8"}, "http://[::1]:4000/", "no entry covers the address ::1"},
+		{"a name that does not resolve", []string{"10.0.0.0/8"}, "http://nowhere.test/", "could not be resolved"},
+		{"a name entry is exact: no subdomains", []string{"example.com"}, "http://evil.example.com/", "evil.example.com is not a listed host name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := webhooks.NewGuard(tc.allow, dns)
+			require.NoError(t, err)
+			u, err := url.Parse(tc.url)
+			require.NoError(t, err)
+			err = g.AdmitEndpoint(u)
+			if tc.refused == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "is refused by --webhook-allow (allowed: ")
+			assert.Contains(t, err.Error(), tc.refused)
+		})
+	}
+}
+
+func TestNewGuardEntries(t *testing.T) {
+	tests := []struct {
+		entries []string
+		bad     string // "" parses
+	}{
+		{[]string{"hooks.example", "10.0.0.0/8", "192.168.1.7", "fd00::/8", " spaced.example ", ""}, ""},
+		{[]string{"*.example.com"}, `"*.example.com" is not a host name`},
+		{[]string{"http://hooks.example"}, `"http://hooks.example"`},
+		{[]string{"hooks.example:443"}, `"hooks.example:443"`},
+		{[]string{"10.0.0.0/33"}, `"10.0.0.0/33"`},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.entries), func(t *testing.T) {
+			_, err := webhooks.NewGuard(tc.entries, nil)
+			if tc.bad == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.bad)
+		})
+	}
+}
+
+// guardedService is the real service over db with guard as its endpoint
+// policy, and the default tenant.
+func guardedService(tb testing.TB, db *store.DB, guard simulator.EndpointPolicy) (*simulator.Service, *simulator.Tenant) {
+	tb.Helper()
+	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	require.NoError(tb, err)
+	svc := simulator.NewService(db, clock.NewManual(epoch), &simulator.SeqIDs{}, cards, processors.NewFake(nil), nil,
+		simulator.Config{Endpoints: guard})
+	svc.Renderer = webhooks.Renderer{}
+	tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
+	require.NoError(tb, err)
+	return svc, tn
+}
+
+func memDB(tb testing.TB) *store.DB {
+	tb.Helper()
+	db, err := store.Open(":memory:", store.FsyncNever)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// payOnce makes one approved payment (its PENDING and AUTHORIZED events).
+func payOnce(tb testing.TB, svc *simulator.Service, tn *simulator.Tenant) {
+	tb.Helper()
+	(&env{svc: svc, t: tn}).pay(tb, 1000, "4111111111111111")
+}
+
+// The dialer applies --webhook-allow to the address it dials: a name that
+// resolved inside the list when the endpoint was set but resolves to a
+// refused address at delivery (DNS rebinding) is not dialled, and an
+// endpoint stored before the list refused it stays stored while every
+// attempt fails saying why. Once the list admits it, a replay delivers.
+func TestDialerRefusesWhatTheListRefuses(t *testing.T) {
+	var got atomic.Int32
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { got.Add(1) }))
+	t.Cleanup(rc.Close)
+	port := rc.Listener.Addr().(*net.TCPAddr).Port
+
+	t.Run("DNS answer changed after the endpoint was set", func(t *testing.T) {
+		got.Store(0)
+		dns := newDNS("rebind.test", "10.0.0.7")
+		g, err := webhooks.NewGuard([]string{"10.0.0.0/8"}, dns)
+		require.NoError(t, err)
+		svc, tn := guardedService(t, memDB(t), g)
+		tn, err = svc.SetWebhookURL(tn, fmt.Sprintf("http://rebind.test:%d/hooks", port))
+		require.NoError(t, err, "rebind.test resolves inside 10.0.0.0/8 when set")
+		dns.set("rebind.test", "127.0.0.1") // where the receiver really is
+		d := webhooks.NewDispatcher(svc, time.Second, 4)
+		payOnce(t, svc, tn)
+		require.NotEmpty(t, d.RunDue(context.Background(), tn.ID))
+		assertRefusedAttempts(t, svc, tn, "rebind.test is not a listed host name and no entry covers its address 127.0.0.1")
+		assert.Zero(t, got.Load(), "the receiver was never called")
+	})
+
+	t.Run("endpoint stored before the list", func(t *testing.T) {
+		got.Store(0)
+		db := memDB(t)
+		open, tn := guardedService(t, db, nil)
+		_, err := open.SetWebhookURL(tn, rc.URL)
+		require.NoError(t, err)
+
+		g, err := webhooks.NewGuard([]string{"10.0.0.0/8"}, newDNS())
+		require.NoError(t, err)
+		svc, tn := guardedService(t, db, g) // a restart with --webhook-allow 10.0.0.0/8
+		assert.Equal(t, rc.URL, tn.WebhookURL, "the refused endpoint stays stored")
+		d := webhooks.NewDispatcher(svc, time.Second, 4)
+		payOnce(t, svc, tn)
+		require.NotEmpty(t, d.RunDue(context.Background(), tn.ID))
+		evs := assertRefusedAttempts(t, svc, tn, "no entry covers the address 127.0.0.1")
+		assert.Zero(t, got.Load())
+
+		g, err = webhooks.NewGuard([]string{"10.0.0.0/8", "127.0.0.1"}, newDNS())
+		require.NoError(t, err)
+		fixed, tn := guardedService(t, db, g) // the list fixed, restarted
+		webhooks.NewDispatcher(fixed, time.Second, 4)
+		a, err := fixed.ReplayWebhook(context.Background(), tn, evs[0].ID)
+		require.NoError(t, err)
+		assert.True(t, a.OK(), "replayable once fixed: %+v", a)
+		assert.EqualValues(t, 1, got.Load())
+	})
+}
+
+// assertRefusedAttempts checks that every event's attempts failed with the
+// guard's refusal (and reason) and answers the events.
+func assertRefusedAttempts(t *testing.T, svc *simulator.Service, tn *simulator.Tenant, reason string) []*simulator.Event {
+	t.Helper()
+	evs := (&env{svc: svc, t: tn}).events(t)
+	require.NotEmpty(t, evs)
+	attempts := 0
+	for _, ev := range evs {
+		for _, a := range ev.Attempts {
+			attempts++
+			assert.Zero(t, a.StatusCode)
+			assert.Contains(t, a.Error, "refused by --webhook-allow (allowed: 10.0.0.0/8")
+			assert.Contains(t, a.Error, reason)
+		}
+	}
+	assert.Positive(t, attempts)
+	return evs
+}
+
+// Deliveries never go through an environment proxy: with HTTP_PROXY set the
+// receiver is still called directly (a proxy would dial in the guard's
+// place, past --webhook-allow).
+func TestDeliveriesIgnoreEnvironmentProxy(t *testing.T) {
+	var direct, proxied atomic.Int32
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { direct.Add(1) }))
+	t.Cleanup(rc.Close)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { proxied.Add(1) }))
+	t.Cleanup(proxy.Close)
+	for _, k := range []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"} {
+		t.Setenv(k, proxy.URL)
+	}
+	t.Setenv("NO_PROXY", "")
+	t.Setenv("no_proxy", "")
+	port := rc.Listener.Addr().(*net.TCPAddr).Port
+	// A name, not localhost: the environment's proxy rules skip loopback hosts.
+	g, err := webhooks.NewGuard(nil, newDNS("receiver.test", "127.0.0.1"))
+	require.NoError(t, err)
+	svc, tn := guardedService(t, memDB(t), g)
+	tn, err = svc.SetWebhookURL(tn, fmt.Sprintf("http://receiver.test:%d/hooks", port))
+	require.NoError(t, err)
+	d := webhooks.NewDispatcher(svc, time.Second, 4)
+	payOnce(t, svc, tn)
+	require.NotEmpty(t, d.RunDue(context.Background(), tn.ID))
+	assert.EqualValues(t, 2, direct.Load(), "both events reached the receiver directly")
+	assert.Zero(t, proxied.Load(), "nothing went through HTTP_PROXY")
+}
