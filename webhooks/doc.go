@@ -2,7 +2,9 @@
 // DTOs mapped field by field from the domain, in the webhook's own field
 // names), signs them (X-Signature-Primary/Secondary), and runs the
 // Dispatcher that POSTs them with retries on the tenant clock and records
-// every attempt.
+// every attempt. Its Guard decides where deliveries may go (serve's
+// --webhook-allow): the service asks it when an endpoint is set, and the
+// dispatcher dials through it, never through an environment proxy.
 //
 // It depends on simulator only (never on httpapi, store or echo); the
 // composition root injects it into the service through the
