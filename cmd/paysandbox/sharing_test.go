@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -194,6 +197,11 @@ func TestTrustedProxy(t *testing.T) {
 			assert.Equal(t, tc.trusted, session.Secure, "Secure follows the client's scheme")
 			assert.True(t, strings.HasPrefix(login.Header.Get("Location"), "/_sandbox/ui/"), "redirects are paths: they keep the client's scheme and host")
 
+			// The form's origin is compared with the client's host.
+			viaProxy := a.req("POST", "/_sandbox/ui/login", form, append([]string{"Content-Type: application/x-www-form-urlencoded", "Origin: https://pay.example.com"}, fwd...)...)
+			assert.Equal(t, map[bool]int{true: http.StatusSeeOther, false: http.StatusForbidden}[tc.trusted], viaProxy.Status,
+				"Origin https://pay.example.com is this dashboard only when X-Forwarded-Host counts")
+
 			require.NoError(t, a.Close())
 			lines := 0
 			for _, l := range strings.Split(log.String(), "\n") {
@@ -202,7 +210,38 @@ func TestTrustedProxy(t *testing.T) {
 					assert.Contains(t, l, "client="+client, "%s", l)
 				}
 			}
-			assert.Equal(t, 2, lines, "one API and one dashboard line: %s", log.String())
+			assert.Equal(t, 3, lines, "one API and two dashboard lines: %s", log.String())
 		})
 	}
+}
+
+// An endpoint stored before --webhook-allow refused it stays stored across
+// the restart; every attempt fails without reaching the receiver, and the
+// control plane's attempt log says why.
+func TestWebhookAllowStoredEndpoint(t *testing.T) {
+	var got atomic.Int32
+	rc := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { got.Add(1) }))
+	t.Cleanup(rc.Close)
+	cfg := testConfig()
+	cfg.DB = filepath.Join(t.TempDir(), "paysandbox.db")
+	before := startOptsApp(t, cfg, AppOptions{})
+	before.must(200, "PUT", "/_sandbox/webhooks/endpoint", map[string]any{"url": rc.URL})
+	require.NoError(t, before.Close())
+
+	cfg.WebhookAllow = []string{"10.0.0.0/8"}
+	a := startOptsApp(t, cfg, AppOptions{})
+	assert.Equal(t, rc.URL, a.must(200, "GET", "/_sandbox/webhooks/endpoint", nil).Str("url"), "still stored")
+	id := a.pay(1000, numOK).Str("id")
+	a.must(200, "POST", "/_sandbox/webhooks/deliver", nil)
+	evs := a.must(200, "GET", "/_sandbox/webhooks/events?paymentId="+id, nil).JSON["data"].([]any)
+	require.NotEmpty(t, evs)
+	n := 0
+	for _, ev := range evs { // a failure stops the payment's queue: the later event waits its turn
+		for _, at := range dig(ev, "attempts").([]any) {
+			n++
+			assert.Equal(t, "refused by --webhook-allow (allowed: 10.0.0.0/8): no entry covers the address 127.0.0.1", dig(at, "error"))
+		}
+	}
+	assert.Positive(t, n)
+	assert.Zero(t, got.Load(), "the receiver was never called")
 }
