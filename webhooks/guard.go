@@ -176,14 +176,18 @@ func (g *Guard) AdmitEndpoint(u *url.URL) error {
 	return nil
 }
 
-// DialContext dials addr ("host:port") for a delivery: it resolves the host
-// once, applies the rule to every address, then dials those addresses
-// themselves (in order, until one answers), so the address connected to is
-// an address that was checked.
+// DialContext dials addr ("host:port") for a delivery. With no entries, or
+// for a listed name, it dials as net.Dialer does. Otherwise it resolves the
+// host once, applies the rule to every address, and dials those addresses
+// itself (in order, each given a share of the time left, until one
+// answers), so the address connected to is an address that was checked.
 func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
+	}
+	if g.open() || g.names[normalHost(host)] {
+		return g.dialer.DialContext(ctx, network, addr)
 	}
 	addrs, err := g.resolve(ctx, host)
 	if err != nil {
@@ -193,8 +197,10 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 		return nil, err
 	}
 	var first error
-	for _, a := range addrs {
-		c, err := g.dialer.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+	for i, a := range addrs {
+		dctx, cancel := partialDeadline(ctx, len(addrs)-i)
+		c, err := g.dialer.DialContext(dctx, network, net.JoinHostPort(a.Unmap().String(), port))
+		cancel()
 		if err == nil {
 			return c, nil
 		}
@@ -206,6 +212,21 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 		}
 	}
 	return nil, first
+}
+
+// partialDeadline gives one of n remaining addresses its share of the time
+// ctx has left (at least 2s, as net.Dialer does), so that one address that
+// never answers does not use up the attempt.
+func partialDeadline(ctx context.Context, n int) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok || n <= 1 {
+		return context.WithCancel(ctx)
+	}
+	share := time.Until(dl) / time.Duration(n)
+	if share < 2*time.Second {
+		share = min(2*time.Second, time.Until(dl))
+	}
+	return context.WithTimeout(ctx, share)
 }
 
 // Client is the HTTP client of deliveries: dials through the guard, no

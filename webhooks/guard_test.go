@@ -244,7 +244,7 @@ func TestDeliveriesIgnoreEnvironmentProxy(t *testing.T) {
 	t.Setenv("no_proxy", "")
 	port := rc.Listener.Addr().(*net.TCPAddr).Port
 	// A name, not localhost: the environment's proxy rules skip loopback hosts.
-	g, err := webhooks.NewGuard(nil, newDNS("receiver.test", "127.0.0.1"))
+	g, err := webhooks.NewGuard([]string{"127.0.0.1"}, newDNS("receiver.test", "127.0.0.1"))
 	require.NoError(t, err)
 	svc, tn := guardedService(t, memDB(t), g)
 	tn, err = svc.SetWebhookURL(tn, fmt.Sprintf("http://receiver.test:%d/hooks", port))
@@ -254,4 +254,12 @@ func TestDeliveriesIgnoreEnvironmentProxy(t *testing.T) {
 	require.NotEmpty(t, d.RunDue(context.Background(), tn.ID))
 	assert.EqualValues(t, 2, direct.Load(), "both events reached the receiver directly")
 	assert.Zero(t, proxied.Load(), "nothing went through HTTP_PROXY")
+
+	for _, entries := range [][]string{nil, {"127.0.0.1"}} { // with and without a list
+		g, err := webhooks.NewGuard(entries, nil)
+		require.NoError(t, err)
+		tr, ok := g.Client(1).Transport.(*http.Transport)
+		require.True(t, ok)
+		assert.Nil(t, tr.Proxy, "%v: no proxy function", entries)
+	}
 }
