@@ -102,6 +102,13 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	proc.TenantDoc = tenantScenarios(svc)
 	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc, logBuf: logBuf}
 	a.wireWebhooks()
+	if n, err := svc.ConvertTenantExpiries(); err != nil { // before the scheduler runs
+		db.Close()
+		closeLog(logBuf)
+		return nil, fmt.Errorf("converting tenant ttls to the wall clock: %w", err)
+	} else if n > 0 {
+		log.Info("tenant ttls now run on the wall clock; each kept its remaining lifetime", "tenants", n)
+	}
 	if err := a.ensureTenants(); err != nil {
 		db.Close()
 		closeLog(logBuf)
