@@ -86,8 +86,8 @@ type guardedWriter struct {
 	ctx    context.Context // carries the deadline
 	cancel context.CancelFunc
 	d      time.Duration
-	rid  string
-	note *simulator.RequestNote
+	rid    string
+	note   *simulator.RequestNote
 
 	mu       sync.Mutex
 	header   http.Header // the handler's headers, until its answer starts
