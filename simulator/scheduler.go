@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +18,15 @@ type Scheduler struct {
 	wake chan struct{}
 	// tenantMu serialises clock advances and due runs per tenant.
 	tenantMu sync.Map // tenant id -> *sync.Mutex
+	// expiries: a tenant's ttl was set or found passed, so the loop reads
+	// the next tenant expiry again (other wake-ups do not).
+	expiries atomic.Bool
+}
+
+// tenantExpiriesChanged wakes the loop to read the next tenant expiry again.
+func (sc *Scheduler) tenantExpiriesChanged() {
+	sc.expiries.Store(true)
+	sc.Kick()
 }
 
 // NewScheduler attaches a scheduler to the service (Service.Kick wakes it).
@@ -51,9 +61,9 @@ func (sc *Scheduler) forget(tenantID string) { sc.tenantMu.Delete(tenantID) }
 func (sc *Scheduler) Run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	// Tenant expiries: expiryAt is the next tenant's ttl, read again after
-	// every wake-up (a tenant with a sooner one may have been made);
-	// pruneAt when the oldest expired-tenant record leaves its window.
+	// Tenant expiries: expiryAt is the next tenant's ttl, read again when
+	// tenantExpiriesChanged says so; pruneAt when the oldest expired-tenant
+	// record leaves its window.
 	// The first round runs ExpireTenants whatever is due, to learn pruneAt.
 	var expiryAt, pruneAt time.Time
 	refresh, first := false, true
@@ -106,7 +116,7 @@ func (sc *Scheduler) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-sc.wake:
-			refresh = true
+			refresh = sc.expiries.Swap(false)
 		case <-timer.C:
 		}
 		if !timer.Stop() {

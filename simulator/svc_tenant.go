@@ -77,7 +77,7 @@ func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Durat
 		return nil, err
 	}
 	if ttl > 0 {
-		s.kick() // the scheduler's next tenant expiry may be this one
+		s.sched.tenantExpiriesChanged() // the next tenant expiry may be this one
 	}
 	return t, nil
 }
@@ -106,7 +106,7 @@ func (s *Service) Authenticate(key string) (*Tenant, APIKey, error) {
 			WithRecovery("Use an API key of a tenant of this sandbox.")
 	}
 	if !t.ExpiresAt.IsZero() && !s.Clock.Now().Before(t.ExpiresAt) { // past its ttl, not yet swept
-		s.kick()
+		s.sched.tenantExpiriesChanged()
 		return nil, APIKey{}, errTenantExpired(t.ID, t.ExpiresAt)
 	}
 	k, _ := t.Key(key)
@@ -228,7 +228,7 @@ func (s *Service) ConvertTenantExpiries() (int, error) {
 		return 0, err
 	}
 	if n > 0 {
-		s.kick()
+		s.sched.tenantExpiriesChanged()
 	}
 	return n, nil
 }
