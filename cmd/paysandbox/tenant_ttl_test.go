@@ -16,7 +16,7 @@ import (
 )
 
 // TestTenantTTLConvertedAtStart: a store written when a tenant's ttl counted
-// on its own clock (testdata/ttl-tenant-clock.db, made by that release at
+// on its own clock (testdata/ttl-tenant-clock.aof, made by that release at
 // 07:30: tenant A with ttl 2h whose clock was then advanced 30m, so it
 // would have expired at 09:00 on the wall clock; tenant B with ttl 1h;
 // tenant C without) opens with each ttl converted, once, to a wall-clock
@@ -28,7 +28,7 @@ func TestTenantTTLConvertedAtStart(t *testing.T) {
 		tenantB, keyB = "t_secret_000004", "sk_secret_000005"
 		keyC          = "sk_secret_000008"
 	)
-	raw, err := os.ReadFile("testdata/ttl-tenant-clock.db")
+	raw, err := os.ReadFile("testdata/ttl-tenant-clock.aof")
 	require.NoError(t, err)
 	cfg := testConfig()
 	cfg.DB = filepath.Join(t.TempDir(), "p.db")
