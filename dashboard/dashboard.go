@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -102,6 +104,7 @@ func (s *Server) Wrap(api http.Handler) http.Handler {
 		case p == Prefix || strings.HasPrefix(p, Prefix+"/"):
 			s.ServeHTTP(w, r)
 		case p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.Contains(r.Header.Get("Accept"), "text/html"):
+			w.Header().Set("X-Request-Id", uuid.NewString())
 			http.Redirect(w, r, Prefix+"/", http.StatusFound)
 		default:
 			api.ServeHTTP(w, r)
@@ -109,11 +112,15 @@ func (s *Server) Wrap(api http.Handler) http.Handler {
 	})
 }
 
-// ServeHTTP serves the dashboard's own paths (under Prefix).
+// ServeHTTP serves the dashboard's own paths (under Prefix). Every answer
+// (pages, redirects, static assets, event streams, errors) carries
+// X-Request-Id, as the API's do; the log line names it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	h := sw.Header()
+	rid := uuid.NewString()
+	h.Set("X-Request-Id", rid)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
@@ -126,7 +133,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"latency", time.Since(start).Round(time.Microsecond).String(), "client", s.opt.Trust.ClientIP(r))
+			"latency", time.Since(start).Round(time.Microsecond).String(), "requestId", rid,
+			"client", s.opt.Trust.ClientIP(r))
 	}()
 	s.mux.ServeHTTP(sw, r)
 }

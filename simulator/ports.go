@@ -29,6 +29,19 @@ type Tx interface {
 	// DeleteTenantData removes every record of the tenant; with the tenant
 	// itself too when all is set.
 	DeleteTenantData(tenantID string, all bool) error
+	// ExpiringTenants returns the ids of up to limit tenants whose
+	// ExpiresAt is at or before until, earliest first; NextTenantExpiry the
+	// earliest ExpiresAt of all tenants (zero: none has one).
+	ExpiringTenants(until time.Time, limit int) ([]string, error)
+	NextTenantExpiry() (time.Time, error)
+	// PutExpiredTenant records an expired tenant under each of its keys;
+	// ExpiredTenantByAPIKey finds the record of a key (nil: none).
+	PutExpiredTenant(x *ExpiredTenant) error
+	ExpiredTenantByAPIKey(key string) (*ExpiredTenant, error)
+	// PruneExpiredTenants deletes the expired-tenant records deleted at or before
+	// before, then the oldest beyond the newest keep; it answers the DeletedAt
+	// of the oldest record left (zero: none).
+	PruneExpiredTenants(keep int, before time.Time) (time.Time, error)
 
 	Session(tenantID, id string) (*ClientSession, error)
 	SessionByToken(clientToken string) (*ClientSession, error)

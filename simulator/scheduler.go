@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +18,15 @@ type Scheduler struct {
 	wake chan struct{}
 	// tenantMu serialises clock advances and due runs per tenant.
 	tenantMu sync.Map // tenant id -> *sync.Mutex
+	// expiries: a tenant's ttl was set or found passed, so the loop reads
+	// the next tenant expiry again (other wake-ups do not).
+	expiries atomic.Bool
+}
+
+// tenantExpiriesChanged wakes the loop to read the next tenant expiry again.
+func (sc *Scheduler) tenantExpiriesChanged() {
+	sc.expiries.Store(true)
+	sc.Kick()
 }
 
 // NewScheduler attaches a scheduler to the service (Service.Kick wakes it).
@@ -46,32 +56,67 @@ func (sc *Scheduler) lock(tenantID string) func() {
 // short-lived tenants do not grow.
 func (sc *Scheduler) forget(tenantID string) { sc.tenantMu.Delete(tenantID) }
 
-// Run processes due jobs until ctx is done.
+// Run processes due jobs, and tenant expiries (wall clock, ExpireTenants),
+// until ctx is done.
 func (sc *Scheduler) Run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	// Tenant expiries: expiryAt is the next tenant's ttl, read again when
+	// tenantExpiriesChanged says so; pruneAt when the oldest expired-tenant
+	// record leaves its window.
+	// The first round runs ExpireTenants whatever is due, to learn pruneAt.
+	var expiryAt, pruneAt time.Time
+	refresh, first := false, true
 	for {
 		var wait time.Duration = time.Hour
+		if refresh {
+			refresh = false
+			if err := sc.svc.Store.View(func(tx Tx) (err error) { expiryAt, err = tx.NextTenantExpiry(); return }); err != nil {
+				sc.svc.Log.Error("scheduler: reading tenant expiries", "err", err)
+				expiryAt = sc.svc.Clock.Now().Add(time.Second)
+			}
+		}
+		tenantsAt := earliest(expiryAt, pruneAt)
+		if now := sc.svc.Clock.Now(); first || (!tenantsAt.IsZero() && !now.Before(tenantsAt)) {
+			first = false
+			var err error
+			if expiryAt, pruneAt, err = sc.svc.ExpireTenants(); err != nil {
+				sc.svc.Log.Error("scheduler: expiring tenants", "err", err)
+				expiryAt, pruneAt = now.Add(time.Second), time.Time{}
+			}
+			if !expiryAt.IsZero() && !expiryAt.After(now) { // what is due was expired: an index entry it could not use
+				expiryAt = now.Add(time.Second) // is looked at again later, not in a spin
+			}
+			tenantsAt = earliest(expiryAt, pruneAt)
+		}
+		if !tenantsAt.IsZero() {
+			wait = min(wait, max(tenantsAt.Sub(sc.svc.Clock.Now()), 0))
+		}
 		var j *Job
 		err := sc.svc.Store.View(func(tx Tx) (err error) { j, err = tx.NextJob(); return })
 		if err != nil {
 			sc.svc.Log.Error("scheduler: reading jobs", "err", err)
-			wait = time.Second
+			wait = min(wait, time.Second)
 		} else if j != nil {
-			wait = j.RealDue.Sub(sc.svc.Clock.Now())
-			if wait <= 0 {
+			jw := j.RealDue.Sub(sc.svc.Clock.Now())
+			if jw <= 0 {
 				sc.runOne(ctx, j)
 				if ctx.Err() != nil {
 					return
 				}
 				continue
 			}
+			wait = min(wait, jw)
+		}
+		if wait <= 0 {
+			continue // tenant expiries are due
 		}
 		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
 		case <-sc.wake:
+			refresh = sc.expiries.Swap(false)
 		case <-timer.C:
 		}
 		if !timer.Stop() {
@@ -203,20 +248,8 @@ func (s *Service) runJob(ctx context.Context, j *Job) error {
 	switch j.Kind {
 	case JobAuthorize:
 		return s.authorizeJob(ctx, t, j)
-	case JobExpireTenant:
-		deleted := false
-		err := s.Store.Update(func(tx Tx) error {
-			cur, err := tx.Tenant(t.ID)
-			if err != nil || cur == nil || cur.ExpiresAt.IsZero() || s.now(cur).Before(cur.ExpiresAt) {
-				return errorsJoin(err, tx.DeleteJob(j))
-			}
-			deleted = true
-			return tx.DeleteTenantData(t.ID, true)
-		})
-		if err == nil && deleted {
-			s.sched.forget(t.ID) // the caller holds its lock; a later LoadOrStore makes a fresh one
-		}
-		return err
+	case JobExpireTenant: // a ttl runs on the wall clock (ExpireTenants), not as a job: a stored one is dropped
+		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
 	case JobExpireAttempt:
 		return s.Store.Update(func(tx Tx) error {
 			if err := tx.DeleteJob(j); err != nil {
@@ -266,6 +299,14 @@ func (s *Service) runJob(ctx context.Context, j *Job) error {
 		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
 	}
 	return err
+}
+
+// earliest is the earlier of two instants, zero meaning none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }
 
 func errorsJoin(a, b error) error {

@@ -54,7 +54,8 @@ func (s *Service) EnsureTenant(spec TenantSpec) (*Tenant, error) {
 
 // CreateTenant makes a new tenant with its own data, clock, scenarios,
 // webhook endpoint and secret (POST /_sandbox/tenants). Without scopes its key
-// has every scope. A ttl deletes the tenant and its data when it passes.
+// has every scope. A ttl deletes the tenant and its data when it passes on
+// the wall clock (ExpireTenants); the tenant's own clock never expires it.
 // Errors: RequestValidationError (webhookURL refused by CheckWebhookEndpoint).
 func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Duration) (*Tenant, error) {
 	if err := s.CheckWebhookEndpoint(webhookURL); err != nil {
@@ -76,28 +77,20 @@ func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Durat
 		CreatedAt:     now,
 	}
 	if ttl > 0 {
-		t.ExpiresAt = now.Add(ttl)
+		t.ExpiresAt = norm(now.Add(ttl))
 	}
-	err := s.Store.Update(func(tx Tx) error {
-		if err := tx.PutTenant(t); err != nil {
-			return err
-		}
-		if ttl > 0 {
-			return tx.PutJob(s.newJob(t, JobExpireTenant, t.ExpiresAt))
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.Store.Update(func(tx Tx) error { return tx.PutTenant(t) }); err != nil {
 		return nil, err
 	}
 	if ttl > 0 {
-		s.kick()
+		s.sched.tenantExpiriesChanged() // the next tenant expiry may be this one
 	}
 	return t, nil
 }
 
 // Authenticate resolves an API key to its tenant and key record.
-// Errors: Unauthorized.
+// Errors: Unauthorized (the key of a tenant whose ttl passed, for
+// ExpiredTenantWindow after, says so and when).
 func (s *Service) Authenticate(key string) (*Tenant, APIKey, error) {
 	if key == "" {
 		return nil, APIKey{}, Errorf(CodeUnauthorized, "The X-API-KEY header is missing").
@@ -108,11 +101,142 @@ func (s *Service) Authenticate(key string) (*Tenant, APIKey, error) {
 		return nil, APIKey{}, err
 	}
 	if t == nil {
+		var x *ExpiredTenant
+		if err := s.Store.View(func(tx Tx) (err error) { x, err = tx.ExpiredTenantByAPIKey(key); return }); err != nil {
+			return nil, APIKey{}, err
+		}
+		if x != nil && s.Clock.Now().Before(x.DeletedAt.Add(ExpiredTenantWindow)) {
+			return nil, APIKey{}, errTenantExpired(x.TenantID, x.ExpiredAt)
+		}
 		return nil, APIKey{}, Errorf(CodeUnauthorized, "The API key is not valid").
 			WithRecovery("Use an API key of a tenant of this sandbox.")
 	}
+	if !t.ExpiresAt.IsZero() && !s.Clock.Now().Before(t.ExpiresAt) { // past its ttl, not yet swept
+		s.sched.tenantExpiriesChanged()
+		return nil, APIKey{}, errTenantExpired(t.ID, t.ExpiresAt)
+	}
 	k, _ := t.Key(key)
 	return t, k, nil
+}
+
+// errTenantExpired is the 401 of a key whose tenant's ttl passed.
+func errTenantExpired(id string, at time.Time) *Error {
+	return Errorf(CodeUnauthorized, "The API key belonged to tenant %s, which expired at %s (its ttl runs on the wall clock)", id, FormatTime(at)).
+		WithRecovery("Create a new tenant (POST /_sandbox/tenants), with a ttl that covers the whole job.")
+}
+
+// ExpireTenants deletes, with all their data, the tenants whose ttl has
+// passed on the wall clock, leaving an ExpiredTenant record of each; drops
+// the records older than ExpiredTenantWindow and the oldest beyond
+// MaxExpiredTenants. It answers the next tenant's expiry and when the
+// oldest record left leaves its window (zero: none). The scheduler runs it.
+func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
+	now := norm(s.Clock.Now())
+	const batch = 100
+	for {
+		var gone []string
+		err := s.Store.Update(func(tx Tx) error {
+			ids, err := tx.ExpiringTenants(now, batch)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				t, err := tx.Tenant(id)
+				if err != nil {
+					return err
+				}
+				if t == nil || t.ExpiresAt.IsZero() || t.ExpiresAt.After(now) {
+					continue
+				}
+				x := &ExpiredTenant{TenantID: t.ID, ExpiredAt: t.ExpiresAt, DeletedAt: now}
+				for _, k := range t.APIKeys {
+					x.APIKeys = append(x.APIKeys, k.Key)
+				}
+				if err := tx.DeleteTenantData(t.ID, true); err != nil {
+					return err
+				}
+				if err := tx.PutExpiredTenant(x); err != nil {
+					return err
+				}
+				gone = append(gone, t.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			return time.Time{}, time.Time{}, err
+		}
+		for _, id := range gone {
+			s.sched.forget(id)
+			s.Log.Info("tenant expired: its ttl passed (wall clock); deleted with its data", "tenant", id)
+		}
+		if len(gone) < batch {
+			break
+		}
+	}
+	var oldest time.Time
+	err = s.Store.Update(func(tx Tx) (err error) {
+		if oldest, err = tx.PruneExpiredTenants(MaxExpiredTenants, now.Add(-ExpiredTenantWindow)); err != nil {
+			return err
+		}
+		nextExpiry, err = tx.NextTenantExpiry()
+		return err
+	})
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	if !oldest.IsZero() {
+		nextPrune = oldest.Add(ExpiredTenantWindow)
+	}
+	return nextExpiry, nextPrune, nil
+}
+
+// ConvertTenantExpiries turns the tenant-clock expiries of stored tenants
+// (TenantClockExpiresAt) into wall-clock ones that keep each tenant's
+// remaining lifetime. Such a tenant was deleted when base clock + its
+// ClockOffset reached TenantClockExpiresAt, that is when the wall clock
+// reaches TenantClockExpiresAt - ClockOffset; that instant becomes its
+// ExpiresAt, and its expire-tenant job goes. Run it once at start, before
+// the scheduler; it answers how many tenants it converted (0 on every
+// later start).
+func (s *Service) ConvertTenantExpiries() (int, error) {
+	n := 0
+	err := s.Store.Update(func(tx Tx) error {
+		all, err := tx.Tenants()
+		if err != nil {
+			return err
+		}
+		for _, t := range all {
+			if t.TenantClockExpiresAt.IsZero() {
+				continue
+			}
+			cur := t.Clone()
+			cur.ExpiresAt = norm(cur.TenantClockExpiresAt.Add(-cur.ClockOffset))
+			cur.TenantClockExpiresAt = time.Time{}
+			jobs, err := tx.DueJobs(cur.ID, time.Unix(1<<40, 0), 0)
+			if err != nil {
+				return err
+			}
+			for _, j := range jobs {
+				if j.Kind == JobExpireTenant {
+					if err := tx.DeleteJob(j); err != nil {
+						return err
+					}
+				}
+			}
+			if err := tx.PutTenant(cur); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		s.sched.tenantExpiriesChanged()
+	}
+	return n, nil
 }
 
 // Tenant reads a tenant again (its settings may have changed).
@@ -141,15 +265,13 @@ func (s *Service) ResetTenant(t *Tenant) error {
 		if err := tx.DeleteTenantData(t.ID, false); err != nil {
 			return err
 		}
-		cur.ClockOffset = 0
-		if !cur.ExpiresAt.IsZero() { // keep its ttl
-			return errors.Join(tx.PutTenant(cur), tx.PutJob(s.newJob(cur, JobExpireTenant, cur.ExpiresAt)))
-		}
+		cur.ClockOffset = 0 // its ttl (wall clock) stays
 		return tx.PutTenant(cur)
 	})
 }
 
-// DeleteTenant removes the tenant and all its data.
+// DeleteTenant removes the tenant and all its data; its keys then answer
+// the plain 401 (no ExpiredTenant record).
 func (s *Service) DeleteTenant(t *Tenant) error {
 	err := s.Store.Update(func(tx Tx) error { return tx.DeleteTenantData(t.ID, true) })
 	if err == nil {

@@ -65,8 +65,15 @@ type Tenant struct {
 	// FromConfig marks tenants that the config file (re)defines at each start.
 	FromConfig bool      `json:"fromConfig,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
-	// ExpiresAt, when set, is when the tenant and its data are deleted (tenant clock).
-	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// ExpiresAt, when set, is when the tenant and its data are deleted, on
+	// the wall clock (the base clock): the tenant's own clock never expires
+	// it, so a job that advances its clock by days keeps its tenant.
+	ExpiresAt time.Time `json:"wallExpiresAt,omitzero"`
+	// TenantClockExpiresAt is the expiry of a record that counted its ttl on
+	// the tenant's clock (deleted when base clock + ClockOffset reached it).
+	// ConvertTenantExpiries turns it into ExpiresAt at start; nothing else
+	// writes it.
+	TenantClockExpiresAt time.Time `json:"expiresAt,omitzero"`
 	// Scenarios is the tenant's own rules document (PUT /_sandbox/scenarios);
 	// "" means the server's rules. Reset keeps it.
 	Scenarios string `json:"scenarios,omitempty"`
@@ -124,4 +131,24 @@ func (t *Tenant) Clone() *Tenant {
 		cp.WebhookChaos = &c
 	}
 	return &cp
+}
+
+// MaxExpiredTenants bounds the expired-tenant records, and ExpiredTenantWindow
+// is how long one is kept (wall clock, from the tenant's deletion): for that
+// long the tenant's keys answer 401 saying when it expired.
+const (
+	MaxExpiredTenants   = 10000
+	ExpiredTenantWindow = 24 * time.Hour
+)
+
+// ExpiredTenant is what remains of a tenant that its ttl deleted: enough for
+// its keys to answer 401 naming the expiry. An explicitly deleted tenant
+// leaves none (its keys get the plain 401).
+type ExpiredTenant struct {
+	TenantID string   `json:"tenantId"`
+	APIKeys  []string `json:"apiKeys"`
+	// ExpiredAt is the tenant's ExpiresAt; DeletedAt when the sandbox deleted
+	// it (the same instant unless the server was down then). Wall clock both.
+	ExpiredAt time.Time `json:"expiredAt"`
+	DeletedAt time.Time `json:"deletedAt"`
 }

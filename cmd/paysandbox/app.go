@@ -110,6 +110,13 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	proc.TenantDoc = tenantScenarios(svc)
 	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc, logBuf: logBuf}
 	a.wireWebhooks()
+	if n, err := svc.ConvertTenantExpiries(); err != nil { // before the scheduler runs
+		db.Close()
+		closeLog(logBuf)
+		return nil, fmt.Errorf("converting tenant ttls to the wall clock: %w", err)
+	} else if n > 0 {
+		log.Info("tenant ttls now run on the wall clock; each kept its remaining lifetime", "tenants", n)
+	}
 	if err := a.ensureTenants(); err != nil {
 		db.Close()
 		closeLog(logBuf)
@@ -267,8 +274,10 @@ func (a *App) Run(ctx context.Context) error {
 // Shutdown stops the server and the scheduler: stop accepting, cut bodies
 // still arriving, answer open long-polls and streams with their current
 // state, close connections that never sent a request, wait at most
-// ShutdownTimeout for in-flight requests and then close the rest. Running
-// past the timeout is logged, not an error: the process still exits 0.
+// ShutdownTimeout for in-flight requests, then answer the merchant and
+// client requests still held (a timeout rule, a latency) with their 504
+// RequestTimeout (httpapi.Server.Cut) and close the rest. Running past the
+// timeout is logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
 	if a.http == nil {
 		return nil
@@ -280,6 +289,9 @@ func (a *App) Shutdown() error {
 	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 	defer cancel()
 	if err := a.http.Shutdown(sctx); err != nil {
+		if n := a.Server.Cut(); n > 0 {
+			a.Log.Warn("shutdown: requests still held at the shutdown timeout answered 504 RequestTimeout", "requests", n)
+		}
 		a.Log.Warn("shutdown: in-flight requests cut at the shutdown timeout", "timeout", a.Config.ShutdownTimeout.String(), "err", err)
 		_ = a.http.Close()
 	}

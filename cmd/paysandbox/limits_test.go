@@ -193,6 +193,8 @@ func TestConnectionCap(t *testing.T) {
 	res, body := readResponse(t, c)
 	assert.Equal(t, 429, res.StatusCode)
 	assert.Equal(t, "TooManyRequests", errorIDOf(t, body))
+	assert.Regexp(t, uuidRE, res.Header.Get("X-Request-Id"), "the refusal has a request id too")
+	assert.Contains(t, string(body), `"diagnosticsId":"`+res.Header.Get("X-Request-Id")+`"`)
 	assert.True(t, closedByServer(t, c))
 	assert.EqualValues(t, 1, a.conns.Refused())
 

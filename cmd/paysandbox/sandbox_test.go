@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -241,29 +242,49 @@ func TestDeleteTenant(t *testing.T) {
 	a.must(200, "GET", "/_sandbox/clock", nil) // others stay
 }
 
-// TestTenantTTL: a tenant made with a ttl is deleted when its clock passes it.
+// TestTenantTTL: a tenant made with a ttl is deleted when the wall clock
+// passes it; advancing its own clock never expires it.
 func TestTenantTTL(t *testing.T) {
 	a := newTestApp(t)
 	r := a.must(201, "POST", "/_sandbox/tenants", map[string]any{"ttl": "2h"})
 	assert.Equal(t, "2026-11-22T09:30:00.000000Z", r.Str("expiresAt"))
+	id := r.Str("tenantId")
 	b := a.as(r.Str("apiKey"))
 	tok := b.session(map[string]any{"orderId": "o"})
-	b.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "1h59m"})
-	b.must(200, "GET", "/client-session?clientToken="+tok, nil)
-	b.req("POST", "/_sandbox/clock/advance", map[string]any{"duration": "1m"})
-	assert.Equal(t, 401, b.req("GET", "/_sandbox/clock", nil).Status, "the tenant is gone")
-	assert.Equal(t, "ClientSessionValidationError", b.req("POST", "/client/payment-instruments", card("4111111111111111"), "X-Client-Token: "+tok).ErrorID())
+	adv := b.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "72h"})
+	assert.NotContains(t, string(adv.Body), "expire-tenant")
+	b.must(200, "GET", "/_sandbox/clock", nil)
+
+	a.Clock.Advance(2*time.Hour - time.Microsecond)
+	b.must(200, "GET", "/_sandbox/clock", nil)
+	a.Clock.Advance(time.Microsecond)
+	gone := b.req("GET", "/_sandbox/clock", nil)
+	assert.Equal(t, 401, gone.Status, "the tenant is gone")
+	assert.Equal(t, "Unauthorized", gone.ErrorID())
+	assert.Equal(t, "The API key belonged to tenant "+id+", which expired at 2026-11-22T09:30:00.000000Z (its ttl runs on the wall clock)", gone.Err()["description"])
+	assert.Equal(t, gone.Header.Get("X-Request-Id"), gone.Err()["diagnosticsId"])
+	require.Eventually(t, func() bool { // the scheduler deletes it with its data
+		return b.req("POST", "/client/payment-instruments", card("4111111111111111"), "X-Client-Token: "+tok).ErrorID() == "ClientSessionValidationError"
+	}, 10*time.Second, 5*time.Millisecond)
 	a.must(200, "GET", "/_sandbox/clock", nil)
 
 	t.Run("reset keeps the ttl", func(t *testing.T) {
 		c := a.as(a.newTenant(map[string]any{"ttl": "1h"}))
+		c.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "30m"})
 		c.must(200, "POST", "/_sandbox/reset", nil)
-		c.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "1h"})
+		a.Clock.Advance(time.Hour)
 		assert.Equal(t, 401, c.req("GET", "/_sandbox/clock", nil).Status)
+	})
+	t.Run("deleted: the plain 401", func(t *testing.T) {
+		c := a.as(a.newTenant(map[string]any{"ttl": "1h"}))
+		c.must(200, "DELETE", "/_sandbox/tenant", nil)
+		a.Clock.Advance(time.Hour)
+		assert.Equal(t, "The API key is not valid", c.req("GET", "/_sandbox/clock", nil).Err()["description"])
 	})
 	t.Run("without ttl a tenant stays", func(t *testing.T) {
 		c := a.as(a.newTenant(nil))
 		c.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "8760h"})
+		a.Clock.Advance(8760 * time.Hour)
 		c.must(200, "GET", "/_sandbox/clock", nil)
 	})
 }

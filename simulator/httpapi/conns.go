@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -45,16 +47,19 @@ func LimitListener(ln net.Listener, max int) *ConnLimiter {
 	return &ConnLimiter{Listener: ln, max: max, states: map[net.Conn]http.ConnState{}}
 }
 
-// refusal is the whole answer to a connection past the cap.
-var refusal = func() []byte {
+// refusal is the whole answer to a connection past the cap, with its own
+// request id (X-Request-Id and diagnosticsId, as every answer has).
+func refusal() []byte {
+	rid := uuid.NewString()
 	body, _ := jsonBytes(errorBody{Error: errorObject{
 		ErrorID:            string(simulator.CodeTooManyRequests),
 		Description:        "The sandbox has too many open connections",
 		RecoverySuggestion: "Retry shortly, or close idle connections.",
+		DiagnosticsID:      rid,
 	}})
-	return []byte("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: " +
-		strconv.Itoa(len(body)) + "\r\n\r\n" + string(body))
-}()
+	return []byte("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\nRetry-After: 1\r\nX-Request-Id: " + rid +
+		"\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + string(body))
+}
 
 // Accept returns the next connection under the cap; connections past it are
 // refused in the background and never returned.
@@ -81,7 +86,7 @@ func (l *ConnLimiter) Accept() (net.Conn, error) {
 // bounded so a client that does not read cannot hold the goroutine.
 func refuse(c net.Conn) {
 	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-	_, _ = c.Write(refusal)
+	_, _ = c.Write(refusal())
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.CloseWrite()
 	}

@@ -49,8 +49,10 @@ type Server struct {
 	svc *simulator.Service
 	opt Options
 	log *slog.Logger
-	// bodies are the requests whose body is still arriving (see receive).
-	bodies receiving
+	// bodies are the requests whose body is still arriving (see receive);
+	// guarded those under the request timeout (see Cut).
+	bodies  receiving
+	guarded guardedSet
 
 	journal *Journal
 }

@@ -34,10 +34,12 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		c.SetRequest(c.Request().WithContext(ctx))
 		res := c.Response()
 		rid := requestID(c)
-		g := &guardedWriter{w: res.Writer, ctx: ctx, d: d, rid: rid, note: note}
+		g := &guardedWriter{w: res.Writer, ctx: ctx, cancel: cancel, d: d, rid: rid, note: note}
 		res.Writer = g
 		stop := context.AfterFunc(ctx, g.expire)
+		s.guarded.add(g)
 		err := recovered(next, c)
+		s.guarded.remove(g)
 		stop()
 		timedOut := g.finish()
 		res.Writer = g.w
@@ -54,13 +56,17 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // timeoutBody is the 504 answer; it names the payment the request created
-// or acted on (note), when there is one, like the service's own 504.
+// or acted on (note), when there is one, like the service's own 504. d is
+// the request timeout, or 0 when shutdown cut the request at its limit.
 func timeoutBody(d time.Duration, rid string, note *simulator.RequestNote) []byte {
 	eo := errorObject{
 		ErrorID:            string(simulator.CodeRequestTimeout),
 		Description:        "The request exceeded the timeout of " + d.String() + "; the work it started goes on",
 		RecoverySuggestion: "Use GET /payments/{id} (or /_sandbox/wait) to get the state of the payment",
 		DiagnosticsID:      rid,
+	}
+	if d == 0 {
+		eo.Description = "The sandbox shut down before the request finished; the work it started goes on and resumes when the sandbox starts again"
 	}
 	if note != nil {
 		if id, st := note.Payment(); id != "" {
@@ -76,17 +82,71 @@ func timeoutBody(d time.Duration, rid string, note *simulator.RequestNote) []byt
 // timeout answered first. The handler's headers stay in its own map until
 // its answer starts, so the timer callback never races with them.
 type guardedWriter struct {
-	w    http.ResponseWriter
-	ctx  context.Context // carries the deadline
-	d    time.Duration
-	rid  string
-	note *simulator.RequestNote
+	w      http.ResponseWriter
+	ctx    context.Context // carries the deadline
+	cancel context.CancelFunc
+	d      time.Duration
+	rid    string
+	note   *simulator.RequestNote
 
 	mu       sync.Mutex
 	header   http.Header // the handler's headers, until its answer starts
 	started  bool        // the handler's answer started: no 504 any more
 	timedOut bool        // the 504 went out: the handler's answer is dropped
 	done     bool        // the handler returned: the timer does nothing
+	shutdown bool        // the 504 is shutdown's (cut), not the timeout's
+}
+
+// guardedSet is the requests under the request timeout now, so that
+// shutdown can answer them (Server.Cut).
+type guardedSet struct {
+	mu  sync.Mutex
+	set map[*guardedWriter]struct{}
+	cut bool // Cut ran: a request still arriving is cut at once
+}
+
+func (gs *guardedSet) add(g *guardedWriter) {
+	gs.mu.Lock()
+	if gs.cut {
+		gs.mu.Unlock()
+		g.cut()
+		return
+	}
+	if gs.set == nil {
+		gs.set = map[*guardedWriter]struct{}{}
+	}
+	gs.set[g] = struct{}{}
+	gs.mu.Unlock()
+}
+
+func (gs *guardedSet) remove(g *guardedWriter) {
+	gs.mu.Lock()
+	delete(gs.set, g)
+	gs.mu.Unlock()
+}
+
+// Cut ends shutdown's wait for merchant and client requests: each one
+// still held (by a timeout rule, a latency, a slow handler) that has not
+// started its answer gets its 504 RequestTimeout now, naming its payment
+// as the request timeout's 504 would, and is flushed to its connection
+// before Cut returns, so closing the connections afterwards loses no
+// answer. Later requests are cut at once. It answers how many it cut.
+func (s *Server) Cut() int {
+	gs := &s.guarded
+	gs.mu.Lock()
+	gs.cut = true
+	list := make([]*guardedWriter, 0, len(gs.set))
+	for g := range gs.set {
+		list = append(list, g)
+	}
+	gs.mu.Unlock()
+	n := 0
+	for _, g := range list {
+		if g.cut() {
+			n++
+		}
+	}
+	return n
 }
 
 func (g *guardedWriter) Header() http.Header {
@@ -145,10 +205,30 @@ func (g *guardedWriter) expire() {
 	g.write504()
 }
 
+// cut (shutdown's limit) writes the 504 now unless the handler's answer
+// started or it returned, and ends the request's context so that whatever
+// holds it (a timeout rule, a latency) lets go. It reports whether it
+// wrote the 504; the answer is flushed to the connection when it returns.
+func (g *guardedWriter) cut() bool {
+	g.mu.Lock()
+	wrote := !g.started && !g.done && !g.timedOut
+	if wrote {
+		g.shutdown = true
+		g.write504()
+	}
+	g.mu.Unlock()
+	g.cancel()
+	return wrote
+}
+
 // write504 answers RequestTimeout (g.mu held).
 func (g *guardedWriter) write504() {
 	g.timedOut = true
-	body := timeoutBody(g.d, g.rid, g.note)
+	d := g.d
+	if g.shutdown {
+		d = 0
+	}
+	body := timeoutBody(d, g.rid, g.note)
 	h := g.w.Header()
 	h.Set("Content-Type", echo.MIMEApplicationJSON)
 	h.Set("Content-Length", strconv.Itoa(len(body)))

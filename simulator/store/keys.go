@@ -15,6 +15,10 @@ import (
 //	ctok:<clientToken>                -> <tenant>/<session id>
 //	ch3ds:<challengeToken>            -> <tenant>/<payment id>
 //	jobq:<realDue>:<tenant>:<job id>  global due queue of the scheduler
+//	texp:<expiresAt>:<tenant>         tenants with a ttl, in wall-clock expiry order
+//	xten:<deletedAt>:<tenant>         expired-tenant record, oldest first
+//	xkey:<apiKey>                     -> its expired-tenant record's key
+//	xtencount                         how many expired-tenant records there are
 //	t:<tenant>:cs:<id>                client session
 //	t:<tenant>:pi:<token>             payment instrument
 //	t:<tenant>:cust:<hex>:<token>     vaulted instruments by customer
@@ -32,7 +36,15 @@ const (
 	pCTok   = "ctok:"
 	pCh3DS  = "ch3ds:"
 	pJobQ   = "jobq:"
+	pTExp   = "texp:"
+	pXTen   = "xten:"
+	pXKey   = "xkey:"
+	kXCount = "xtencount"
 )
+
+func kTExp(at time.Time, tid string) string      { return pTExp + stamp(at) + ":" + esc(tid) }
+func kXTen(deleted time.Time, tid string) string { return pXTen + stamp(deleted) + ":" + esc(tid) }
+func kXKey(key string) string                    { return pXKey + key }
 
 func tenantPrefix(tid string) string     { return "t:" + esc(tid) + ":" }
 func kTenant(id string) string           { return pTenant + id }

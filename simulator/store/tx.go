@@ -150,6 +150,16 @@ func (t *Tx) PutTenant(tn *simulator.Tenant) error {
 	if err != nil {
 		return err
 	}
+	if old != nil && !old.ExpiresAt.IsZero() && !old.ExpiresAt.Equal(tn.ExpiresAt) {
+		if err := t.del(kTExp(old.ExpiresAt, old.ID)); err != nil {
+			return err
+		}
+	}
+	if !tn.ExpiresAt.IsZero() {
+		if err := t.setRaw(kTExp(tn.ExpiresAt, tn.ID), tn.ID); err != nil {
+			return err
+		}
+	}
 	if old != nil {
 		for _, k := range old.APIKeys {
 			if _, still := tn.Key(k.Key); !still {
@@ -205,6 +215,9 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 				globals = append(globals, kAPIKey(k.Key))
 			}
 			globals = append(globals, kTenant(tid))
+			if !tn.ExpiresAt.IsZero() {
+				globals = append(globals, kTExp(tn.ExpiresAt, tid))
+			}
 		}
 	}
 	for _, k := range append(keys, globals...) {
