@@ -179,3 +179,17 @@ func TestEventsStreamLooksOnlyAfterAChange(t *testing.T) {
 		assert.GreaterOrEqual(t, e.ui.looks.Load(), int64(2))
 	})
 }
+
+// TestEventsStreamEndsAtShutdown: the shutdown of held requests
+// (simulator.Held.Stop, which httpapi.Server.Drain calls) ends open streams
+// at once, as it answers open long-polls.
+func TestEventsStreamEndsAtShutdown(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.ui.keepAlive = time.Hour
+	s := e.openStream(t, e.clientAs(t, testKey), "topic=payments")
+	require.Equal(t, "ready", s.next())
+	e.svc.Held.Stop()
+	_, err := io.ReadAll(s.rd)
+	require.NoError(t, err, "the stream ended (EOF) instead of waiting")
+	require.Eventually(t, func() bool { return e.svc.Held.Open(e.tenant.ID) == 0 }, 10*time.Second, 5*time.Millisecond)
+}
