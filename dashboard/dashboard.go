@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,9 +39,14 @@ type Options struct {
 	SessionTTL time.Duration
 	// CheckoutTTL is how long a demo checkout link works (default 24h).
 	CheckoutTTL time.Duration
-	// PollInterval is how often live views look for changes (default 1s).
+	// PollInterval is the least time between two looks of a live view's
+	// stream at its data (default 1s). A stream looks only after the
+	// tenant's data changed (simulator.Service.Changed).
 	PollInterval time.Duration
-	// Sources owned by other packages; nil shows "not configured".
+	// Sources owned by other packages; nil shows "not configured". Live
+	// views refresh on the tenant's change notification
+	// (simulator.Service.Changed): what a source lists must change only by
+	// store writes of the tenant or with a Service.NoteChange call.
 	Webhooks  Webhooks
 	Scenarios Scenarios
 	Journal   Journal
@@ -62,6 +68,11 @@ type Server struct {
 	pages map[string]*template.Template
 	log   *slog.Logger
 	done  closer
+	// keepAlive is the interval of an idle stream's comments (keepAlive;
+	// tests shorten it to run idle cycles).
+	keepAlive time.Duration
+	// looks counts the looks of event streams at their views' data.
+	looks atomic.Int64
 }
 
 // New builds the dashboard on the service.
@@ -87,7 +98,7 @@ func New(svc *simulator.Service, opt Options) (*Server, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	s := &Server{svc: svc, opt: opt, mux: http.NewServeMux(), log: opt.Logger, done: closer{ch: make(chan struct{})}}
+	s := &Server{svc: svc, opt: opt, mux: http.NewServeMux(), log: opt.Logger, done: closer{ch: make(chan struct{})}, keepAlive: keepAlive}
 	if err := s.parseTemplates(); err != nil {
 		return nil, err
 	}

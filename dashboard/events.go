@@ -2,6 +2,8 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/http"
@@ -66,10 +68,21 @@ func (s *Server) fingerprintNow(a *auth, topic string, r *http.Request) string {
 	return ""
 }
 
+// keepAlive is how often an event stream with nothing to say sends a
+// comment, so that proxies keep it open and a gone client is noticed.
+const keepAlive = 15 * time.Second
+
 // events is the SSE stream of a view: it sends "change" whenever what the
-// view shows changes (polled every PollInterval), and the page then fetches
-// its live region again. Topics: payments (with the list's filters),
-// payment:<id>, attempts, clock, webhooks.
+// view shows changes, and the page then fetches its live region again.
+// Topics: payments (with the list's filters), payment:<id>, attempts, clock,
+// webhooks.
+//
+// A stream is one of the tenant's held requests (simulator.Held: one cap for
+// long-polls and streams); past the cap it is refused (refuseStream). It
+// looks at its view's data only when the tenant changed (Service.Changed),
+// never on a timer: an idle stream runs no query. Looks are at least
+// PollInterval apart (ten times the last look's cost when that is more), so a
+// burst of writes costs one look.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
 	topic := r.URL.Query().Get("topic")
@@ -78,13 +91,24 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown topic", http.StatusNotFound)
 		return
 	}
+	tid := a.Tenant.ID
+	release, err := s.svc.Held.Acquire(tid)
+	if err != nil {
+		refuseStream(w, err)
+		return
+	}
+	defer release()
+	look := func() uint64 { s.looks.Add(1); return fp() }
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	last := fp()
+	changed := s.svc.Changed(tid) // before the read: a change during it wakes the loop
+	lastLook := time.Now()
+	last := look()
+	cost := time.Since(lastLook)
 	fmt.Fprintf(w, "retry: 2000\nevent: ready\ndata: {}\n\n")
 	// The page was rendered at its fingerprint fp: a change between its render
 	// and this connection (or during a reconnection) would otherwise reach
@@ -97,39 +121,77 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	end := time.NewTimer(sseLifetime)
 	defer end.Stop()
-	// A view whose query is slow (an unindexed filter over many payments) is
-	// looked at less often: the wait is at least ten times the last look.
-	wait := func(cost time.Duration) time.Duration { return max(s.opt.PollInterval, 10*cost) }
-	next := time.NewTimer(s.opt.PollInterval)
-	defer next.Stop()
-	lastBeat := time.Now()
+	beat := time.NewTicker(s.keepAlive)
+	defer beat.Stop()
+	var hold <-chan time.Time // a change waiting for the looks' spacing
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case <-s.done.ch:
 			return
+		case <-s.svc.Held.Stopping():
+			return
 		case <-end.C:
 			return
-		case <-next.C:
-		}
-		start := time.Now()
-		cur := fp()
-		next.Reset(wait(time.Since(start)))
-		switch {
-		case cur != last:
-			last = cur
-			fmt.Fprintf(w, "event: change\ndata: {}\n\n")
-		case time.Since(lastBeat) > 15*time.Second:
+		case <-beat.C:
 			fmt.Fprintf(w, ": keep-alive\n\n")
-		default:
+			if rc.Flush() != nil {
+				return
+			}
+			continue
+		case <-changed:
+			changed = nil
+			if d := time.Until(lastLook.Add(max(s.opt.PollInterval, 10*cost))); d > 0 {
+				hold = time.After(d)
+				continue
+			}
+		case <-hold:
+			hold = nil
+		}
+		changed = s.svc.Changed(tid)
+		lastLook = time.Now()
+		cur := look()
+		cost = time.Since(lastLook)
+		if cur == last {
 			continue
 		}
-		lastBeat = time.Now()
+		last = cur
+		fmt.Fprintf(w, "event: change\ndata: {}\n\n")
 		if rc.Flush() != nil {
 			return
 		}
 	}
+}
+
+// refuseStream answers a stream past the tenant's cap of held requests with
+// the API's error envelope (429 TooManyRequests) and closes the connection,
+// so that refused streams hold no connection either. EventSource does not
+// reconnect after a non-200 answer; the page then says that live refresh
+// stopped and tries again later (app.js).
+func refuseStream(w http.ResponseWriter, err error) {
+	var se *simulator.Error
+	if !errors.As(err, &se) {
+		se = simulator.Errorf(simulator.CodeInternalError, "The stream could not be opened")
+	}
+	type object struct {
+		ErrorID            string `json:"errorId"`
+		Description        string `json:"description"`
+		RecoverySuggestion string `json:"recoverySuggestion,omitempty"`
+	}
+	body, _ := json.Marshal(struct {
+		Error object `json:"error"`
+	}{object{string(se.Code), se.Message, se.Recovery}})
+	status := http.StatusTooManyRequests
+	if se.Code != simulator.CodeTooManyRequests {
+		status = http.StatusInternalServerError
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Connection", "close")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 // fingerprinter returns a function that hashes what the topic's view shows.

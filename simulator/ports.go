@@ -16,6 +16,10 @@ var ErrConflict = errors.New("simulator: conflict")
 type Store interface {
 	View(fn func(tx Tx) error) error
 	Update(fn func(tx Tx) error) error
+	// Changes is notified, once per tenant, after every committed Update
+	// that wrote a record of that tenant (its tenant record included), so
+	// that a read begun after the notification sees the write.
+	Changes() *Changes
 }
 
 // Tx is one store transaction. Getters return (nil, nil) when the record does

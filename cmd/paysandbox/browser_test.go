@@ -351,6 +351,29 @@ func TestBrowser(t *testing.T) {
 		b.waitText("[data-testid=payments] tbody", "DECLINED")
 		assert.NotContains(t, b.text("[data-testid=payments] tbody"), "AUTHORIZED")
 	})
+	t.Run("a stream past the tenant's cap: the page says live updates are paused", func(t *testing.T) {
+		b.sub(t)
+		b.open("/_sandbox/ui/scenarios") // no live region: the last page's stream ends
+		require.Eventually(t, func() bool { return b.app.Svc.Held.Open(simulator.DefaultTenantID) == 0 }, 20*time.Second, 10*time.Millisecond)
+		var releases []func() // the tenant's held slots, taken as long-polls would
+		defer func() {
+			for _, r := range releases {
+				r()
+			}
+		}()
+		for {
+			r, err := b.app.Svc.Held.Acquire(simulator.DefaultTenantID)
+			if err != nil {
+				break
+			}
+			releases = append(releases, r)
+		}
+		b.open("/_sandbox/ui/payments")
+		b.do(chromedp.WaitVisible(chromedp.CSS("[data-testid=payments]")))
+		b.waitText("[data-testid=live-off]", "Live updates are paused")
+		assert.Equal(t, "off", eval[string](b, `document.body.dataset.live || ""`))
+		b.accessible()
+	})
 	t.Run("keyboard: skip link first, then navigation", func(t *testing.T) {
 		b.sub(t)
 		b.open("/_sandbox/ui/payments")

@@ -12,10 +12,6 @@
     var live = document.getElementById("live");
     if (!live || !live.dataset.live || !window.EventSource) return;
     var q = location.search ? "&" + location.search.slice(1) : "";
-    // fp: what the page showed when rendered; the stream says "change" at once
-    // when the view changed before it connected.
-    var es = new EventSource(PREFIX + "/events?topic=" + encodeURIComponent(live.dataset.live) +
-      "&fp=" + encodeURIComponent(live.dataset.fp || "") + q);
     var pending = false, busy = false, failures = 0;
     function typing() {
       var a = document.activeElement;
@@ -80,8 +76,38 @@
         })
         .then(function () { busy = false; if (pending) setTimeout(refresh, 250 * Math.pow(2, Math.min(failures, 4))); });
     }
-    es.addEventListener("change", refresh);
-    es.addEventListener("ready", function () { document.body.dataset.live = "on"; });
+    // The stream: fp is what the page showed when rendered, so the stream
+    // says "change" at once when the view changed before it connected. A
+    // stream the server refuses (429: the tenant holds too many open live
+    // pages and waits; or the session ended) is not retried by EventSource:
+    // the page says so, keeps what it shows, and tries again later.
+    var retryMs = 30000;
+    function note(text) {
+      var slot = document.querySelector(".flash-slot"), p = document.getElementById("live-off");
+      if (!text) { if (p) p.remove(); return; }
+      if (!slot) return;
+      if (!p) {
+        p = document.createElement("p");
+        p.id = "live-off"; p.className = "flash info"; p.setAttribute("role", "status");
+        p.dataset.testid = "live-off";
+        slot.appendChild(p);
+      }
+      p.textContent = text;
+    }
+    function connect() {
+      var es = new EventSource(PREFIX + "/events?topic=" + encodeURIComponent(live.dataset.live) +
+        "&fp=" + encodeURIComponent(live.dataset.fp || "") + q);
+      es.addEventListener("change", refresh);
+      es.addEventListener("ready", function () { document.body.dataset.live = "on"; note(""); });
+      es.addEventListener("error", function () {
+        if (es.readyState !== EventSource.CLOSED) return; // reconnecting by itself
+        document.body.dataset.live = "off";
+        note("Live updates are paused: the sandbox refused this page's update stream (this tenant has too many open " +
+          "live pages and waits, or the session ended). Reload to see the latest; the page tries again in " + retryMs / 1000 + " s.");
+        setTimeout(connect, retryMs);
+      });
+    }
+    connect();
     live.addEventListener("focusout", function () { if (pending) setTimeout(refresh, 50); });
   }
 

@@ -199,8 +199,11 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		e.Hints = []Hint{}
 	}
 	s.journal.Add(e)
-	if s.svc != nil && s.journal.NeedsPrune() {
-		s.pruneJournal()
+	if s.svc != nil {
+		s.svc.NoteChange(t.ID) // the dashboard's payment page shows the journal
+		if s.journal.NeedsPrune() {
+			s.pruneJournal()
+		}
 	}
 }
 

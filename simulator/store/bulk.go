@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -48,6 +49,13 @@ func (d *DB) PutRaw(pairs [][2]string) error {
 			}
 		}
 		d.disk.committed()
+		d.notifyKeys(func(yield func(string) bool) {
+			for _, p := range pairs {
+				if !yield(p[0]) {
+					return
+				}
+			}
+		})
 	}
 	return err
 }
@@ -72,6 +80,7 @@ func (d *DB) DeleteRaw(keys []string) error {
 			}
 		}
 		d.disk.committed()
+		d.notifyKeys(slices.Values(keys))
 	}
 	return err
 }

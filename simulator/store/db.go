@@ -30,6 +30,7 @@ type DB struct {
 	tenants tenantCache
 	disk    *disk // nil for ":memory:"
 	events  *eventIndex
+	changes *simulator.Changes // per-tenant commit notifications (changes.go)
 }
 
 // Open opens (creating if missing, with its directory) the database at path;
@@ -75,7 +76,7 @@ func Open(path, fsync string) (*DB, error) {
 	if dk != nil {
 		pruned = &dk.pruned
 	}
-	return &DB{db: db, path: path, hot: hot, disk: dk, events: newEventIndex(db, pruned)}, nil // events by payment: built on first use (event_index.go)
+	return &DB{db: db, path: path, hot: hot, disk: dk, events: newEventIndex(db, pruned), changes: simulator.NewChanges()}, nil // events by payment: built on first use (event_index.go)
 }
 
 // Close stops the disk work (shrinking the file if it grew, see disk.go),
@@ -116,6 +117,7 @@ func (d *DB) Update(fn func(simulator.Tx) error) error {
 	}
 	if err == nil { // (a transaction that wrote nothing costs an fsync of nothing)
 		d.disk.committed()
+		d.notifyChanges(tx.wrote)
 	}
 	return err
 }

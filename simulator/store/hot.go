@@ -184,9 +184,11 @@ func (t *Tx) cachedTenant(id string, read func() (*simulator.Tenant, error)) (*s
 	return tn, err
 }
 
-// touch notes a write of key; a tenant or API key record drops the tenant
-// cache when the transaction ends.
+// touch notes a write of key: its tenant's watchers are notified after the
+// commit, and a tenant or API key record drops the tenant cache when the
+// transaction ends.
 func (t *Tx) touch(key string) {
+	t.noteTenant(key)
 	if !t.tenantsWritten && (strings.HasPrefix(key, pTenant) || strings.HasPrefix(key, pAPIKey)) {
 		t.tenantsWritten = true
 	}

@@ -23,8 +23,11 @@ type Tx struct {
 	seq     uint64
 	// tenantsWritten: a tenant or API key record changed (see hot.go).
 	tenantsWritten bool
-	tenants        *tenantCache // nil: always read the store
-	events         *eventIndex  // events by payment (event_index.go); nil: scan
+	// wrote: the tenants whose records this transaction wrote (changes.go).
+	wrote    []string
+	wroteBuf [2]string    // wrote's first backing array: most transactions write one tenant
+	tenants  *tenantCache // nil: always read the store
+	events   *eventIndex  // events by payment (event_index.go); nil: scan
 }
 
 var _ simulator.Tx = (*Tx)(nil)
