@@ -2,8 +2,13 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"maps"
 )
+
+// maxOneShotTries bounds the decisions of one payment racing others for a
+// pending one-shot; past it the request fails rather than spin.
+const maxOneShotTries = 32
 
 // PaymentRequest is POST /payments (and /client/payments) after the schema.
 type PaymentRequest struct {
@@ -53,32 +58,61 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	if err != nil {
 		return nil, err
 	}
-	d := s.Processor.Authorize(ctx, t.ID, p)
-	deferred := d.ThreeDS == ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
-	err = s.Store.Update(func(tx Tx) error {
-		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
-			return err
-		}
-		in, _, err := paymentSource(tx, t, req)
-		if err != nil {
-			return err
-		}
-		if in.TokenType == TokenSingleUse {
-			in.Used = true
-			if err := tx.PutInstrument(in); err != nil {
+	// A pending one-shot picks the rule; the commit takes it from the
+	// tenant, so a request refused before then takes nothing. When the commit
+	// finds it no longer pending (concurrent payments took the last of it, or
+	// it was replaced or cleared), the payment is decided again with what is
+	// pending then: each such change causes at most one retry per payment in
+	// flight. The tenant is read again here: callers may hold an older copy.
+	cur, err := s.tenantByID(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	var oneShot string
+	if cur != nil {
+		oneShot = oneShotFor(cur.Next, p.Metadata)
+	}
+	var d AuthorizeDecision
+	var deferred bool
+	for tries := 0; ; tries++ {
+		p.OneShot = oneShot
+		d = s.Processor.Authorize(ctx, t.ID, p)
+		deferred = d.ThreeDS == ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
+		err = s.Store.Update(func(tx Tx) error {
+			if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
 				return err
 			}
-		}
-		if req.IdempotencyKey != "" {
-			if err := tx.ClaimIdempotency(t.ID, req.IdempotencyKey, p.ID); err != nil {
+			in, _, err := paymentSource(tx, t, req)
+			if err != nil {
 				return err
 			}
+			if p.OneShot != "" {
+				if err := takeOneShot(tx, t.ID, p.OneShot); err != nil {
+					return err
+				}
+			}
+			if in.TokenType == TokenSingleUse {
+				in.Used = true
+				if err := tx.PutInstrument(in); err != nil {
+					return err
+				}
+			}
+			if req.IdempotencyKey != "" {
+				if err := tx.ClaimIdempotency(t.ID, req.IdempotencyKey, p.ID); err != nil {
+					return err
+				}
+			}
+			if deferred {
+				return s.insertPayment(tx, t, p)
+			}
+			return s.createAuthorized(tx, t, p, d)
+		})
+		var moved *oneShotMoved
+		if !errors.As(err, &moved) || tries >= maxOneShotTries {
+			break
 		}
-		if deferred {
-			return s.insertPayment(tx, t, p)
-		}
-		return s.createAuthorized(tx, t, p, d)
-	})
+		oneShot = oneShotFor(moved.now, p.Metadata)
+	}
 	if err != nil {
 		return nil, err
 	}
