@@ -22,9 +22,13 @@ func (e *svcEnv) next(tb testing.TB) simulator.OneShot {
 	return *o
 }
 
+// setNext sets the one-shot and reads the tenant again, as the HTTP layer
+// does for each request (CreatePayment goes by the tenant it is given).
 func (e *svcEnv) setNext(tb testing.TB, rule string, times int64) {
 	tb.Helper()
 	_, err := e.svc.SetNextScenario(e.t, rule, times)
+	require.NoError(tb, err)
+	e.t, err = e.svc.Tenant(e.t.ID)
 	require.NoError(tb, err)
 }
 

@@ -2,7 +2,6 @@ package simulator
 
 import (
 	"context"
-	"errors"
 	"maps"
 )
 
@@ -28,7 +27,9 @@ type PaymentRequest struct {
 
 // CreatePayment creates a payment from a tokenised or vaulted method and
 // authorizes it synchronously: the answer is AUTHORIZED, DECLINED, FAILED or
-// PENDING with requiredAction. Errors: InvalidPaymentInstrumentToken,
+// PENDING with requiredAction. t is the tenant as read for this request (the
+// HTTP layer reads it when it authenticates): a one-shot set after that read
+// is left to later payments. Errors: InvalidPaymentInstrumentToken,
 // RequestValidationError, MetadataContainsEmptyKey, IdempotencyKeyAlreadyExists,
 // RequestTimeout (the payment goes on).
 //
@@ -58,57 +59,22 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	if err != nil {
 		return nil, err
 	}
-	// A pending one-shot picks the rule; the commit takes it from the
-	// tenant, so a request refused before then takes nothing. When the commit
-	// finds it no longer pending (concurrent payments took the last of it, or
-	// it was replaced or cleared), the payment is decided again with what is
-	// pending then: each such change causes at most one retry per payment in
-	// flight. The tenant is read again here: callers may hold an older copy.
-	cur, err := s.tenantByID(t.ID)
-	if err != nil {
-		return nil, err
-	}
-	var oneShot string
-	if cur != nil {
-		oneShot = oneShotFor(cur.Next, p.Metadata)
-	}
+	// The one-shot pending when the request was authenticated (t.Next)
+	// picks the rule; the commit takes it from the tenant, so a request
+	// refused before then takes nothing. When the commit finds it no longer
+	// pending (concurrent payments took the last of it, or it was replaced or
+	// cleared), the payment is decided again with what is pending then: each
+	// such change causes at most one retry per payment in flight.
+	oneShot := oneShotFor(t.Next, p.Metadata)
 	var d AuthorizeDecision
 	var deferred bool
 	for tries := 0; ; tries++ {
 		p.OneShot = oneShot
 		d = s.Processor.Authorize(ctx, t.ID, p)
 		deferred = d.ThreeDS == ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
-		err = s.Store.Update(func(tx Tx) error {
-			if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
-				return err
-			}
-			in, _, err := paymentSource(tx, t, req)
-			if err != nil {
-				return err
-			}
-			if p.OneShot != "" {
-				if err := takeOneShot(tx, t.ID, p.OneShot); err != nil {
-					return err
-				}
-			}
-			if in.TokenType == TokenSingleUse {
-				in.Used = true
-				if err := tx.PutInstrument(in); err != nil {
-					return err
-				}
-			}
-			if req.IdempotencyKey != "" {
-				if err := tx.ClaimIdempotency(t.ID, req.IdempotencyKey, p.ID); err != nil {
-					return err
-				}
-			}
-			if deferred {
-				return s.insertPayment(tx, t, p)
-			}
-			return s.createAuthorized(tx, t, p, d)
-		})
-		var moved *oneShotMoved
-		if !errors.As(err, &moved) || tries >= maxOneShotTries {
+		err = s.commitPayment(t, req, p, d, deferred)
+		moved, ok := err.(*oneShotMoved) // takeOneShot's own error, unwrapped by Update
+		if !ok || tries >= maxOneShotTries {
 			break
 		}
 		oneShot = oneShotFor(moved.now, p.Metadata)
@@ -122,6 +88,43 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	}
 	s.kick()
 	return p, nil
+}
+
+// commitPayment stores a payment CreatePayment decided, in one transaction:
+// what was read is checked again (the key still unclaimed, the token still
+// usable, the one-shot it was decided with still pending), then the
+// idempotency claim, the token marked used, the one-shot taken, and the
+// payment with its events (and, when deferred, its recovery job).
+func (s *Service) commitPayment(t *Tenant, req PaymentRequest, p *Payment, d AuthorizeDecision, deferred bool) error {
+	return s.Store.Update(func(tx Tx) error {
+		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
+			return err
+		}
+		in, _, err := paymentSource(tx, t, req)
+		if err != nil {
+			return err
+		}
+		if p.OneShot != "" {
+			if err := takeOneShot(tx, t.ID, p.OneShot); err != nil {
+				return err
+			}
+		}
+		if in.TokenType == TokenSingleUse {
+			in.Used = true
+			if err := tx.PutInstrument(in); err != nil {
+				return err
+			}
+		}
+		if req.IdempotencyKey != "" {
+			if err := tx.ClaimIdempotency(t.ID, req.IdempotencyKey, p.ID); err != nil {
+				return err
+			}
+		}
+		if deferred {
+			return s.insertPayment(tx, t, p)
+		}
+		return s.createAuthorized(tx, t, p, d)
+	})
 }
 
 // sourceReader reads what a payment is made from: a Tx (private copies) or
