@@ -140,6 +140,15 @@ func TestOneShot(t *testing.T) {
 			assert.Equal(t, simulator.OneShot{}, e.next(t))
 			assert.Equal(t, simulator.StatusAuthorized, e.pay(t, 1000, cardOK).Status)
 		}},
+		{"rules that drop its rule drop it; rules that keep it keep it", func(t *testing.T, e *svcEnv) {
+			e.setNext(t, "generic-decline", 2)
+			_, err := e.svc.PutScenarios(e.t, []byte("version: 1\nrules:\n  - name: generic-decline\n    when: { amount: 1 }\n    authorize: { status: DECLINED }\n"))
+			require.NoError(t, err)
+			assert.Equal(t, simulator.OneShot{Rule: "generic-decline", Remaining: 2}, e.next(t))
+			_, err = e.svc.PutScenarios(e.t, []byte("version: 1\nrules:\n  - name: other\n    when: { amount: 1 }\n    authorize: { status: DECLINED }\n"))
+			require.NoError(t, err)
+			assert.Equal(t, simulator.OneShot{}, e.next(t))
+		}},
 		{"explain shows it and what the next payment would get", func(t *testing.T, e *svcEnv) {
 			e.setNext(t, "generic-decline", 2)
 			ex, err := e.svc.ExplainScenario(e.t, simulator.ExplainRequest{Card: cardOK, Amount: i64(1000), CurrencyCode: "EUR"})

@@ -85,7 +85,7 @@ func (s *Service) Scenarios(t *Tenant, asJSON bool) ([]byte, error) {
 }
 
 // PutScenarios replaces tenant t's rules with a whole document and answers
-// the number of rules. Errors: ScenarioValidationError with every problem,
+// the number of rules (a pending one-shot of a rule it drops goes too). Errors: ScenarioValidationError with every problem,
 // each at "line N" in validationErrors.
 func (s *Service) PutScenarios(t *Tenant, doc []byte) (int, error) {
 	rb := s.rules()
@@ -115,7 +115,10 @@ func scenarioError(problems []ScenarioProblem) *Error {
 // DeleteScenarios puts tenant t back on the server's rules.
 func (s *Service) DeleteScenarios(t *Tenant) error { return s.setScenarios(t, "") }
 
+// setScenarios stores tenant t's rules document; a pending one-shot whose
+// rule the new rules do not have is dropped with it (it could decide nothing).
 func (s *Service) setScenarios(t *Tenant, doc string) error {
+	rb := s.rules()
 	return s.Store.Update(func(tx Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
@@ -125,6 +128,9 @@ func (s *Service) setScenarios(t *Tenant, doc string) error {
 			return Errorf(CodeUnauthorized, "The tenant no longer exists")
 		}
 		cur.Scenarios = doc
+		if rb != nil && cur.Next != nil && !containsString(rb.RuleNames(doc), cur.Next.Rule) {
+			cur.Next = nil
+		}
 		return tx.PutTenant(cur)
 	})
 }
