@@ -81,7 +81,7 @@ func (e *Engine) HasRule(name string) bool { _, ok := e.doc.Rule(name); return o
 // Why a rule was picked by name rather than matched.
 const (
 	whyScenarioKey = "picked by metadata.sandboxScenario"
-	whyOneShot     = "picked by the one-shot pending when the payment was created (POST /_sandbox/scenarios/next)"
+	whyOneShot     = "picked by the tenant's one-shot (POST /_sandbox/scenarios/next)"
 )
 
 // picked returns the rule named by metadata.sandboxScenario, else by the

@@ -74,7 +74,7 @@ func ctxOf(cmd *cobra.Command) context.Context {
 
 var paymentFields = objectTable(false, "id", "status", "amount", "currencyCode", "orderId", "customerId", "date", "dateUpdated",
 	"processor.name", "processor.amountCaptured", "processor.amountRefunded", "statusReason.type", "statusReason.declineType",
-	"statusReason.code", "requiredAction.name")
+	"statusReason.code", "requiredAction.name", "requiredAction.challengeUrl")
 
 // paymentTable prints a payment's fields, then its transactions (one row
 // each) and, when the answer has them (--events), the transactions' events.

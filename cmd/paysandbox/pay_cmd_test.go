@@ -150,7 +150,8 @@ func TestPayNextCLI(t *testing.T) {
 		{name: "a 3DS card is PENDING with its required action", args: []string{"pay", "--card", numChallenge},
 			check: func(t *testing.T, s string) {
 				assert.Regexp(t, `(?m)^status\s+PENDING$`, s)
-				assert.Regexp(t, `(?m)^requiredAction\.name\s+\S+`, s)
+				assert.Regexp(t, `(?m)^requiredAction\.name\s+3DS_AUTHENTICATION$`, s)
+				assert.Regexp(t, `(?m)^requiredAction\.challengeUrl\s+http://127\.0\.0\.1:\d+/`, s, "where the shopper answers it")
 			}},
 		{name: "a 504 exits 1 naming the payment", args: []string{"pay", "--amount", "5040", "--order", "o-504"}, wantCode: 1,
 			stderr: "Error: RequestTimeout: ",
