@@ -254,3 +254,38 @@ func TestOneShotConcurrent(t *testing.T) {
 	}
 	assert.Equal(t, 3, took, "the stored payments agree")
 }
+
+// TestOneShotConcurrentSameKey: requests racing with one idempotency key make
+// one payment, and only it takes the one-shot (the 409s take nothing).
+func TestOneShotConcurrentSameKey(t *testing.T) {
+	e := newSvcEnv(t, nil)
+	const n = 20
+	tokens := make([]string, n)
+	for i := range tokens {
+		tokens[i] = e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK).Instrument.Token
+	}
+	e.setNext(t, "generic-decline", 3)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tokens[i], IdempotencyKey: "same"})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		if err == nil {
+			ok++
+			continue
+		}
+		assert.Equal(t, simulator.CodeIdempotencyKeyAlreadyExists, simulator.ErrorCode(err))
+	}
+	assert.Equal(t, 1, ok)
+	assert.Equal(t, simulator.OneShot{Rule: "generic-decline", Remaining: 2}, e.next(t))
+}

@@ -6,7 +6,8 @@ import (
 )
 
 // maxOneShotTries bounds the decisions of one payment racing others for a
-// pending one-shot; past it the request fails rather than spin.
+// pending one-shot; past it the payment follows the normal rules rather than
+// spin (each retry needs the one-shot replaced or cleared meanwhile).
 const maxOneShotTries = 32
 
 // PaymentRequest is POST /payments (and /client/payments) after the schema.
@@ -74,10 +75,13 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 		deferred = d.ThreeDS == ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
 		err = s.commitPayment(t, req, p, d, deferred)
 		moved, ok := err.(*oneShotMoved) // takeOneShot's own error, unwrapped by Update
-		if !ok || tries >= maxOneShotTries {
+		if !ok {
 			break
 		}
-		oneShot = oneShotFor(moved.now, p.Metadata)
+		oneShot = "" // past the bound, the normal rules: a commit without a one-shot cannot be moved
+		if tries < maxOneShotTries {
+			oneShot = oneShotFor(moved.now, p.Metadata)
+		}
 	}
 	if err != nil {
 		return nil, err
