@@ -787,3 +787,23 @@ func TestLivePageFingerprintPrecedesItsData(t *testing.T) {
 	require.NotNil(t, m)
 	assert.Equal(t, now[1], m[1], "nothing changed: the same fingerprint")
 }
+
+// TestScenariosViewShowsOneShot: the scenarios page shows the tenant's
+// pending one-shot, and its button clears it.
+func TestScenariosViewShowsOneShot(t *testing.T) {
+	e := newEnv(t, Options{Scenarios: &fakeScenarios{yaml: "rules: []\n"}})
+	e.signIn(testKey)
+	assert.NotContains(t, e.get(Prefix+"/scenarios").Body, `data-testid="next"`, "nothing pending")
+	_, err := e.svc.SetNextScenario(e.tenant, "generic-decline", 2)
+	require.NoError(t, err)
+	body := e.get(Prefix + "/scenarios").Body
+	assert.Contains(t, body, `data-testid="next"`)
+	assert.Contains(t, body, "the next <strong>2</strong> payment(s) of this tenant take rule <strong>generic-decline</strong>")
+	p := e.post(Prefix+"/scenarios", url.Values{"csrf": {e.csrf()}, "action": {"clear-next"}})
+	assert.Equal(t, http.StatusOK, p.Status)
+	assert.Contains(t, p.Body, "The pending one-shot is cleared")
+	assert.NotContains(t, p.Body, `data-testid="next"`)
+	o, err := e.svc.NextScenario(e.tenant)
+	require.NoError(t, err)
+	assert.Nil(t, o)
+}

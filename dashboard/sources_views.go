@@ -79,6 +79,8 @@ type scenariosData struct {
 	Sample     string
 	Error      string
 	Applied    bool
+	// Next is the tenant's pending one-shot (nil: none).
+	Next *simulator.OneShot
 }
 
 type scenarioLine struct {
@@ -97,6 +99,7 @@ func (s *Server) scenariosPage(w http.ResponseWriter, r *http.Request) {
 		if d.YAML, d.Source, err = s.opt.Scenarios.Rules(a.Tenant); err != nil {
 			d.Error = plain(err)
 		}
+		d.Next, _ = s.svc.NextScenario(a.Tenant)
 	}
 	s.render(w, r, http.StatusOK, "scenarios", &view{Title: "Scenarios", Nav: "scenarios", Data: d})
 }
@@ -129,6 +132,12 @@ func (s *Server) scenariosAction(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, Prefix+"/scenarios", http.StatusSeeOther)
 			return
 		}
+	case "clear-next":
+		if err = s.svc.ClearNextScenario(a.Tenant); err == nil {
+			setFlash(w, "ok", "The pending one-shot is cleared: new payments follow the rules.")
+			http.Redirect(w, r, Prefix+"/scenarios", http.StatusSeeOther)
+			return
+		}
 	case "explain":
 		d.Sample = r.PostFormValue("sample")
 		var ex Explanation
@@ -152,6 +161,7 @@ func (s *Server) scenariosAction(w http.ResponseWriter, r *http.Request) {
 	if d.Applied {
 		v.Flash = &flash{Kind: "ok", Text: "Scenarios applied: new payments of this tenant follow them."}
 	}
+	d.Next, _ = s.svc.NextScenario(a.Tenant)
 	s.render(w, r, status, "scenarios", v)
 }
 

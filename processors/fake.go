@@ -211,6 +211,9 @@ func scenariosName(v any) string {
 	return "(not a string)"
 }
 
+// RuleNames implements simulator.RuleBook.
+func (f *Fake) RuleNames(doc string) []string { return f.engineFor(doc).RuleNames() }
+
 // ExplainRules implements simulator.RuleBook.
 func (f *Fake) ExplainRules(doc string, p *simulator.Payment) (simulator.ScenarioExplanation, error) {
 	ex, err := f.engineFor(doc).Explain(scenarios.RequestOf(p))

@@ -24,6 +24,9 @@ type Request struct {
 	CustomerID          string
 	Metadata            map[string]any
 	ProcessorMerchantID string // only when authorizing at a named account
+	// OneShot is the rule a pending one-shot gave the payment ("" none); a
+	// metadata.sandboxScenario wins over it, and it wins over every when.
+	OneShot string
 }
 
 // RequestOf is the engine's view of a payment.
@@ -31,7 +34,7 @@ func RequestOf(p *simulator.Payment) Request {
 	r := Request{
 		CardFingerprint: p.Card.Fingerprint, First6: p.Card.First6, Network: p.Card.Network,
 		Amount: p.Amount, CurrencyCode: p.CurrencyCode, OrderID: p.OrderID, CustomerID: p.CustomerID,
-		Metadata: p.Metadata,
+		Metadata: p.Metadata, OneShot: p.OneShot,
 	}
 	if p.Processor != nil {
 		r.ProcessorMerchantID = p.Processor.ProcessorMerchantID
@@ -75,33 +78,53 @@ func (e *Engine) Accounts() []simulator.ProcessorAccount { return e.doc.Accounts
 // HasRule reports whether a rule is named name.
 func (e *Engine) HasRule(name string) bool { _, ok := e.doc.Rule(name); return ok }
 
-// picked returns the rule named by metadata.sandboxScenario, nil when the
-// key is absent, or an *UnknownRuleError.
-func (e *Engine) picked(r Request) (*Rule, error) {
+// Why a rule was picked by name rather than matched.
+const (
+	whyScenarioKey = "picked by metadata.sandboxScenario"
+	whyOneShot     = "picked by the tenant's one-shot (POST /_sandbox/scenarios/next)"
+)
+
+// picked returns the rule named by metadata.sandboxScenario, else by the
+// request's one-shot, with why; nil when neither names one. A
+// sandboxScenario that names no rule is an *UnknownRuleError; a one-shot
+// whose rule is gone (the tenant's rules were replaced since) names none.
+func (e *Engine) picked(r Request) (*Rule, string, error) {
 	v, present := r.Metadata[ScenarioKey]
 	if !present {
-		return nil, nil
+		if rule, ok := e.doc.Rule(r.OneShot); ok && r.OneShot != "" {
+			return rule, whyOneShot, nil
+		}
+		return nil, "", nil
 	}
 	name, ok := v.(string)
 	if !ok {
-		return nil, &UnknownRuleError{Name: metaString(v)}
+		return nil, "", &UnknownRuleError{Name: metaString(v)}
 	}
 	rule, ok := e.doc.Rule(name)
 	if !ok {
-		return nil, &UnknownRuleError{Name: name}
+		return nil, "", &UnknownRuleError{Name: name}
 	}
-	return rule, nil
+	return rule, whyScenarioKey, nil
+}
+
+// RuleNames lists the rules' names in document order.
+func (e *Engine) RuleNames() []string {
+	out := make([]string, len(e.doc.Rules))
+	for i := range e.doc.Rules {
+		out[i] = e.doc.Rules[i].Name
+	}
+	return out
 }
 
 // Decide picks the rule for a request: the one metadata.sandboxScenario
-// names, else the first whose when matches, else none (the default processor
-// authorizes). The only error is *UnknownRuleError.
+// names, else the request's one-shot, else the first whose when matches,
+// else none (the default processor authorizes). The only error is
+// *UnknownRuleError.
 func (e *Engine) Decide(r Request) (Decision, error) {
-	rule, err := e.picked(r)
+	rule, why, err := e.picked(r)
 	if err != nil {
 		return Decision{}, err
 	}
-	why := "picked by metadata.sandboxScenario"
 	if rule == nil {
 		for i := range e.doc.Rules {
 			if ok, reason := e.doc.Rules[i].When.match(r); ok {
@@ -197,9 +220,13 @@ type Explanation struct {
 // that failed, or why it lost although it matched. An unknown
 // metadata.sandboxScenario is the *UnknownRuleError of Decide.
 func (e *Engine) Explain(r Request) (Explanation, error) {
-	picked, err := e.picked(r)
+	picked, why, err := e.picked(r)
 	if err != nil {
 		return Explanation{}, err
+	}
+	by := "metadata.sandboxScenario"
+	if why == whyOneShot {
+		by = "the one-shot"
 	}
 	out := Explanation{Rules: make([]RuleResult, 0, len(e.doc.Rules))}
 	for i := range e.doc.Rules {
@@ -208,9 +235,9 @@ func (e *Engine) Explain(r Request) (Explanation, error) {
 		ok, reason := rule.When.match(r)
 		switch {
 		case picked != nil && picked == rule:
-			res.Matched, res.Reason = true, "picked by metadata.sandboxScenario"
+			res.Matched, res.Reason = true, why
 		case picked != nil:
-			res.Reason = fmt.Sprintf("metadata.sandboxScenario picks %q", picked.Name)
+			res.Reason = fmt.Sprintf("%s picks %q", by, picked.Name)
 		case ok && out.Matched == nil:
 			res.Matched, res.Reason = true, reason
 		case ok:

@@ -204,3 +204,41 @@ func TestEngineExplain(t *testing.T) {
 	assert.Equal(t, "picked by metadata.sandboxScenario", ex.Rules[6].Reason)
 	assert.Equal(t, `metadata.sandboxScenario picks "vip"`, ex.Rules[0].Reason)
 }
+
+func withOneShot(rule string) func(*scenarios.Request) {
+	return func(r *scenarios.Request) { r.OneShot = rule }
+}
+
+// TestEngineOneShot: a request's one-shot picks its rule over every when;
+// metadata.sandboxScenario wins over it; a one-shot naming no rule (the
+// rules were replaced since) is ignored.
+func TestEngineOneShot(t *testing.T) {
+	e := mustEngine(t)
+	tests := []struct {
+		name string
+		req  scenarios.Request
+		rule string
+		why  string
+	}{
+		{"one-shot over a matching when", req(4051, withOneShot("big")), "big", "one-shot"},
+		{"one-shot over no match", req(5, withOneShot("decline-card")), "decline-card", "one-shot"},
+		{"sandboxScenario wins", req(5, withOneShot("big"), withMeta(map[string]any{"sandboxScenario": "soft"})), "soft", "metadata.sandboxScenario"},
+		{"unknown one-shot is ignored", req(4051, withOneShot("gone")), "soft", "amount 4051"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := e.Decide(tc.req)
+			require.NoError(t, err)
+			assert.Equal(t, tc.rule, d.Rule)
+			assert.Contains(t, d.Why, tc.why)
+			ex, err := e.Explain(tc.req)
+			require.NoError(t, err)
+			require.NotNil(t, ex.Matched)
+			assert.Equal(t, tc.rule, *ex.Matched)
+		})
+	}
+	ex, err := e.Explain(req(5, withOneShot("big")))
+	require.NoError(t, err)
+	assert.Equal(t, `the one-shot picks "big"`, ex.Rules[0].Reason)
+	assert.Equal(t, []string{"decline-card", "soft", "timeout"}, e.RuleNames()[:3])
+}

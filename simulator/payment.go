@@ -75,6 +75,10 @@ type Payment struct {
 	ThreeDS       *ThreeDSState   `json:"threeDS,omitempty"`
 	Timeout       *TimeoutState   `json:"timeout,omitempty"`
 	Rule          string          `json:"rule,omitempty"` // the scenario rule that decided it
+	// OneShot is the rule a pending one-shot gave the payment when it was
+	// created: the processor decides by it (metadata.sandboxScenario aside)
+	// whenever it authorizes the payment, in this process or after a restart.
+	OneShot string `json:"oneShot,omitempty"`
 	// Plan is the decision taken when the payment was created; it governs
 	// the rest of the payment's life even if the tenant's rules change.
 	Plan *Plan `json:"plan,omitempty"`

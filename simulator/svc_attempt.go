@@ -44,6 +44,9 @@ func (s *Service) ApproveAttempt(t *Tenant, id string) (ApproveResult, error) {
 			return err
 		}
 		p.AttemptID = a.ID
+		if err := applyOneShot(tx, t.ID, p); err != nil {
+			return err
+		}
 		a.Status, a.PaymentID, a.UpdatedAt = AttemptApproved, p.ID, now
 		in.Used = true
 		if err := tx.PutAttempt(a); err != nil {

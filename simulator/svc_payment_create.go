@@ -5,6 +5,11 @@ import (
 	"maps"
 )
 
+// maxOneShotTries bounds the decisions of one payment racing others for a
+// pending one-shot; past it the payment follows the normal rules rather than
+// spin (each retry needs the one-shot replaced or cleared meanwhile).
+const maxOneShotTries = 32
+
 // PaymentRequest is POST /payments (and /client/payments) after the schema.
 type PaymentRequest struct {
 	Token          string
@@ -23,7 +28,9 @@ type PaymentRequest struct {
 
 // CreatePayment creates a payment from a tokenised or vaulted method and
 // authorizes it synchronously: the answer is AUTHORIZED, DECLINED, FAILED or
-// PENDING with requiredAction. Errors: InvalidPaymentInstrumentToken,
+// PENDING with requiredAction. t is the tenant as read for this request (the
+// HTTP layer reads it when it authenticates): a one-shot set after that read
+// is left to later payments. Errors: InvalidPaymentInstrumentToken,
 // RequestValidationError, MetadataContainsEmptyKey, IdempotencyKeyAlreadyExists,
 // RequestTimeout (the payment goes on).
 //
@@ -53,15 +60,58 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	if err != nil {
 		return nil, err
 	}
-	d := s.Processor.Authorize(ctx, t.ID, p)
-	deferred := d.ThreeDS == ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
-	err = s.Store.Update(func(tx Tx) error {
+	// The one-shot pending when the request was authenticated (t.Next)
+	// picks the rule; the commit takes it from the tenant, so a request
+	// refused before then takes nothing. When the commit finds it no longer
+	// pending (concurrent payments took the last of it, or it was replaced or
+	// cleared), the payment is decided again with what is pending then: each
+	// such change causes at most one retry per payment in flight.
+	oneShot := oneShotFor(t.Next, p.Metadata)
+	var d AuthorizeDecision
+	var deferred bool
+	for tries := 0; ; tries++ {
+		p.OneShot = oneShot
+		d = s.Processor.Authorize(ctx, t.ID, p)
+		deferred = d.ThreeDS == ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
+		err = s.commitPayment(t, req, p, d, deferred)
+		moved, ok := err.(*oneShotMoved) // takeOneShot's own error, unwrapped by Update
+		if !ok {
+			break
+		}
+		oneShot = "" // past the bound, the normal rules: a commit without a one-shot cannot be moved
+		if tries < maxOneShotTries {
+			oneShot = oneShotFor(moved.now, p.Metadata)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.waits.notify(p.ID)
+	if deferred {
+		return s.authorizeWith(ctx, t, p, d)
+	}
+	s.kick()
+	return p, nil
+}
+
+// commitPayment stores a payment CreatePayment decided, in one transaction:
+// what was read is checked again (the key still unclaimed, the token still
+// usable, the one-shot it was decided with still pending), then the
+// idempotency claim, the token marked used, the one-shot taken, and the
+// payment with its events (and, when deferred, its recovery job).
+func (s *Service) commitPayment(t *Tenant, req PaymentRequest, p *Payment, d AuthorizeDecision, deferred bool) error {
+	return s.Store.Update(func(tx Tx) error {
 		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
 			return err
 		}
 		in, _, err := paymentSource(tx, t, req)
 		if err != nil {
 			return err
+		}
+		if p.OneShot != "" {
+			if err := takeOneShot(tx, t.ID, p.OneShot); err != nil {
+				return err
+			}
 		}
 		if in.TokenType == TokenSingleUse {
 			in.Used = true
@@ -79,15 +129,6 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 		}
 		return s.createAuthorized(tx, t, p, d)
 	})
-	if err != nil {
-		return nil, err
-	}
-	s.waits.notify(p.ID)
-	if deferred {
-		return s.authorizeWith(ctx, t, p, d)
-	}
-	s.kick()
-	return p, nil
 }
 
 // sourceReader reads what a payment is made from: a Tx (private copies) or

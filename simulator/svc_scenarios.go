@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -20,6 +21,8 @@ type RuleBook interface {
 	CheckScenario(doc string, metadata map[string]any) error
 	// ExplainRules evaluates every rule for a payment (or a probe of one).
 	ExplainRules(doc string, p *Payment) (ScenarioExplanation, error)
+	// RuleNames lists the names of the rules in force for a tenant document.
+	RuleNames(doc string) []string
 }
 
 // ScenarioProblem is one problem of a scenario document.
@@ -28,10 +31,12 @@ type ScenarioProblem struct {
 	Message string
 }
 
-// ScenarioExplanation is SANDBOX.md's explain shape.
+// ScenarioExplanation is SANDBOX.md's explain shape, plus the tenant's
+// pending one-shot when there is one.
 type ScenarioExplanation struct {
 	Matched *string              `json:"matched"`
 	Rules   []ScenarioRuleResult `json:"rules"`
+	Next    *OneShot             `json:"next,omitempty"`
 }
 
 // ScenarioRuleResult is one rule of an explanation.
@@ -80,7 +85,7 @@ func (s *Service) Scenarios(t *Tenant, asJSON bool) ([]byte, error) {
 }
 
 // PutScenarios replaces tenant t's rules with a whole document and answers
-// the number of rules. Errors: ScenarioValidationError with every problem,
+// the number of rules (a pending one-shot of a rule it drops goes too). Errors: ScenarioValidationError with every problem,
 // each at "line N" in validationErrors.
 func (s *Service) PutScenarios(t *Tenant, doc []byte) (int, error) {
 	rb := s.rules()
@@ -110,7 +115,10 @@ func scenarioError(problems []ScenarioProblem) *Error {
 // DeleteScenarios puts tenant t back on the server's rules.
 func (s *Service) DeleteScenarios(t *Tenant) error { return s.setScenarios(t, "") }
 
+// setScenarios stores tenant t's rules document; a pending one-shot whose
+// rule the new rules do not have is dropped with it (it could decide nothing).
 func (s *Service) setScenarios(t *Tenant, doc string) error {
+	rb := s.rules()
 	return s.Store.Update(func(tx Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
@@ -120,6 +128,9 @@ func (s *Service) setScenarios(t *Tenant, doc string) error {
 			return Errorf(CodeUnauthorized, "The tenant no longer exists")
 		}
 		cur.Scenarios = doc
+		if rb != nil && cur.Next != nil && !containsString(rb.RuleNames(doc), cur.Next.Rule) {
+			cur.Next = nil
+		}
 		return tx.PutTenant(cur)
 	})
 }
@@ -192,10 +203,14 @@ func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplan
 			p.Metadata = mergeMaps(d.Metadata, p.Metadata)
 		}
 	}
+	// The request is explained as the next payment would be decided: a
+	// pending one-shot picks its rule unless the metadata names one.
+	p.OneShot = oneShotFor(cur.Next, p.Metadata)
 	ex, err := rb.ExplainRules(cur.Scenarios, p)
 	if err != nil {
 		return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: err.Error()})
 	}
+	ex.Next = cur.Next
 	return ex, nil
 }
 
@@ -206,6 +221,8 @@ type PaymentExplanation struct {
 	Matched   *string             `json:"matched"`
 	Reason    string              `json:"reason"`
 	Now       ScenarioExplanation `json:"rulesInForce"`
+	// Next is the tenant's pending one-shot (for its next payments, not this one).
+	Next *OneShot `json:"next,omitempty"`
 }
 
 // ExplainPayment explains an existing payment. Errors: PaymentError.
@@ -222,7 +239,7 @@ func (s *Service) ExplainPayment(t *Tenant, id string) (PaymentExplanation, erro
 	if err != nil {
 		return PaymentExplanation{}, err
 	}
-	out := PaymentExplanation{PaymentID: p.ID, Reason: "not decided yet: the payment awaits its authorization"}
+	out := PaymentExplanation{PaymentID: p.ID, Reason: "not decided yet: the payment awaits its authorization", Next: cur.Next}
 	if p.Plan != nil {
 		out.Reason = p.Plan.Why
 		if p.Plan.Rule != "" {
@@ -242,6 +259,124 @@ func (s *Service) ExplainPayment(t *Tenant, id string) (PaymentExplanation, erro
 		out.Now = ex
 	}
 	return out, nil
+}
+
+// NextScenario is tenant t's pending one-shot, nil when none.
+func (s *Service) NextScenario(t *Tenant) (*OneShot, error) {
+	cur, err := s.Tenant(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	return cur.Next, nil
+}
+
+// SetNextScenario makes tenant t's next `times` created payments take the
+// rule named rule, replacing any pending one-shot, and answers it. Errors:
+// RequestValidationError at $.rule (missing, or no rule of the rules in
+// force: the description lists them) and at $.times (outside 1-100).
+func (s *Service) SetNextScenario(t *Tenant, rule string, times int64) (*OneShot, error) {
+	rb := s.rules()
+	if rb == nil {
+		return nil, errNoRuleBook()
+	}
+	var next *OneShot
+	err := s.Store.Update(func(tx Tx) error {
+		cur, err := tx.Tenant(t.ID)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return Errorf(CodeUnauthorized, "The tenant no longer exists")
+		}
+		var errs []FieldError
+		names := rb.RuleNames(cur.Scenarios)
+		switch {
+		case rule == "":
+			errs = append(errs, FieldError{Path: "$.rule", Description: "rule is required: the name of a rule (" + ruleList(names) + ")"})
+		case !containsString(names, rule):
+			errs = append(errs, FieldError{Path: "$.rule", Description: fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", rule, ruleList(names))})
+		}
+		errs = append(errs, checkOneShotTimes(times)...)
+		if len(errs) > 0 {
+			return ValidationError("ScenarioNextRequest", errs...)
+		}
+		next = &OneShot{Rule: rule, Remaining: int(times)}
+		cur.Next = next
+		return tx.PutTenant(cur)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+func ruleList(names []string) string {
+	if len(names) == 0 {
+		return "the tenant has no rules"
+	}
+	return "the rules are: " + strings.Join(names, ", ")
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ClearNextScenario drops tenant t's pending one-shot (none: nothing changes).
+func (s *Service) ClearNextScenario(t *Tenant) error {
+	return s.Store.Update(func(tx Tx) error {
+		cur, err := tx.Tenant(t.ID)
+		if err != nil || cur == nil || cur.Next == nil {
+			return err
+		}
+		cur.Next = nil
+		return tx.PutTenant(cur)
+	})
+}
+
+// oneShotMoved is takeOneShot's refusal: the one-shot a payment was decided
+// with is no longer pending; now is what is pending instead (nil: none).
+type oneShotMoved struct{ now *OneShot }
+
+func (*oneShotMoved) Error() string { return "the pending one-shot changed" }
+
+// takeOneShot takes one payment's worth of rule from tenant tid's pending
+// one-shot, in the transaction that writes the payment. Errors:
+// *oneShotMoved when rule is no longer what is pending.
+func takeOneShot(tx Tx, tid, rule string) error {
+	cur, err := tx.Tenant(tid)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		return Errorf(CodeUnauthorized, "The tenant no longer exists")
+	}
+	left, ok := cur.Next.take(rule)
+	if !ok {
+		return &oneShotMoved{now: cur.Next}
+	}
+	cur.Next = left
+	return tx.PutTenant(cur)
+}
+
+// applyOneShot gives p (being created in tx) the rule of tenant tid's
+// pending one-shot, if any and unless p names its own, and takes it.
+func applyOneShot(tx Tx, tid string, p *Payment) error {
+	cur, err := tx.Tenant(tid)
+	if err != nil || cur == nil {
+		return err
+	}
+	rule := oneShotFor(cur.Next, p.Metadata)
+	if rule == "" {
+		return nil
+	}
+	p.OneShot = rule
+	cur.Next, _ = cur.Next.take(rule)
+	return tx.PutTenant(cur)
 }
 
 // holdTimeout keeps the caller of a timed-out authorization until holdFor

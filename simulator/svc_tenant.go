@@ -251,8 +251,8 @@ func (s *Service) Tenant(id string) (*Tenant, error) {
 // Now is the tenant's clock.
 func (s *Service) Now(t *Tenant) time.Time { return s.now(t) }
 
-// ResetTenant deletes the tenant's data, clock offset, jobs and outbox; its
-// keys, secret, webhook endpoint and scenarios stay.
+// ResetTenant deletes the tenant's data, clock offset, pending one-shot, jobs
+// and outbox; its keys, secret, webhook endpoint and scenarios stay.
 func (s *Service) ResetTenant(t *Tenant) error {
 	return s.Store.Update(func(tx Tx) error {
 		cur, err := tx.Tenant(t.ID)
@@ -266,6 +266,7 @@ func (s *Service) ResetTenant(t *Tenant) error {
 			return err
 		}
 		cur.ClockOffset = 0 // its ttl (wall clock) stays
+		cur.Next = nil
 		return tx.PutTenant(cur)
 	})
 }

@@ -77,6 +77,9 @@ type Tenant struct {
 	// Scenarios is the tenant's own rules document (PUT /_sandbox/scenarios);
 	// "" means the server's rules. Reset keeps it.
 	Scenarios string `json:"scenarios,omitempty"`
+	// Next is the tenant's pending one-shot (POST /_sandbox/scenarios/next);
+	// nil when none. Reset clears it.
+	Next *OneShot `json:"next,omitempty"`
 }
 
 // CheckWebhookURL is the form of a webhook endpoint: empty (none), or an
@@ -129,6 +132,10 @@ func (t *Tenant) Clone() *Tenant {
 	if t.WebhookChaos != nil {
 		c := *t.WebhookChaos
 		cp.WebhookChaos = &c
+	}
+	if t.Next != nil {
+		n := *t.Next
+		cp.Next = &n
 	}
 	return &cp
 }

@@ -47,17 +47,23 @@ func defaultDeps(out, errOut io.Writer) *cliDeps {
 	return &cliDeps{Out: out, Err: errOut, Getenv: os.Getenv, HTTP: &http.Client{Timeout: 90 * time.Second}}
 }
 
+// defaultAPIVersion is the X-API-VERSION client commands send to the
+// merchant and client APIs unless --api-version says otherwise.
+const defaultAPIVersion = "2.4"
+
 // clientOptions are the flags every client command takes.
 type clientOptions struct {
-	URL    string
-	APIKey string
-	Output string // table | json (tenants create also: env)
+	URL        string
+	APIKey     string
+	APIVersion string // X-API-VERSION on the merchant and client APIs (not /_sandbox)
+	Output     string // table | json (tenants create also: env)
 
 	deps *cliDeps
 }
 
-// addClientFlags declares --url, --api-key and --output with their
-// environment defaults (PAYSANDBOX_URL, PAYSANDBOX_API_KEY).
+// addClientFlags declares --url, --api-key, --api-version and --output with
+// their environment defaults (PAYSANDBOX_URL, PAYSANDBOX_API_KEY,
+// PAYSANDBOX_API_VERSION).
 func addClientFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps, outputs ...string) {
 	o.deps = deps
 	url := deps.Getenv("PAYSANDBOX_URL")
@@ -68,12 +74,17 @@ func addClientFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps, outputs
 	if key == "" {
 		key = simulator.DefaultAPIKey
 	}
+	version := deps.Getenv("PAYSANDBOX_API_VERSION")
+	if version == "" {
+		version = defaultAPIVersion
+	}
 	if len(outputs) == 0 {
 		outputs = []string{"table", "json"}
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.URL, "url", url, "base URL of the sandbox (env PAYSANDBOX_URL)")
 	fs.StringVar(&o.APIKey, "api-key", key, "the tenant's API key (env PAYSANDBOX_API_KEY; default the default tenant's)")
+	fs.StringVar(&o.APIVersion, "api-version", version, "X-API-VERSION sent to the merchant and client APIs, e.g. 2.3 (env PAYSANDBOX_API_VERSION)")
 	fs.StringVarP(&o.Output, "output", "o", "table", "output format: "+strings.Join(outputs, " | "))
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
@@ -82,6 +93,11 @@ func addClientFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps, outputs
 		}
 		if u, err := url2(o.URL); err != nil || u.Host == "" {
 			return usageErrorf("--url %q is not an http(s) URL like http://localhost:8080", o.URL)
+		}
+		// Which versions exist is the server's to say (a 400 names them);
+		// only a value no header can carry is refused here.
+		if strings.TrimSpace(o.APIVersion) == "" || strings.ContainsAny(o.APIVersion, "\r\n") {
+			return usageErrorf("--api-version %q is not a version like 2.4", o.APIVersion)
 		}
 		if prev != nil {
 			return prev(c, args)
@@ -205,7 +221,11 @@ func (o *clientOptions) do(ctx context.Context, r request) ([]byte, error) {
 	}
 	req.Header.Set("X-API-KEY", o.APIKey)
 	if !strings.HasPrefix(r.Path, "/_sandbox/") {
-		req.Header.Set("X-API-VERSION", "2.4")
+		v := o.APIVersion
+		if v == "" {
+			v = defaultAPIVersion
+		}
+		req.Header.Set("X-API-VERSION", v)
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -38,9 +38,11 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 		newParentCmd("scenarios", "Check, list, explain and apply the scenario rules that decide processor outcomes",
 			"  paysandbox scenarios validate scenarios.yaml\n  paysandbox scenarios apply my-rules.yaml",
 			newScenariosValidateCmd(nil), newScenariosListCmd(deps, nil), newScenariosExplainCmd(deps, nil), newScenariosApplyCmd(deps, nil)),
-		newWebhooksCmd(deps, newWebhooksVerifyCmd(), newWebhooksListenCmd()),
+		newWebhooksCmd(deps, newWebhooksVerifyCmd(deps.Getenv), newWebhooksListenCmd()),
 		newDisputesCmd(deps),
 		newResetCmd(deps, nil),
+		newPayCmd(deps, nil),
+		newNextCmd(deps, nil),
 		newRequestsCmd(deps, nil),
 		newHintsCmd(deps, nil),
 		newCompletionCmd(),
@@ -72,7 +74,7 @@ func ctxOf(cmd *cobra.Command) context.Context {
 
 var paymentFields = objectTable(false, "id", "status", "amount", "currencyCode", "orderId", "customerId", "date", "dateUpdated",
 	"processor.name", "processor.amountCaptured", "processor.amountRefunded", "statusReason.type", "statusReason.declineType",
-	"statusReason.code", "requiredAction.name")
+	"statusReason.code", "requiredAction.name", "requiredAction.challengeUrl")
 
 // paymentTable prints a payment's fields, then its transactions (one row
 // each) and, when the answer has them (--events), the transactions' events.

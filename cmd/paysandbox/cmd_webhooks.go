@@ -406,7 +406,11 @@ func newDisputesSetStatusCmd(deps *cliDeps, runF func(*disputesSetStatusOptions)
 // --- scenarios (unregistered: the lead adds them under h8's `scenarios`) ---
 
 var explainTable = func(w io.Writer, v map[string]any) error {
-	fmt.Fprintf(w, "matched: %s\n\n", cell(v["matched"]))
+	fmt.Fprintf(w, "matched: %s\n", cell(v["matched"]))
+	if next, ok := v["next"].(map[string]any); ok {
+		fmt.Fprintf(w, "next: one-shot %s for %s more payment(s) (paysandbox next --clear drops it)\n", cell(next["rule"]), cell(next["remaining"]))
+	}
+	fmt.Fprintln(w)
 	return listTable("name", "matched", "reason")(w, map[string]any{"data": v["rules"]})
 }
 

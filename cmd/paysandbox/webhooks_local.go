@@ -28,15 +28,18 @@ type webhooksVerifyOptions struct {
 	File      string
 }
 
-// newWebhooksVerifyCmd checks a webhook signature: `verify --secret S
-// --signature SIG [FILE]` reads the raw body from FILE (or stdin) and exits 0
-// when SIG is base64(HMAC-SHA256(S, body)), 1 with the reason otherwise.
-func newWebhooksVerifyCmd() *cobra.Command {
+// newWebhooksVerifyCmd checks a webhook signature: `verify --signature SIG
+// [FILE]` reads the raw body from FILE (or stdin) and exits 0 when SIG is
+// base64(HMAC-SHA256(secret, body)), 1 with the reason otherwise. The secret
+// is --secret, else PAYSANDBOX_SIGNING_SECRET (read with getenv), else the
+// default tenant's, as for `webhooks listen`.
+func newWebhooksVerifyCmd(getenv func(string) string) *cobra.Command {
 	opts := &webhooksVerifyOptions{}
 	cmd := &cobra.Command{
-		Use:   "verify --secret S --signature SIG [FILE]",
+		Use:   "verify [--secret S] --signature SIG [FILE]",
 		Short: "Check a webhook signature against the raw body (FILE or stdin)",
 		Example: "  paysandbox webhooks verify --secret sandbox-signing-secret --signature \"$SIG\" body.json\n" +
+			"  export PAYSANDBOX_SIGNING_SECRET=whsec_...; paysandbox webhooks verify --signature \"$SIG\" body.json\n" +
 			"  curl -s localhost:8080/_sandbox/webhooks/events/$EVENT_ID -H 'X-API-KEY: sandbox-api-key' | jq -r .body | paysandbox webhooks verify --secret S --signature SIG",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,9 +63,8 @@ func newWebhooksVerifyCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&opts.Secret, "secret", "", "the tenant's webhook signing secret")
+	cmd.Flags().StringVar(&opts.Secret, "secret", signingSecret(getenv), "the tenant's webhook signing secret (env PAYSANDBOX_SIGNING_SECRET; default the default tenant's)")
 	cmd.Flags().StringVar(&opts.Signature, "signature", "", "the X-Signature-Primary (or -Secondary) header value")
-	_ = cmd.MarkFlagRequired("secret")
 	_ = cmd.MarkFlagRequired("signature")
 	return cmd
 }
@@ -99,15 +101,22 @@ func newWebhooksListenCmd() *cobra.Command {
 			return runWebhooksListen(cmd.Context(), ln, opts, cmd.OutOrStdout())
 		},
 	}
-	secret := simulator.DefaultSigningSecret
-	if env := os.Getenv("PAYSANDBOX_SIGNING_SECRET"); env != "" {
-		secret = env
-	}
+	secret := signingSecret(os.Getenv)
 	cmd.Flags().IntVar(&opts.Port, "port", 4242, "port to listen on")
 	cmd.Flags().StringVar(&opts.Bind, "bind", "127.0.0.1", "address to listen on (0.0.0.0 to receive from Docker)")
 	cmd.Flags().StringVar(&opts.Secret, "secret", secret, "signing secret to check signatures with (env PAYSANDBOX_SIGNING_SECRET)")
 	cmd.Flags().IntVar(&opts.Answer, "answer", 200, "HTTP status to answer each delivery with")
 	return cmd
+}
+
+// signingSecret is the secret the local webhook tools check signatures with
+// unless --secret is given: PAYSANDBOX_SIGNING_SECRET (what `tenants create
+// --output env` exports), else the default tenant's.
+func signingSecret(getenv func(string) string) string {
+	if env := getenv("PAYSANDBOX_SIGNING_SECRET"); env != "" {
+		return env
+	}
+	return simulator.DefaultSigningSecret
 }
 
 // runWebhooksListen serves on ln until ctx ends, printing one line per delivery.

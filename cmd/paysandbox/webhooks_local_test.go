@@ -25,19 +25,23 @@ func TestWebhooksVerifyCmd(t *testing.T) {
 		name    string
 		args    []string
 		stdin   string
+		env     map[string]string
 		wantErr string
 	}{
-		{"file, valid", []string{"--secret", "whsec_x", "--signature", sig, file}, "", ""},
-		{"stdin, valid", []string{"--secret", "whsec_x", "--signature", sig}, body, ""},
-		{"wrong secret", []string{"--secret", "other", "--signature", sig, file}, "", "does not match"},
-		{"changed body", []string{"--secret", "whsec_x", "--signature", sig}, body + "\n", "does not match"},
-		{"not base64", []string{"--secret", "whsec_x", "--signature", "%%", file}, "", "not base64"},
-		{"missing file", []string{"--secret", "whsec_x", "--signature", sig, file + ".nope"}, "", "reading the body"},
-		{"no secret flag", []string{"--signature", sig, file}, "", "required flag"},
+		{"file, valid", []string{"--secret", "whsec_x", "--signature", sig, file}, "", nil, ""},
+		{"stdin, valid", []string{"--secret", "whsec_x", "--signature", sig}, body, nil, ""},
+		{"wrong secret", []string{"--secret", "other", "--signature", sig, file}, "", nil, "does not match"},
+		{"changed body", []string{"--secret", "whsec_x", "--signature", sig}, body + "\n", nil, "does not match"},
+		{"not base64", []string{"--secret", "whsec_x", "--signature", "%%", file}, "", nil, "not base64"},
+		{"missing file", []string{"--secret", "whsec_x", "--signature", sig, file + ".nope"}, "", nil, "reading the body"},
+		{"secret from PAYSANDBOX_SIGNING_SECRET", []string{"--signature", sig, file}, "", map[string]string{"PAYSANDBOX_SIGNING_SECRET": "whsec_x"}, ""},
+		{"--secret wins over the environment", []string{"--secret", "whsec_x", "--signature", sig, file}, "", map[string]string{"PAYSANDBOX_SIGNING_SECRET": "other"}, ""},
+		{"no secret anywhere: the default tenant's", []string{"--signature", sig, file}, "", nil, "does not match"},
+		{"no signature flag", []string{"--secret", "whsec_x", file}, "", nil, "required flag"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := newWebhooksVerifyCmd()
+			cmd := newWebhooksVerifyCmd(func(k string) string { return tc.env[k] })
 			var out, errOut bytes.Buffer
 			cmd.SetOut(&out)
 			cmd.SetErr(&errOut)

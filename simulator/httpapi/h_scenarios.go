@@ -116,3 +116,60 @@ func (s *Server) explainPayment(c echo.Context) error {
 	}
 	return writeJSON(c, http.StatusOK, ex)
 }
+
+// oneShotDTO is the answer of /_sandbox/scenarios/next: the pending
+// one-shot, or {"rule": null, "remaining": 0} when none is pending.
+type oneShotDTO struct {
+	Rule      *string `json:"rule"`
+	Remaining int     `json:"remaining"`
+}
+
+func toOneShotDTO(o *simulator.OneShot) oneShotDTO {
+	if o == nil {
+		return oneShotDTO{}
+	}
+	r := o.Rule
+	return oneShotDTO{Rule: &r, Remaining: o.Remaining}
+}
+
+type nextBody struct {
+	Rule  string `json:"rule"`
+	Times *int64 `json:"times"`
+}
+
+// postNextScenario is POST /_sandbox/scenarios/next {rule, times?}: the
+// tenant's next `times` (default 1) created payments take the rule; it
+// replaces any pending one-shot.
+func (s *Server) postNextScenario(c echo.Context) error {
+	var req nextBody
+	if _, err := decodeRequest(c, scenarioNext, "ScenarioNextRequest", &req, false); err != nil {
+		return err
+	}
+	times := int64(1)
+	if req.Times != nil {
+		times = *req.Times
+	}
+	o, err := s.svc.SetNextScenario(tenantOf(c), req.Rule, times)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toOneShotDTO(o))
+}
+
+// getNextScenario is GET /_sandbox/scenarios/next: what is pending.
+func (s *Server) getNextScenario(c echo.Context) error {
+	o, err := s.svc.NextScenario(tenantOf(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toOneShotDTO(o))
+}
+
+// deleteNextScenario is DELETE /_sandbox/scenarios/next: nothing pending
+// afterwards; answers that ({"rule": null, "remaining": 0}).
+func (s *Server) deleteNextScenario(c echo.Context) error {
+	if err := s.svc.ClearNextScenario(tenantOf(c)); err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toOneShotDTO(nil))
+}

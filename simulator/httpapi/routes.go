@@ -70,6 +70,9 @@ func (s *Server) routes() {
 	e.PUT("/_sandbox/scenarios", s.putScenarios, control...)
 	e.DELETE("/_sandbox/scenarios", s.deleteScenarios, control...)
 	e.POST("/_sandbox/scenarios/explain", s.explainScenarios, control...)
+	e.GET("/_sandbox/scenarios/next", s.getNextScenario, control...)
+	e.POST("/_sandbox/scenarios/next", s.postNextScenario, control...)
+	e.DELETE("/_sandbox/scenarios/next", s.deleteNextScenario, control...)
 	e.GET("/_sandbox/payments/:id/explain", s.explainPayment, control...)
 	// Webhooks and disputes (h_webhooks.go).
 	e.PUT("/_sandbox/webhooks/endpoint", s.putWebhookEndpoint, control...)

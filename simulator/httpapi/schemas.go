@@ -155,6 +155,9 @@ var (
 	clockAdvance   = obj(true, required("duration", str(1, 64)))
 	disputeRequest = obj(true, field("reason", str(1, 255)), field("amount", nonNegative()))
 	endpointUpdate = obj(true, required("url", str(0, 2048)))
+	// scenarioNext leaves the rule's presence and the range of times to the
+	// service, which lists the rule names in force with a missing or unknown rule.
+	scenarioNext = obj(true, field("rule", str(0, 255)), field("times", integer(nil)))
 )
 
 var one = int64(1)

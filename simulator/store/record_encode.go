@@ -105,6 +105,7 @@ func appendPayRec(dst []byte, rec *payRec) ([]byte, error) {
 		}
 	}
 	dst = jsonappend.OmitString(dst, "rule", p.Rule)
+	dst = jsonappend.OmitString(dst, "oneShot", p.OneShot)
 
 	dst = jsonappend.OmitString(dst, "tenantId", rec.TenantID)
 	if rec.Card != nil {

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/clock"
+)
+
+// TestScenariosNextRoutes: /_sandbox/scenarios/next over real HTTP: the
+// answers, the checks in the API's error envelope, and the payments it
+// decides (merchant and client side).
+func TestScenariosNextRoutes(t *testing.T) {
+	a := newTestApp(t)
+	const none = `{"rule": null, "remaining": 0}`
+	assert.JSONEq(t, none, string(a.must(200, "GET", "/_sandbox/scenarios/next", nil).Body), "nothing pending")
+
+	t.Run("refused bodies", func(t *testing.T) {
+		tests := []struct {
+			name  string
+			body  any
+			paths []string
+		}{
+			{"unknown rule", map[string]any{"rule": "nope"}, []string{"$.rule"}},
+			{"no rule", map[string]any{"times": 2}, []string{"$.rule"}},
+			{"times 0", map[string]any{"rule": "generic-decline", "times": 0}, []string{"$.times"}},
+			{"times 101", map[string]any{"rule": "generic-decline", "times": 101}, []string{"$.times"}},
+			{"times not a number", map[string]any{"rule": "generic-decline", "times": "3"}, []string{"$.times"}},
+			{"times not whole", map[string]any{"rule": "generic-decline", "times": 1.5}, []string{"$.times"}},
+			{"unknown field", map[string]any{"rule": "generic-decline", "bogus": 1}, []string{"$.bogus"}},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				r := a.req("POST", "/_sandbox/scenarios/next", tc.body)
+				assert.Equal(t, tc.paths, violations(t, r, "ScenarioNextRequest"))
+			})
+		}
+		r := a.req("POST", "/_sandbox/scenarios/next", map[string]any{"rule": "nope"})
+		assert.Contains(t, string(r.Body), "generic-decline, generic-fail, three-ds-challenge", "the 422 lists the rule names")
+		assert.Equal(t, 400, a.req("POST", "/_sandbox/scenarios/next", "not json").Status)
+		assert.Equal(t, 400, a.req("POST", "/_sandbox/scenarios/next", nil).Status, "a body is required")
+		assert.JSONEq(t, none, string(a.must(200, "GET", "/_sandbox/scenarios/next", nil).Body), "nothing stored")
+	})
+
+	t.Run("decline once, then succeed on the retry", func(t *testing.T) {
+		assert.JSONEq(t, `{"rule": "generic-decline", "remaining": 1}`,
+			string(a.must(200, "POST", "/_sandbox/scenarios/next", map[string]any{"rule": "generic-decline"}).Body))
+		first := a.pay(1000, numOK)
+		assert.Equal(t, "DECLINED", first.Str("status"))
+		assert.Equal(t, "HARD_DECLINE", dig(first.JSON, "statusReason", "declineType"))
+		assert.Equal(t, "AUTHORIZED", a.pay(1000, numOK).Str("status"))
+		assert.JSONEq(t, none, string(a.must(200, "GET", "/_sandbox/scenarios/next", nil).Body))
+		ex := a.must(200, "GET", "/_sandbox/payments/"+first.Str("id")+"/explain", nil)
+		assert.Equal(t, "generic-decline", ex.Str("matched"))
+	})
+
+	t.Run("client-side payments take it too", func(t *testing.T) {
+		a.must(200, "POST", "/_sandbox/scenarios/next", map[string]any{"rule": "generic-fail", "times": 2})
+		tok := a.session(map[string]any{"orderId": "order-c", "currencyCode": "EUR", "amount": 1000})
+		pt := a.tokenize(tok, numOK).Str("token")
+		r := a.must(200, "POST", "/client/payments", map[string]any{"paymentMethodToken": pt}, "X-Client-Token: "+tok, "X-API-KEY:", "X-API-VERSION:")
+		assert.Equal(t, "FAILED", r.Str("status"))
+		assert.JSONEq(t, `{"rule": "generic-fail", "remaining": 1}`, string(a.must(200, "GET", "/_sandbox/scenarios/next", nil).Body))
+	})
+
+	t.Run("explain shows it", func(t *testing.T) {
+		ex := a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"amount": 1000, "currencyCode": "EUR", "card": numOK})
+		assert.Equal(t, "generic-fail", ex.Str("matched"))
+		assert.Equal(t, map[string]any{"rule": "generic-fail", "remaining": float64(1)}, ex.JSON["next"])
+	})
+
+	t.Run("DELETE clears, reset clears", func(t *testing.T) {
+		assert.JSONEq(t, none, string(a.must(200, "DELETE", "/_sandbox/scenarios/next", nil).Body))
+		assert.JSONEq(t, none, string(a.must(200, "GET", "/_sandbox/scenarios/next", nil).Body))
+		a.must(200, "POST", "/_sandbox/scenarios/next", map[string]any{"rule": "generic-fail", "times": 5})
+		a.must(200, "POST", "/_sandbox/reset", nil)
+		assert.JSONEq(t, none, string(a.must(200, "GET", "/_sandbox/scenarios/next", nil).Body))
+		ex := a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"amount": 1000, "card": numOK})
+		assert.NotContains(t, ex.JSON, "next", "explain gains next only while one is pending")
+	})
+
+	t.Run("tenants are apart", func(t *testing.T) {
+		a.must(200, "POST", "/_sandbox/scenarios/next", map[string]any{"rule": "generic-decline"})
+		b := tenantApp(a, map[string]any{})
+		assert.JSONEq(t, none, string(b.must(200, "GET", "/_sandbox/scenarios/next", nil).Body))
+		assert.Equal(t, "AUTHORIZED", b.pay(1000, numOK).Str("status"))
+		assert.JSONEq(t, `{"rule": "generic-decline", "remaining": 1}`, string(a.must(200, "GET", "/_sandbox/scenarios/next", nil).Body))
+	})
+}
+
+// TestScenariosNextSurvivesRestart: a pending one-shot is stored with the
+// tenant, so a restart keeps it (and a payment approved before the restart
+// keeps the rule it took).
+func TestScenariosNextSurvivesRestart(t *testing.T) {
+	cfg := testConfig()
+	cfg.DB = filepath.Join(t.TempDir(), "next.db")
+	clk, ids := clock.NewManual(testEpoch), &simulator.SeqIDs{}
+	a := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
+	a.must(200, "POST", "/_sandbox/scenarios/next", map[string]any{"rule": "generic-decline", "times": 3})
+	assert.Equal(t, "DECLINED", a.pay(1000, numOK).Str("status"))
+	require.NoError(t, a.Close())
+
+	b := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
+	assert.JSONEq(t, `{"rule": "generic-decline", "remaining": 2}`, string(b.must(200, "GET", "/_sandbox/scenarios/next", nil).Body))
+	assert.Equal(t, "DECLINED", b.pay(1000, numOK).Str("status"))
+}
