@@ -212,24 +212,40 @@ func showDefault(d any, kd keyDoc) string {
 	if kd.Default != "" {
 		return kd.Default
 	}
-	switch v := d.(type) {
-	case string:
-		if v == "" {
+	if list, ok := listOf(d); ok {
+		if len(list) == 0 {
 			return "(none)"
 		}
-		return "`" + v + "`"
-	case []any:
-		if len(v) == 0 {
-			return "(none)"
-		}
+		return "`" + strings.Join(list, ",") + "`"
+	}
+	if v, ok := d.(string); ok && v == "" {
+		return "(none)"
 	}
 	return fmt.Sprintf("`%v`", d)
+}
+
+// listOf returns the elements of a list default as text.
+func listOf(d any) ([]string, bool) {
+	switch v := d.(type) {
+	case []string:
+		return v, true
+	case []any:
+		out := make([]string, len(v))
+		for i, e := range v {
+			out[i] = fmt.Sprint(e)
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // sameDefault reports (as a problem) a flag whose own default is not the
 // defaults map's: the map is what serve uses, the flag is what --help shows.
 func sameDefault(f *pflag.Flag, d any) string {
-	want := fmt.Sprint(d)
+	want, have := fmt.Sprint(d), f.DefValue
+	if list, ok := listOf(d); ok { // pflag shows a list as [a,b]
+		want, have = strings.Join(list, ","), strings.TrimSuffix(strings.TrimPrefix(have, "["), "]")
+	}
 	if f.Value.Type() == "duration" {
 		if s, ok := d.(string); ok {
 			if dur, err := time.ParseDuration(s); err == nil {
@@ -237,7 +253,7 @@ func sameDefault(f *pflag.Flag, d any) string {
 			}
 		}
 	}
-	if f.DefValue != want {
+	if have != want {
 		return fmt.Sprintf("--%s defaults to %q, but the defaults map says %q", f.Name, f.DefValue, want)
 	}
 	return ""
@@ -318,6 +334,16 @@ func TestConfigTableGenerator(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+	t.Run("lists", func(t *testing.T) {
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		fs.StringSlice("trusted", []string{"127.0.0.0/8", "10.0.0.0/8"}, "")
+		fs.StringSlice("allow", nil, "")
+		assert.Empty(t, sameDefault(fs.Lookup("trusted"), []string{"127.0.0.0/8", "10.0.0.0/8"}))
+		assert.Empty(t, sameDefault(fs.Lookup("allow"), []any{}))
+		assert.NotEmpty(t, sameDefault(fs.Lookup("trusted"), []string{"127.0.0.0/8"}))
+		assert.Equal(t, "`127.0.0.0/8,10.0.0.0/8`", showDefault([]string{"127.0.0.0/8", "10.0.0.0/8"}, keyDoc{}))
+		assert.Equal(t, "(none)", showDefault([]any{}, keyDoc{}))
+	})
 	t.Run("markers", func(t *testing.T) {
 		page := "intro\n" + configTableBegin + "\nold\n" + configTableEnd + "\nafter\n"
 		got, err := replaceBetween(page, configTableBegin, configTableEnd, "new\nrows\n")
