@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -355,4 +358,43 @@ func TestConfigTableGenerator(t *testing.T) {
 		_, err = between("no markers", configTableBegin, configTableEnd)
 		assert.Error(t, err)
 	})
+}
+
+// TestConfigurationNamesEveryVariable: docs/configuration.md names every
+// PAYSANDBOX_* variable the program reads: one per config key, and every
+// one the commands' code names (client defaults, the health check).
+func TestConfigurationNamesEveryVariable(t *testing.T) {
+	page, err := os.ReadFile(configurationPage)
+	require.NoError(t, err)
+	names := map[string]string{}
+	for k := range defaults {
+		if !configKeyDocs[k].FileOnly {
+			names["PAYSANDBOX_"+strings.ToUpper(k)] = "config key " + k
+		}
+	}
+	literal := regexp.MustCompile(`"(PAYSANDBOX_[A-Z0-9_]*[A-Z0-9])`)
+	err = filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == "data") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range literal.FindAllStringSubmatch(string(src), -1) {
+			names[m[1]] = p
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Contains(t, names, "PAYSANDBOX_URL")
+	for name, from := range names {
+		assert.True(t, bytes.Contains(page, []byte("`"+name)), "docs/configuration.md names %s (from %s)", name, from)
+	}
 }
