@@ -433,7 +433,7 @@ func (c *CardCatalog) Identify(number string) CardInfo {
 	return info
 }
 
-// Cards returns the catalogue entries in file order (for README/CLI listings).
+// Cards returns the catalogue entries in file order (for docs and CLI listings).
 // The slice is a copy.
 func (c *CardCatalog) Cards() []CatalogCard {
 	out := make([]CatalogCard, len(c.cards))

@@ -134,9 +134,9 @@ func ValidationError(model string, fields ...FieldError) *Error {
 		Message: "We were unable to validate your request, please check your payload against the validationErrors listed",
 		Model:   model,
 		Fields:  fields,
-		// It points only at what exists: the README section on errors
-		// (a test checks that every README anchor the code names exists).
-		Recovery: "Fix every field listed in validationErrors (each path is a JSONPath into your body); the rules are in README.md#the-request-pipeline-and-errors",
+		// It points only at what exists: the docs section on errors (a
+		// test checks that every docs anchor the code names exists).
+		Recovery: "Fix every field listed in validationErrors (each path is a JSONPath into your body); the rules are in docs/api.md#the-request-pipeline-and-errors",
 	}
 }
 

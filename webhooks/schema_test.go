@@ -106,6 +106,20 @@ func TestGoldensMatchVendorSchema(t *testing.T) {
 	}
 }
 
+// TestDocsListDeviations: the webhooks page tells users of every place the
+// bodies depart from the vendor schema, by the vendor's field path.
+func TestDocsListDeviations(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "webhooks.md"))
+	require.NoError(t, err)
+	page := string(raw)
+	i := strings.Index(page, "## Differences from the vendor's webhook schema")
+	require.GreaterOrEqual(t, i, 0, "docs/webhooks.md has a section on the differences")
+	section, _, _ := strings.Cut(page[i+1:], "\n## ")
+	for _, d := range deviations {
+		assert.Contains(t, section, "`"+d.Path+"`", "docs/webhooks.md lists the deviation at %s (%s)", d.Path, d.Reason)
+	}
+}
+
 // The validator must catch what it claims to check, or the test above proves nothing.
 func TestValidatorCatchesDepartures(t *testing.T) {
 	path := findVendorSchema()

@@ -20,9 +20,9 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/clock"
 )
 
-// docshots rewrites the README's screenshots (docs/*.png) from the browser
+// docshots rewrites the screenshots of docs/dashboard.md (docs/*.png) from the browser
 // tests: go test ./cmd/paysandbox -run TestBrowser -docshots
-var docshots = flag.Bool("docshots", false, "write the README screenshots under docs/")
+var docshots = flag.Bool("docshots", false, "write the dashboard screenshots under docs/")
 
 // chromiumPath finds the browser: $PAYSANDBOX_CHROMIUM, else Debian's chromium.
 func chromiumPath() string {

@@ -20,7 +20,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// The tests of this file reproduce the findings of issue 12 at a small scale:
+// The tests of this file reproduce slow and greedy clients at a small scale:
 // the limits are lowered by configuration and each test checks the
 // mechanism (the server answers or closes), never how long it took. The
 // deadlines set on the test's own connections only keep a broken server from

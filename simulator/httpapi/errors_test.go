@@ -146,7 +146,7 @@ func TestHandleErrorBody(t *testing.T) {
 		{path: "/t/wrapped", status: 403, want: map[string]any{"errorId": "Forbidden", "description": "no scope"}},
 		{path: "/t/validation", status: 422, want: map[string]any{
 			"errorId": "RequestValidationError", "description": "We were unable to validate your request, please check your payload against the validationErrors listed",
-			"recoverySuggestion": "Fix every field listed in validationErrors (each path is a JSONPath into your body); the rules are in README.md#the-request-pipeline-and-errors",
+			"recoverySuggestion": "Fix every field listed in validationErrors (each path is a JSONPath into your body); the rules are in docs/api.md#the-request-pipeline-and-errors",
 			"validationErrors": []any{map[string]any{"model": "ClientSessionAPIRequest", "errors": []any{
 				map[string]any{"path": "$.amount", "description": "Value must be a valid integer"},
 				map[string]any{"path": "$.bogusField", "description": "Extra fields not permitted"},

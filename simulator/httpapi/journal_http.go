@@ -350,7 +350,7 @@ func (s *Server) listRequests(c echo.Context) error {
 	}
 	if len(errs) > 0 {
 		return simulator.ValidationError("RequestJournalQuery", errs...).
-			WithRecovery("limit is 1 to the journal size, status an HTTP status or class, since RFC 3339; see README.md#request-journal-and-hints")
+			WithRecovery("limit is 1 to the journal size, status an HTTP status or class, since RFC 3339; see docs/journal.md#the-request-journal-and-hints")
 	}
 	return writeJSON(c, http.StatusOK, map[string]any{"data": s.journal.Entries(tenantOf(c).ID, q)})
 }

@@ -30,8 +30,8 @@ type Limit struct {
 	What, Bound, Answer string
 }
 
-// Limits is the one table of input and server limits; README "Reliability"
-// lists it (a test keeps the two equal).
+// Limits is the one table of input and server limits; docs/limits.md lists
+// it (a test keeps the two equal).
 var Limits = []Limit{
 	{"Request body", "1 MiB", "413 `PayloadTooLarge`"},
 	{"JSON nesting (top-level object = level 1), also after PATCH merges", strconv.Itoa(MaxDepth) + " levels", "422 at the path where it is exceeded"},

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// limitsMarkdown is the limits table as README "Reliability" shows it.
+// limitsMarkdown is the limits table as docs/limits.md shows it.
 func limitsMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| Limit | Bound | Answer past it |\n|---|---|---|\n")
@@ -19,11 +19,11 @@ func limitsMarkdown() string {
 	return b.String()
 }
 
-// The README lists the one limits table exactly.
-func TestReadmeListsTheLimits(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+// docs/limits.md lists the one limits table exactly.
+func TestDocsListTheLimits(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/limits.md")
 	require.NoError(t, err)
-	assert.True(t, strings.Contains(string(raw), limitsMarkdown()), "README \"Reliability\" must carry the limits table:\n%s", limitsMarkdown())
+	assert.True(t, strings.Contains(string(raw), limitsMarkdown()), "docs/limits.md must carry the limits table:\n%s", limitsMarkdown())
 }
 
 func TestDeepPath(t *testing.T) {

@@ -177,7 +177,7 @@ func TestHotRecords(t *testing.T) {
 // TestHotBound: however many records are read, the cache holds at most its
 // bound, and records evicted are read again from the store.
 func TestHotBound(t *testing.T) {
-	assert.Equal(t, 16384, store.HotMaxEntries, "README (Performance, issue 9) states this bound")
+	assert.Equal(t, 16384, store.HotMaxEntries, "the bound of the cache")
 	db := openDB(t)
 	db.SetHotGenSize(4)
 	const n = 300

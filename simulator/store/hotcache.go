@@ -35,7 +35,7 @@ import (
 // hotGenSize entries. New entries go to the current generation; when it is
 // full it becomes the old one and the old one is dropped; a hit in the old
 // generation moves the entry back to the current one. At most hotMaxEntries
-// entries are held (README, Performance).
+// entries are held.
 type hotCache struct {
 	seq     atomic.Uint64 // last commit sequence number drawn
 	seed    maphash.Seed
@@ -162,7 +162,7 @@ func (h *hotCache) clear() {
 	}
 }
 
-// len counts the entries held (tests and the README's figure).
+// len counts the entries held.
 func (h *hotCache) len() int {
 	n := 0
 	for i := range h.shards {

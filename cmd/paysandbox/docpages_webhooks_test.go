@@ -22,19 +22,20 @@ import (
 
 var snippetRE = regexp.MustCompile("(?s)<!-- webhook-snippet:(\\w+) -->\\s*```\\w+\\n(.*?)```")
 
-// TestReadmeSignatureSnippets runs each verification snippet of the README
-// as the sandbox's webhook endpoint: real deliveries must be accepted (2xx)
+// TestDocSignatureSnippets runs each verification snippet of the docs as
+// the sandbox's webhook endpoint: real deliveries must be accepted (2xx)
 // and a tampered one refused. Go always runs; Node.js and Python where
 // their runtime is installed.
-func TestReadmeSignatureSnippets(t *testing.T) {
+func TestDocSignatureSnippets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs external programs")
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	require.NoError(t, err)
 	snippets := map[string]string{}
-	for _, m := range snippetRE.FindAllStringSubmatch(string(readme), -1) {
-		snippets[m[1]] = m[2]
+	for _, page := range docPages(t) {
+		for _, m := range snippetRE.FindAllStringSubmatch(string(readPage(t, page)), -1) {
+			require.NotContains(t, snippets, m[1], "one %s snippet in the docs (again in %s)", m[1], page)
+			snippets[m[1]] = m[2]
+		}
 	}
 	require.Len(t, snippets, 3, "go, node and python snippets")
 	runners := map[string]struct{ file, bin string }{
