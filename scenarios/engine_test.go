@@ -204,3 +204,21 @@ func TestEngineExplain(t *testing.T) {
 	assert.Equal(t, "picked by metadata.sandboxScenario", ex.Rules[6].Reason)
 	assert.Equal(t, `metadata.sandboxScenario picks "vip"`, ex.Rules[0].Reason)
 }
+
+// TestEngineUnknownScenarioCloseNames: the error lists the rule names the
+// unknown one may have meant (none for a value that is not a string).
+func TestEngineUnknownScenarioCloseNames(t *testing.T) {
+	e := mustEngine(t)
+	for v, want := range map[any][]string{
+		"decline-crad":   {"decline-card"},
+		"slow":           {"slow-settle"},
+		"card-decline":   {"decline-card"},
+		"nope-nope-nope": {},
+		json.Number("1"): nil,
+	} {
+		_, err := e.Decide(req(1000, withMeta(map[string]any{"sandboxScenario": v})))
+		var ue *scenarios.UnknownRuleError
+		require.ErrorAs(t, err, &ue)
+		assert.Equal(t, want, ue.CloseNames(), "%v", v)
+	}
+}
