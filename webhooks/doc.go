@@ -4,7 +4,8 @@
 // Dispatcher that POSTs them with retries on the tenant clock and records
 // every attempt.
 //
-// It depends on simulator only (never on httpapi, store or echo); the
+// It depends on simulator and internal/redact only (never on httpapi, store
+// or echo); the
 // composition root injects it into the service through the
 // simulator.EventRenderer and simulator.WebhookRunner ports.
 package webhooks

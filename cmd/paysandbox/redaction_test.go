@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,6 +58,14 @@ func TestJournalRedactionByValue(t *testing.T) {
 			assert.Contains(t, url, "token="+token, "the answer keeps the token: the shopper needs it")
 			return token, string(r.Body), latestEntry(t, a, "POST", "/payments")
 		}, nil, []string{"/_sandbox/ui/checkout/challenge?token=[REDACTED]"}},
+		{"a card number in the path, and in the hint quoting it", func(a *testApp) (string, string, map[string]any) {
+			for range 5 {
+				a.req("GET", "/payments/"+numOK, nil)
+			}
+			e := latestEntry(t, a, "GET", "/payments/411111******1111")
+			require.Contains(t, hintKinds(e), "tight-polling")
+			return "", "", e
+		}, []string{numOK}, []string{"Payment 411111******1111 was read 5 times"}},
 		{"a card number crossing the 4 KiB cut", func(a *testApp) (string, string, map[string]any) {
 			head := `{"paymentMethodToken":"tok","metadata":{"pad":"`
 			body := head + strings.Repeat("x", 4084-len(head)) + numOK + `"}}`
@@ -72,7 +81,9 @@ func TestJournalRedactionByValue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newTestApp(t)
 			secret, _, e := tc.run(a)
-			bodies := e["requestBody"].(string) + "\n" + e["responseBody"].(string)
+			raw, err := json.Marshal(e["hints"])
+			require.NoError(t, err)
+			bodies := e["requestBody"].(string) + "\n" + e["responseBody"].(string) + "\n" + e["path"].(string) + "\n" + string(raw)
 			if secret != "" {
 				assert.NotContains(t, bodies, secret)
 			}

@@ -212,6 +212,9 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 	if e.Hints == nil {
 		e.Hints = []Hint{}
 	}
+	for i := range e.Hints { // they quote paths and parameters
+		e.Hints[i].Message = redact.String(e.Hints[i].Message)
+	}
 	s.journal.Add(e)
 	if s.svc != nil && s.journal.NeedsPrune() {
 		s.pruneJournal()
