@@ -5,7 +5,6 @@
 // every attempt.
 //
 // It depends on simulator and internal/redact only (never on httpapi, store
-// or echo); the
-// composition root injects it into the service through the
+// or echo); the composition root injects it into the service through the
 // simulator.EventRenderer and simulator.WebhookRunner ports.
 package webhooks
