@@ -71,6 +71,9 @@ func amountOf(min *int64) *schema { return &schema{typ: "integer", min: min, min
 
 var zero = int64(0)
 
+// nonNegative is an integer of 0 or more that is not an amount (a count).
+func nonNegative() *schema { return integer(&zero) }
+
 // amount is an amount of 0 or more, in minor units.
 func amount() *schema { return amountOf(&zero) }
 
