@@ -198,17 +198,11 @@ func (f *Fake) CheckScenario(doc string, metadata map[string]any) error {
 	if !ok {
 		return nil
 	}
-	if name, isString := v.(string); isString && f.engineFor(doc).HasRule(name) {
+	e := f.engineFor(doc)
+	if name, isString := v.(string); isString && e.HasRule(name) {
 		return nil
 	}
-	return &scenarios.UnknownRuleError{Name: scenariosName(v)}
-}
-
-func scenariosName(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return "(not a string)"
+	return e.UnknownRule(v)
 }
 
 // RuleNames implements simulator.RuleBook.

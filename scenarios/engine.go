@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paysandbox/paysandbox/internal/suggest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -54,10 +55,30 @@ type Decision struct {
 }
 
 // UnknownRuleError is a metadata.sandboxScenario that names no rule (or is not a string).
-type UnknownRuleError struct{ Name string }
+type UnknownRuleError struct {
+	Name string
+	// Close are the rule names Name may have meant (suggest.Close), nearest first.
+	Close []string
+}
 
 func (e *UnknownRuleError) Error() string {
 	return fmt.Sprintf("metadata.sandboxScenario %q is not the name of a rule", e.Name)
+}
+
+// CloseNames are the rule names the unknown name may have meant.
+func (e *UnknownRuleError) CloseNames() []string { return e.Close }
+
+// maxCloseRules is how many close rule names an UnknownRuleError lists.
+const maxCloseRules = 5
+
+// UnknownRule is the error of a metadata.sandboxScenario value v that names
+// no rule of the engine, with the close rule names.
+func (e *Engine) UnknownRule(v any) *UnknownRuleError {
+	name, ok := v.(string)
+	if !ok {
+		return &UnknownRuleError{Name: metaString(v)}
+	}
+	return &UnknownRuleError{Name: name, Close: suggest.Close(name, e.RuleNames(), maxCloseRules)}
 }
 
 // Engine decides outcomes from a document. It is immutable and safe for
@@ -98,11 +119,11 @@ func (e *Engine) picked(r Request) (*Rule, string, error) {
 	}
 	name, ok := v.(string)
 	if !ok {
-		return nil, "", &UnknownRuleError{Name: metaString(v)}
+		return nil, "", e.UnknownRule(v)
 	}
 	rule, ok := e.doc.Rule(name)
 	if !ok {
-		return nil, "", &UnknownRuleError{Name: name}
+		return nil, "", e.UnknownRule(v)
 	}
 	return rule, whyScenarioKey, nil
 }

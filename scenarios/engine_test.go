@@ -242,3 +242,21 @@ func TestEngineOneShot(t *testing.T) {
 	assert.Equal(t, `the one-shot picks "big"`, ex.Rules[0].Reason)
 	assert.Equal(t, []string{"decline-card", "soft", "timeout"}, e.RuleNames()[:3])
 }
+
+// TestEngineUnknownScenarioCloseNames: the error lists the rule names the
+// unknown one may have meant (none for a value that is not a string).
+func TestEngineUnknownScenarioCloseNames(t *testing.T) {
+	e := mustEngine(t)
+	for v, want := range map[any][]string{
+		"decline-crad":   {"decline-card"},
+		"slow":           {"slow-settle"},
+		"card-decline":   {"decline-card"},
+		"nope-nope-nope": {},
+		json.Number("1"): nil,
+	} {
+		_, err := e.Decide(req(1000, withMeta(map[string]any{"sandboxScenario": v})))
+		var ue *scenarios.UnknownRuleError
+		require.ErrorAs(t, err, &ue)
+		assert.Equal(t, want, ue.CloseNames(), "%v", v)
+	}
+}

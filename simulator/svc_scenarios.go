@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -66,9 +67,27 @@ func (s *Service) checkScenarioName(t *Tenant, model string, metadata map[string
 		return nil
 	}
 	if err := rb.CheckScenario(t.Scenarios, metadata); err != nil {
-		return ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: err.Error() + " of the scenarios in force (GET /_sandbox/scenarios)"})
+		return ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
 	}
 	return nil
+}
+
+// scenarioNameProblem describes an unknown metadata.sandboxScenario, with
+// the close rule names when the rule book gives them (CloseNames).
+func scenarioNameProblem(err error) string {
+	msg := err.Error() + " of the scenarios in force (GET /_sandbox/scenarios)"
+	var cn interface{ CloseNames() []string }
+	if !errors.As(err, &cn) {
+		return msg
+	}
+	switch names := cn.CloseNames(); len(names) {
+	case 0:
+	case 1:
+		msg += "; did you mean `" + names[0] + "`?"
+	default:
+		msg += "; close ones: `" + strings.Join(names, "`, `") + "`"
+	}
+	return msg
 }
 
 // Scenarios renders the rules in force for tenant t (its own, else the server's).
@@ -208,7 +227,7 @@ func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplan
 	p.OneShot = oneShotFor(cur.Next, p.Metadata)
 	ex, err := rb.ExplainRules(cur.Scenarios, p)
 	if err != nil {
-		return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: err.Error()})
+		return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
 	}
 	ex.Next = cur.Next
 	return ex, nil

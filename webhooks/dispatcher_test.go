@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -134,5 +135,41 @@ func TestDispatcherDeliversAndReports(t *testing.T) {
 	for _, f := range fired {
 		assert.Equal(t, p.ID, f.PaymentID)
 		assert.Equal(t, simulator.FiredWebhook, f.Kind)
+	}
+}
+
+// The stored head of a receiver's answer is masked like the journal (card
+// numbers keep their first 6 and last 4, security codes go, a number cut by
+// the 1 KiB head is masked whole); what the receiver got is not altered.
+func TestResponseHeadMasked(t *testing.T) {
+	tests := []struct {
+		name, answer string
+		want         string
+	}{
+		{"card number and cvv", `{"echo":"4111111111111111","cvv":"123"}`, `{"echo":"411111******1111","cvv":"[REDACTED]"}`},
+		{"a number cut by the head", strings.Repeat("x", 1020) + "4111111111111111", strings.Repeat("x", 1020) + "****"},
+		{"nothing to mask", `{"ok":false,"amount":1000}`, `{"ok":false,"amount":1000}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got atomic.Value
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				got.Store(string(b))
+				w.WriteHeader(http.StatusInternalServerError)
+				_, _ = io.WriteString(w, tc.answer)
+			}))
+			defer srv.Close()
+			e := newEnv(t, nil)
+			_, err := e.svc.SetWebhookURL(e.t, srv.URL)
+			require.NoError(t, err)
+			d := webhooks.NewDispatcher(e.svc, time.Second, 4)
+			e.pay(t, 1000, "4111111111111111")
+			d.RunDue(context.Background(), e.t.ID)
+			ev := e.events(t)[0]
+			require.NotEmpty(t, ev.Attempts)
+			assert.Equal(t, tc.want, ev.Attempts[0].ResponseBodyHead)
+			assert.Equal(t, string(ev.Body), strings.ReplaceAll(got.Load().(string), `"signedAt":"`+ev.Attempts[0].SignedAt+`"`, `"signedAt":""`), "the body sent is the event's")
+		})
 	}
 }

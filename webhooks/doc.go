@@ -6,7 +6,7 @@
 // --webhook-allow): the service asks it when an endpoint is set, and the
 // dispatcher dials through it, never through an environment proxy.
 //
-// It depends on simulator only (never on httpapi, store or echo); the
-// composition root injects it into the service through the
+// It depends on simulator and internal/redact only (never on httpapi, store
+// or echo); the composition root injects it into the service through the
 // simulator.EventRenderer and simulator.WebhookRunner ports.
 package webhooks

@@ -16,6 +16,7 @@ import (
 	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/internal/forwarded"
+	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
@@ -315,14 +316,16 @@ func closeLog(l *logBuffer) {
 	}
 }
 
+// newLogger masks card numbers, security codes and URL tokens in every
+// line (internal/redact), as the journal does.
 func newLogger(w io.Writer, format, level string) *slog.Logger {
 	var lv slog.Level
 	_ = lv.UnmarshalText([]byte(level))
 	opts := &slog.HandlerOptions{Level: lv}
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.New(redact.Handler(slog.NewJSONHandler(w, opts)))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(redact.Handler(slog.NewTextHandler(w, opts)))
 }
 
 // wireWebhooks renders event bodies with the webhooks package and attaches

@@ -154,18 +154,21 @@ func loadConfig(fs *pflag.FlagSet, env func(string) (string, bool)) (Config, err
 	if off, _ := fs.GetBool("no-default-tenant"); off {
 		v.Set("default_tenant", false)
 	}
-	if err := checkValues(v, fs, env, cfgFile); err != nil {
-		return Config{}, err
-	}
+	// Every problem is collected before any is reported (config_values.go):
+	// values that do not parse, unknown keys of the file (a typo is an
+	// error, not a silent default), then Validate's rules.
+	src := configSources{fs: fs, env: env, v: v, file: cfgFile}
+	errs, bad := checkValues(src)
+	errs = append(errs, unknownKeyProblems(src)...)
 	var cfg Config
-	if err := v.UnmarshalExact(&cfg); err != nil { // a typo in the file is an error, not a silent default
-		msg := err.Error()
-		if i := strings.Index(msg, "has invalid keys: "); i >= 0 {
-			msg = "unknown keys in the config file: " + msg[i+len("has invalid keys: "):]
-		}
-		return Config{}, fmt.Errorf("config: %s", msg)
+	if err := v.Unmarshal(&cfg); err != nil {
+		return Config{}, joinProblems(append(errs, fmt.Errorf("%s: %w", src.name("tenants"), err)))
 	}
-	return cfg, cfg.Validate()
+	errs = append(errs, renameProblems(cfg.Validate(), src, bad)...)
+	if len(errs) > 0 {
+		return Config{}, joinProblems(errs)
+	}
+	return cfg, nil
 }
 
 // webhookURLs are the endpoints the configuration sets, by config key.
@@ -186,7 +189,9 @@ func (c Config) DefaultTenantOn() bool { return c.DefaultTenant == nil || *c.Def
 
 var tenantIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// Validate reports every problem of the configuration at once.
+// Validate reports every problem of the configuration at once, each as
+// "key: what is wrong" (loadConfig renames key after its source: a message
+// that starts with its key gets that for free).
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -197,16 +202,25 @@ func (c Config) Validate() error {
 		bad("db: must not be empty (use :memory: to keep nothing)")
 	}
 	if c.RequestTimeout < 0 {
-		bad("request_timeout: must not be negative")
+		bad("request_timeout: %s must not be negative", c.RequestTimeout)
 	}
 	if c.AttemptTTL <= 0 {
-		bad("attempt_ttl: must be positive")
+		bad("attempt_ttl: %s must be positive", c.AttemptTTL)
 	}
-	if c.ReadTimeout < 0 || c.IdleTimeout < 0 || c.ShutdownTimeout < 0 {
-		bad("read_timeout, idle_timeout and shutdown_timeout: must not be negative")
+	if c.ReadTimeout < 0 {
+		bad("read_timeout: %s must not be negative", c.ReadTimeout)
 	}
-	if c.MaxConnections < 0 || c.MaxWaitsPerTenant < 0 {
-		bad("max_connections and max_waits_per_tenant: must not be negative (0: the default)")
+	if c.IdleTimeout < 0 {
+		bad("idle_timeout: %s must not be negative", c.IdleTimeout)
+	}
+	if c.ShutdownTimeout < 0 {
+		bad("shutdown_timeout: %s must not be negative", c.ShutdownTimeout)
+	}
+	if c.MaxConnections < 0 {
+		bad("max_connections: %d must not be negative (0: the default)", c.MaxConnections)
+	}
+	if c.MaxWaitsPerTenant < 0 {
+		bad("max_waits_per_tenant: %d must not be negative (0: the default)", c.MaxWaitsPerTenant)
 	}
 	if c.JournalSize < 0 || c.JournalSize > 100000 {
 		bad("journal_size: %d is not from 0 (the default, 500) to 100000", c.JournalSize)

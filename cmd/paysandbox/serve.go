@@ -39,6 +39,7 @@ func newServeCmd(runF func(*serveOptions) error) *cobra.Command {
 		},
 	}
 	serveFlags(cmd.Flags())
+	lenientFlags(cmd.Flags()) // a bad flag value is reported with every other problem (loadConfig)
 	return cmd
 }
 

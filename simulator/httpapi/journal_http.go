@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -85,12 +86,12 @@ const redactedCaptureMax = 64 << 10
 
 const redactedMark = "[REDACTED]"
 
-// redact rewrites the named fields (at any depth, names compared without
+// redactFields rewrites the named fields (at any depth, names compared without
 // case, as encoding/json matches them) of a JSON body. A body that is not
 // JSON, or was cut, is replaced whole: a secret never leaks through a parse
 // failure. Responses (ours, so exact key names) are parsed only when a
 // field's name occurs in them; requests always are.
-func redact(b []byte, fields []string, cut, response bool) string {
+func redactFields(b []byte, fields []string, cut, response bool) string {
 	if len(fields) == 0 || len(b) == 0 {
 		return string(b)
 	}
@@ -136,11 +137,24 @@ func redact(b []byte, fields []string, cut, response bool) string {
 	return string(out)
 }
 
-func cut4k(s string) string {
-	if len(s) > journalBodyMax {
-		return s[:journalBodyMax]
+// journalLookahead is how far past journalBodyMax a body is read for
+// masking, so that a card number crossing the cut is seen whole and masked
+// before the cut (a run still touching the end of what was read is masked
+// whole: see redact.Bytes).
+const journalLookahead = 64
+
+// journalText is the journal's copy of a body: masked by value
+// (internal/redact: card numbers, security codes, URL tokens), then cut to
+// journalBodyMax. Masking comes first so that the cut cannot leave the
+// digits of a number it split in clear. cut says b is already the head of a
+// longer body.
+func journalText(b []byte, cut bool) string {
+	w := b[:min(len(b), journalBodyMax+journalLookahead)]
+	if cut || len(w) < len(b) {
+		cut = tailRunStart(w) < journalBodyMax // a run wholly past the cut is not kept anyway
 	}
-	return s
+	m := redact.Bytes(w, cut)
+	return string(m[:min(len(m), journalBodyMax)])
 }
 
 // journalStart is the journal's hook at the start of a request: it wraps the
@@ -154,7 +168,7 @@ func (s *Server) journalStart(c echo.Context) func(start time.Time) {
 		return func(time.Time) {}
 	}
 	red, redacted := redactions[route]
-	limit := journalBodyMax
+	limit := journalBodyMax + journalLookahead
 	if redacted && len(red.resp) > 0 {
 		limit = redactedCaptureMax
 	}
@@ -179,24 +193,27 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 	}
 	reqBody := body(c)
 	e := JournalEntry{
-		At: ts(now), at: now, Method: r.Method, Path: r.URL.Path, Status: status,
+		At: ts(now), at: now, Method: r.Method, Path: redact.String(r.URL.Path), Status: status,
 		LatencyMs: time.Since(start).Milliseconds(), TenantID: t.ID, RequestID: requestID(c),
 	}
 	if len(red.req) > 0 {
-		e.RequestBody = cut4k(redact(reqBody, red.req, false, false))
+		e.RequestBody = journalText([]byte(redactFields(reqBody, red.req, false, false)), false)
 	} else {
-		e.RequestBody = string(reqBody[:min(len(reqBody), journalBodyMax)])
+		e.RequestBody = journalText(reqBody, false)
 	}
 	if len(red.resp) > 0 {
-		e.ResponseBody = cut4k(redact(cw.buf, red.resp, cw.over, true))
+		e.ResponseBody = journalText([]byte(redactFields(cw.buf, red.resp, cw.over, true)), false)
 	} else {
-		e.ResponseBody = string(cw.buf[:min(len(cw.buf), journalBodyMax)])
+		e.ResponseBody = journalText(cw.buf, cw.over)
 	}
 	e.paymentIDs = journalPaymentIDs(c, route, status, cw.buf)
 	e.Hints, _ = c.Get(ctxHints).([]Hint)
 	e.Hints = append(e.Hints, s.requestHints(c, t, route, status, now)...)
 	if e.Hints == nil {
 		e.Hints = []Hint{}
+	}
+	for i := range e.Hints { // they quote paths and parameters
+		e.Hints[i].Message = redact.String(e.Hints[i].Message)
 	}
 	s.journal.Add(e)
 	if s.svc != nil {
@@ -221,6 +238,21 @@ func (s *Server) pruneJournal() {
 		live[t.ID] = true
 	}
 	s.journal.Retain(func(id string) bool { return live[id] })
+}
+
+// tailRunStart is where the digits (and single separators) ending b
+// start; len(b) when b does not end in a digit run.
+func tailRunStart(b []byte) int {
+	k := len(b)
+	for k > 0 {
+		c := b[k-1]
+		if c >= '0' && c <= '9' || ((c == ' ' || c == '-') && k > 1 && b[k-2] >= '0' && b[k-2] <= '9') {
+			k--
+			continue
+		}
+		break
+	}
+	return k
 }
 
 // journalPaymentIDs are the payment ids an entry answers to in

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/paysandbox/paysandbox/internal/suggest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -30,6 +31,9 @@ type schema struct {
 	maxBytes int
 	min      *int64
 	format   string // uuid, email, date-time
+	// minorUnits marks an amount: an integer in the currency's minor units,
+	// whose type error says so.
+	minorUnits bool
 }
 
 type prop struct {
@@ -62,9 +66,20 @@ func freeMap() *schema           { return &schema{typ: "map"} }
 func arrayOf(s *schema) *schema  { return &schema{typ: "array", items: s} }
 func integer(min *int64) *schema { return &schema{typ: "integer", min: min} }
 
+// amountOf is an amount of at least min, in minor units.
+func amountOf(min *int64) *schema { return &schema{typ: "integer", min: min, minorUnits: true} }
+
 var zero = int64(0)
 
+// nonNegative is an integer of 0 or more that is not an amount (a count).
 func nonNegative() *schema { return integer(&zero) }
+
+// amount is an amount of 0 or more, in minor units.
+func amount() *schema { return amountOf(&zero) }
+
+// minorUnitsHelp ends the type error of an amount that is a string or has
+// a fraction: what the API wants instead.
+const minorUnitsHelp = ": amounts are integers in minor units (1000 = 10.00)"
 
 // validate checks v against s at path and appends every broken rule to errs.
 // A null is the same as an absent field (required fields must have a value).
@@ -103,7 +118,7 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 			}
 			slices.Sort(extra)
 			for _, k := range extra {
-				*errs = append(*errs, simulator.FieldError{Path: path + "." + k, Description: "Extra fields not permitted"})
+				*errs = append(*errs, simulator.FieldError{Path: path + "." + k, Description: "Extra fields not permitted" + s.didYouMean(k, m)})
 			}
 		}
 	case "map":
@@ -157,13 +172,21 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 		}
 	case "integer":
 		num, ok := v.(json.Number)
+		help := ""
+		if s.minorUnits {
+			help = minorUnitsHelp
+		}
 		if !ok {
-			add("Value must be a valid integer")
+			add("Value must be a valid integer%s", help)
 			return
 		}
 		i, err := strconv.ParseInt(string(num), 10, 64)
 		if err != nil {
-			add("Value must be a valid integer (int64)")
+			if strings.ContainsAny(string(num), ".eE") {
+				add("Value must be a valid integer%s", help)
+			} else {
+				add("Value must be a valid integer (int64)")
+			}
 			return
 		}
 		if s.min != nil && i < *s.min {
@@ -188,6 +211,22 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 			add("Value must be a valid boolean")
 		}
 	}
+}
+
+// didYouMean is the suggestion ending the error of the unknown field k of
+// the object m: the field of s within two edits of k (suggest.Nearest:
+// case, "_" and "-" aside; ties alphabetical) that m does not already give.
+func (s *schema) didYouMean(k string, m map[string]any) string {
+	names := make([]string, 0, len(s.props))
+	for _, p := range s.props {
+		if _, given := m[p.name]; !given {
+			names = append(names, p.name)
+		}
+	}
+	if near := suggest.Nearest(k, names); near != "" {
+		return "; did you mean `" + near + "`?"
+	}
+	return ""
 }
 
 // textMax is the longest string s takes (MaxText when it states none).

@@ -64,8 +64,8 @@ var (
 
 	lineItemSchema = obj(true,
 		field("itemId", str(1, 255)), field("name", str(0, 255)), field("description", str(0, 255)),
-		required("amount", nonNegative()), field("quantity", integer(&one)),
-		field("discountAmount", nonNegative()), field("taxAmount", nonNegative()),
+		required("amount", amount()), field("quantity", integer(&one)),
+		field("discountAmount", amount()), field("taxAmount", amount()),
 		field("taxCode", str(1, 255)), field("productType", enum("PHYSICAL", "DIGITAL")),
 		field("productData", productDataSchema),
 	)
@@ -73,8 +73,8 @@ var (
 	orderSchema = obj(true,
 		field("lineItems", arrayOf(lineItemSchema)),
 		field("countryCode", countryCode()), field("retailerCountryCode", countryCode()),
-		field("fees", arrayOf(obj(true, required("amount", nonNegative()), field("type", str(1, 255)), field("description", str(1, 255))))),
-		field("shipping", obj(true, field("amount", nonNegative()), field("methodId", anyStr()), field("methodName", anyStr()), field("methodDescription", anyStr()))),
+		field("fees", arrayOf(obj(true, required("amount", amount()), field("type", str(1, 255)), field("description", str(1, 255))))),
+		field("shipping", obj(true, field("amount", amount()), field("methodId", anyStr()), field("methodName", anyStr()), field("methodDescription", anyStr()))),
 	)
 
 	paymentTypes       = enum("FIRST_PAYMENT", "ECOMMERCE", "SUBSCRIPTION", "UNSCHEDULED")
@@ -90,7 +90,7 @@ var (
 	)
 
 	sessionFields = []prop{
-		field("orderId", str(1, 255)), field("currencyCode", currency), field("amount", nonNegative()),
+		field("orderId", str(1, 255)), field("currencyCode", currency), field("amount", amount()),
 		field("order", orderSchema), field("customerId", str(1, 255)), field("customer", customerSchema),
 		field("metadata", freeMap()), field("paymentMethod", sessionPaymentMethodSchema),
 	}
@@ -104,7 +104,7 @@ var (
 
 	// PaymentCreationAPIRequest: POST /payments.
 	paymentCreate = obj(true,
-		field("orderId", str(1, 255)), field("currencyCode", currency), field("amount", nonNegative()),
+		field("orderId", str(1, 255)), field("currencyCode", currency), field("amount", amount()),
 		field("order", orderSchema), required("paymentMethodToken", str(1, 0)),
 		field("customerId", str(1, 255)), field("customer", customerSchema), field("metadata", freeMap()),
 		field("paymentMethod", obj(true,
@@ -126,11 +126,11 @@ var (
 	// PaymentCaptureAPIRequest. amount 0 is refused here, with the request's
 	// other rules, so that it is 422 before idempotency and existence
 	// (SANDBOX.md section 11; the vendor schema allows 0, ours wins).
-	paymentCapture = obj(true, field("amount", integer(&one)), field("final", boolean()), field("order", freeMap()), field("metadata", freeMap()), field("expand", expandSchema))
+	paymentCapture = obj(true, field("amount", amountOf(&one)), field("final", boolean()), field("order", freeMap()), field("metadata", freeMap()), field("expand", expandSchema))
 	// PaymentCancelAPIRequest.
 	paymentCancel = obj(true, field("reason", anyStr()), field("expand", expandSchema))
 	// PaymentRefundAPIRequest.
-	paymentRefund = obj(true, field("amount", integer(&one)), field("orderId", anyStr()), field("reason", anyStr()),
+	paymentRefund = obj(true, field("amount", amountOf(&one)), field("orderId", anyStr()), field("reason", anyStr()),
 		field("transactionEventId", formatted("uuid")), field("expand", expandSchema))
 	// PaymentResumeAPIRequest.
 	paymentResume = obj(true, required("resumeToken", str(1, 0)), field("expand", expandSchema))
@@ -153,7 +153,7 @@ var (
 	// Control plane.
 	tenantCreate   = obj(true, field("scopes", arrayOf(enum(scopeNames()...))), field("webhookUrl", str(1, 2048)), field("ttl", anyStr()))
 	clockAdvance   = obj(true, required("duration", str(1, 64)))
-	disputeRequest = obj(true, field("reason", str(1, 255)), field("amount", nonNegative()))
+	disputeRequest = obj(true, field("reason", str(1, 255)), field("amount", amount()))
 	endpointUpdate = obj(true, required("url", str(0, 2048)))
 	// scenarioNext leaves the rule's presence and the range of times to the
 	// service, which lists the rule names in force with a missing or unknown rule.

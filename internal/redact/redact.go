@@ -1,0 +1,622 @@
+// Package redact masks card numbers, card security codes and URL tokens in
+// the text the sandbox keeps or prints about traffic: request-journal
+// bodies, log lines, and the stored head of a webhook receiver's answer
+// (SANDBOX.md section 11). It never touches what is sent: API answers and
+// webhook bodies are not passed through it.
+//
+// The rules, by value wherever the text is:
+//   - a run of 12 to 19 digits (single spaces or dashes between digits
+//     allowed) that passes the Luhn check keeps its first 6 and last 4
+//     digits; the others become Mask, separators stay where they were. A
+//     longer run with separators is searched group by group for such a
+//     number ("4111 1111 1111 1111 2030"); a longer run without is not a
+//     card number and stays. Any digit-only id that happens to pass Luhn is
+//     masked too.
+//   - in JSON, the value under a key naming a security code (SecurityKey:
+//     cvv, cvc, securityCode, card_code, ... in any case) becomes Marker;
+//     in other text, the digits that follow such a word do.
+//   - the value of a `token=` query parameter (the 3DS challenge page's URL
+//     carries the client token) becomes Marker.
+//
+// Text that holds none of these is returned as it is, found by one scan
+// without allocation (a digit run of 12 or more, a security word, "token=",
+// a \u escape); only then is it rewritten.
+//
+// It imports the standard library only, so every adapter may use it.
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Mask replaces each hidden digit of a card number: ASCII and one byte per
+// digit, so a masked number keeps its length and separators.
+const Mask = '*'
+
+// Marker replaces a security code or a token, as the journal's
+// field-name redaction does.
+const Marker = "[REDACTED]"
+
+// securityKeys are the security-code key names once lowered and stripped of
+// "_" and "-".
+var securityKeys = map[string]bool{
+	"cvv": true, "cvv2": true, "cvc": true, "cvc2": true, "csc": true,
+	"securitycode": true, "cardcode": true, "cardsecuritycode": true,
+}
+
+// securityWords are the lowered words whose presence sends text through the
+// full pass (each security key holds one of them).
+var securityWords = []string{"cvv", "cvc", "csc", "securit", "cardcode", "card_code", "card-code"}
+
+// textWords are the security-code spellings the text mode looks for (the
+// digits after one are masked): longest first, so "cvv2" wins over "cvv".
+var textWords = []string{
+	"cardsecuritycode", "card_security_code", "card-security-code", "securitycode", "security_code", "security-code",
+	"security code", "card_code", "card-code", "cardcode", "cvv2", "cvc2", "cvv", "cvc", "csc",
+}
+
+// SecurityKey reports whether a key (JSON member, log attribute) names a
+// card security code: cvv, cvv2, cvc, cvc2, csc, securityCode, card_code,
+// cardSecurityCode, in any case, with or without "_" or "-".
+func SecurityKey(k string) bool {
+	if len(k) > 24 {
+		return false
+	}
+	var buf [24]byte
+	n := 0
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_' || c == '-':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return securityKeys[string(buf[:n])]
+}
+
+// Bytes returns b with card numbers, security codes and tokens masked; b
+// itself when there is nothing to mask. Text starting with { or [ (after
+// whitespace) is read as JSON: a masked number outside a string becomes a
+// string, so the text stays JSON. cut says b is the head of something
+// longer: a digit run touching its end may be the start of a card number,
+// so all its digits are masked.
+func Bytes(b []byte, cut bool) []byte {
+	if !needsPass(b, cut) {
+		return b
+	}
+	if bytes.Contains(b, []byte(`\u003`)) {
+		b = unescapeDigits(b)
+	}
+	p := pass{in: b, cut: cut, json: looksJSON(b)}
+	p.run()
+	if p.out == nil {
+		return b
+	}
+	return append(p.out, b[p.done:]...)
+}
+
+// String is Bytes for text that is not cut (a log value).
+func String(s string) string {
+	if !needsPass(s, false) {
+		return s
+	}
+	b := Bytes([]byte(s), false)
+	return string(b)
+}
+
+// Head is Bytes for the first bytes of an answer read up to max: when it is
+// max long, it is taken as cut.
+func Head(b []byte, max int) string {
+	return string(Bytes(b, len(b) >= max))
+}
+
+// Byte classes of the cheap scan.
+const (
+	clsOther = iota
+	clsDigit
+	clsSep
+	clsWord // may start a security word, "token=" or a \u escape
+)
+
+var class = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clsDigit
+	}
+	t[' '], t['-'] = clsSep, clsSep
+	for _, c := range "cCsStT\\" {
+		t[c] = clsWord
+	}
+	return t
+}()
+
+// needsPass is the cheap scan: whether b may hold anything to mask.
+func needsPass[T string | []byte](b T, cut bool) bool {
+	n := 0 // digits in the current run
+	for i := 0; i < len(b); i++ {
+		switch class[b[i]] {
+		case clsDigit:
+			n++
+			if n >= 12 {
+				return true
+			}
+			continue
+		case clsSep:
+			if n > 0 && i+1 < len(b) && isDigit(b[i+1]) {
+				continue
+			}
+		case clsWord:
+			if i+1 < len(b) && wordAt(b, i) {
+				return true
+			}
+		}
+		n = 0
+	}
+	if k := len(b) - 1; cut && k >= 0 {
+		return isDigit(b[k]) || (k > 0 && (b[k] == ' ' || b[k] == '-') && isDigit(b[k-1]))
+	}
+	return false
+}
+
+// wordAt reports whether a security word, "token=" or a \u escape starts at
+// b[i] (b[i+1] exists). The second byte sorts out most letters at once.
+func wordAt[T string | []byte](b T, i int) bool {
+	c1 := b[i+1] | 0x20 // lower case for letters
+	switch b[i] {
+	case '\\':
+		return b[i+1] == 'u'
+	case 'c', 'C':
+		if c1 != 'v' && c1 != 's' && c1 != 'a' {
+			return false
+		}
+	case 's', 'S':
+		if c1 != 'e' {
+			return false
+		}
+	case 't', 'T':
+		return c1 == 'o' && hasFoldPrefix(b[i:], "token=")
+	}
+	for _, w := range securityWords {
+		if hasFoldPrefix(b[i:], w) && (len(w) > 3 || i+3 >= len(b) || !isLetter(b[i+3])) {
+			return true // cvv, cvc, csc as words (cvv2 too, not cvvCheck)
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// hasFoldPrefix reports whether b starts with the lower-case word w, in any case.
+func hasFoldPrefix[T string | []byte](b T, w string) bool {
+	if len(b) < len(w) {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		c := b[j]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[j] {
+			return false
+		}
+	}
+	return true
+}
+
+func looksJSON(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+// unescapeDigits writes the JSON escapes \u0030-\u0039 as the digits they
+// are, so that an escaped card number is seen (and masked) like a plain one.
+// Other escapes are copied as they are.
+func unescapeDigits(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+5 < len(b) && b[i+2] == '0' && b[i+3] == '0' && b[i+4] == '3' && b[i+5] >= '0' && b[i+5] <= '9' {
+			out = append(out, b[i+5])
+			i += 5
+			continue
+		}
+		out = append(out, b[i], b[i+1]) // the escaped byte cannot start another escape
+		i++
+	}
+	return out
+}
+
+// pass is one rewrite of a text. out is nil until the first change; done is
+// how much of in has been copied to (or replaced in) out.
+type pass struct {
+	in   []byte
+	out  []byte
+	done int
+	cut  bool
+	json bool
+}
+
+// replace writes repl in place of in[from:to].
+func (p *pass) replace(from, to int, repl []byte) {
+	if p.out == nil {
+		p.out = make([]byte, 0, len(p.in)+16)
+	}
+	p.out = append(p.out, p.in[p.done:from]...)
+	p.out = append(p.out, repl...)
+	p.done = to
+}
+
+func (p *pass) run() {
+	b := p.in
+	inString, strStart := false, 0
+	lastString := [2]int{-1, -1} // the latest JSON string closed outside a string, for keys
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case isDigit(c) && (inString || !p.json):
+			i = p.digitRun(i, true)
+			continue
+		case p.json && !inString && (isDigit(c) || c == '-'):
+			i = p.numberLiteral(i)
+			continue
+		case c == 't' || c == 'T':
+			if hasFoldPrefix(b[i:], "token=") && (inString || !p.json) {
+				i = p.token(i+len("token="), inString)
+				continue
+			}
+		}
+		if !p.json || inString {
+			if end, ok := p.textWord(i, p.json); ok {
+				i = end
+				continue
+			}
+		}
+		if !p.json {
+			i++
+			continue
+		}
+		switch {
+		case inString && c == '\\':
+			i += 2
+			continue
+		case inString && c == '"':
+			inString = false
+			lastString = [2]int{strStart, i + 1}
+		case !inString && c == '"':
+			inString, strStart = true, i
+		case !inString && c == ':' && lastString[1] >= 0:
+			if p.securityString(b[lastString[0]:lastString[1]]) {
+				i = p.securityValue(i + 1)
+				lastString = [2]int{-1, -1}
+				continue
+			}
+			lastString = [2]int{-1, -1}
+		case !inString && c != ' ' && c != '\t' && c != '\r' && c != '\n':
+			lastString = [2]int{-1, -1}
+		}
+		i++
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digitRun masks the card numbers of the run of digits starting at i
+// (separators allowed when seps) and returns where it ends.
+func (p *pass) digitRun(i int, seps bool) int {
+	b := p.in
+	var posBuf [32]int
+	var groupBuf [8]int
+	pos, groups := posBuf[:0], groupBuf[:0] // digit positions; the digit index each group starts at
+	e := i
+	for e < len(b) {
+		switch {
+		case isDigit(b[e]):
+			if len(pos) == 0 || e > pos[len(pos)-1]+1 {
+				groups = append(groups, len(pos))
+			}
+			pos = append(pos, e)
+			e++
+			continue
+		case seps && (b[e] == ' ' || b[e] == '-') && e+1 < len(b) && isDigit(b[e+1]):
+			e++
+			continue
+		}
+		break
+	}
+	touchesEnd := e == len(b) || (e == len(b)-1 && (b[e] == ' ' || b[e] == '-'))
+	if p.cut && touchesEnd {
+		rep := append([]byte(nil), b[i:e]...)
+		for k := range rep {
+			if isDigit(rep[k]) {
+				rep[k] = Mask
+			}
+		}
+		p.replace(i, e, rep)
+		return e
+	}
+	n, g := len(pos), len(groups)
+	if n < 12 || (g == 1 && n > 19) {
+		return e
+	}
+	uuids := uuidSpans(b, i, e)
+	var rep []byte
+	digitsOf := func(from, to int) []byte { // digit indexes [from, to)
+		ds := make([]byte, 0, 19)
+		for k := from; k < to; k++ {
+			ds = append(ds, b[pos[k]])
+		}
+		return ds
+	}
+	groupEnd := func(gi int) int {
+		if gi+1 < g {
+			return groups[gi+1]
+		}
+		return n
+	}
+	for gi := 0; gi < g; {
+		d0 := groups[gi]
+		found := -1
+		for gj := g - 1; gj >= gi; gj-- {
+			cnt := groupEnd(gj) - d0
+			if cnt >= 12 && cnt <= 19 && b[pos[d0]] != '0' && !overlaps(uuids, pos[d0], pos[groupEnd(gj)-1]+1) && luhn(digitsOf(d0, groupEnd(gj))) {
+				found = gj
+				break
+			}
+		}
+		if found < 0 {
+			gi++
+			continue
+		}
+		if rep == nil {
+			rep = append([]byte(nil), b[i:e]...)
+		}
+		d1 := groupEnd(found)
+		for k := d0 + 6; k < d1-4; k++ {
+			rep[pos[k]-i] = Mask
+		}
+		gi = found + 1
+	}
+	if rep != nil {
+		p.replace(i, e, rep)
+	}
+	return e
+}
+
+// numberLiteral handles a JSON number outside a string at i: when it holds
+// a card number, the whole literal becomes a string of its masked text.
+func (p *pass) numberLiteral(i int) int {
+	b := p.in
+	e := i
+	for e < len(b) && (isDigit(b[e]) || b[e] == '-' || b[e] == '+' || b[e] == '.' || b[e] == 'e' || b[e] == 'E') {
+		e++
+	}
+	if e == i {
+		return i + 1
+	}
+	sub := pass{in: b[i:e], cut: p.cut && e == len(b)}
+	for k := 0; k < len(sub.in); {
+		if isDigit(sub.in[k]) {
+			k = sub.digitRun(k, false)
+			continue
+		}
+		k++
+	}
+	if sub.out == nil {
+		return e
+	}
+	masked := append(sub.out, sub.in[sub.done:]...)
+	rep := make([]byte, 0, len(masked)+2)
+	rep = append(append(append(rep, '"'), masked...), '"')
+	p.replace(i, e, rep)
+	return e
+}
+
+// token masks a query parameter's value starting at i.
+func (p *pass) token(i int, inString bool) int {
+	b := p.in
+	e := i
+	for e < len(b) {
+		c := b[e]
+		if c == '&' || c == '#' || c == '"' || c == '\'' || c == '\\' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '<' || c == '>' {
+			break
+		}
+		e++
+	}
+	if e > i {
+		p.replace(i, e, []byte(Marker))
+	}
+	return e
+}
+
+// securityString reports whether the JSON string literal s (quotes
+// included) is a security-code key.
+func (p *pass) securityString(s []byte) bool {
+	k := s[1 : len(s)-1]
+	if bytes.IndexByte(k, '\\') >= 0 {
+		un, ok := unquote(s)
+		if !ok {
+			return false
+		}
+		return SecurityKey(un)
+	}
+	return SecurityKey(string(k))
+}
+
+// securityValue replaces the JSON value starting after whitespace at i (a
+// member's value) by Marker, and returns where it ended. null stays null.
+func (p *pass) securityValue(i int) int {
+	b := p.in
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	if i >= len(b) {
+		return i
+	}
+	e := i
+	switch b[i] {
+	case '"':
+		e = skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for e < len(b) {
+			switch b[e] {
+			case '"':
+				e = skipString(b, e)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			e++
+			if depth == 0 {
+				break
+			}
+		}
+	default:
+		if hasFoldPrefix(b[i:], "null") {
+			return i + 4
+		}
+		for e < len(b) && b[e] != ',' && b[e] != '}' && b[e] != ']' && b[e] != ' ' && b[e] != '\n' && b[e] != '\r' && b[e] != '\t' {
+			e++
+		}
+	}
+	p.replace(i, e, []byte(`"`+Marker+`"`))
+	return e
+}
+
+// skipString returns the end of the JSON string starting at i (len(b) when
+// it is not closed).
+func skipString(b []byte, i int) int {
+	for e := i + 1; e < len(b); e++ {
+		switch b[e] {
+		case '\\':
+			e++
+		case '"':
+			return e + 1
+		}
+	}
+	return len(b)
+}
+
+// textWord masks, outside JSON, the digits that follow a security-code
+// word ("cvv=123", "CVC: 123") within a few separating bytes.
+// Inside a JSON string (inJSON) the gap holds no quote, so the string's
+// end is never passed.
+func (p *pass) textWord(i int, inJSON bool) (int, bool) {
+	b := p.in
+	c := b[i]
+	if (c != 'c' && c != 'C' && c != 's' && c != 'S') || i+1 >= len(b) {
+		return 0, false
+	}
+	if c1 := b[i+1] | 0x20; c1 != 'v' && c1 != 's' && c1 != 'a' && c1 != 'e' {
+		return 0, false
+	}
+	for _, w := range textWords {
+		j := i + len(w)
+		if !hasFoldPrefix(b[i:], w) || (j < len(b) && isLetter(b[j])) {
+			continue
+		}
+		gap := " \t\"':="
+		if inJSON {
+			gap = " \t:="
+		}
+		for k := 0; k < 8 && j < len(b) && strings.IndexByte(gap, b[j]) >= 0; k++ {
+			j++
+		}
+		e := j
+		for e < len(b) && isDigit(b[e]) {
+			e++
+		}
+		if e == j {
+			return i + len(w), true
+		}
+		p.replace(j, e, []byte(Marker))
+		return e, true
+	}
+	return 0, false
+}
+
+// luhn reports whether the ASCII digits ds pass the Luhn (mod 10) check.
+func luhn(ds []byte) bool {
+	sum, double := 0, false
+	for k := len(ds) - 1; k >= 0; k-- {
+		d := int(ds[k] - '0')
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// unquote decodes a JSON string literal.
+func unquote(s []byte) (string, bool) {
+	var out string
+	if json.Unmarshal(s, &out) != nil {
+		return "", false
+	}
+	return out, true
+}
+
+// uuidSpans are the uuids (8-4-4-4-12 hex digits) that overlap b[i:e]:
+// ids of attempts, events and disputes are not card numbers, whatever
+// their digits.
+func uuidSpans(b []byte, i, e int) [][2]int {
+	l, r := i, e
+	for l > 0 && l > i-36 && isHexOrDash(b[l-1]) {
+		l--
+	}
+	for r < len(b) && r < e+36 && isHexOrDash(b[r]) {
+		r++
+	}
+	var out [][2]int
+	for k := l; k+36 <= r; k++ {
+		if isUUID(b[k : k+36]) {
+			out = append(out, [2]int{k, k + 36})
+			k += 35
+		}
+	}
+	return out
+}
+
+func overlaps(spans [][2]int, from, to int) bool {
+	for _, s := range spans {
+		if from < s[1] && to > s[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func isUUID(t []byte) bool {
+	for k, c := range t {
+		switch k {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if c == '-' || !isHexOrDash(c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isHexOrDash(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '-'
+}
