@@ -31,9 +31,10 @@ const (
 	kindInteger  configKind = "integer"
 	kindBoolean  configKind = "boolean"
 	kindString   configKind = "string"
+	kindList     configKind = "list"
 )
 
-// configKey is one scalar key of Config.
+// configKey is one scalar or string-list key of Config.
 type configKey struct {
 	name string
 	kind configKind
@@ -41,8 +42,9 @@ type configKey struct {
 
 var durationType = reflect.TypeFor[time.Duration]()
 
-// configKeys are Config's scalar keys, in field order, from their
-// mapstructure tags (lists such as tenants are checked by Validate).
+// configKeys are Config's scalar keys and lists of strings, in field order,
+// from their mapstructure tags (lists of objects such as tenants are checked
+// by Validate).
 func configKeys() []configKey {
 	var out []configKey
 	t := reflect.TypeFor[Config]()
@@ -66,6 +68,8 @@ func configKeys() []configKey {
 			kind = kindBoolean
 		case ft.Kind() == reflect.String:
 			kind = kindString
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			kind = kindList
 		default:
 			continue
 		}
@@ -196,6 +200,19 @@ func (k configKind) parse(raw any) error {
 		switch raw.(type) {
 		case map[string]any, []any:
 			return errors.New("not a single value")
+		}
+	case kindList:
+		switch x := raw.(type) {
+		case string, []string:
+		case []any:
+			for _, e := range x {
+				switch e.(type) {
+				case map[string]any, []any:
+					return errors.New("not a list of single values")
+				}
+			}
+		default:
+			return errors.New("not a list (a YAML list, or a comma-separated string)")
 		}
 	}
 	return nil
