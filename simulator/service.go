@@ -27,6 +27,9 @@ type Service struct {
 	// Webhooks runs the webhook attempts a clock advance makes due and waits
 	// for them (nil: none); it answers what it ran.
 	Webhooks WebhookRunner
+	// AdvanceWait bounds how long a clock advance waits for the webhook
+	// attempts it makes due (SANDBOX.md section 12).
+	AdvanceWait time.Duration
 
 	waits waitHub
 	sched *Scheduler
@@ -38,7 +41,14 @@ type Config struct {
 	// MaxHeldPerTenant caps each tenant's open long-polls and streams
 	// (0: DefaultMaxHeldPerTenant).
 	MaxHeldPerTenant int
+	// AdvanceWait bounds how long a clock advance waits for the webhook
+	// attempts it makes due (0: DefaultAdvanceWait).
+	AdvanceWait time.Duration
 }
+
+// DefaultAdvanceWait is the bound on a clock advance's wait for webhook
+// attempts when none is configured.
+const DefaultAdvanceWait = 30 * time.Second
 
 // NewService wires the use cases to their ports.
 func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Processor, log *slog.Logger, cfg Config) *Service {
@@ -48,8 +58,11 @@ func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Process
 	if cfg.AttemptTTL <= 0 {
 		cfg.AttemptTTL = 15 * time.Minute
 	}
+	if cfg.AdvanceWait <= 0 {
+		cfg.AdvanceWait = DefaultAdvanceWait
+	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
-		Held: NewHeld(cfg.MaxHeldPerTenant)}
+		AdvanceWait: cfg.AdvanceWait, Held: NewHeld(cfg.MaxHeldPerTenant)}
 	NewScheduler(s)
 	return s
 }

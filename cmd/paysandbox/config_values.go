@@ -18,6 +18,9 @@ var typedKeys = map[string]string{
 	"attempt_ttl":     "duration",
 	"journal_size":    "integer",
 	"default_tenant":  "boolean",
+	"advance_wait":    "duration",
+
+	"webhook_slots_per_tenant": "integer",
 }
 
 // checkValues checks the typed keys before they are decoded, so that an
@@ -25,7 +28,7 @@ var typedKeys = map[string]string{
 // `PAYSANDBOX_REQUEST_TIMEOUT="5 seconds": not a duration`.
 func checkValues(v *viper.Viper, fs *pflag.FlagSet, env func(string) (string, bool), cfgFile string) error {
 	var errs []error
-	for _, key := range []string{"request_timeout", "attempt_ttl", "journal_size", "default_tenant"} {
+	for _, key := range []string{"request_timeout", "attempt_ttl", "journal_size", "default_tenant", "advance_wait", "webhook_slots_per_tenant"} {
 		kind := typedKeys[key]
 		flag := strings.ReplaceAll(key, "_", "-")
 		if f := fs.Lookup(flag); f != nil && fs.Changed(flag) {
