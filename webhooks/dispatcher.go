@@ -194,6 +194,9 @@ type head struct {
 	ref   simulator.PendingRef
 	due   time.Time // tenant clock
 	chaos string    // "reorder" (released out of order), "delay" (held), or "reorder+delay"
+	// queue is the payment's PENDING refs as read with the head (a chain
+	// of attempts goes on through it without reading the outbox again).
+	queue []simulator.PendingRef
 }
 
 // paymentQueues splits a tenant's PENDING refs (by payment, each payment's
@@ -214,9 +217,9 @@ func paymentQueues(refs []simulator.PendingRef) [][]simulator.PendingRef {
 // headOf answers the event payment queue q (not empty) releases next under
 // tenant t's chaos, and when it is due.
 func headOf(t *simulator.Tenant, q []simulator.PendingRef) head {
-	h := head{ref: q[0]}
+	h := head{ref: q[0], queue: q}
 	if c := t.WebhookChaos; c != nil && c.Reorder && len(q) > 1 {
-		h = head{ref: q[len(q)-1], chaos: "reorder"}
+		h = head{ref: q[len(q)-1], chaos: "reorder", queue: q}
 	}
 	h.due = h.ref.NextAt
 	if h.due.IsZero() {
@@ -244,11 +247,13 @@ func heads(tx simulator.Tx, t *simulator.Tenant) ([]head, error) {
 	return out, nil
 }
 
-// pass starts due attempts over all tenants, as many as the slots allow, and
-// answers how long until the next one falls due (0: nothing scheduled). It
-// never waits for a slot: a due attempt left out goes at a later pass (each
-// attempt's end wakes the loop). A pass that finds no PENDING event and no
-// held tenant makes the dispatcher idle.
+// pass starts due attempts over all tenants, as many as the slots allow,
+// and answers how long until the next one falls due (0: nothing
+// scheduled). While due attempts are left for want of a slot it waits for
+// slots to free and starts them, until a wake-up (new work: the outbox is
+// read again, so another tenant's new event is not kept waiting), idlePoll,
+// or ctx ends it. A pass that finds no PENDING event and no held tenant
+// makes the dispatcher idle.
 func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	gen := d.queued.Load() // before the read: see idle
 	var tenants []*simulator.Tenant
@@ -301,7 +306,7 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 			ready = append(ready, w)
 		}
 	}
-	d.startInTurn(ctx, ready)
+	d.startInTurn(ctx, ready, gen)
 	return next
 }
 
@@ -314,8 +319,10 @@ type dueWork struct {
 // startInTurn starts the due heads of the tenants in ready round-robin, one
 // head per tenant per round, beginning after the tenant served last: when
 // the slots run short, the tenants with due work take turns at them. A
-// tenant leaves the rounds when its share is full.
-func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork) {
+// tenant whose share is full sits out until one of its slots frees. Heads
+// read before a wait are safe to start after it: an attempt reads its event
+// again and does nothing when another runner made it meanwhile.
+func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen uint64) {
 	if len(ready) == 0 {
 		return
 	}
@@ -330,22 +337,58 @@ func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork) {
 		return 1
 	})
 	ready = slices.Concat(ready[first:], ready[:first])
-	for len(ready) > 0 && ctx.Err() == nil {
-		var again []dueWork
+	var poll *time.Timer
+	for ctx.Err() == nil {
+		d.mu.Lock()
+		freed := d.freed
+		d.mu.Unlock()
+		// One round: each tenant starts at most one attempt.
+		var left []dueWork
+		resume, progressed, noSlots := -1, false, false
 		for _, w := range ready {
-			h := w.heads[0]
-			w.heads = w.heads[1:]
-			switch d.start(ctx, w.t, h) {
-			case noSlot:
-				return
-			case tenantFull:
-				continue
+			for !noSlots && len(w.heads) > 0 {
+				r := d.start(ctx, w.t, w.heads[0], gen)
+				if r == noSlot {
+					noSlots, resume = true, len(left)
+				}
+				if r == noSlot || r == tenantFull {
+					break
+				}
+				w.heads = w.heads[1:] // started, or its payment is busy
+				if r == started {
+					progressed = true
+					break
+				}
 			}
 			if len(w.heads) > 0 {
-				again = append(again, w)
+				left = append(left, w)
 			}
 		}
-		ready = again
+		if len(left) == 0 {
+			return
+		}
+		if resume > 0 { // the tenant that found no slot goes first next round
+			left = slices.Concat(left[resume:], left[:resume])
+		}
+		ready = left
+		if progressed && !noSlots {
+			continue
+		}
+		if poll == nil {
+			poll = time.NewTimer(idlePoll)
+			defer poll.Stop()
+		}
+		select {
+		case <-freed:
+		case <-d.wake:
+			d.Wake() // the loop reads the outbox again at once
+			return
+		case <-poll.C: // read the outbox again (retries fallen due meanwhile), at once
+			d.Wake()
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -359,9 +402,13 @@ const (
 	noSlot                 // every slot is taken
 )
 
-// start claims h's payment queue and a slot of tenant t, and makes the
-// attempt in the background; it never waits.
-func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head) startResult {
+// start claims h's payment queue and a slot of tenant t and makes the
+// attempt in the background; it never waits. The attempt goes on through
+// the payment's queue as read in the pass (gen is the outbox generation of
+// that read) while each next event is due, the tenant is not held and the
+// attempts succeed or exhaust, so a payment's events need no read of the
+// outbox each; then it gives the slot and the queue back.
+func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head, gen uint64) startResult {
 	k := payKey(t.ID, h.ref.PaymentID)
 	d.mu.Lock()
 	if _, inUse := d.inflight[k]; inUse || d.held[t.ID] > 0 {
@@ -379,9 +426,33 @@ func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head) sta
 	d.running.Add(1)
 	go func() {
 		defer d.running.Done()
-		defer d.release(t.ID, h.ref.PaymentID, done)
-		defer d.releaseSlot(t.ID)
-		d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt, time.Time{})
+		q := slices.Clone(h.queue)
+		for {
+			_, rec := d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt, time.Time{})
+			if rec == nil || ctx.Err() != nil {
+				break
+			}
+			if q = moveOn(q, rec); len(q) == 0 {
+				break
+			}
+			if h = headOf(t, q); h.due.After(d.Svc.Now(t)) {
+				break
+			}
+			d.mu.Lock()
+			held := d.held[t.ID] > 0
+			d.mu.Unlock()
+			if held { // a clock advance takes over the tenant
+				break
+			}
+		}
+		d.releaseSlot(t.ID)
+		d.mu.Lock()
+		delete(d.inflight, k)
+		d.mu.Unlock()
+		close(done)
+		if d.queued.Load() != gen { // events appended since the read may be this payment's
+			d.Wake()
+		}
 	}()
 	return started
 }
@@ -433,10 +504,9 @@ func (d *Dispatcher) releaseSlot(tenantID string) {
 	if d.perTenant[tenantID]--; d.perTenant[tenantID] <= 0 {
 		delete(d.perTenant, tenantID)
 	}
-	close(d.freed)
+	close(d.freed) // a pass waiting with due attempts left, or acquire
 	d.freed = make(chan struct{})
 	d.mu.Unlock()
-	d.Wake() // a pass may have left due attempts for want of this slot
 }
 
 func payKey(tenantID, paymentID string) string { return tenantID + "/" + paymentID }
