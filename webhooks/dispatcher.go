@@ -77,6 +77,7 @@ type Dispatcher struct {
 	rngs      map[string]*rand.Rand // chaos, per tenant
 	pruned    map[string]time.Time  // last retention pass per tenant (real time)
 	held      map[string]int        // tenants whose clock is being advanced
+	holds     uint64                // Hold calls so far: a pass that saw fewer reads the outbox again
 	dirty     map[string]bool       // tenants with events finished since their last retention pass
 	running   sync.WaitGroup
 
@@ -256,6 +257,9 @@ func heads(tx simulator.Tx, t *simulator.Tenant) ([]head, error) {
 // makes the dispatcher idle.
 func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	gen := d.queued.Load() // before the read: see idle
+	d.mu.Lock()
+	holds := d.holds // before the read: see start
+	d.mu.Unlock()
 	var tenants []*simulator.Tenant
 	queues := map[string][]head{}
 	anyHeld, anyHead := false, false
@@ -306,7 +310,7 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 			ready = append(ready, w)
 		}
 	}
-	d.startInTurn(ctx, ready, gen)
+	d.startInTurn(ctx, ready, gen, holds)
 	return next
 }
 
@@ -322,7 +326,7 @@ type dueWork struct {
 // tenant whose share is full sits out until one of its slots frees. Heads
 // read before a wait are safe to start after it: an attempt reads its event
 // again and does nothing when another runner made it meanwhile.
-func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen uint64) {
+func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen, holds uint64) {
 	if len(ready) == 0 {
 		return
 	}
@@ -347,7 +351,11 @@ func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen uint6
 		resume, progressed, noSlots := -1, false, false
 		for _, w := range ready {
 			for !noSlots && len(w.heads) > 0 {
-				r := d.start(ctx, w.t, w.heads[0], gen)
+				r := d.start(ctx, w.t, w.heads[0], gen, holds)
+				if r == stale {
+					d.Wake() // the loop reads the outbox again at once
+					return
+				}
 				if r == noSlot {
 					noSlots, resume = true, len(left)
 				}
@@ -400,6 +408,7 @@ const (
 	busy                   // the payment's queue is in use (or the tenant is held): skipped
 	tenantFull             // the tenant holds its whole share
 	noSlot                 // every slot is taken
+	stale                  // a tenant was held since the pass read the outbox: read it again
 )
 
 // start claims h's payment queue and a slot of tenant t and makes the
@@ -407,10 +416,16 @@ const (
 // the payment's queue as read in the pass (gen is the outbox generation of
 // that read) while each next event is due, the tenant is not held and the
 // attempts succeed or exhaust, so a payment's events need no read of the
-// outbox each; then it gives the slot and the queue back.
-func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head, gen uint64) startResult {
+// outbox each; then it gives the slot and the queue back. A Hold since the
+// pass's read (holds) makes the head stale: a clock advance may have moved
+// the tenant's clock (t's offset) and attempted it.
+func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head, gen, holds uint64) startResult {
 	k := payKey(t.ID, h.ref.PaymentID)
 	d.mu.Lock()
+	if d.holds != holds {
+		d.mu.Unlock()
+		return stale
+	}
 	if _, inUse := d.inflight[k]; inUse || d.held[t.ID] > 0 {
 		d.mu.Unlock()
 		return busy
@@ -800,6 +815,7 @@ func (d *Dispatcher) prune(t *simulator.Tenant, force bool) {
 func (d *Dispatcher) Hold(tenantID string) (release func()) {
 	d.mu.Lock()
 	d.held[tenantID]++
+	d.holds++
 	d.mu.Unlock()
 	var once sync.Once
 	return func() {

@@ -61,48 +61,67 @@ func TestClockAdvanceAttemptsWebhooksAtTheirInstants(t *testing.T) {
 }
 
 // An advance waits for its webhook attempts up to --advance-wait; one
-// still in flight then is listed with "pending": true and finishes on its
-// own, recorded at its due instant.
+// still in flight then is listed with "pending": true (the CLI says so
+// under its table) and finishes on its own, recorded at its due instant.
 func TestClockAdvancePendingWebhook(t *testing.T) {
-	cfg := testConfig()
-	cfg.AdvanceWait = 300 * time.Millisecond
-	cfg.WebhookTimeout = time.Minute
-	a := startApp(t, cfg)
-	release := make(chan struct{})
-	var once sync.Once
-	free := func() { once.Do(func() { close(release) }) }
-	rc := newReceiver(t, answer(200))
-	t.Cleanup(free) // before the receiver and the app close: they wait for attempts in flight
-	a.setEndpoint(rc.URL)
-	pid := a.pay(1000, "4000000000000259").Str("id") // the dispute card: a dispute 10s after authorization
-	a.must(200, "GET", "/_sandbox/webhooks/wait?paymentId="+pid+"&type=PAYMENT.STATUS&status=DELIVERED&timeout=10s", nil)
-	a.must(200, "POST", "/_sandbox/webhooks/deliver", nil)
-	rc.setAnswer(func(w http.ResponseWriter, r *http.Request) { // the dispute's event hangs
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	})
-
-	fired := a.advance("1m").JSON["fired"].([]any)
-	require.Len(t, fired, 2, "%v", fired)
-	assert.Equal(t, "dispute", fired[0].(map[string]any)["kind"])
-	hook := fired[1].(map[string]any)
-	var opened map[string]any
-	for _, ev := range a.events(pid) {
-		if ev["eventType"] == "DISPUTE.OPENED" {
-			opened = ev
-		}
+	tests := []struct {
+		name string
+		// advance advances the tenant's clock by 1m and checks its answer;
+		// opened reads the DISPUTE.OPENED event the advance made.
+		advance func(t *testing.T, a *testApp, pid string, opened func() map[string]any)
+	}{
+		{"http", func(t *testing.T, a *testApp, pid string, opened func() map[string]any) {
+			fired := a.advance("1m").JSON["fired"].([]any)
+			require.Len(t, fired, 2, "%v", fired)
+			assert.Equal(t, "dispute", fired[0].(map[string]any)["kind"])
+			assert.Equal(t, map[string]any{"kind": "webhook", "at": "2026-11-22T07:30:10.000000Z", "paymentId": pid, "eventId": opened()["id"], "pending": true}, fired[1])
+		}},
+		{"cli", func(t *testing.T, a *testApp, _ string, _ func() map[string]any) {
+			code, out, errOut := cliRun(t, a, nil, "clock", "advance", "1m")
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "1 webhook attempt(s) were still in flight when the advance stopped waiting for them")
+		}},
 	}
-	require.NotNil(t, opened)
-	assert.Equal(t, map[string]any{"kind": "webhook", "at": "2026-11-22T07:30:10.000000Z", "paymentId": pid, "eventId": opened["id"], "pending": true}, hook)
-	assert.Equal(t, "PENDING", opened["status"])
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.AdvanceWait = 300 * time.Millisecond
+			cfg.WebhookTimeout = time.Minute
+			a := startApp(t, cfg)
+			release := make(chan struct{})
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			rc := newReceiver(t, answer(200))
+			t.Cleanup(free) // before the receiver and the app close: they wait for attempts in flight
+			a.setEndpoint(rc.URL)
+			pid := a.pay(1000, "4000000000000259").Str("id") // the dispute card: a dispute 10s after authorization
+			a.must(200, "GET", "/_sandbox/webhooks/wait?paymentId="+pid+"&type=PAYMENT.STATUS&status=DELIVERED&timeout=10s", nil)
+			a.must(200, "POST", "/_sandbox/webhooks/deliver", nil)
+			rc.setAnswer(func(w http.ResponseWriter, r *http.Request) { // the dispute's event hangs
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			})
+			opened := func() map[string]any {
+				for _, ev := range a.events(pid) {
+					if ev["eventType"] == "DISPUTE.OPENED" {
+						return ev
+					}
+				}
+				t.Fatal("no DISPUTE.OPENED event")
+				return nil
+			}
+			tc.advance(t, a, pid, opened)
+			assert.Equal(t, "PENDING", opened()["status"])
 
-	free()
-	w := a.must(200, "GET", "/_sandbox/webhooks/wait?paymentId="+pid+"&type=DISPUTE.OPENED&status=DELIVERED&timeout=10s", nil)
-	att := w.JSON["attempts"].([]any)
-	require.Len(t, att, 1)
-	assert.Equal(t, "2026-11-22T07:30:10.000000Z", att[0].(map[string]any)["at"], "finished on its own, at its due instant")
+			free()
+			w := a.must(200, "GET", "/_sandbox/webhooks/wait?paymentId="+pid+"&type=DISPUTE.OPENED&status=DELIVERED&timeout=10s", nil)
+			att := w.JSON["attempts"].([]any)
+			require.Len(t, att, 1)
+			assert.Equal(t, "2026-11-22T07:30:10.000000Z", att[0].(map[string]any)["at"], "finished on its own, at its due instant")
+		})
+	}
 }
 
 // A tenant whose receiver hangs holds at most its share of the delivery
