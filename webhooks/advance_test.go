@@ -295,3 +295,41 @@ func (e *env) payIn(tb testing.TB, tn *simulator.Tenant) {
 	e.t = tn
 	e.pay(tb, 1000, "4111111111111111")
 }
+
+// When the slots in all run short, tenants with due work take turns at
+// them: three tenants whose receivers hang, each with more due attempts
+// than the slots, get one slot each rather than the first taking all.
+func TestWebhookTenantsTakeTurns(t *testing.T) {
+	e := newEnv(t, nil)
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	var receivers []*hookReceiver
+	for i, id := range []string{"a", "b", "c"} {
+		rc := newHookReceiver(t, hangUntil(release))
+		receivers = append(receivers, rc)
+		tn, err := e.svc.EnsureTenant(simulator.TenantSpec{ID: id, SigningSecret: "secret-" + id, WebhookURL: rc.URL,
+			APIKeys: []simulator.APIKey{{Key: "key-" + strconv.Itoa(i), Scopes: simulator.AllScopes}}})
+		require.NoError(t, err)
+		for range 4 {
+			e.payIn(t, tn)
+		}
+	}
+	d := webhooks.NewDispatcher(e.svc, time.Minute, 3)
+	d.SlotsPerTenant = 3 // the share alone would let one tenant take every slot
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { d.Run(ctx); close(stopped) }()
+	t.Cleanup(func() { free(); cancel(); <-stopped })
+
+	require.Eventually(t, func() bool {
+		n := int32(0)
+		for _, rc := range receivers {
+			n += rc.current.Load()
+		}
+		return n == 3
+	}, 10*time.Second, time.Millisecond, "every slot is taken")
+	for i, rc := range receivers {
+		assert.Equal(t, int32(1), rc.most.Load(), "tenant %d has one slot", i)
+	}
+}

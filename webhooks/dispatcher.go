@@ -51,9 +51,9 @@ type Dispatcher struct {
 	// Concurrency bounds attempts in flight (default 64).
 	Concurrency int
 	// SlotsPerTenant bounds one tenant's attempts in flight, whoever makes
-	// them (background delivery, a clock advance, deliver, replay); 0 or
-	// more than Concurrency: min(DefaultSlotsPerTenant, Concurrency). Set
-	// it before Run.
+	// them (background delivery, a clock advance, deliver, replay); 0:
+	// min(DefaultSlotsPerTenant, Concurrency), at most Concurrency. Set it
+	// before Run.
 	SlotsPerTenant int
 	// Retention bounds each tenant's delivered and exhausted events, applied
 	// at most every PruneEvery (default 1s) per tenant.
@@ -150,8 +150,9 @@ func (d *Dispatcher) idle() bool {
 }
 
 // Run delivers until ctx is done, then waits for attempts in flight (each is
-// cut at Timeout), those a clock advance left running included. Pending events are read from the store at each pass, so a
-// restart resumes them; an attempt whose record a crash lost is made again.
+// cut at Timeout), those a clock advance left running included. Pending
+// events are read from the store at each pass, so a restart resumes them;
+// an attempt whose record a crash lost is made again.
 // While nothing is pending a wake-up reads nothing (idle), and the outbox is
 // read only every idleRecheck. Every tenant is
 // marked for a retention pass when Run starts, so a file written under a
@@ -474,10 +475,10 @@ func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head, gen
 
 // share is one tenant's bound on attempts in flight.
 func (d *Dispatcher) share() int {
-	if d.SlotsPerTenant <= 0 || d.SlotsPerTenant > d.Concurrency {
+	if d.SlotsPerTenant <= 0 {
 		return min(DefaultSlotsPerTenant, d.Concurrency)
 	}
-	return d.SlotsPerTenant
+	return min(d.SlotsPerTenant, d.Concurrency)
 }
 
 // takeSlotLocked takes a slot for the tenant when one is free to it (d.mu held).
