@@ -280,9 +280,10 @@ func TestWebhookSlotsAreSharedFairly(t *testing.T) {
 			require.Eventually(t, func() bool { return len(rcB.sent()) == 2 }, 10*time.Second, time.Millisecond, "B's deliveries go while A's receiver hangs")
 			assert.Equal(t, int32(share), aWhenB.Load(), "B's first attempt started while A held its whole share")
 			assert.Equal(t, int32(share), hangingA.most.Load(), "A never had more than its share in flight")
-			evs, err := e.svc.Events(b, simulator.EventQuery{Status: simulator.DeliveryDelivered})
-			require.NoError(t, err)
-			assert.Len(t, evs, 2)
+			assert.Eventually(t, func() bool {
+				evs, err := e.svc.Events(b, simulator.EventQuery{Status: simulator.DeliveryDelivered})
+				return err == nil && len(evs) == 2
+			}, 10*time.Second, time.Millisecond, "B's events are DELIVERED")
 		})
 	}
 }
