@@ -148,23 +148,56 @@ func (sc *Scheduler) runOne(ctx context.Context, j *Job) {
 // RunDue runs, in time order, every job of tenant t due at or before until
 // (including jobs that running them schedules within the window).
 func (sc *Scheduler) RunDue(ctx context.Context, t *Tenant, until time.Time) error {
-	_, err := sc.runDue(ctx, t, until)
+	_, err := sc.runDue(ctx, t, until, until, false, time.Time{})
 	return err
 }
 
-func (sc *Scheduler) runDue(ctx context.Context, t *Tenant, until time.Time) (fired []Fired, err error) {
+// runDue runs, in time order, every job of tenant t due at or before until
+// (including jobs that running them schedules within the window) and, with
+// hooks, every webhook attempt that falls due from from to until, each at
+// its instant on the tenant clock: at one instant jobs go first, so the
+// events they make are attempted at that instant. Waiting for attempts stops
+// at deadline (real time); from then on only jobs run, and background
+// delivery makes the attempts left once the caller releases its hold.
+func (sc *Scheduler) runDue(ctx context.Context, t *Tenant, from, until time.Time, hooks bool, deadline time.Time) (fired []Fired, err error) {
+	wh := sc.svc.Webhooks
+	hooks = hooks && wh != nil && wh.Settle(ctx, t.ID, deadline)
+	cursor, stalls := from, 0
 	for range 100000 {
 		var jobs []*Job
 		if err := sc.svc.Store.View(func(tx Tx) (err error) { jobs, err = tx.DueJobs(t.ID, until, 1); return }); err != nil {
 			return fired, err
 		}
-		if len(jobs) == 0 {
+		var at time.Time
+		due := false
+		if hooks {
+			at, due = wh.NextDue(t.ID, cursor)
+			due = due && !at.After(until)
+		}
+		if len(jobs) > 0 && (!due || !jobs[0].Due.After(at)) {
+			j := jobs[0]
+			fired = append(fired, Fired{Kind: string(j.Kind), At: j.Due, PaymentID: j.PaymentID, AttemptID: j.AttemptID})
+			if j.Due.After(cursor) {
+				cursor = j.Due
+			}
+			if err := sc.svc.runJob(ctx, j); err != nil {
+				return fired, err
+			}
+			continue
+		}
+		if !due {
 			return fired, nil
 		}
-		j := jobs[0]
-		fired = append(fired, Fired{Kind: string(j.Kind), At: j.Due, PaymentID: j.PaymentID, AttemptID: j.AttemptID})
-		if err := sc.svc.runJob(ctx, j); err != nil {
-			return fired, err
+		ran, done := wh.RunAt(ctx, t.ID, at, deadline)
+		fired = append(fired, ran...)
+		cursor = at
+		if stalls++; len(ran) > 0 {
+			stalls = 0
+		}
+		// Past the bound, or an instant that keeps running nothing (its
+		// events changed under it): background delivery takes the rest.
+		if !done || stalls > 2 {
+			hooks = false
 		}
 	}
 	return fired, nil
@@ -177,17 +210,20 @@ func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) 
 	return now, err
 }
 
-// AdvanceClockFired is AdvanceClock that also answers what it ran: the
-// scheduled jobs in time order, then the webhook attempts it made due
-// (which it waits for). A duration that is not positive, or that would
-// overflow the tenant clock, is a 422 at $.duration: the clock never goes
-// backwards.
+// AdvanceClockFired is AdvanceClock that also answers what it ran, in time
+// order: the scheduled jobs and the webhook attempts that fell due within
+// the advance, each at its instant on the tenant clock. It waits for the
+// attempts up to AdvanceWait; those still in flight then are answered as
+// Pending and finish on their own. A duration that is not positive, or that
+// would overflow the tenant clock, is a 422 at $.duration: the clock never
+// goes backwards.
 func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Duration) (time.Time, []Fired, error) {
 	if d <= 0 {
 		return time.Time{}, nil, errAdvance("duration must be positive")
 	}
 	unlock := s.sched.lock(t.ID)
 	defer unlock()
+	deadline := time.Now().Add(s.AdvanceWait)
 	if s.Webhooks != nil {
 		defer s.Webhooks.Hold(t.ID)()
 	}
@@ -223,11 +259,8 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 		return time.Time{}, nil, Errorf(CodeUnauthorized, "The tenant no longer exists")
 	}
 	now := s.now(cur)
-	fired, err := s.sched.runDue(ctx, cur, now)
+	fired, err := s.sched.runDue(ctx, cur, now.Add(-d), now, true, deadline)
 	s.kick()
-	if err == nil && s.Webhooks != nil {
-		fired = append(fired, s.Webhooks.RunDue(ctx, cur.ID)...)
-	}
 	return now, fired, err
 }
 

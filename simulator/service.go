@@ -30,6 +30,9 @@ type Service struct {
 	// Endpoints admits webhook endpoints (nil: any well-formed URL); see
 	// CheckWebhookEndpoint.
 	Endpoints EndpointPolicy
+	// AdvanceWait bounds how long a clock advance waits for the webhook
+	// attempts it makes due (SANDBOX.md section 12).
+	AdvanceWait time.Duration
 
 	waits waitHub
 	sched *Scheduler
@@ -43,7 +46,14 @@ type Config struct {
 	MaxHeldPerTenant int
 	// Endpoints admits webhook endpoints (serve's --webhook-allow; nil: any).
 	Endpoints EndpointPolicy
+	// AdvanceWait bounds how long a clock advance waits for the webhook
+	// attempts it makes due (0: DefaultAdvanceWait).
+	AdvanceWait time.Duration
 }
+
+// DefaultAdvanceWait is the bound on a clock advance's wait for webhook
+// attempts when none is configured.
+const DefaultAdvanceWait = 30 * time.Second
 
 // NewService wires the use cases to their ports.
 func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Processor, log *slog.Logger, cfg Config) *Service {
@@ -53,8 +63,12 @@ func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Process
 	if cfg.AttemptTTL <= 0 {
 		cfg.AttemptTTL = 15 * time.Minute
 	}
+	if cfg.AdvanceWait <= 0 {
+		cfg.AdvanceWait = DefaultAdvanceWait
+	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
-		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints}
+		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
+		AdvanceWait: cfg.AdvanceWait}
 	NewScheduler(s)
 	return s
 }

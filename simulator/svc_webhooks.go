@@ -7,29 +7,50 @@ import (
 )
 
 // Fired is one piece of work a clock advance ran: a scheduled job (Kind is
-// its JobKind) or a webhook attempt (Kind "webhook").
+// its JobKind) or a webhook attempt (Kind "webhook"). At is the instant on
+// the tenant clock the work ran at (a webhook attempt's signedAt and log
+// time). Pending marks a webhook attempt still in flight when the advance
+// stopped waiting (Service.AdvanceWait); it finishes on its own and is
+// recorded at At.
 type Fired struct {
 	Kind      string
 	At        time.Time
 	PaymentID string
 	AttemptID string
 	EventID   string
+	Pending   bool
 }
 
 // FiredWebhook is the Kind of a webhook attempt in Fired.
 const FiredWebhook = "webhook"
 
 // WebhookRunner is the port to the webhook dispatcher (implemented by the
-// webhooks package, set on Service.Webhooks by the composition root).
+// webhooks package, set on Service.Webhooks by the composition root). A
+// clock advance drives it: it holds the tenant's background delivery, then
+// walks the advanced window in time order, running scheduled jobs and the
+// instants NextDue names with RunAt, so every attempt is made at its due
+// instant on the tenant clock.
 type WebhookRunner interface {
-	// RunDue makes every attempt of the tenant due on its clock now (and
-	// those that become due as a payment's queue moves on) and waits for
-	// them, each cut at the receiver timeout.
-	RunDue(ctx context.Context, tenantID string) []Fired
 	// Hold keeps background delivery off the tenant until release is
 	// called, so that what a clock advance makes due is run (and answered)
-	// by the advance itself.
+	// by the advance itself. Release also applies the retention bound to
+	// the tenant at once, so what the advance answers is within it.
 	Hold(tenantID string) (release func())
+	// Settle waits until no attempt of the tenant is in flight, or until
+	// deadline (or ctx) ends the wait; it reports whether none is.
+	Settle(ctx context.Context, tenantID string, deadline time.Time) bool
+	// NextDue answers the earliest instant, not before from, at which an
+	// attempt of the tenant is due on its clock (a payment's queue is due
+	// when its first PENDING event is); ok is false when none is pending.
+	NextDue(tenantID string, from time.Time) (at time.Time, ok bool)
+	// RunAt makes every attempt of the tenant due at or before at, each
+	// stamped at (signedAt, log time, and the failure its retry counts
+	// from), concurrently across payments and one event at a time within
+	// one (a payment's next event goes at the same instant once the one
+	// before it is delivered or exhausted). It waits for them until
+	// deadline (or ctx): attempts still in flight then are answered with
+	// Pending set and finish on their own, and done is false.
+	RunAt(ctx context.Context, tenantID string, at, deadline time.Time) (fired []Fired, done bool)
 	// DeliverPending tries every PENDING event of the tenant now, a payment's
 	// events in order; it answers how many were delivered and how many failed.
 	DeliverPending(ctx context.Context, tenantID string) (delivered, failed int)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,10 @@ import (
 const (
 	DefaultTimeout     = 10 * time.Second
 	DefaultConcurrency = 64
+	// DefaultSlotsPerTenant is each tenant's share of the Concurrency
+	// slots: eight tenants with hanging receivers leave the rest of the
+	// slots to the others.
+	DefaultSlotsPerTenant = 8
 	// responseHead is how much of a receiver's answer an attempt keeps.
 	responseHead = 1024
 	// idlePoll bounds how long a change can wait for its first attempt when
@@ -37,13 +42,20 @@ const (
 // attempt with its consequence (delivered, next retry on the tenant clock, or
 // exhausted) through simulator.Service.RecordAttempt. One payment's events go
 // one at a time in creation order; different payments go concurrently, at
-// most Concurrency at once. It implements simulator.WebhookRunner.
+// most Concurrency at once over all tenants and at most SlotsPerTenant of
+// one tenant, so a tenant whose receiver hangs delays only itself; tenants
+// with due work are served in turn. It implements simulator.WebhookRunner.
 type Dispatcher struct {
 	Svc *simulator.Service
 	// Timeout cuts each attempt (default 10s).
 	Timeout time.Duration
 	// Concurrency bounds attempts in flight (default 64).
 	Concurrency int
+	// SlotsPerTenant bounds one tenant's attempts in flight, whoever makes
+	// them (background delivery, a clock advance, deliver, replay); 0:
+	// min(DefaultSlotsPerTenant, Concurrency), at most Concurrency. Set it
+	// before Run.
+	SlotsPerTenant int
 	// Retention bounds each tenant's delivered and exhausted events, applied
 	// at most every PruneEvery (default 1s) per tenant.
 	Retention  simulator.Retention
@@ -54,14 +66,21 @@ type Dispatcher struct {
 
 	client   *http.Client
 	wake     chan struct{}
-	sem      chan struct{}
 	mu       sync.Mutex
 	inflight map[string]chan struct{} // tenant/payment -> closed when its attempt ends
-	rngs     map[string]*rand.Rand    // chaos, per tenant
-	pruned   map[string]time.Time     // last retention pass per tenant (real time)
-	held     map[string]int           // tenants whose clock is being advanced
-	dirty    map[string]bool          // tenants with events finished since their last retention pass
-	running  sync.WaitGroup
+	// Delivery slots: used of Concurrency in all, perTenant[id] of one
+	// tenant's share; freed is closed (and replaced) when a slot frees.
+	// turn is the tenant served last: a pass starts after it.
+	used      int
+	perTenant map[string]int
+	freed     chan struct{}
+	turn      string
+	rngs      map[string]*rand.Rand // chaos, per tenant
+	pruned    map[string]time.Time  // last retention pass per tenant (real time)
+	held      map[string]int        // tenants whose clock is being advanced
+	holds     uint64                // Hold calls so far: a pass that saw fewer reads the outbox again
+	dirty     map[string]bool       // tenants with events finished since their last retention pass
+	running   sync.WaitGroup
 
 	// queued counts the moments the outbox may have gained a PENDING event
 	// (Appended, a released hold); idleAt is queued+1 as it was when a pass
@@ -84,9 +103,9 @@ func NewDispatcher(svc *simulator.Service, timeout time.Duration, concurrency in
 	}
 	d := &Dispatcher{
 		Svc: svc, Timeout: timeout, Concurrency: concurrency, Retention: simulator.DefaultRetention, PruneEvery: time.Second,
-		Log: svc.Log, wake: make(chan struct{}, 1), sem: make(chan struct{}, concurrency),
+		Log: svc.Log, wake: make(chan struct{}, 1),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
-		held: map[string]int{}, dirty: map[string]bool{},
+		held: map[string]int{}, dirty: map[string]bool{}, perTenant: map[string]int{}, freed: make(chan struct{}),
 	}
 	d.client = deliveryClient(svc.Endpoints, concurrency) // guard.go: --webhook-allow, no proxy, no redirects
 	svc.Webhooks = d
@@ -126,8 +145,9 @@ func (d *Dispatcher) idle() bool {
 }
 
 // Run delivers until ctx is done, then waits for attempts in flight (each is
-// cut at Timeout). Pending events are read from the store at each pass, so a
-// restart resumes them; an attempt whose record a crash lost is made again.
+// cut at Timeout), those a clock advance left running included. Pending
+// events are read from the store at each pass, so a restart resumes them;
+// an attempt whose record a crash lost is made again.
 // While nothing is pending a wake-up reads nothing (idle), and the outbox is
 // read only every idleRecheck. Every tenant is
 // marked for a retention pass when Run starts, so a file written under a
@@ -152,6 +172,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			d.running.Wait()
+			d.drain()
 			return
 		case <-d.wake:
 		case <-timer.C:
@@ -170,6 +191,42 @@ type head struct {
 	ref   simulator.PendingRef
 	due   time.Time // tenant clock
 	chaos string    // "reorder" (released out of order), "delay" (held), or "reorder+delay"
+	// queue is the payment's PENDING refs as read with the head (a chain
+	// of attempts goes on through it without reading the outbox again).
+	queue []simulator.PendingRef
+}
+
+// paymentQueues splits a tenant's PENDING refs (by payment, each payment's
+// in creation order) into its payments' queues.
+func paymentQueues(refs []simulator.PendingRef) [][]simulator.PendingRef {
+	var out [][]simulator.PendingRef
+	for i := 0; i < len(refs); {
+		j := i
+		for j < len(refs) && refs[j].PaymentID == refs[i].PaymentID {
+			j++
+		}
+		out = append(out, refs[i:j:j])
+		i = j
+	}
+	return out
+}
+
+// headOf answers the event payment queue q (not empty) releases next under
+// tenant t's chaos, and when it is due.
+func headOf(t *simulator.Tenant, q []simulator.PendingRef) head {
+	h := head{ref: q[0], queue: q}
+	if c := t.WebhookChaos; c != nil && c.Reorder && len(q) > 1 {
+		h = head{ref: q[len(q)-1], chaos: "reorder", queue: q}
+	}
+	h.due = h.ref.NextAt
+	if h.due.IsZero() {
+		h.due = h.ref.CreatedAt
+		if c := t.WebhookChaos; c != nil && c.Delay > 0 {
+			h.due = h.due.Add(c.Delay)
+			h.chaos = strings.TrimPrefix(h.chaos+"+delay", "+")
+		}
+	}
+	return h
 }
 
 // heads reads tenant t's payment queues in tx and answers each queue's next
@@ -181,34 +238,24 @@ func heads(tx simulator.Tx, t *simulator.Tenant) ([]head, error) {
 		return nil, err
 	}
 	var out []head
-	for i := 0; i < len(refs); {
-		j := i
-		for j < len(refs) && refs[j].PaymentID == refs[i].PaymentID {
-			j++
-		}
-		h := head{ref: refs[i]}
-		if c := t.WebhookChaos; c != nil && c.Reorder && j-i > 1 {
-			h = head{ref: refs[j-1], chaos: "reorder"}
-		}
-		h.due = h.ref.NextAt
-		if h.due.IsZero() {
-			h.due = h.ref.CreatedAt
-			if c := t.WebhookChaos; c != nil && c.Delay > 0 {
-				h.due = h.due.Add(c.Delay)
-				h.chaos = strings.TrimPrefix(h.chaos+"+delay", "+")
-			}
-		}
-		out = append(out, h)
-		i = j
+	for _, q := range paymentQueues(refs) {
+		out = append(out, headOf(t, q))
 	}
 	return out, nil
 }
 
-// pass starts every due attempt over all tenants and answers how long until
-// the next one falls due (0: nothing scheduled). A pass that finds no
-// PENDING event and no held tenant makes the dispatcher idle.
+// pass starts due attempts over all tenants, as many as the slots allow,
+// and answers how long until the next one falls due (0: nothing
+// scheduled). While due attempts are left for want of a slot it waits for
+// slots to free and starts them, until a wake-up (new work: the outbox is
+// read again, so another tenant's new event is not kept waiting), idlePoll,
+// or ctx ends it. A pass that finds no PENDING event and no held tenant
+// makes the dispatcher idle.
 func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	gen := d.queued.Load() // before the read: see idle
+	d.mu.Lock()
+	holds := d.holds // before the read: see start
+	d.mu.Unlock()
 	var tenants []*simulator.Tenant
 	queues := map[string][]head{}
 	anyHeld, anyHead := false, false
@@ -242,36 +289,235 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 		d.idleAt.Store(gen + 1)
 	}
 	var next time.Duration
+	var ready []dueWork
 	for _, t := range tenants {
-		hs := queues[t.ID]
 		now := d.Svc.Now(t)
-		for _, h := range hs {
+		w := dueWork{t: t}
+		for _, h := range queues[t.ID] {
 			if wait := h.due.Sub(now); wait > 0 {
 				if next == 0 || wait < next {
 					next = wait
 				}
 				continue
 			}
-			done, ok := d.claim(t.ID, h.ref.PaymentID)
-			if !ok {
-				continue
-			}
-			select {
-			case d.sem <- struct{}{}:
-			case <-ctx.Done():
-				d.release(t.ID, h.ref.PaymentID, done)
-				return 0
-			}
-			d.running.Add(1)
-			go func() {
-				defer d.running.Done()
-				defer func() { <-d.sem }()
-				defer d.release(t.ID, h.ref.PaymentID, done)
-				d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt)
-			}()
+			w.heads = append(w.heads, h)
+		}
+		if len(w.heads) > 0 {
+			ready = append(ready, w)
 		}
 	}
+	d.startInTurn(ctx, ready, gen, holds)
 	return next
+}
+
+// dueWork is one tenant's due heads in a pass.
+type dueWork struct {
+	t     *simulator.Tenant
+	heads []head
+}
+
+// startInTurn starts the due heads of the tenants in ready round-robin, one
+// head per tenant per round, beginning after the tenant served last: when
+// the slots run short, the tenants with due work take turns at them. A
+// tenant whose share is full sits out until one of its slots frees. Heads
+// read before a wait are safe to start after it: an attempt reads its event
+// again and does nothing when another runner made it meanwhile.
+func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen, holds uint64) {
+	if len(ready) == 0 {
+		return
+	}
+	slices.SortFunc(ready, func(a, b dueWork) int { return strings.Compare(a.t.ID, b.t.ID) })
+	d.mu.Lock()
+	turn := d.turn
+	d.mu.Unlock()
+	first, _ := slices.BinarySearchFunc(ready, turn, func(w dueWork, id string) int {
+		if w.t.ID <= id {
+			return -1
+		}
+		return 1
+	})
+	ready = slices.Concat(ready[first:], ready[:first])
+	var poll *time.Timer
+	for ctx.Err() == nil {
+		d.mu.Lock()
+		freed := d.freed
+		d.mu.Unlock()
+		// One round: each tenant starts at most one attempt.
+		var left []dueWork
+		resume, progressed, noSlots := -1, false, false
+		for _, w := range ready {
+			for !noSlots && len(w.heads) > 0 {
+				r := d.start(ctx, w.t, w.heads[0], gen, holds)
+				if r == stale {
+					d.Wake() // the loop reads the outbox again at once
+					return
+				}
+				if r == noSlot {
+					noSlots, resume = true, len(left)
+				}
+				if r == noSlot || r == tenantFull {
+					break
+				}
+				w.heads = w.heads[1:] // started, or its payment is busy
+				if r == started {
+					progressed = true
+					break
+				}
+			}
+			if len(w.heads) > 0 {
+				left = append(left, w)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if resume > 0 { // the tenant that found no slot goes first next round
+			left = slices.Concat(left[resume:], left[:resume])
+		}
+		ready = left
+		if progressed && !noSlots {
+			continue
+		}
+		if poll == nil {
+			poll = time.NewTimer(idlePoll)
+			defer poll.Stop()
+		}
+		select {
+		case <-freed:
+		case <-d.wake:
+			d.Wake() // the loop reads the outbox again at once
+			return
+		case <-poll.C: // read the outbox again (retries fallen due meanwhile), at once
+			d.Wake()
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// What start did with a head.
+type startResult int
+
+const (
+	started    startResult = iota
+	busy                   // the payment's queue is in use (or the tenant is held): skipped
+	tenantFull             // the tenant holds its whole share
+	noSlot                 // every slot is taken
+	stale                  // a tenant was held since the pass read the outbox: read it again
+)
+
+// start claims h's payment queue and a slot of tenant t and makes the
+// attempt in the background; it never waits. The attempt goes on through
+// the payment's queue as read in the pass (gen is the outbox generation of
+// that read) while each next event is due, the tenant is not held and the
+// attempts succeed or exhaust, so a payment's events need no read of the
+// outbox each; then it gives the slot and the queue back. A Hold since the
+// pass's read (holds) makes the head stale: a clock advance may have moved
+// the tenant's clock (t's offset) and attempted it.
+func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head, gen, holds uint64) startResult {
+	k := payKey(t.ID, h.ref.PaymentID)
+	d.mu.Lock()
+	if d.holds != holds {
+		d.mu.Unlock()
+		return stale
+	}
+	if _, inUse := d.inflight[k]; inUse || d.held[t.ID] > 0 {
+		d.mu.Unlock()
+		return busy
+	}
+	if r := d.takeSlotLocked(t.ID); r != started {
+		d.mu.Unlock()
+		return r
+	}
+	done := make(chan struct{})
+	d.inflight[k] = done
+	d.turn = t.ID
+	d.mu.Unlock()
+	d.running.Add(1)
+	go func() {
+		defer d.running.Done()
+		q := slices.Clone(h.queue)
+		for {
+			_, rec := d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt, time.Time{})
+			if rec == nil || ctx.Err() != nil {
+				break
+			}
+			if q = moveOn(q, rec); len(q) == 0 {
+				break
+			}
+			if h = headOf(t, q); h.due.After(d.Svc.Now(t)) {
+				break
+			}
+			d.mu.Lock()
+			held := d.held[t.ID] > 0
+			d.mu.Unlock()
+			if held { // a clock advance takes over the tenant
+				break
+			}
+		}
+		d.releaseSlot(t.ID)
+		d.mu.Lock()
+		delete(d.inflight, k)
+		d.mu.Unlock()
+		close(done)
+		if d.queued.Load() != gen { // events appended since the read may be this payment's
+			d.Wake()
+		}
+	}()
+	return started
+}
+
+// share is one tenant's bound on attempts in flight.
+func (d *Dispatcher) share() int {
+	if d.SlotsPerTenant <= 0 {
+		return min(DefaultSlotsPerTenant, d.Concurrency)
+	}
+	return min(d.SlotsPerTenant, d.Concurrency)
+}
+
+// takeSlotLocked takes a slot for the tenant when one is free to it (d.mu held).
+func (d *Dispatcher) takeSlotLocked(tenantID string) startResult {
+	if d.perTenant[tenantID] >= d.share() {
+		return tenantFull
+	}
+	if d.used >= d.Concurrency {
+		return noSlot
+	}
+	d.used++
+	d.perTenant[tenantID]++
+	return started
+}
+
+// acquire takes a slot for the tenant, waiting for one until ctx is done; it
+// reports whether it got one.
+func (d *Dispatcher) acquire(ctx context.Context, tenantID string) bool {
+	for {
+		d.mu.Lock()
+		if d.takeSlotLocked(tenantID) == started {
+			d.mu.Unlock()
+			return true
+		}
+		freed := d.freed
+		d.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// releaseSlot gives back a slot of the tenant and wakes whoever waits for one.
+func (d *Dispatcher) releaseSlot(tenantID string) {
+	d.mu.Lock()
+	d.used--
+	if d.perTenant[tenantID]--; d.perTenant[tenantID] <= 0 {
+		delete(d.perTenant, tenantID)
+	}
+	close(d.freed) // a pass waiting with due attempts left, or acquire
+	d.freed = make(chan struct{})
+	d.mu.Unlock()
 }
 
 func payKey(tenantID, paymentID string) string { return tenantID + "/" + paymentID }
@@ -312,9 +558,17 @@ func (d *Dispatcher) claimWait(ctx context.Context, tenantID, paymentID string) 
 // settle waits until no attempt of the tenant is in flight (a background
 // attempt, with the duplicate chaos may add to it), so that what a control
 // call (clock advance, deliver) answers and what is read after it include
-// them.
-func (d *Dispatcher) settle(ctx context.Context, tenantID string) {
-	prefix := payKey(tenantID, "")
+// them, or until ctx is done; it reports whether none is.
+func (d *Dispatcher) settle(ctx context.Context, tenantID string) bool {
+	return d.waitInflight(ctx, payKey(tenantID, ""))
+}
+
+// drain waits until no attempt of any tenant is in flight.
+func (d *Dispatcher) drain() { d.waitInflight(context.Background(), "") }
+
+// waitInflight waits until no payment queue whose key starts with prefix is
+// in use, or until ctx is done; it reports whether none is.
+func (d *Dispatcher) waitInflight(ctx context.Context, prefix string) bool {
 	for {
 		var busy chan struct{}
 		d.mu.Lock()
@@ -326,12 +580,12 @@ func (d *Dispatcher) settle(ctx context.Context, tenantID string) {
 		}
 		d.mu.Unlock()
 		if busy == nil {
-			return
+			return true
 		}
 		select {
 		case <-busy:
 		case <-ctx.Done():
-			return
+			return false
 		}
 	}
 }
@@ -354,9 +608,11 @@ const (
 )
 
 // attempt makes one attempt at an event of tenant t (as read at the start
-// of the caller's pass: endpoint, secrets, clock offset) and records it. It
-// answers the attempt and the event as recorded (nil when there was nothing to do).
-func (d *Dispatcher) attempt(ctx context.Context, t *simulator.Tenant, eventID, chaos string, kind attemptKind) (simulator.DeliveryAttempt, *simulator.Event) {
+// of the caller's pass: endpoint, secrets, clock offset) and records it,
+// stamped at (signedAt, the log's time, and the failure a retry counts
+// from; zero: the tenant's now). It answers the attempt and the event as
+// recorded (nil when there was nothing to do).
+func (d *Dispatcher) attempt(ctx context.Context, t *simulator.Tenant, eventID, chaos string, kind attemptKind, at time.Time) (simulator.DeliveryAttempt, *simulator.Event) {
 	replay := kind == replayAttempt
 	tenantID := t.ID
 	var ev *simulator.Event
@@ -368,10 +624,13 @@ func (d *Dispatcher) attempt(ctx context.Context, t *simulator.Tenant, eventID, 
 	if ev == nil || (!replay && ev.Status != simulator.DeliveryPending) {
 		return simulator.DeliveryAttempt{}, nil
 	}
-	if kind == dueAttempt && ev.NextAt.After(d.Svc.Now(t)) { // another runner made this attempt meanwhile
+	if at.IsZero() {
+		at = d.Svc.Now(t)
+	}
+	if kind == dueAttempt && ev.NextAt.After(at) { // another runner made this attempt meanwhile
 		return simulator.DeliveryAttempt{}, nil
 	}
-	a := d.send(ctx, t, ev)
+	a := d.send(ctx, t, ev, at)
 	a.Replay, a.Chaos = replay && chaos == "", chaos
 	rec, err := d.Svc.RecordAttempt(tenantID, eventID, a)
 	if err != nil {
@@ -388,7 +647,7 @@ func (d *Dispatcher) attempt(ctx context.Context, t *simulator.Tenant, eventID, 
 	}
 	if a.OK() && !replay && chaos != "duplicate" && rec != nil {
 		if c := t.WebhookChaos; c != nil && c.Duplicate > 0 && d.chance(t) < c.Duplicate {
-			return d.attempt(ctx, t, eventID, "duplicate", replayAttempt)
+			return d.attempt(ctx, t, eventID, "duplicate", replayAttempt, at)
 		}
 	}
 	return a, rec
@@ -424,9 +683,9 @@ const (
 	HeaderEventID            = "X-Event-Id"
 )
 
-// send POSTs ev's body to t's endpoint, signed now, and describes the attempt.
-func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulator.Event) simulator.DeliveryAttempt {
-	now := d.Svc.Now(t)
+// send POSTs ev's body to t's endpoint, signed at now (tenant clock), and
+// describes the attempt.
+func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulator.Event, now time.Time) simulator.DeliveryAttempt {
 	a := simulator.DeliveryAttempt{At: now}
 	if t.WebhookURL == "" {
 		a.Error = simulator.ErrNoEndpoint
@@ -549,10 +808,13 @@ func (d *Dispatcher) prune(t *simulator.Tenant, force bool) {
 }
 
 // Hold implements simulator.WebhookRunner: the loop leaves the tenant alone
-// until release (attempts already in flight go on; RunDue waits for them).
+// until release (attempts already in flight go on; Settle waits for them).
+// Release applies the retention bound to the tenant at once when it has
+// finished events since its last pass.
 func (d *Dispatcher) Hold(tenantID string) (release func()) {
 	d.mu.Lock()
 	d.held[tenantID]++
+	d.holds++
 	d.mu.Unlock()
 	var once sync.Once
 	return func() {
@@ -561,77 +823,29 @@ func (d *Dispatcher) Hold(tenantID string) (release func()) {
 			if d.held[tenantID]--; d.held[tenantID] <= 0 {
 				delete(d.held, tenantID)
 			}
+			dirty := d.dirty[tenantID]
 			d.mu.Unlock()
+			if dirty {
+				if t, err := d.Svc.Tenant(tenantID); err == nil {
+					d.prune(t, true)
+				}
+			}
 			d.queued.Add(1) // the tenant's queue was skipped while held
 			d.Wake()
 		})
 	}
 }
 
-// RunDue makes every attempt of the tenant that is due on its clock now,
-// concurrently across payments, and waits for them (and for attempts
-// already in flight), again until nothing is due: a payment's next event
-// becomes due when the one before it is delivered or exhausted.
-func (d *Dispatcher) RunDue(ctx context.Context, tenantID string) []simulator.Fired {
-	d.settle(ctx, tenantID)
-	var fired []simulator.Fired
-	var mu sync.Mutex
-	for range 10000 {
-		var t *simulator.Tenant
-		var hs []head
-		err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
-			if t, err = tx.Tenant(tenantID); err != nil || t == nil {
-				return err
-			}
-			hs, err = heads(tx, t)
-			return err
-		})
-		if err != nil || t == nil {
-			if err != nil {
-				d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
-			}
-			return fired
-		}
-		now := d.Svc.Now(t)
-		var wg sync.WaitGroup
-		started := 0
-		for _, h := range hs {
-			if h.due.After(now) {
-				continue
-			}
-			started++
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				done, ok := d.claimWait(ctx, tenantID, h.ref.PaymentID)
-				if !ok {
-					return
-				}
-				defer d.release(tenantID, h.ref.PaymentID, done)
-				d.sem <- struct{}{} // the bound on attempts in flight covers these too
-				a, rec := d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt)
-				<-d.sem
-				if rec != nil {
-					mu.Lock()
-					fired = append(fired, simulator.Fired{Kind: simulator.FiredWebhook, At: a.At, PaymentID: rec.PaymentID, EventID: rec.ID})
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		if started == 0 || ctx.Err() != nil {
-			d.prune(t, true)
-			return fired
-		}
-	}
-	return fired
+// Settle implements simulator.WebhookRunner.
+func (d *Dispatcher) Settle(ctx context.Context, tenantID string, deadline time.Time) bool {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	return d.settle(ctx, tenantID)
 }
 
-// DeliverPending tries every PENDING event of the tenant now, due or not, a
-// payment's events in order (a failure stops that payment's queue for this
-// call; its retry stays scheduled).
-func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (delivered, failed int) {
-	d.settle(ctx, tenantID)
+// pendingOf reads tenant tenantID and its PENDING refs in one transaction
+// (nil tenant: gone).
+func (d *Dispatcher) pendingOf(tenantID string) (*simulator.Tenant, []simulator.PendingRef, error) {
 	var t *simulator.Tenant
 	var refs []simulator.PendingRef
 	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
@@ -641,21 +855,149 @@ func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (deliv
 		refs, err = tx.PendingEvents(tenantID)
 		return err
 	})
+	if err != nil {
+		d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
+	}
+	return t, refs, err
+}
+
+// NextDue implements simulator.WebhookRunner.
+func (d *Dispatcher) NextDue(tenantID string, from time.Time) (time.Time, bool) {
+	t, refs, err := d.pendingOf(tenantID)
 	if err != nil || t == nil {
-		if err != nil {
-			d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
+		return time.Time{}, false
+	}
+	var at time.Time
+	for _, q := range paymentQueues(refs) {
+		if h := headOf(t, q); at.IsZero() || h.due.Before(at) {
+			at = h.due
 		}
+	}
+	if at.IsZero() {
+		return time.Time{}, false
+	}
+	if at.Before(from) {
+		at = from
+	}
+	return at, true
+}
+
+// RunAt implements simulator.WebhookRunner. Each payment's queue due at at
+// runs in its own goroutine, which claims the queue and, for each attempt, a
+// slot of the tenant's share (so a tenant's advance has at most its share in
+// flight too). At deadline it stops waiting: the attempts in flight are
+// answered as pending, and their goroutines end after them without starting
+// another.
+func (d *Dispatcher) RunAt(ctx context.Context, tenantID string, at, deadline time.Time) ([]simulator.Fired, bool) {
+	if !time.Now().Before(deadline) || ctx.Err() != nil {
+		return nil, false
+	}
+	t, refs, err := d.pendingOf(tenantID)
+	if err != nil || t == nil {
+		return nil, true
+	}
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		fired    []simulator.Fired
+		cut      bool                        // the caller stopped waiting
+		inFlight = map[int]simulator.Fired{} // queue index -> its attempt in flight
+		wg       sync.WaitGroup
+	)
+	for i, q := range paymentQueues(refs) {
+		if headOf(t, q).due.After(at) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pid := q[0].PaymentID
+			done, ok := d.claimWait(wctx, tenantID, pid)
+			if !ok {
+				return
+			}
+			defer d.release(tenantID, pid, done)
+			q := slices.Clone(q)
+			for len(q) > 0 && wctx.Err() == nil {
+				h := headOf(t, q)
+				if h.due.After(at) || !d.acquire(wctx, tenantID) {
+					return
+				}
+				f := simulator.Fired{Kind: simulator.FiredWebhook, At: at, PaymentID: pid, EventID: h.ref.EventID}
+				mu.Lock()
+				if cut {
+					mu.Unlock()
+					d.releaseSlot(tenantID)
+					return
+				}
+				inFlight[i] = f
+				mu.Unlock()
+				_, rec := d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt, at)
+				d.releaseSlot(tenantID)
+				mu.Lock()
+				delete(inFlight, i)
+				if rec != nil && !cut {
+					fired = append(fired, f)
+				}
+				mu.Unlock()
+				if rec == nil { // the event changed under us: leave its queue to the next step
+					return
+				}
+				q = moveOn(q, rec)
+			}
+		}()
+	}
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	select {
+	case <-all:
+		return fired, true
+	case <-wctx.Done():
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	cut = true
+	out := slices.Clone(fired)
+	var pending []simulator.Fired
+	for _, f := range inFlight {
+		f.Pending = true
+		pending = append(pending, f)
+	}
+	slices.SortFunc(pending, func(a, b simulator.Fired) int {
+		return strings.Compare(a.PaymentID+"/"+a.EventID, b.PaymentID+"/"+b.EventID)
+	})
+	return append(out, pending...), false
+}
+
+// moveOn updates payment queue q after an attempt at ev: a delivered or
+// exhausted event leaves it, a failed one waits for its retry.
+func moveOn(q []simulator.PendingRef, ev *simulator.Event) []simulator.PendingRef {
+	for i := range q {
+		if q[i].EventID != ev.ID {
+			continue
+		}
+		if ev.Status != simulator.DeliveryPending {
+			return slices.Delete(q, i, i+1)
+		}
+		q[i].NextAt = ev.NextAt
+		break
+	}
+	return q
+}
+
+// DeliverPending tries every PENDING event of the tenant now, due or not, a
+// payment's events in order (a failure stops that payment's queue for this
+// call; its retry stays scheduled).
+func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (delivered, failed int) {
+	d.settle(ctx, tenantID)
+	t, refs, err := d.pendingOf(tenantID)
+	if err != nil || t == nil {
 		return 0, 0
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for i := 0; i < len(refs); {
-		j := i
-		for j < len(refs) && refs[j].PaymentID == refs[i].PaymentID {
-			j++
-		}
-		queue := refs[i:j]
-		i = j
+	for _, queue := range paymentQueues(refs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -665,9 +1007,11 @@ func (d *Dispatcher) DeliverPending(ctx context.Context, tenantID string) (deliv
 			}
 			defer d.release(tenantID, queue[0].PaymentID, done)
 			for _, ref := range queue {
-				d.sem <- struct{}{}
-				a, rec := d.attempt(context.WithoutCancel(ctx), t, ref.EventID, "", forcedAttempt)
-				<-d.sem
+				if !d.acquire(ctx, tenantID) {
+					return
+				}
+				a, rec := d.attempt(context.WithoutCancel(ctx), t, ref.EventID, "", forcedAttempt, time.Time{})
+				d.releaseSlot(tenantID)
 				if rec == nil {
 					continue
 				}
@@ -695,9 +1039,11 @@ func (d *Dispatcher) Replay(ctx context.Context, tenantID, eventID string) (simu
 	if err != nil {
 		return simulator.DeliveryAttempt{}, err
 	}
-	d.sem <- struct{}{}
-	a, rec := d.attempt(context.WithoutCancel(ctx), t, eventID, "", replayAttempt)
-	<-d.sem
+	if !d.acquire(ctx, tenantID) {
+		return simulator.DeliveryAttempt{}, ctx.Err()
+	}
+	a, rec := d.attempt(context.WithoutCancel(ctx), t, eventID, "", replayAttempt, time.Time{})
+	d.releaseSlot(tenantID)
 	if rec == nil {
 		return a, simulator.Errorf(simulator.CodeNotFound, "No webhook event %q in this tenant", eventID)
 	}

@@ -127,7 +127,8 @@ func TestDispatcherDeliversAndReports(t *testing.T) {
 		reported.Add(1)
 	}
 	p := e.pay(t, 1000, "4111111111111111")
-	fired := d.RunDue(context.Background(), e.t.ID)
+	_, fired, err := e.svc.AdvanceClockFired(context.Background(), e.t, time.Second)
+	require.NoError(t, err)
 	require.Len(t, fired, 2)
 	assert.Equal(t, int32(2), reported.Load())
 	evs := e.events(t)

@@ -107,7 +107,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		return nil, err
 	}
 	proc := processors.NewFake(rules)
-	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard})
+	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait})
 	proc.TenantDoc = tenantScenarios(svc)
 	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc, logBuf: logBuf}
 	a.wireWebhooks()
@@ -334,6 +334,7 @@ func (a *App) wireWebhooks() {
 	a.Svc.Renderer = webhooks.Renderer{}
 	d := webhooks.NewDispatcher(a.Svc, a.Config.WebhookTimeout, 0)
 	d.Retention = simulator.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge}
+	d.SlotsPerTenant = a.Config.WebhookSlotsPerTenant
 	if kick := a.Svc.Kick; kick != nil {
 		a.Svc.Kick = func() { kick(); d.Wake() }
 	} else {

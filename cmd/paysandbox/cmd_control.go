@@ -483,7 +483,14 @@ func newClockAdvanceCmd(deps *cliDeps, runF func(*clockAdvanceOptions) error) *c
 						return nil
 					}
 					fmt.Fprintln(w)
-					return listTable("kind", "at", "paymentId", "attemptId", "eventId")(w, map[string]any{"data": fired})
+					if err := listTable("kind", "at", "paymentId", "attemptId", "eventId")(w, map[string]any{"data": fired}); err != nil {
+						return err
+					}
+					if n := countPending(fired); n > 0 {
+						fmt.Fprintf(w, "\n%d webhook attempt(s) were still in flight when the advance stopped waiting for them (serve --advance-wait);\n"+
+							"they finish on their own: paysandbox webhooks list shows their outcome.\n", n)
+					}
+					return nil
 				})
 		},
 	}
@@ -737,4 +744,16 @@ func newHintsCmd(deps *cliDeps, runF func(*simpleOptions) error) *cobra.Command 
 	}
 	addClientFlags(cmd, &o.Client, deps)
 	return cmd
+}
+
+// countPending counts the items of a clock advance's fired list that are
+// webhook attempts still in flight ("pending": true).
+func countPending(fired []any) int {
+	n := 0
+	for _, f := range fired {
+		if m, _ := f.(map[string]any); m["pending"] == true {
+			n++
+		}
+	}
+	return n
 }

@@ -41,6 +41,12 @@ type Config struct {
 	WebhookTimeout        time.Duration `mapstructure:"webhook_timeout"`
 	WebhookRetentionCount int           `mapstructure:"webhook_retention_count"`
 	WebhookRetentionAge   time.Duration `mapstructure:"webhook_retention_age"`
+	// WebhookSlotsPerTenant is one tenant's share of the webhook delivery
+	// slots (attempts in flight; 0: the default, 8 of 64).
+	WebhookSlotsPerTenant int `mapstructure:"webhook_slots_per_tenant"`
+	// AdvanceWait bounds how long a clock advance waits for the webhook
+	// attempts it makes due (0: the default, 30s).
+	AdvanceWait time.Duration `mapstructure:"advance_wait"`
 	// DefaultTenant false (--no-default-tenant) keeps the public default key
 	// sandbox-api-key from answering (shared sandboxes). nil means true.
 	DefaultTenant *bool `mapstructure:"default_tenant"`
@@ -90,13 +96,15 @@ var defaults = map[string]any{
 	"max_waits_per_tenant": 64,
 	"shutdown_timeout":     "5s",
 	// webhook delivery
-	"webhook_timeout":         "10s",
-	"webhook_retention_count": 1000,
-	"webhook_retention_age":   "168h",
-	"default_tenant":          true,
-	"journal_size":            500,
-	"webhook_allow":           []string{},
-	"trusted_proxy":           []string{},
+	"webhook_timeout":          "10s",
+	"webhook_retention_count":  1000,
+	"webhook_retention_age":    "168h",
+	"webhook_slots_per_tenant": 8,
+	"advance_wait":             "30s",
+	"default_tenant":           true,
+	"journal_size":             500,
+	"webhook_allow":            []string{},
+	"trusted_proxy":            []string{},
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -122,6 +130,8 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Int("journal-size", 500, "requests the journal (GET /_sandbox/requests) keeps per tenant")
 	fs.StringSlice("webhook-allow", nil, "exact host names and IPs/CIDRs webhook endpoints may reach, checked when set and on the address dialled (repeat or comma-separate; unset: any)")
 	fs.StringSlice("trusted-proxy", nil, "CIDRs whose X-Forwarded-Proto/-Host/-For count for the client's scheme, host and address (repeat or comma-separate; unset: loopback and private ranges; none: no peer)")
+	fs.Int("webhook-slots-per-tenant", webhooks.DefaultSlotsPerTenant, fmt.Sprintf("webhook attempts in flight per tenant at most (a share of the %d delivery slots)", webhooks.DefaultConcurrency))
+	fs.Duration("advance-wait", simulator.DefaultAdvanceWait, "a clock advance waits this long at most for the webhook attempts it makes due; later ones finish on their own")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.
@@ -257,6 +267,12 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookRetentionAge < 0 {
 		bad("webhook_retention_age: %s must not be negative", c.WebhookRetentionAge)
+	}
+	if c.WebhookSlotsPerTenant < 0 || c.WebhookSlotsPerTenant > webhooks.DefaultConcurrency {
+		bad("webhook_slots_per_tenant: %d is not from 0 (the default, %d) to %d (the delivery slots in all)", c.WebhookSlotsPerTenant, webhooks.DefaultSlotsPerTenant, webhooks.DefaultConcurrency)
+	}
+	if c.AdvanceWait < 0 {
+		bad("advance_wait: %s must not be negative", c.AdvanceWait)
 	}
 	ids, keys := map[string]bool{simulator.DefaultTenantID: true}, map[string]bool{simulator.DefaultAPIKey: true}
 	for i, t := range c.Tenants {

@@ -21,6 +21,7 @@ func defaultConfig() Config {
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, MaxConnections: 4096,
 		MaxWaitsPerTenant: 64, ShutdownTimeout: 5 * time.Second,
 		WebhookTimeout: 10 * time.Second, WebhookRetentionCount: 1000, WebhookRetentionAge: 7 * 24 * time.Hour,
+		WebhookSlotsPerTenant: 8, AdvanceWait: 30 * time.Second,
 		DefaultTenant: ptrTo(true), JournalSize: 500, WebhookAllow: []string{}, TrustedProxy: []string{},
 	}
 }
@@ -77,6 +78,16 @@ tenants:
 			want: func(c *Config) {
 				c.WebhookRetentionCount, c.WebhookTimeout, c.WebhookRetentionAge = 50, 2*time.Second, time.Hour
 			}},
+		{name: "--webhook-slots-per-tenant and --advance-wait", args: []string{"--webhook-slots-per-tenant", "2", "--advance-wait", "500ms"},
+			want: func(c *Config) { c.WebhookSlotsPerTenant, c.AdvanceWait = 2, 500*time.Millisecond }},
+		{name: "webhook slots and advance wait from env", env: map[string]string{"PAYSANDBOX_WEBHOOK_SLOTS_PER_TENANT": "16", "PAYSANDBOX_ADVANCE_WAIT": "1m"},
+			want: func(c *Config) { c.WebhookSlotsPerTenant, c.AdvanceWait = 16, time.Minute }},
+		{name: "webhook slots and advance wait from the file", file: "webhook_slots_per_tenant: 4\nadvance_wait: 2s\n",
+			want: func(c *Config) { c.WebhookSlotsPerTenant, c.AdvanceWait = 4, 2*time.Second }},
+		{name: "more slots per tenant than in all", args: []string{"--webhook-slots-per-tenant", "65"}, wantErr: []string{"--webhook-slots-per-tenant: 65 is not from 0"}},
+		{name: "negative advance wait", args: []string{"--advance-wait", "-1s"}, wantErr: []string{"--advance-wait: -1s must not be negative"}},
+		{name: "advance wait from env that is not a duration", env: map[string]string{"PAYSANDBOX_ADVANCE_WAIT": "long"}, wantErr: []string{`PAYSANDBOX_ADVANCE_WAIT="long": not a duration`}},
+		{name: "webhook slots from env that are not a number", env: map[string]string{"PAYSANDBOX_WEBHOOK_SLOTS_PER_TENANT": "many"}, wantErr: []string{`PAYSANDBOX_WEBHOOK_SLOTS_PER_TENANT="many": not an integer`}},
 		{name: "a negative webhook setting is named with its value", env: map[string]string{"PAYSANDBOX_WEBHOOK_RETENTION_COUNT": "-1"},
 			wantErr: []string{"PAYSANDBOX_WEBHOOK_RETENTION_COUNT: -1 must not be negative"}},
 		{name: "negative limits", args: []string{"--max-connections", "-1", "--read-timeout", "-1s"},

@@ -321,18 +321,22 @@ type advanceDTO struct {
 	Fired []firedDTO `json:"fired"`
 }
 
+// firedDTO is one item of fired. Pending (present only when true) marks a
+// webhook attempt still in flight when the advance stopped waiting for it
+// (--advance-wait): it finishes on its own, recorded at At.
 type firedDTO struct {
 	Kind      string `json:"kind"`
 	At        string `json:"at"`
 	PaymentID string `json:"paymentId,omitempty"`
 	AttemptID string `json:"attemptId,omitempty"`
 	EventID   string `json:"eventId,omitempty"`
+	Pending   bool   `json:"pending,omitempty"`
 }
 
 func toFiredDTOs(fs []simulator.Fired) []firedDTO {
 	out := []firedDTO{}
 	for _, f := range fs {
-		out = append(out, firedDTO{Kind: f.Kind, At: ts(f.At), PaymentID: f.PaymentID, AttemptID: f.AttemptID, EventID: f.EventID})
+		out = append(out, firedDTO{Kind: f.Kind, At: ts(f.At), PaymentID: f.PaymentID, AttemptID: f.AttemptID, EventID: f.EventID, Pending: f.Pending})
 	}
 	return out
 }
