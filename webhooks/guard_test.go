@@ -176,7 +176,7 @@ func TestDialerRefusesWhatTheListRefuses(t *testing.T) {
 		dns.set("rebind.test", "127.0.0.1") // where the receiver really is
 		d := webhooks.NewDispatcher(svc, time.Second, 4)
 		payOnce(t, svc, tn)
-		require.NotEmpty(t, d.RunDue(context.Background(), tn.ID))
+		require.NotEmpty(t, runDue(t, d, svc, tn.ID))
 		assertRefusedAttempts(t, svc, tn, "rebind.test is not a listed host name and no entry covers its address 127.0.0.1")
 		assert.Zero(t, got.Load(), "the receiver was never called")
 	})
@@ -194,7 +194,7 @@ func TestDialerRefusesWhatTheListRefuses(t *testing.T) {
 		assert.Equal(t, rc.URL, tn.WebhookURL, "the refused endpoint stays stored")
 		d := webhooks.NewDispatcher(svc, time.Second, 4)
 		payOnce(t, svc, tn)
-		require.NotEmpty(t, d.RunDue(context.Background(), tn.ID))
+		require.NotEmpty(t, runDue(t, d, svc, tn.ID))
 		evs := assertRefusedAttempts(t, svc, tn, "no entry covers the address 127.0.0.1")
 		assert.Zero(t, got.Load())
 
@@ -251,7 +251,7 @@ func TestDeliveriesIgnoreEnvironmentProxy(t *testing.T) {
 	require.NoError(t, err)
 	d := webhooks.NewDispatcher(svc, time.Second, 4)
 	payOnce(t, svc, tn)
-	require.NotEmpty(t, d.RunDue(context.Background(), tn.ID))
+	require.NotEmpty(t, runDue(t, d, svc, tn.ID))
 	assert.EqualValues(t, 2, direct.Load(), "both events reached the receiver directly")
 	assert.Zero(t, proxied.Load(), "nothing went through HTTP_PROXY")
 

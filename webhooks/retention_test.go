@@ -14,7 +14,7 @@ import (
 
 // Events finished at append (a tenant without endpoint) are pruned to the
 // retention bound like delivered ones: appending marks the tenant, and a
-// clock advance (RunDue) prunes it at once, newest kept. Pending events of
+// clock advance prunes it at once, newest kept. Pending events of
 // the same tenant, made once an endpoint is set, are never pruned.
 func TestRetentionPrunesEventsExhaustedAtAppend(t *testing.T) {
 	tests := []struct {
