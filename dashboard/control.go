@@ -87,8 +87,9 @@ func (s *Server) fillUpcoming(t *simulator.Tenant, d *clockData) {
 }
 
 // advanceClock moves the tenant's clock and shows what the advance ran, as
-// POST /_sandbox/clock/advance answers it: the scheduled jobs in time order,
-// then the webhook attempts it made due.
+// POST /_sandbox/clock/advance answers it: the scheduled jobs and the webhook
+// attempts it made, in time order; an attempt still in flight when the
+// advance stopped waiting is marked Pending.
 func (s *Server) advanceClock(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
 	d := clockData{}

@@ -441,6 +441,23 @@ func TestAttemptsAndClock(t *testing.T) {
 		assert.Contains(t, e.get(Prefix+"/attempts?status=EXPIRED").Body, expireMe)
 		assert.NotContains(t, e.get(Prefix+"/attempts").Body, expireMe)
 	})
+
+	t.Run("a webhook attempt still in flight when the advance stopped waiting says so", func(t *testing.T) {
+		at := time.Date(2026, 11, 22, 7, 30, 10, 0, time.UTC)
+		d := &clockData{Advanced: "1h0m0s", Fired: []simulator.Fired{
+			{Kind: simulator.FiredWebhook, At: at, PaymentID: "pay1", EventID: "evt-done"},
+			{Kind: simulator.FiredWebhook, At: at, PaymentID: "pay1", EventID: "evt-flying", Pending: true},
+		}}
+		r := httptest.NewRequest(http.MethodPost, Prefix+"/clock", nil)
+		r.Header.Set("X-Fragment", "live")
+		w := httptest.NewRecorder()
+		e.ui.render(w, r, http.StatusOK, "clock", &view{Title: "Clock", Nav: "clock", Live: "clock", Data: d})
+		require.Equal(t, http.StatusOK, w.Code)
+		body := w.Body.String()
+		assert.Contains(t, body, `evt-flying</span> (still in flight)</li>`)
+		assert.Contains(t, body, `evt-done</span></li>`)
+		assert.Equal(t, 1, strings.Count(body, "(still in flight)"))
+	})
 }
 
 func TestParseDuration(t *testing.T) {
