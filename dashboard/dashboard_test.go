@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -823,4 +824,36 @@ func TestScenariosViewShowsOneShot(t *testing.T) {
 	o, err := e.svc.NextScenario(e.tenant)
 	require.NoError(t, err)
 	assert.Nil(t, o)
+}
+
+// TestPaymentPageOffersTheKernelActions: the page offers a button exactly
+// where Payment.Actions allows it (a PENDING payment in a 3DS challenge can be
+// cancelled, as the API allows).
+func TestPaymentPageOffersTheKernelActions(t *testing.T) {
+	cases := []struct {
+		name string
+		card string
+		want []string // data-testids of the offered actions
+	}{
+		{"authorized", cardOK, []string{"capture", "cancel", "dispute"}},
+		{"pending in a 3DS challenge", cardChallenge, []string{"cancel", "3ds-success", "3ds-failure"}},
+		{"declined", cardDecline, nil},
+	}
+	all := []string{"capture", "refund", "cancel", "settle", "dispute", "3ds-success", "3ds-failure"}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, Options{})
+			p := e.pay(e.tenant, 1000, tc.card, "o-1", "c-1")
+			e.signIn(testKey)
+			page := e.get(Prefix + "/payments/" + p.ID)
+			require.Equal(t, http.StatusOK, page.Status)
+			for _, id := range all {
+				offered := strings.Contains(page.Body, `data-testid="`+id+`"`)
+				assert.Equal(t, slices.Contains(tc.want, id), offered, "button %s", id)
+			}
+			a := p.Actions()
+			assert.Equal(t, a.Cancel, strings.Contains(page.Body, `data-testid="cancel"`))
+			assert.Equal(t, !a.Any(), strings.Contains(page.Body, "takes no further action"))
+		})
+	}
 }

@@ -20,9 +20,7 @@ type paymentData struct {
 	Sources     sourceState
 	Error       string
 	Forbidden   bool
-	Capturable  int64
-	Refundable  int64
-	Can         map[string]bool // which actions the status allows now
+	Can         simulator.Actions // what the kernel says the payment allows now
 	NotFoundID  string
 	WebhooksErr string
 	JournalErr  string
@@ -65,12 +63,7 @@ func (s *Server) paymentPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.P = p
-	d.Capturable = p.Authorized - p.Captured()
-	if d.Capturable < 0 || p.FinalCaptured {
-		d.Capturable = 0
-	}
-	d.Refundable = p.Refundable()
-	d.Can = allowed(p)
+	d.Can = p.Actions()
 	var hooks []WebhookEvent
 	if s.opt.Webhooks != nil {
 		if hooks, err = s.opt.Webhooks.Events(a.Tenant, p.ID, 200); err != nil {
@@ -93,20 +86,6 @@ func (s *Server) paymentPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, http.StatusOK, "payment", v)
-}
-
-// allowed mirrors the state machine so that the page offers only what the
-// status permits; the service still decides (and its refusal is shown).
-func allowed(p *simulator.Payment) map[string]bool {
-	st := p.Status
-	return map[string]bool{
-		"capture": st == simulator.StatusAuthorized || (st == simulator.StatusPartiallySettled && !p.FinalCaptured && p.Captured() < p.Authorized),
-		"cancel":  st == simulator.StatusAuthorized,
-		"refund":  (st == simulator.StatusSettled || st == simulator.StatusPartiallySettled) && p.Refundable() > 0,
-		"settle":  st == simulator.StatusSettling,
-		"dispute": st == simulator.StatusAuthorized || st == simulator.StatusSettling || st == simulator.StatusPartiallySettled || st == simulator.StatusSettled,
-		"threeDS": st == simulator.StatusPending && p.ThreeDS != nil,
-	}
 }
 
 func diagram(p *simulator.Payment, tl []timelineItem) []diagramNode {

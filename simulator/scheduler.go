@@ -314,7 +314,7 @@ func (s *Service) runJob(ctx context.Context, j *Job) error {
 		case JobResolveTimeout:
 			return s.resolveTimeout(tx, t, p, now)
 		case JobSettle:
-			if p.Status == StatusSettling {
+			if p.CheckSettle() == nil {
 				p.Status = PaymentStatus(j.Status)
 				if sale := p.sale(); sale != nil {
 					sale.ProcessorStatus = p.Status

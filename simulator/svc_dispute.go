@@ -35,10 +35,8 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 		if p == nil {
 			return errPaymentNotFound()
 		}
-		switch p.Status {
-		case StatusAuthorized, StatusSettling, StatusPartiallySettled, StatusSettled:
-		default:
-			return Errorf(CodeInvalidPaymentStatus, "A %s payment cannot be disputed", lower(p.Status)).WithPayment(p)
+		if err := p.CheckDispute(); err != nil {
+			return err
 		}
 		amt := p.Captured()
 		if amt == 0 {
@@ -187,8 +185,8 @@ func (s *Service) Disputes(t *Tenant, paymentID string) ([]*Dispute, error) {
 // Errors: PaymentError, InvalidPaymentStatus.
 func (s *Service) SettleNow(t *Tenant, id string) (*Payment, error) {
 	return s.mutatePayment(t, id, func(tx Tx, p *Payment, now time.Time) error {
-		if p.Status != StatusSettling {
-			return Errorf(CodeInvalidPaymentStatus, "Only a settling payment can be settled; this one is %s", p.Status).WithPayment(p)
+		if err := p.CheckSettle(); err != nil {
+			return err
 		}
 		p.Status = StatusSettled
 		if sale := p.sale(); sale != nil {

@@ -326,8 +326,8 @@ func (s *Service) CompleteChallenge(ctx context.Context, t *Tenant, id, result s
 	if err != nil {
 		return nil, err
 	}
-	if p.Status != StatusPending || p.ThreeDS == nil {
-		return nil, Errorf(CodeInvalidPaymentStatus, "The payment has no 3DS challenge in progress").WithPayment(p)
+	if err := p.CheckChallenge(); err != nil {
+		return nil, err
 	}
 	resume, _, err := s.AnswerChallenge(p.ThreeDS.ChallengeToken, result)
 	if err != nil {
