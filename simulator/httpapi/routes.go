@@ -65,7 +65,7 @@ func (s *Server) routes() {
 	e.POST("/_sandbox/payments/:id/settle", s.settle, control...)
 	e.POST("/_sandbox/payments/:id/3ds", s.complete3DS, control...)
 
-	// Scenarios (h_scenarios.go).
+	// Scenarios (scenarios.go).
 	e.GET("/_sandbox/scenarios", s.getScenarios, control...)
 	e.PUT("/_sandbox/scenarios", s.putScenarios, control...)
 	e.DELETE("/_sandbox/scenarios", s.deleteScenarios, control...)
@@ -74,7 +74,7 @@ func (s *Server) routes() {
 	e.POST("/_sandbox/scenarios/next", s.postNextScenario, control...)
 	e.DELETE("/_sandbox/scenarios/next", s.deleteNextScenario, control...)
 	e.GET("/_sandbox/payments/:id/explain", s.explainPayment, control...)
-	// Webhooks and disputes (h_webhooks.go).
+	// Webhooks and disputes (webhooks.go).
 	e.PUT("/_sandbox/webhooks/endpoint", s.putWebhookEndpoint, control...)
 	e.GET("/_sandbox/webhooks/endpoint", s.getWebhookEndpoint, control...)
 	e.POST("/_sandbox/webhooks/rotate-secret", s.rotateSecret, control...)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// addClientCommands registers the client commands on root, with the usage
+// rules every command follows (flag errors are usage errors, exit 2).
+func addClientCommands(root *cobra.Command, deps *cliDeps) {
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(
+		newParentCmd("trigger", "Trigger production events on a payment: a dispute, a settlement, a 3DS result",
+			"  paysandbox trigger dispute PAYMENT_ID --reason fraud",
+			newTriggerDisputeCmd(deps, nil), newTriggerSettleCmd(deps, nil), newTrigger3DSCmd(deps, nil)),
+		newParentCmd("attempts", "List, read, expire, approve or abort payment attempts (MANUAL sessions)",
+			"  paysandbox attempts list --status AWAITING_APPROVAL",
+			newAttemptsListCmd(deps, nil), newAttemptsGetCmd(deps, nil), newAttemptsActionCmd(deps, "expire", nil),
+			newAttemptsActionCmd(deps, "approve", nil), newAttemptsActionCmd(deps, "abort", nil)),
+		newParentCmd("payments", "List, read and wait for payments",
+			"  paysandbox payments wait PAYMENT_ID --status SETTLED",
+			newPaymentsListCmd(deps, nil), newPaymentsGetCmd(deps, nil), newPaymentsWaitCmd(deps, nil)),
+		newParentCmd("clock", "Show or move the tenant's clock",
+			"  paysandbox clock advance 24h",
+			newClockShowCmd(deps, nil), newClockAdvanceCmd(deps, nil)),
+		newParentCmd("tenants", "Create tenants; list and delete them with the admin key",
+			"  set -a; eval \"$(paysandbox tenants create --ttl 2h --output env)\"; set +a",
+			newTenantsCreateCmd(deps, nil), newTenantsListCmd(deps, nil), newTenantsDeleteCmd(deps, nil)),
+		newParentCmd("scenarios", "Check, list, explain and apply the scenario rules that decide processor outcomes",
+			"  paysandbox scenarios validate scenarios.yaml\n  paysandbox scenarios apply my-rules.yaml",
+			newScenariosValidateCmd(nil), newScenariosListCmd(deps, nil), newScenariosExplainCmd(deps, nil), newScenariosApplyCmd(deps, nil)),
+		newWebhooksCmd(deps, newWebhooksVerifyCmd(deps.Getenv), newWebhooksListenCmd()),
+		newDisputesCmd(deps),
+		newResetCmd(deps, nil),
+		newPayCmd(deps, nil),
+		newNextCmd(deps, nil),
+		newRequestsCmd(deps, nil),
+		newHintsCmd(deps, nil),
+		newCompletionCmd(),
+	)
+}
+
+// simpleOptions are the options of a command that sends one request and
+// renders its answer.
+type simpleOptions struct {
+	Client clientOptions
+	ID     string // the positional id, when the command takes one
+}
+
+// simpleRun sends r and renders the answer with table.
+func simpleRun(ctx context.Context, c *clientOptions, r request, table func(io.Writer, map[string]any) error) error {
+	raw, err := c.do(ctx, r)
+	if err != nil {
+		return err
+	}
+	return c.render(raw, table)
+}
+
+func ctxOf(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
