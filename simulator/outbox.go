@@ -170,7 +170,7 @@ func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction,
 // delivering it costs no second write transaction. It stays replayable once
 // an endpoint is set and is not sent retroactively (SANDBOX.md section 7).
 // Without a dispatcher (the service alone) events stay PENDING for whoever
-// attempts them, as before. Waiters on the tenant's webhooks are woken now:
+// attempts them. Waiters on the tenant's webhooks are woken now:
 // their next read waits for this write transaction to end.
 func (s *Service) exhaustWithoutEndpoint(tx Tx, ev *Event) error {
 	if s.Webhooks == nil || ev.Status != DeliveryPending {

@@ -73,7 +73,7 @@ type Tx interface {
 	Attempts(tenantID string) ([]*Attempt, error)
 
 	AppendEvent(e *Event) error
-	// Webhook outbox and disputes (issue 10).
+	// Webhook outbox and disputes (SANDBOX.md sections 7 and 8).
 	Event(tenantID, id string) (*Event, error)
 	// PutEvent stores an event again (after an attempt), keeping the
 	// tenant's pending queue in step with its status.

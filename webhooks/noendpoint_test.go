@@ -60,7 +60,7 @@ func TestNoEndpointExhaustedOnAppend(t *testing.T) {
 	assert.Equal(t, 2, n, "with an endpoint, new events are queued")
 }
 
-// Without a dispatcher (the service alone) events stay PENDING, as before.
+// Without a dispatcher (the service alone) events stay PENDING.
 func TestNoDispatcherEventsStayPending(t *testing.T) {
 	e := newEnv(t, nil)
 	e.pay(t, 1000, "4111111111111111")

@@ -50,7 +50,7 @@ type App struct {
 	Handler http.Handler
 	// Processors are the fake processors; ReloadScenarios swaps their rules.
 	Processors *processors.Fake
-	// Webhooks delivers the outbox (issue 10).
+	// Webhooks delivers the outbox (SANDBOX.md section 7).
 	Webhooks *webhooks.Dispatcher
 
 	ln     net.Listener

@@ -37,7 +37,7 @@ type Config struct {
 	MaxConnections    int           `mapstructure:"max_connections"`
 	MaxWaitsPerTenant int           `mapstructure:"max_waits_per_tenant"`
 	ShutdownTimeout   time.Duration `mapstructure:"shutdown_timeout"`
-	// Webhook delivery (issue 10): receiver timeout and per-tenant retention.
+	// Webhook delivery (SANDBOX.md section 7): receiver timeout and per-tenant retention.
 	WebhookTimeout        time.Duration `mapstructure:"webhook_timeout"`
 	WebhookRetentionCount int           `mapstructure:"webhook_retention_count"`
 	WebhookRetentionAge   time.Duration `mapstructure:"webhook_retention_age"`

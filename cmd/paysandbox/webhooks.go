@@ -15,8 +15,8 @@ import (
 
 var eventListTable = listTable("id", "eventType", "paymentId", "status", "createdAt")
 
-// newWebhooksCmd is the `webhooks` parent; `verify` and `listen` (standalone,
-// no server) are added beside these when merged.
+// newWebhooksCmd is the `webhooks` parent; extra adds the standalone
+// commands (`verify` and `listen`, no server) beside the server ones.
 func newWebhooksCmd(deps *cliDeps, extra ...*cobra.Command) *cobra.Command {
 	endpoint := newParentCmd("endpoint", "Set or show the tenant's webhook endpoint",
 		"  paysandbox webhooks endpoint set http://localhost:9000/hooks",

@@ -19,8 +19,8 @@ import (
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
-// Local webhook tools: standalone, no sandbox server needed (the lead
-// registers them under the `webhooks` parent).
+// Local webhook tools: standalone, no sandbox server needed; addClientCommands
+// adds them under the `webhooks` parent.
 
 type webhooksVerifyOptions struct {
 	Secret    string

@@ -327,8 +327,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 }
 
 // TestWriteJSONUsesAppender: a payment answer goes through the appender with
-// the challenge URL made absolute, other answers through encoding/json, both
-// as before.
+// the challenge URL made absolute, other answers through encoding/json.
 func TestWriteJSONUsesAppender(t *testing.T) {
 	p := typicalPayment()
 	p.Status = simulator.StatusPending

@@ -158,7 +158,7 @@ func TestEventsOfPaymentInOldFile(t *testing.T) {
 }
 
 // BenchmarkEventsOfPayment lists one payment's 2 events in a tenant holding
-// `others` events of other payments: the cost no longer grows with them.
+// `others` events of other payments: the cost does not grow with them.
 func BenchmarkEventsOfPayment(b *testing.B) {
 	for _, others := range []int{100, 1000, 10000, 100000} {
 		b.Run(fmt.Sprintf("others=%d", others), func(b *testing.B) {

@@ -70,7 +70,7 @@ func TestEventRecordShapes(t *testing.T) {
 	}))
 	require.Len(t, list, 2)
 	same(list[1], list[0])
-	assert.Equal(t, "null", string(list[0].Body), "a listed event carries no body, as before")
+	assert.Equal(t, "null", string(list[0].Body), "a listed event carries no body")
 	assert.Equal(t, list, ofPay)
 
 	for _, id := range []string{"e-old", "e-new"} { // an attempt rewrites either, body kept

@@ -16,7 +16,7 @@ import (
 // Values are immutable once published: a change stores a new value (the
 // writer's private copy), never an edit of the published one. Whoever gets a
 // value from the lock-free readers shares it with every other reader and must
-// not change it; transactions (Tx) hand out private copies as before.
+// not change it; transactions (Tx) hand out private copies.
 //
 // Coherence. Every writing transaction draws a commit sequence number under
 // buntdb's write lock, so sequence order is commit order, and publishes what

@@ -8,7 +8,7 @@ import (
 
 // listPrefilter spares ListPayments the decoding of payments a query cannot
 // match. It only ever rules payments out; matches decides on the decoded
-// payment as before, so answers are unchanged.
+// payment, so answers are the same with or without it.
 //   - Dates: the payx: keys carry the payment's date (stamp), so a walk
 //     newest first stops at the first key older than FromDate, and one
 //     oldest first at the first key newer than ToDate; keys outside the
