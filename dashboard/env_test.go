@@ -52,13 +52,19 @@ const testKey = "test-key-all"
 
 func newEnv(t testing.TB, opt Options) *env {
 	t.Helper()
+	return newEnvConfig(t, opt, simulator.Config{})
+}
+
+// newEnvConfig is newEnv whose service is made with cfg.
+func newEnvConfig(t testing.TB, opt Options, cfg simulator.Config) *env {
+	t.Helper()
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(t, err)
 	db, err := store.Open(":memory:", "never")
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	clk := clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC))
-	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, processors.NewFake(nil), nil, simulator.Config{})
+	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil, cfg)
 	ten, err := svc.EnsureTenant(simulator.TenantSpec{ID: "acme", SigningSecret: "s", APIKeys: []simulator.APIKey{
 		{Key: testKey, Scopes: simulator.AllScopes},
 		{Key: "test-key-read", Scopes: []simulator.Scope{simulator.ScopeTransactionsRetrieve}},

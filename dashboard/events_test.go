@@ -79,8 +79,7 @@ func (e *env) clientAs(t *testing.T, key string) *http.Client {
 // against the same cap, other tenants keep theirs, and a closed stream gives
 // its slot back.
 func TestEventsStreamsShareTheHeldCap(t *testing.T) {
-	e := newEnv(t, Options{})
-	e.svc.Held = simulator.NewHeld(2)
+	e := newEnvConfig(t, Options{}, simulator.Config{MaxHeldPerTenant: 2})
 	acme := e.clientAs(t, testKey)
 	p := e.pay(e.tenant, 100, cardOK, "o", "c")
 

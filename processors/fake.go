@@ -24,9 +24,9 @@ var (
 // it at creation (simulator.Payment.Plan), not the rules in force then.
 type Fake struct {
 	server atomic.Pointer[scenarios.Engine]
-	// TenantDoc returns a tenant's own rules document ("" when it has none).
+	// tenantDoc returns a tenant's own rules document ("" when it has none).
 	// Nil means no tenant has rules of its own.
-	TenantDoc func(tenantID string) string
+	tenantDoc func(tenantID string) string
 
 	mu      sync.Mutex
 	engines map[[32]byte]*scenarios.Engine // tenant documents over the current server doc
@@ -45,12 +45,15 @@ func DefaultDoc() *scenarios.Doc {
 // DefaultAccounts are the processors of the built-in scenarios, the default first.
 func DefaultAccounts() []simulator.ProcessorAccount { return DefaultDoc().Accounts() }
 
-// NewFake makes the fake processors over the server's document (nil: the built-in one).
-func NewFake(server *scenarios.Doc) *Fake {
+// NewFake makes the fake processors over the server's document (nil: the
+// built-in one). tenantDoc returns a tenant's own rules document ("" when
+// it has none; nil: no tenant has rules of its own); it is called on every
+// decision, so it reads what is current.
+func NewFake(server *scenarios.Doc, tenantDoc func(tenantID string) string) *Fake {
 	if server == nil {
 		server = DefaultDoc()
 	}
-	f := &Fake{engines: map[[32]byte]*scenarios.Engine{}}
+	f := &Fake{engines: map[[32]byte]*scenarios.Engine{}, tenantDoc: tenantDoc}
 	f.server.Store(scenarios.New(server))
 	return f
 }
@@ -97,10 +100,10 @@ func (f *Fake) engineFor(doc string) *scenarios.Engine {
 }
 
 func (f *Fake) engine(tenantID string) *scenarios.Engine {
-	if f.TenantDoc == nil {
+	if f.tenantDoc == nil {
 		return f.server.Load()
 	}
-	return f.engineFor(f.TenantDoc(tenantID))
+	return f.engineFor(f.tenantDoc(tenantID))
 }
 
 // Accounts implements simulator.Processor.

@@ -20,8 +20,7 @@ func payment(amount int64, number string, meta map[string]any) *simulator.Paymen
 func TestFakeTenantRules(t *testing.T) {
 	ctx := context.Background()
 	docs := map[string]string{"t1": "rules:\n  - { name: all-fail, authorize: { status: FAILED } }\n"}
-	f := processors.NewFake(nil)
-	f.TenantDoc = func(id string) string { return docs[id] }
+	f := processors.NewFake(nil, func(id string) string { return docs[id] })
 
 	d := f.Authorize(ctx, "t1", payment(1000, "4111111111111111", nil))
 	assert.Equal(t, "all-fail", d.Rule)
@@ -42,7 +41,8 @@ func TestFakeTenantRules(t *testing.T) {
 
 func TestFakeCaptureAndRefundFollowThePlan(t *testing.T) {
 	ctx := context.Background()
-	f := processors.NewFake(nil)
+	tenantDoc := "" // the tenant's rules, changed below
+	f := processors.NewFake(nil, func(string) string { return tenantDoc })
 	p := payment(7042, "4111111111111111", nil)
 	d := f.Authorize(ctx, "t", p)
 	p.Plan = &simulator.Plan{Rule: d.Rule, Capture: d.Capture, Refund: d.Refund, Account: &d.Steps[0].Account}
@@ -50,7 +50,7 @@ func TestFakeCaptureAndRefundFollowThePlan(t *testing.T) {
 
 	// Rules change (a reload with none); the stored plan still decides.
 	f.SetServer(processors.DefaultDoc())
-	f.TenantDoc = func(string) string { return "rules: []\n" }
+	tenantDoc = "rules: []\n"
 	assert.Equal(t, simulator.StatusSettling, f.Capture(ctx, "t", p, 7042).Status)
 	assert.Equal(t, simulator.StatusSettled, f.Refund(ctx, "t", p, 1).Status)
 
@@ -61,7 +61,7 @@ func TestFakeCaptureAndRefundFollowThePlan(t *testing.T) {
 }
 
 func TestFakeCheckAndRenderRules(t *testing.T) {
-	f := processors.NewFake(nil)
+	f := processors.NewFake(nil, nil)
 	n, problems := f.CheckRules([]byte("rules:\n  - { name: a, authorize: { processor: BRAINTREE, status: AUTHORIZED } }\n"))
 	assert.Equal(t, 1, n)
 	assert.Empty(t, problems)

@@ -41,12 +41,11 @@ func newCountingEnv(t *testing.T, decide func(p *simulator.Payment) simulator.Au
 	require.NoError(t, err)
 	cs := &countingStore{DB: db}
 	clk := clock.NewManual(svcEpoch)
-	proc := &stubProcessor{Fake: processors.NewFake(nil), authorize: decide}
-	svc := simulator.NewService(cs, clk, &simulator.SeqIDs{}, cards, proc, nil, simulator.Config{})
+	proc := &stubProcessor{Fake: processors.NewFake(nil, nil), authorize: decide}
+	svc := simulator.NewService(cs, clk, &simulator.SeqIDs{}, cards, proc, nil, simulator.Config{Renderer: statusRenderer{}})
 	tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)
-	svc.Renderer = statusRenderer{}
 	return &svcEnv{svc: svc, db: db, clk: clk, t: tn}, cs
 }
 

@@ -78,7 +78,7 @@ func (s *Service) mutatePaymentAt(t *Tenant, id, idemKey string, at time.Time, f
 	}
 	s.waits.notify(id)
 	if kick {
-		s.kick()
+		s.Kick()
 	}
 	return out, nil
 }

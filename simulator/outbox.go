@@ -141,8 +141,8 @@ func (s *Service) newEvent(typ string, p *Payment, now time.Time) *Event {
 // appendEvent renders ev's body from p as it is now (refund and d as the
 // event type needs) and appends it to the outbox in tx.
 func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction, d *Dispute) error {
-	if s.Renderer != nil {
-		body, err := s.Renderer.RenderEvent(ev, p, refund, d)
+	if s.renderer != nil {
+		body, err := s.renderer.RenderEvent(ev, p, refund, d)
 		if err != nil {
 			return fmt.Errorf("rendering %s: %w", ev.Type, err)
 		}
@@ -157,8 +157,8 @@ func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction,
 	if err := tx.AppendEvent(ev); err != nil {
 		return err
 	}
-	if s.Webhooks != nil { // still inside tx: see WebhookRunner.Appended
-		s.Webhooks.Appended(ev.TenantID, ev.Status == DeliveryPending)
+	if s.webhooks != nil { // still inside tx: see WebhookRunner.Appended
+		s.webhooks.Appended(ev.TenantID, ev.Status == DeliveryPending)
 	}
 	return nil
 }
@@ -173,7 +173,7 @@ func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction,
 // attempts them. Waiters on the tenant's webhooks are woken now:
 // their next read waits for this write transaction to end.
 func (s *Service) exhaustWithoutEndpoint(tx Tx, ev *Event) error {
-	if s.Webhooks == nil || ev.Status != DeliveryPending {
+	if s.webhooks == nil || ev.Status != DeliveryPending {
 		return nil
 	}
 	t, err := tx.Tenant(ev.TenantID)

@@ -29,12 +29,10 @@ func (sc *Scheduler) tenantExpiriesChanged() {
 	sc.Kick()
 }
 
-// NewScheduler attaches a scheduler to the service (Service.Kick wakes it).
-func NewScheduler(svc *Service) *Scheduler {
-	sc := &Scheduler{svc: svc, wake: make(chan struct{}, 1)}
-	svc.Kick = sc.Kick
-	svc.sched = sc
-	return sc
+// newScheduler makes the scheduler of svc (NewService keeps it; the
+// service wakes it through Service.Kick).
+func newScheduler(svc *Service) *Scheduler {
+	return &Scheduler{svc: svc, wake: make(chan struct{}, 1)}
 }
 
 // Kick makes the loop look at the next job again.
@@ -160,7 +158,7 @@ func (sc *Scheduler) RunDue(ctx context.Context, t *Tenant, until time.Time) err
 // at deadline (real time); from then on only jobs run, and background
 // delivery makes the attempts left once the caller releases its hold.
 func (sc *Scheduler) runDue(ctx context.Context, t *Tenant, from, until time.Time, hooks bool, deadline time.Time) (fired []Fired, err error) {
-	wh := sc.svc.Webhooks
+	wh := sc.svc.webhooks
 	hooks = hooks && wh != nil && wh.Settle(ctx, t.ID, deadline)
 	cursor, stalls := from, 0
 	for range 100000 {
@@ -224,8 +222,8 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 	unlock := s.sched.lock(t.ID)
 	defer unlock()
 	deadline := time.Now().Add(s.AdvanceWait)
-	if s.Webhooks != nil {
-		defer s.Webhooks.Hold(t.ID)()
+	if s.webhooks != nil {
+		defer s.webhooks.Hold(t.ID)()
 	}
 	var cur *Tenant
 	err := s.Store.Update(func(tx Tx) error {
@@ -260,7 +258,7 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 	}
 	now := s.now(cur)
 	fired, err := s.sched.runDue(ctx, cur, now.Add(-d), now, true, deadline)
-	s.kick()
+	s.Kick()
 	return now, fired, err
 }
 

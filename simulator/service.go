@@ -17,16 +17,8 @@ type Service struct {
 	Log       *slog.Logger
 	// AttemptTTL is how long a payment attempt awaits approval.
 	AttemptTTL time.Duration
-	// Kick wakes the scheduler after a job was stored (may be nil).
-	Kick func()
 	// Held caps the requests each tenant holds open and ends them at shutdown.
 	Held *Held
-	// Renderer renders webhook bodies when events are made (nil: events
-	// carry no body; the composition root sets the webhooks renderer).
-	Renderer EventRenderer
-	// Webhooks runs the webhook attempts a clock advance makes due and waits
-	// for them (nil: none); it answers what it ran.
-	Webhooks WebhookRunner
 	// Endpoints admits webhook endpoints (nil: any well-formed URL); see
 	// CheckWebhookEndpoint.
 	Endpoints EndpointPolicy
@@ -35,7 +27,16 @@ type Service struct {
 	AdvanceWait time.Duration
 
 	waits waitHub
+	// sched is made by NewService: the service kicks it after storing a
+	// job, it runs the service's jobs (the cycle stays inside the kernel).
 	sched *Scheduler
+	// renderer renders webhook bodies when events are made (nil: events
+	// carry no body). Config.Renderer.
+	renderer EventRenderer
+	// webhooks is the dispatcher port (nil: none attached): events are
+	// announced to it, a clock advance runs and waits for the attempts it
+	// makes due, Kick wakes it. Made by Config.Webhooks inside NewService.
+	webhooks WebhookRunner
 }
 
 // Config is what NewService needs besides the ports.
@@ -49,13 +50,25 @@ type Config struct {
 	// AdvanceWait bounds how long a clock advance waits for the webhook
 	// attempts it makes due (0: DefaultAdvanceWait).
 	AdvanceWait time.Duration
+	// Renderer renders webhook bodies when events are made (nil: events
+	// carry no body).
+	Renderer EventRenderer
+	// Webhooks makes the service's webhook dispatcher (nil: none, events
+	// stay PENDING for whoever attempts them). The dispatcher and the
+	// service need each other, so NewService calls it once, last, with the
+	// service built but for this port; the function must keep the service
+	// for later and not call its methods before NewService returns. The
+	// composition root keeps what it returns to run it (a closure).
+	Webhooks func(*Service) WebhookRunner
 }
 
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
 // attempts when none is configured.
 const DefaultAdvanceWait = 30 * time.Second
 
-// NewService wires the use cases to their ports.
+// NewService wires the use cases to their ports and returns them fully
+// wired: its scheduler (Scheduler) and, with cfg.Webhooks, its dispatcher
+// are made here, and nothing is attached to the service afterwards.
 func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Processor, log *slog.Logger, cfg Config) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -68,17 +81,24 @@ func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Process
 	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
-		AdvanceWait: cfg.AdvanceWait}
-	NewScheduler(s)
+		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer}
+	s.sched = newScheduler(s)
+	if cfg.Webhooks != nil {
+		s.webhooks = cfg.Webhooks(s)
+	}
 	return s
 }
 
 // Scheduler returns the service's scheduler (run it with Scheduler().Run).
 func (s *Service) Scheduler() *Scheduler { return s.sched }
 
-func (s *Service) kick() {
-	if s.Kick != nil {
-		s.Kick()
+// Kick wakes the scheduler, and the dispatcher when one is attached, to
+// look at the store again; the service calls it after storing a job.
+// Whoever stores jobs or events without the service (bench) calls it too.
+func (s *Service) Kick() {
+	s.sched.Kick()
+	if s.webhooks != nil {
+		s.webhooks.Wake()
 	}
 }
 

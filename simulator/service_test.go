@@ -38,16 +38,22 @@ type svcEnv struct {
 // newSvcEnv wires a service with proc (nil: the card-catalogue processor).
 func newSvcEnv(tb testing.TB, proc simulator.Processor) *svcEnv {
 	tb.Helper()
+	return newSvcEnvConfig(tb, proc, simulator.Config{})
+}
+
+// newSvcEnvConfig is newSvcEnv with the service made from cfg.
+func newSvcEnvConfig(tb testing.TB, proc simulator.Processor, cfg simulator.Config) *svcEnv {
+	tb.Helper()
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = db.Close() })
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(tb, err)
 	if proc == nil {
-		proc = processors.NewFake(nil)
+		proc = processors.NewFake(nil, nil)
 	}
 	clk := clock.NewManual(svcEpoch)
-	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, simulator.Config{})
+	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, cfg)
 	t, err := svc.EnsureTenant(simulator.TenantSpec{
 		ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}},
@@ -303,7 +309,7 @@ func (s *stubProcessor) Refund(ctx context.Context, tid string, p *simulator.Pay
 }
 
 func newStub() *stubProcessor {
-	return &stubProcessor{Fake: processors.NewFake(nil)}
+	return &stubProcessor{Fake: processors.NewFake(nil, nil)}
 }
 
 // TestServiceProcessorDecisions drives the orchestration with decisions the

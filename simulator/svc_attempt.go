@@ -62,7 +62,7 @@ func (s *Service) ApproveAttempt(t *Tenant, id string) (ApproveResult, error) {
 		return res, err
 	}
 	s.waits.notify(pid)
-	s.kick()
+	s.Kick()
 	return res, nil
 }
 

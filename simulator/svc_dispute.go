@@ -79,7 +79,7 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 		return s.appendEvent(tx, s.newEvent(EventDisputeOpened, p, now), p, nil, d)
 	})
 	if err == nil {
-		s.kick()
+		s.Kick()
 	}
 	return out, err
 }
@@ -117,7 +117,7 @@ func (s *Service) disputeStepJob(t *Tenant, j *Job) error {
 		return s.moveDispute(tx, t, d, step.Status, "", now)
 	})
 	if err == nil {
-		s.kick()
+		s.Kick()
 	}
 	return err
 }
@@ -149,7 +149,7 @@ func (s *Service) SetDisputeStatus(t *Tenant, id, status, typ string) (*Dispute,
 		return s.moveDispute(tx, t, d, status, typ, s.now(t))
 	})
 	if err == nil {
-		s.kick()
+		s.Kick()
 	}
 	return out, err
 }

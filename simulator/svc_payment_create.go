@@ -90,7 +90,7 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	if deferred {
 		return s.authorizeWith(ctx, t, p, d)
 	}
-	s.kick()
+	s.Kick()
 	return p, nil
 }
 

@@ -72,7 +72,7 @@ func (s *Service) Tokenize(clientToken string, in CardInput) (*Tokenized, error)
 		return nil, err
 	}
 	if out.Attempt != nil {
-		s.kick()
+		s.Kick()
 	}
 	return &out, nil
 }

@@ -25,7 +25,7 @@ type Fired struct {
 const FiredWebhook = "webhook"
 
 // WebhookRunner is the port to the webhook dispatcher (implemented by the
-// webhooks package, set on Service.Webhooks by the composition root). A
+// webhooks package, made by Config.Webhooks inside NewService). A
 // clock advance drives it: it holds the tenant's background delivery, then
 // walks the advanced window in time order, running scheduled jobs and the
 // instants NextDue names with RunAt, so every attempt is made at its due
@@ -64,6 +64,10 @@ type WebhookRunner interface {
 	// endpoint), which only the retention bound still concerns. It must
 	// not block or read the store.
 	Appended(tenantID string, pending bool)
+	// Wake is called by Service.Kick, after the service stored a job (and
+	// so, often, events): the dispatcher looks at the outbox again. It must
+	// not block.
+	Wake()
 }
 
 // WebhookChaos is a tenant's delivery chaos (PUT /_sandbox/webhooks/chaos):
@@ -253,10 +257,10 @@ func (s *Service) PruneEvents(t *Tenant, r Retention) (int, error) {
 
 // DeliverWebhooks tries every PENDING event of the tenant now.
 func (s *Service) DeliverWebhooks(ctx context.Context, t *Tenant) (delivered, failed int, err error) {
-	if s.Webhooks == nil {
+	if s.webhooks == nil {
 		return 0, 0, Errorf(CodeNotFound, "Webhook delivery is not running")
 	}
-	d, f := s.Webhooks.DeliverPending(ctx, t.ID)
+	d, f := s.webhooks.DeliverPending(ctx, t.ID)
 	return d, f, nil
 }
 
@@ -265,10 +269,10 @@ func (s *Service) ReplayWebhook(ctx context.Context, t *Tenant, id string) (Deli
 	if _, err := s.Event(t, id); err != nil {
 		return DeliveryAttempt{}, err
 	}
-	if s.Webhooks == nil {
+	if s.webhooks == nil {
 		return DeliveryAttempt{}, Errorf(CodeNotFound, "Webhook delivery is not running")
 	}
-	return s.Webhooks.Replay(ctx, t.ID, id)
+	return s.webhooks.Replay(ctx, t.ID, id)
 }
 
 // WaitEvent waits until an event of the payment (of type typ, when set)

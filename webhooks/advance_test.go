@@ -170,14 +170,13 @@ func TestAdvanceAttemptsAtTheirDueInstants(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var proc simulator.Processor
 			if tc.dispute != nil {
-				proc = disputing{Fake: processors.NewFake(nil), plan: *tc.dispute}
+				proc = disputing{Fake: processors.NewFake(nil, nil), plan: *tc.dispute}
 			}
-			e := newEnv(t, proc)
+			e, _ := newDispatchedEnv(t, proc, webhooks.Options{Timeout: 5 * time.Second, Concurrency: 4}, simulator.Config{}) // no background loop runs
 			rc := newHookReceiver(t, status(tc.code))
 			var err error
 			e.t, err = e.svc.SetWebhookURL(e.t, rc.URL)
 			require.NoError(t, err)
-			webhooks.NewDispatcher(e.svc, 5*time.Second, 4) // attached; no background loop runs
 			e.pay(t, 1000, "4111111111111111")
 			_, fired, err := e.svc.AdvanceClockFired(context.Background(), e.t, tc.advance)
 			require.NoError(t, err)
@@ -190,7 +189,7 @@ func TestAdvanceAttemptsAtTheirDueInstants(t *testing.T) {
 // one still in flight then is answered as pending and finishes on its own,
 // recorded at its due instant.
 func TestAdvanceListsAttemptsInFlightAsPending(t *testing.T) {
-	e := newEnv(t, nil)
+	e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: 4}, simulator.Config{AdvanceWait: 200 * time.Millisecond})
 	release := make(chan struct{})
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
@@ -199,8 +198,6 @@ func TestAdvanceListsAttemptsInFlightAsPending(t *testing.T) {
 	var err error
 	e.t, err = e.svc.SetWebhookURL(e.t, rc.URL)
 	require.NoError(t, err)
-	webhooks.NewDispatcher(e.svc, time.Minute, 4)
-	e.svc.AdvanceWait = 200 * time.Millisecond
 	p := e.pay(t, 1000, "4111111111111111")
 	first := e.events(t)[0]
 
@@ -247,7 +244,7 @@ func TestWebhookSlotsAreSharedFairly(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, nil)
+			e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: slots, SlotsPerTenant: share}, simulator.Config{})
 			release := make(chan struct{})
 			var once sync.Once
 			free := func() { once.Do(func() { close(release) }) }
@@ -264,8 +261,6 @@ func TestWebhookSlotsAreSharedFairly(t *testing.T) {
 				APIKeys: []simulator.APIKey{{Key: "key-b", Scopes: simulator.AllScopes}}})
 			require.NoError(t, err)
 
-			d := webhooks.NewDispatcher(e.svc, time.Minute, slots)
-			d.SlotsPerTenant = share
 			ctx, cancel := context.WithCancel(context.Background())
 			stopped := make(chan struct{})
 			go func() { d.Run(ctx); close(stopped) }()
@@ -301,7 +296,8 @@ func (e *env) payIn(tb testing.TB, tn *simulator.Tenant) {
 // them: three tenants whose receivers hang, each with more due attempts
 // than the slots, get one slot each rather than the first taking all.
 func TestWebhookTenantsTakeTurns(t *testing.T) {
-	e := newEnv(t, nil)
+	// SlotsPerTenant 3: the share alone would let one tenant take every slot.
+	e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: 3, SlotsPerTenant: 3}, simulator.Config{})
 	release := make(chan struct{})
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
@@ -316,8 +312,6 @@ func TestWebhookTenantsTakeTurns(t *testing.T) {
 			e.payIn(t, tn)
 		}
 	}
-	d := webhooks.NewDispatcher(e.svc, time.Minute, 3)
-	d.SlotsPerTenant = 3 // the share alone would let one tenant take every slot
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { d.Run(ctx); close(stopped) }()

@@ -45,6 +45,9 @@ const (
 // most Concurrency at once over all tenants and at most SlotsPerTenant of
 // one tenant, so a tenant whose receiver hangs delays only itself; tenants
 // with due work are served in turn. It implements simulator.WebhookRunner.
+//
+// Its exported fields are set by NewDispatcher (from Options) and only read
+// afterwards; PruneEvery alone may be lowered before Run (tests).
 type Dispatcher struct {
 	Svc *simulator.Service
 	// Timeout cuts each attempt (default 10s).
@@ -53,8 +56,7 @@ type Dispatcher struct {
 	Concurrency int
 	// SlotsPerTenant bounds one tenant's attempts in flight, whoever makes
 	// them (background delivery, a clock advance, deliver, replay); 0:
-	// min(DefaultSlotsPerTenant, Concurrency), at most Concurrency. Set it
-	// before Run.
+	// min(DefaultSlotsPerTenant, Concurrency), at most Concurrency.
 	SlotsPerTenant int
 	// Retention bounds each tenant's delivered and exhausted events, applied
 	// at most every PruneEvery (default 1s) per tenant.
@@ -92,27 +94,61 @@ type Dispatcher struct {
 
 var _ simulator.WebhookRunner = (*Dispatcher)(nil)
 
-// NewDispatcher makes a dispatcher for svc and sets it as svc.Webhooks.
-// Zero timeout or concurrency take the defaults.
-func NewDispatcher(svc *simulator.Service, timeout time.Duration, concurrency int) *Dispatcher {
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+// Options configures a Dispatcher; the zero value takes every default.
+type Options struct {
+	// Timeout cuts each attempt (0: DefaultTimeout).
+	Timeout time.Duration
+	// Concurrency bounds attempts in flight (0: DefaultConcurrency).
+	Concurrency int
+	// SlotsPerTenant bounds one tenant's attempts in flight (see
+	// Dispatcher.SlotsPerTenant; 0: its default).
+	SlotsPerTenant int
+	// Retention bounds each tenant's delivered and exhausted events (zero:
+	// simulator.DefaultRetention).
+	Retention simulator.Retention
+	// OnAttempt, when set, is called after each attempt is recorded.
+	OnAttempt func(tenantID string, ev *simulator.Event, a simulator.DeliveryAttempt)
+}
+
+// NewDispatcher makes a dispatcher for svc, fully configured by opt. It
+// does not attach itself to svc: the service gets it as its
+// simulator.WebhookRunner from simulator.Config.Webhooks, which NewService
+// calls with the service it is building (Attach makes that function).
+func NewDispatcher(svc *simulator.Service, opt Options) *Dispatcher {
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
 	}
-	if concurrency <= 0 {
-		concurrency = DefaultConcurrency
+	if opt.Concurrency <= 0 {
+		opt.Concurrency = DefaultConcurrency
+	}
+	if opt.Retention == (simulator.Retention{}) {
+		opt.Retention = simulator.DefaultRetention
 	}
 	d := &Dispatcher{
-		Svc: svc, Timeout: timeout, Concurrency: concurrency, Retention: simulator.DefaultRetention, PruneEvery: time.Second,
+		Svc: svc, Timeout: opt.Timeout, Concurrency: opt.Concurrency, SlotsPerTenant: opt.SlotsPerTenant,
+		Retention: opt.Retention, PruneEvery: time.Second, OnAttempt: opt.OnAttempt,
 		Log: svc.Log, wake: make(chan struct{}, 1),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
 		held: map[string]int{}, dirty: map[string]bool{}, perTenant: map[string]int{}, freed: make(chan struct{}),
 	}
-	d.client = deliveryClient(svc.Endpoints, concurrency) // guard.go: --webhook-allow, no proxy, no redirects
-	svc.Webhooks = d
+	d.client = deliveryClient(svc.Endpoints, opt.Concurrency) // guard.go: --webhook-allow, no proxy, no redirects
 	return d
 }
 
-// Wake makes the loop look at the outbox now (chained to Service.Kick).
+// Attach is a simulator.Config.Webhooks: NewService calls it with the
+// service it builds, and it makes that service's dispatcher with
+// NewDispatcher(svc, opt) and stores it in *out, for the caller to Run
+// once NewService has returned. Breaking the service <-> dispatcher cycle
+// here keeps both constructors returning fully wired values.
+func Attach(out **Dispatcher, opt Options) func(*simulator.Service) simulator.WebhookRunner {
+	return func(svc *simulator.Service) simulator.WebhookRunner {
+		*out = NewDispatcher(svc, opt)
+		return *out
+	}
+}
+
+// Wake implements simulator.WebhookRunner: the loop looks at the outbox
+// now (Service.Kick calls it).
 func (d *Dispatcher) Wake() {
 	select {
 	case d.wake <- struct{}{}:

@@ -34,7 +34,7 @@ func (p disputing) Authorize(ctx context.Context, tid string, pay *simulator.Pay
 }
 
 func TestDisputeThenSteps(t *testing.T) {
-	proc := disputing{Fake: processors.NewFake(nil), plan: simulator.DisputeDecision{
+	proc := disputing{Fake: processors.NewFake(nil, nil), plan: simulator.DisputeDecision{
 		After: 10 * time.Second, Reason: "FRAUDULENT", Amount: 400,
 		Then: []simulator.DisputeStep{{Status: "CHALLENGED", After: time.Hour}, {Status: "WON", After: 24 * time.Hour}},
 	}}
@@ -116,16 +116,15 @@ func TestDispatcherDeliversAndReports(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	e := newEnv(t, nil)
-	_, err := e.svc.SetWebhookURL(e.t, srv.URL)
-	require.NoError(t, err)
-	d := webhooks.NewDispatcher(e.svc, time.Second, 4)
 	var reported atomic.Int32
-	d.OnAttempt = func(tid string, ev *simulator.Event, a simulator.DeliveryAttempt) {
+	onAttempt := func(tid string, ev *simulator.Event, a simulator.DeliveryAttempt) {
 		assert.Equal(t, "default", tid)
 		assert.Equal(t, 200, a.StatusCode)
 		reported.Add(1)
 	}
+	e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 4, OnAttempt: onAttempt}, simulator.Config{})
+	_, err := e.svc.SetWebhookURL(e.t, srv.URL)
+	require.NoError(t, err)
 	p := e.pay(t, 1000, "4111111111111111")
 	_, fired, err := e.svc.AdvanceClockFired(context.Background(), e.t, time.Second)
 	require.NoError(t, err)
@@ -161,10 +160,9 @@ func TestResponseHeadMasked(t *testing.T) {
 				_, _ = io.WriteString(w, tc.answer)
 			}))
 			defer srv.Close()
-			e := newEnv(t, nil)
+			e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 4}, simulator.Config{})
 			_, err := e.svc.SetWebhookURL(e.t, srv.URL)
 			require.NoError(t, err)
-			d := webhooks.NewDispatcher(e.svc, time.Second, 4)
 			e.pay(t, 1000, "4111111111111111")
 			runDue(t, d, e.svc, e.t.ID)
 			ev := e.events(t)[0]

@@ -127,17 +127,18 @@ func TestNewGuardEntries(t *testing.T) {
 }
 
 // guardedService is the real service over db with guard as its endpoint
-// policy, and the default tenant.
-func guardedService(tb testing.TB, db *store.DB, guard simulator.EndpointPolicy) (*simulator.Service, *simulator.Tenant) {
+// policy, its dispatcher (not running), and the default tenant.
+func guardedService(tb testing.TB, db *store.DB, guard simulator.EndpointPolicy) (*simulator.Service, *simulator.Tenant, *webhooks.Dispatcher) {
 	tb.Helper()
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(tb, err)
-	svc := simulator.NewService(db, clock.NewManual(epoch), &simulator.SeqIDs{}, cards, processors.NewFake(nil), nil,
-		simulator.Config{Endpoints: guard})
-	svc.Renderer = webhooks.Renderer{}
+	var d *webhooks.Dispatcher
+	svc := simulator.NewService(db, clock.NewManual(epoch), &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil,
+		simulator.Config{Endpoints: guard, Renderer: webhooks.Renderer{},
+			Webhooks: webhooks.Attach(&d, webhooks.Options{Timeout: time.Second, Concurrency: 4})})
 	tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 	require.NoError(tb, err)
-	return svc, tn
+	return svc, tn, d
 }
 
 func memDB(tb testing.TB) *store.DB {
@@ -170,11 +171,10 @@ func TestDialerRefusesWhatTheListRefuses(t *testing.T) {
 		dns := newDNS("rebind.test", "10.0.0.7")
 		g, err := webhooks.NewGuard([]string{"10.0.0.0/8"}, dns)
 		require.NoError(t, err)
-		svc, tn := guardedService(t, memDB(t), g)
+		svc, tn, d := guardedService(t, memDB(t), g)
 		tn, err = svc.SetWebhookURL(tn, fmt.Sprintf("http://rebind.test:%d/hooks", port))
 		require.NoError(t, err, "rebind.test resolves inside 10.0.0.0/8 when set")
 		dns.set("rebind.test", "127.0.0.1") // where the receiver really is
-		d := webhooks.NewDispatcher(svc, time.Second, 4)
 		payOnce(t, svc, tn)
 		require.NotEmpty(t, runDue(t, d, svc, tn.ID))
 		assertRefusedAttempts(t, svc, tn, "rebind.test is not a listed host name and no entry covers its address 127.0.0.1")
@@ -184,15 +184,14 @@ func TestDialerRefusesWhatTheListRefuses(t *testing.T) {
 	t.Run("endpoint stored before the list", func(t *testing.T) {
 		got.Store(0)
 		db := memDB(t)
-		open, tn := guardedService(t, db, nil)
+		open, tn, _ := guardedService(t, db, nil)
 		_, err := open.SetWebhookURL(tn, rc.URL)
 		require.NoError(t, err)
 
 		g, err := webhooks.NewGuard([]string{"10.0.0.0/8"}, newDNS())
 		require.NoError(t, err)
-		svc, tn := guardedService(t, db, g) // a restart with --webhook-allow 10.0.0.0/8
+		svc, tn, d := guardedService(t, db, g) // a restart with --webhook-allow 10.0.0.0/8
 		assert.Equal(t, rc.URL, tn.WebhookURL, "the refused endpoint stays stored")
-		d := webhooks.NewDispatcher(svc, time.Second, 4)
 		payOnce(t, svc, tn)
 		require.NotEmpty(t, runDue(t, d, svc, tn.ID))
 		evs := assertRefusedAttempts(t, svc, tn, "no entry covers the address 127.0.0.1")
@@ -200,8 +199,7 @@ func TestDialerRefusesWhatTheListRefuses(t *testing.T) {
 
 		g, err = webhooks.NewGuard([]string{"10.0.0.0/8", "127.0.0.1"}, newDNS())
 		require.NoError(t, err)
-		fixed, tn := guardedService(t, db, g) // the list fixed, restarted
-		webhooks.NewDispatcher(fixed, time.Second, 4)
+		fixed, tn, _ := guardedService(t, db, g) // the list fixed, restarted
 		a, err := fixed.ReplayWebhook(context.Background(), tn, evs[0].ID)
 		require.NoError(t, err)
 		assert.True(t, a.OK(), "replayable once fixed: %+v", a)
@@ -246,10 +244,9 @@ func TestDeliveriesIgnoreEnvironmentProxy(t *testing.T) {
 	// A name, not localhost: the environment's proxy rules skip loopback hosts.
 	g, err := webhooks.NewGuard([]string{"127.0.0.1"}, newDNS("receiver.test", "127.0.0.1"))
 	require.NoError(t, err)
-	svc, tn := guardedService(t, memDB(t), g)
+	svc, tn, d := guardedService(t, memDB(t), g)
 	tn, err = svc.SetWebhookURL(tn, fmt.Sprintf("http://receiver.test:%d/hooks", port))
 	require.NoError(t, err)
-	d := webhooks.NewDispatcher(svc, time.Second, 4)
 	payOnce(t, svc, tn)
 	require.NotEmpty(t, runDue(t, d, svc, tn.ID))
 	assert.EqualValues(t, 2, direct.Load(), "both events reached the receiver directly")

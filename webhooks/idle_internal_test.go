@@ -47,11 +47,11 @@ func TestDispatcherIdleWithoutPending(t *testing.T) {
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(t, err)
 	st := &countingStore{Store: db}
-	svc := simulator.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &simulator.SeqIDs{}, cards, processors.NewFake(nil), nil, simulator.Config{})
-	svc.Renderer = Renderer{}
+	var d *Dispatcher
+	svc := simulator.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil,
+		simulator.Config{Renderer: Renderer{}, Webhooks: Attach(&d, Options{Timeout: time.Second, Concurrency: 2})})
 	tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "t1", SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "k", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)
-	d := NewDispatcher(svc, time.Second, 2)
 	ctx := context.Background()
 
 	assert.False(t, d.idle(), "nothing is known before the first pass")

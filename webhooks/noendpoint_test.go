@@ -19,8 +19,7 @@ import (
 // "no endpoint" attempt, in the transaction that made them: none is queued
 // for delivery. Once an endpoint is set a replay delivers them.
 func TestNoEndpointExhaustedOnAppend(t *testing.T) {
-	e := newEnv(t, nil)
-	webhooks.NewDispatcher(e.svc, 0, 0) // attached, never run
+	e, _ := newDispatchedEnv(t, nil, webhooks.Options{}, simulator.Config{}) // attached, never run
 	p := e.pay(t, 1000, "4111111111111111")
 
 	evs := e.events(t)

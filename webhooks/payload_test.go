@@ -35,17 +35,31 @@ type env struct {
 
 func newEnv(tb testing.TB, proc simulator.Processor) *env {
 	tb.Helper()
+	return newEnvConfig(tb, proc, simulator.Config{})
+}
+
+// newDispatchedEnv is newEnv whose service has its dispatcher (made with
+// opt, not running) and cfg's settings.
+func newDispatchedEnv(tb testing.TB, proc simulator.Processor, opt webhooks.Options, cfg simulator.Config) (*env, *webhooks.Dispatcher) {
+	tb.Helper()
+	var d *webhooks.Dispatcher
+	cfg.Webhooks = webhooks.Attach(&d, opt)
+	return newEnvConfig(tb, proc, cfg), d
+}
+
+func newEnvConfig(tb testing.TB, proc simulator.Processor, cfg simulator.Config) *env {
+	tb.Helper()
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = db.Close() })
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(tb, err)
 	if proc == nil {
-		proc = processors.NewFake(nil)
+		proc = processors.NewFake(nil, nil)
 	}
 	clk := clock.NewManual(epoch)
-	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, simulator.Config{})
-	svc.Renderer = webhooks.Renderer{}
+	cfg.Renderer = webhooks.Renderer{}
+	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, cfg)
 	t, err := svc.EnsureTenant(simulator.TenantSpec{
 		ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}},
 	})

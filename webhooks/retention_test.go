@@ -29,9 +29,7 @@ func TestRetentionPrunesEventsExhaustedAtAppend(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, nil)
-			d := webhooks.NewDispatcher(e.svc, time.Second, 2)
-			d.Retention = simulator.Retention{Keep: tc.keep}
+			e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 2, Retention: simulator.Retention{Keep: tc.keep}}, simulator.Config{})
 			for range tc.payments {
 				e.pay(t, 1000, "4111111111111111")
 			}
@@ -50,9 +48,7 @@ func TestRetentionPrunesEventsExhaustedAtAppend(t *testing.T) {
 }
 
 func TestRetentionNeverPrunesPending(t *testing.T) {
-	e := newEnv(t, nil)
-	d := webhooks.NewDispatcher(e.svc, time.Second, 2)
-	d.Retention = simulator.Retention{Keep: 1, MaxAge: time.Hour}
+	e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 2, Retention: simulator.Retention{Keep: 1, MaxAge: time.Hour}}, simulator.Config{})
 	e.pay(t, 1000, "4111111111111111") // two EXHAUSTED
 	tn, err := e.svc.SetWebhookURL(e.t, "http://127.0.0.1:1/hook")
 	require.NoError(t, err)

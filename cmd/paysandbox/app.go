@@ -106,11 +106,13 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		closeLog(logBuf)
 		return nil, err
 	}
-	proc := processors.NewFake(rules)
-	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait})
-	proc.TenantDoc = tenantScenarios(svc)
-	a := &App{Config: cfg, DB: db, Svc: svc, Log: log, Processors: proc, logBuf: logBuf}
-	a.wireWebhooks()
+	proc := processors.NewFake(rules, tenantScenarios(db))
+	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf}
+	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{
+		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
+		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
+	})
+	a.Svc = svc
 	if n, err := svc.ConvertTenantExpiries(); err != nil { // before the scheduler runs
 		db.Close()
 		closeLog(logBuf)
@@ -139,7 +141,6 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	// The dashboard's sources and the webhook-non-2xx hint (ui_sources.go).
 	uiSources(a, &opt.UI)
-	a.Webhooks.OnAttempt = webhookHint(a.Server.Journal())
 	if a.UI, err = dashboard.New(svc, opt.UI); err != nil {
 		db.Close()
 		return nil, err
@@ -328,17 +329,18 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 	return slog.New(redact.Handler(slog.NewTextHandler(w, opts)))
 }
 
-// wireWebhooks renders event bodies with the webhooks package and attaches
-// its dispatcher; a wake-up of the scheduler (after any change) wakes it too.
-func (a *App) wireWebhooks() {
-	a.Svc.Renderer = webhooks.Renderer{}
-	d := webhooks.NewDispatcher(a.Svc, a.Config.WebhookTimeout, 0)
-	d.Retention = simulator.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge}
-	d.SlotsPerTenant = a.Config.WebhookSlotsPerTenant
-	if kick := a.Svc.Kick; kick != nil {
-		a.Svc.Kick = func() { kick(); d.Wake() }
-	} else {
-		a.Svc.Kick = d.Wake
+// webhookOptions configures the service's dispatcher (made inside
+// NewService by webhooks.Attach). A failed attempt is reported to the
+// server's journal (webhookHint); the server is built after the service it
+// serves, so the hook reads a.Server when an attempt is recorded, which is
+// only once Run has started the dispatcher.
+func (a *App) webhookOptions() webhooks.Options {
+	return webhooks.Options{
+		Timeout:        a.Config.WebhookTimeout,
+		SlotsPerTenant: a.Config.WebhookSlotsPerTenant,
+		Retention:      simulator.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge},
+		OnAttempt: func(tenantID string, ev *simulator.Event, at simulator.DeliveryAttempt) {
+			webhookHint(a.Server.Journal())(tenantID, ev, at)
+		},
 	}
-	a.Webhooks = d
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/paysandbox/paysandbox"
 	"github.com/paysandbox/paysandbox/scenarios"
-	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
 // loadScenarios loads the --scenarios file, or the built-in scenarios.yaml
@@ -34,11 +34,12 @@ func loadScenarios(path string) (*scenarios.Doc, error) {
 }
 
 // tenantScenarios reads a tenant's own rules document from the store ("" when
-// it has none or is gone).
-func tenantScenarios(svc *simulator.Service) func(string) string {
+// it has none or is gone). It reads the store, not the service, so that the
+// processors exist before the service they are a port of.
+func tenantScenarios(db *store.DB) func(string) string {
 	return func(tenantID string) string {
-		t, err := svc.Tenant(tenantID)
-		if err != nil {
+		t, err := db.CachedTenant(tenantID)
+		if err != nil || t == nil {
 			return ""
 		}
 		return t.Scenarios

@@ -81,7 +81,7 @@ func newFuzzFixture(tb testing.TB) *fuzzFixture {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		svc := simulator.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil), nil, simulator.Config{})
+		svc := simulator.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, simulator.Config{})
 		if _, err := svc.EnsureTenant(simulator.TenantSpec{ID: simulator.DefaultTenantID, SigningSecret: "s",
 			APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}}}); err != nil {
 			tb.Fatal(err)

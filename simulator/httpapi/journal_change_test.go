@@ -24,7 +24,7 @@ func TestJournalSignalsTheTenant(t *testing.T) {
 	t.Cleanup(func() { _ = db.Close() })
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(t, err)
-	svc := simulator.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil), nil, simulator.Config{})
+	svc := simulator.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, simulator.Config{})
 	for _, id := range []string{"a", "b"} {
 		_, err := svc.EnsureTenant(simulator.TenantSpec{ID: id, SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "key-" + id, Scopes: simulator.AllScopes}}})
 		require.NoError(t, err)

@@ -32,7 +32,7 @@ func BenchmarkHotMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		svc := simulator.NewService(db, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)),
-			simulator.RandomIDs{}, cards, processors.NewFake(nil), nil, simulator.Config{})
+			simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, simulator.Config{})
 		tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "bench", SigningSecret: "s",
 			APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 		if err != nil {
