@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"reflect"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -62,27 +61,12 @@ func decodeRequest(c echo.Context, s *schema, model string, dst any, optional bo
 
 // decodeWith is decodeRequest with extra rules the schema cannot say (they
 // are reported together with the schema's).
-//
-// A body that the one-pass decoder of dst takes (fastdecode.go; dst a
-// fastRequest for s, or nil for emptyRequest, and no path errors) is decoded
-// there and the returned tree is nil: callers that read the tree pass a dst
-// without a fast decoder. Anything else takes the full path below, which
-// decides every error; a fastRequest dst is zeroed first, as the fast path
-// may have written part of it.
 func decodeWith(c echo.Context, s *schema, model string, dst any, optional bool, extra func(tree map[string]any) []simulator.FieldError, pathErrs ...simulator.FieldError) (map[string]any, error) {
-	if len(pathErrs) == 0 {
-		if decodeFast(body(c), s, dst, optional) {
-			return nil, nil
-		}
-		if _, ok := dst.(fastRequest); ok {
-			reflect.ValueOf(dst).Elem().SetZero()
-		}
-	}
 	return decodeFull(body(c), s, model, dst, optional, extra, pathErrs...)
 }
 
-// decodeFull is the full path: the body as a generic tree, every broken rule
-// listed, then the tree decoded into dst.
+// decodeFull decodes a body as a generic tree, lists every broken rule, then
+// decodes the tree into dst.
 func decodeFull(b []byte, s *schema, model string, dst any, optional bool, extra func(tree map[string]any) []simulator.FieldError, pathErrs ...simulator.FieldError) (map[string]any, error) {
 	tree, err := parseJSON(b, optional)
 	if err != nil {

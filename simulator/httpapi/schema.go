@@ -23,10 +23,8 @@ type schema struct {
 	closed bool // unknown fields are an error
 	items  *schema
 	enum   []string
-	// enumSet holds a long enum (currency codes) for the fast path's lookup.
-	enumSet map[string]struct{}
-	minLen  int
-	maxLen  int // 0: MaxText (every string is bounded)
+	minLen int
+	maxLen int // 0: MaxText (every string is bounded)
 	// maxBytes bounds a free-form object once encoded (0: MaxMetadataBytes).
 	maxBytes int
 	min      *int64
@@ -51,14 +49,7 @@ func str(minLen, maxLen int) *schema       { return &schema{typ: "string", minLe
 func anyStr() *schema                      { return &schema{typ: "string"} }
 func formatted(f string) *schema           { return &schema{typ: "string", format: f} }
 func enum(vals ...string) *schema {
-	s := &schema{typ: "string", enum: vals}
-	if len(vals) > 16 {
-		s.enumSet = make(map[string]struct{}, len(vals))
-		for _, v := range vals {
-			s.enumSet[v] = struct{}{}
-		}
-	}
-	return s
+	return &schema{typ: "string", enum: vals}
 }
 func boolean() *schema           { return &schema{typ: "boolean"} }
 func number() *schema            { return &schema{typ: "number"} }
@@ -245,7 +236,7 @@ var formatMessages = map[string]string{
 }
 
 // formatOK reports whether str has the format of s (any string when s
-// states none). validate and the fast path (stringOK) share it.
+// states none).
 func (s *schema) formatOK(str string) bool {
 	switch s.format {
 	case "uuid":
