@@ -321,29 +321,14 @@ func TestDocLinks(t *testing.T) {
 
 	ref := regexp.MustCompile(`(README\.md|docs/[A-Za-z0-9_/-]+\.md)#([A-Za-z0-9_-]+)`)
 	found := 0
-	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "data" || d.Name() == "testdata") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for _, m := range ref.FindAllStringSubmatch(string(src), -1) {
+	for p, src := range goSources(t) {
+		for _, m := range ref.FindAllStringSubmatch(src, -1) {
 			found++
 			if problem := resolveLink("", m[1]+"#"+m[2], parsed); problem != "" {
 				t.Errorf("%s points users at %s", p, problem)
 			}
 		}
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	assert.NotZero(t, found, "the 422 recoverySuggestion points at the docs")
 }
 
@@ -414,4 +399,27 @@ func TestDocPages(t *testing.T) {
 			}
 		}
 	}
+}
+
+// goSources maps the path of every non-test Go file of the repository to its
+// source (outside .git, data and testdata).
+func goSources(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "data" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		out[p] = string(src)
+		return err
+	})
+	require.NoError(t, err)
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -373,26 +372,11 @@ func TestConfigurationNamesEveryVariable(t *testing.T) {
 		}
 	}
 	literal := regexp.MustCompile(`"(PAYSANDBOX_[A-Z0-9_]*[A-Z0-9])`)
-	err = filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == "data") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for _, m := range literal.FindAllStringSubmatch(string(src), -1) {
+	for p, src := range goSources(t) {
+		for _, m := range literal.FindAllStringSubmatch(src, -1) {
 			names[m[1]] = p
 		}
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	require.Contains(t, names, "PAYSANDBOX_URL")
 	for name, from := range names {
 		assert.True(t, bytes.Contains(page, []byte("`"+name)), "docs/configuration.md names %s (from %s)", name, from)
