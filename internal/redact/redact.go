@@ -22,13 +22,16 @@
 // without allocation (a digit run of 12 or more, a security word, "token=",
 // a \u escape); only then is it rewritten.
 //
-// It imports the standard library only, so every adapter may use it.
+// It imports the standard library and the domain kernel (for its Luhn
+// check) only, so every adapter may use it.
 package redact
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Mask replaces each hidden digit of a card number: ASCII and one byte per
@@ -366,7 +369,7 @@ func (p *pass) digitRun(i int, seps bool) int {
 		found := -1
 		for gj := g - 1; gj >= gi; gj-- {
 			cnt := groupEnd(gj) - d0
-			if cnt >= 12 && cnt <= 19 && b[pos[d0]] != '0' && !overlaps(uuids, pos[d0], pos[groupEnd(gj)-1]+1) && luhn(digitsOf(d0, groupEnd(gj))) {
+			if cnt >= 12 && cnt <= 19 && b[pos[d0]] != '0' && !overlaps(uuids, pos[d0], pos[groupEnd(gj)-1]+1) && simulator.LuhnValid(string(digitsOf(d0, groupEnd(gj)))) {
 				found = gj
 				break
 			}
@@ -543,23 +546,6 @@ func (p *pass) textWord(i int, inJSON bool) (int, bool) {
 		return e, true
 	}
 	return 0, false
-}
-
-// luhn reports whether the ASCII digits ds pass the Luhn (mod 10) check.
-func luhn(ds []byte) bool {
-	sum, double := 0, false
-	for k := len(ds) - 1; k >= 0; k-- {
-		d := int(ds[k] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
 }
 
 // unquote decodes a JSON string literal.
