@@ -35,7 +35,9 @@ func (s *Server) createTenant(c echo.Context) error {
 			}
 			ttl = d
 		}
-		if v, ok := tree["webhookUrl"].(string); ok {
+		// CreateTenant checks the endpoint itself (it may resolve its host);
+		// here only to list it with the other broken rules.
+		if v, ok := tree["webhookUrl"].(string); ok && len(errs) > 0 {
 			if err := s.svc.CheckWebhookEndpoint(v); err != nil {
 				errs = append(errs, simulator.FieldError{Path: "$.webhookUrl", Description: "webhookUrl " + err.Error()})
 			}
