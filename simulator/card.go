@@ -70,6 +70,7 @@ type CardCatalog struct {
 	rules    []cardPrefixRule // longest prefix first
 	cards    []cardCatalogEntry
 	byNumber map[string]int // index into cards
+	refs     cardIndex      // CardFromRef's lookups, built by ParseCardCatalog
 }
 
 // cardCatalogNetwork is one network of the table.
@@ -197,6 +198,7 @@ func ParseCardCatalog(data []byte) (*CardCatalog, error) {
 			return nil, fmt.Errorf("card catalogue: card %d (%q): %w", i, cf.Number, err)
 		}
 	}
+	c.buildRefIndex()
 	return c, nil
 }
 

@@ -1,7 +1,5 @@
 package simulator
 
-import "sync"
-
 // CardRef is what a stored record keeps of a card instead of its whole
 // CardInfo: the card's fingerprint and, for a number outside the catalogue,
 // its first six and last four digits and network. The rest (display name,
@@ -17,9 +15,8 @@ type CardRef struct {
 }
 
 // cardIndex maps fingerprints of catalogued numbers to their entries, and
-// network enums to the networks; built once, on first use.
+// network enums to the networks.
 type cardIndex struct {
-	once  sync.Once
 	byFP  map[string]CardInfo // by the fingerprint's first cardRefShort characters
 	byNet map[string]int
 }
@@ -27,23 +24,19 @@ type cardIndex struct {
 // cardRefShort is how much of a catalogued card's fingerprint a reference keeps.
 const cardRefShort = 16
 
-var cardIndexes sync.Map // *CardCatalog -> *cardIndex
-
-func (c *CardCatalog) index() *cardIndex {
-	v, _ := cardIndexes.LoadOrStore(c, &cardIndex{})
-	ix := v.(*cardIndex)
-	ix.once.Do(func() {
-		ix.byFP = make(map[string]CardInfo, len(c.cards))
-		for _, e := range c.cards {
-			info := c.Identify(e.number)
-			ix.byFP[info.Fingerprint[:cardRefShort]] = info
-		}
-		ix.byNet = make(map[string]int, len(c.networks))
-		for i, n := range c.networks {
-			ix.byNet[n.enum] = i
-		}
-	})
-	return ix
+// buildRefIndex fills c.refs once the networks and cards are parsed (the
+// catalogue is immutable afterwards, so readers need no lock).
+func (c *CardCatalog) buildRefIndex() {
+	ix := &c.refs
+	ix.byFP = make(map[string]CardInfo, len(c.cards))
+	for _, e := range c.cards {
+		info := c.Identify(e.number)
+		ix.byFP[info.Fingerprint[:cardRefShort]] = info
+	}
+	ix.byNet = make(map[string]int, len(c.networks))
+	for i, n := range c.networks {
+		ix.byNet[n.enum] = i
+	}
 }
 
 // RefOf returns the reference that CardFromRef turns back into exactly info,
@@ -70,7 +63,7 @@ func (c *CardCatalog) CardFromRef(ref CardRef) (CardInfo, bool) {
 	if c == nil {
 		return CardInfo{}, false
 	}
-	ix := c.index()
+	ix := &c.refs
 	if ref.Network == "" { // catalogued
 		info, ok := ix.byFP[ref.Fingerprint]
 		return info, ok
