@@ -75,7 +75,7 @@ func TestPaymentActions(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				p := mk()
-				before := clonePayment(p)
+				before := p.Clone()
 				err := checkAction(p, action)
 				require.Equal(t, code, ErrorCode(err), "error: %v", err)
 				a := p.Actions()

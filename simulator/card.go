@@ -253,7 +253,7 @@ func parseCardPrefix(p string) (cardPrefixRule, error) {
 	if !isRange {
 		hiS = loS
 	}
-	if !cardIsDigits(loS) || !cardIsDigits(hiS) || len(loS) > cardMaxPrefixDigits {
+	if !AllDigits(loS) || !AllDigits(hiS) || len(loS) > cardMaxPrefixDigits {
 		return cardPrefixRule{}, fmt.Errorf("prefix %q is not digits or a digits-digits range of at most %d digits", p, cardMaxPrefixDigits)
 	}
 	if len(loS) != len(hiS) {
@@ -452,7 +452,7 @@ func (c *CardCatalog) Cards() []CatalogCard {
 // LuhnValid reports whether number is 12 to 19 ASCII digits passing the Luhn
 // (mod 10) check.
 func LuhnValid(number string) bool {
-	if len(number) < 12 || len(number) > 19 || !cardIsDigits(number) {
+	if len(number) < 12 || len(number) > 19 || !AllDigits(number) {
 		return false
 	}
 	sum := 0
@@ -483,7 +483,8 @@ func CardFingerprint(number string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func cardIsDigits(s string) bool {
+// AllDigits reports whether s is a non-empty run of ASCII digits.
+func AllDigits(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -15,5 +15,5 @@ const TimeFormat = "2006-01-02T15:04:05.000000Z"
 // FormatTime renders t in TimeFormat.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
-// norm drops what the wire cannot carry, so a stored record reads back equal.
-func norm(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+// NormTime drops what the wire cannot carry, so a stored record reads back equal.
+func NormTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

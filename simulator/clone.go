@@ -162,11 +162,12 @@ func (s *ClientSession) Clone() *ClientSession {
 		return nil
 	}
 	c := *s
-	c.Data = s.Data.clone()
+	c.Data = s.Data.Clone()
 	return &c
 }
 
-func (d SessionData) clone() SessionData {
+// Clone deep-copies the session data (its amount, metadata, customer, order and payment method).
+func (d SessionData) Clone() SessionData {
 	d.Amount = clonePtr(d.Amount)
 	d.Metadata = cloneMap(d.Metadata)
 	d.Customer = d.Customer.clone()

@@ -149,17 +149,23 @@ func ErrorCode(err error) Code {
 	return ""
 }
 
-// Common errors with their vendor wording.
-func errPaymentNotFound() *Error {
+// The common errors, each a new *Error with the vendor's wording.
+
+// ErrPaymentNotFound is PaymentError: the payment is unknown to the tenant.
+func ErrPaymentNotFound() *Error {
 	return Errorf(CodePaymentError, "The payment could not be found")
 }
 
-func errInvalidToken() *Error {
+// ErrInvalidToken is InvalidPaymentInstrumentToken: the token is unknown,
+// used, invalidated or deleted.
+func ErrInvalidToken() *Error {
 	return Errorf(CodeInvalidPaymentInstrumentToken, "Invalid payment instrument.").
 		WithRecovery("Tokenise the payment method again, or use a vaulted token of this customer.")
 }
 
-func errClientToken() *Error {
+// ErrClientToken is ClientSessionValidationError: the client token is
+// unknown or expired.
+func ErrClientToken() *Error {
 	return Errorf(CodeClientSessionValidationError, "The client token is invalid.").
 		WithRecovery("Please provide a valid client token.")
 }

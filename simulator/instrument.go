@@ -74,14 +74,14 @@ type CardData struct {
 	BinData            BinData `json:"binData"`
 }
 
-// usableForPayment checks a token for POST /payments. MANUAL sessions' tokens
+// UsableForPayment checks a token for POST /payments. MANUAL sessions' tokens
 // are paid only through attempt approval.
-func (in *Instrument) usableForPayment(manualSession bool) error {
+func (in *Instrument) UsableForPayment(manualSession bool) error {
 	switch {
 	case in.TokenType == TokenMultiUse && in.Deleted:
-		return errInvalidToken()
+		return ErrInvalidToken()
 	case in.TokenType == TokenSingleUse && (in.Used || in.Invalidated || manualSession):
-		return errInvalidToken()
+		return ErrInvalidToken()
 	}
 	return nil
 }

@@ -36,11 +36,3 @@ type Job struct {
 	// Dispute is the scenario's dispute (amount, scripted steps) of a JobDispute.
 	Dispute *DisputeDecision `json:"disputePlan,omitempty"`
 }
-
-// newJob makes a job due at due on t's clock.
-func (s *Service) newJob(t *Tenant, kind JobKind, due time.Time) *Job {
-	return &Job{
-		ID: s.IDs.NewID(IDUUID), TenantID: t.ID, Kind: kind,
-		Due: norm(due), RealDue: norm(due.Add(-t.ClockOffset)),
-	}
-}

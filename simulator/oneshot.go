@@ -14,18 +14,18 @@ type OneShot struct {
 // MaxOneShotTimes bounds how many payments one one-shot may cover.
 const MaxOneShotTimes = 100
 
-// checkOneShotTimes is the rule for `times`: 1 to MaxOneShotTimes.
-func checkOneShotTimes(n int64) []FieldError {
+// CheckOneShotTimes is the rule for `times`: 1 to MaxOneShotTimes.
+func CheckOneShotTimes(n int64) []FieldError {
 	if n < 1 || n > MaxOneShotTimes {
 		return []FieldError{{Path: "$.times", Description: fmt.Sprintf("times must be a whole number from 1 to %d", MaxOneShotTimes)}}
 	}
 	return nil
 }
 
-// oneShotFor is the rule a pending one-shot gives a payment with this
+// OneShotFor is the rule a pending one-shot gives a payment with this
 // (merged) metadata: "" when nothing is pending or the payment names its own
 // rule.
-func oneShotFor(next *OneShot, metadata map[string]any) string {
+func OneShotFor(next *OneShot, metadata map[string]any) string {
 	if next == nil || next.Remaining <= 0 {
 		return ""
 	}
@@ -35,10 +35,10 @@ func oneShotFor(next *OneShot, metadata map[string]any) string {
 	return next.Rule
 }
 
-// take is the tenant's one-shot after a payment took rule from it (nil when
+// Take is the tenant's one-shot after a payment took rule from it (nil when
 // that was the last one), or ok false when rule is not what is pending now
 // (another payment took the last one, or it was replaced or cleared).
-func (o *OneShot) take(rule string) (left *OneShot, ok bool) {
+func (o *OneShot) Take(rule string) (left *OneShot, ok bool) {
 	if o == nil || o.Remaining <= 0 || o.Rule != rule {
 		return o, false
 	}

@@ -37,7 +37,7 @@ func (s *Service) mutatePaymentAt(t *Tenant, id, idemKey string, at time.Time, f
 			return err
 		}
 		if p == nil {
-			return errPaymentNotFound()
+			return ErrPaymentNotFound()
 		}
 		now := s.now(t)
 		if !at.IsZero() && at.Before(now) {
@@ -134,7 +134,7 @@ func (s *Service) applyAuthorization(t *Tenant, id string, d AuthorizeDecision, 
 func (s *Service) authorizeTx(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, authenticated bool, now time.Time) error {
 	p.Rule = d.Rule
 	if !authenticated {
-		p.Plan = planOf(d) // chosen once: it governs the rest of the payment's life
+		p.Plan = PlanOf(d) // chosen once: it governs the rest of the payment's life
 		switch d.ThreeDS {
 		case ThreeDSChallenge:
 			tok := s.IDs.NewID(IDUUID)
@@ -144,14 +144,14 @@ func (s *Service) authorizeTx(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision,
 			return tx.PutChallenge(tok, t.ID, p.ID)
 		case ThreeDSFrictionlessFail:
 			p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: ThreeDSAuthFailed, ReasonCode: "CARD_AUTHENTICATION_FAILED", ProtocolVersion: "2.2.0"}
-			s.decline(p, now, authFailed3DS())
+			s.decline(p, now, AuthFailed3DS())
 			return nil
 		case ThreeDSFrictionlessPass:
 			p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: ThreeDSAuthSuccess, ProtocolVersion: "2.2.0"}
 		}
 	}
 	if d.Timeout != nil {
-		p.Timeout = &TimeoutState{ResolveTo: d.Timeout.ResolveTo, ResolveAt: norm(p.Date.Add(d.Timeout.After))}
+		p.Timeout = &TimeoutState{ResolveTo: d.Timeout.ResolveTo, ResolveAt: NormTime(p.Date.Add(d.Timeout.After))}
 		j := s.newJob(t, JobResolveTimeout, p.Timeout.ResolveAt)
 		j.PaymentID = p.ID
 		return tx.PutJob(j)
@@ -167,7 +167,7 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 		accts := s.Processor.Accounts(t.ID)
 		steps = []AuthStep{{Account: accts[0], Status: StatusAuthorized}}
 	}
-	final := finalStep(AuthorizeDecision{Steps: steps})
+	final := FinalStep(AuthorizeDecision{Steps: steps})
 	for _, st := range steps {
 		txn := Transaction{
 			ID: s.IDs.NewID(IDUUID), Type: TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
@@ -184,7 +184,7 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 		} else {
 			r := st.Reason
 			if r == nil {
-				r = defaultReason(st.Status)
+				r = DefaultReason(st.Status)
 			}
 			txn.ProcessorStatusReason = r
 		}
@@ -221,7 +221,7 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 	default:
 		r := final.Reason
 		if r == nil {
-			r = defaultReason(final.Status)
+			r = DefaultReason(final.Status)
 		}
 		p.Status, p.StatusReason = final.Status, r
 		if p.Status != StatusDeclined && p.Status != StatusFailed {
@@ -259,4 +259,12 @@ func (s *Service) afterAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDecis
 		return tx.PutJob(j)
 	}
 	return nil
+}
+
+// processorID is an id of kind (IDProcessorTxn or IDAuthCode) for processor.
+func processorID(ids IDGen, kind IDKind, processor string) string {
+	if p, ok := ids.(ProcessorIDs); ok {
+		return p.ProcessorID(kind, processor)
+	}
+	return ids.NewID(kind)
 }

@@ -18,9 +18,9 @@ const (
 	ThreeDSAuthFailed  = "AUTH_FAILED"
 )
 
-// finalStep is the step that decides the payment: the first that is not a
+// FinalStep is the step that decides the payment: the first that is not a
 // soft decline, else the last.
-func finalStep(d AuthorizeDecision) AuthStep {
+func FinalStep(d AuthorizeDecision) AuthStep {
 	for i, st := range d.Steps {
 		soft := st.Status == StatusDeclined && st.Reason != nil && st.Reason.DeclineType == "SOFT_DECLINE"
 		if !soft || i == len(d.Steps)-1 {
@@ -30,8 +30,9 @@ func finalStep(d AuthorizeDecision) AuthStep {
 	return AuthStep{Status: StatusAuthorized}
 }
 
-// Default reasons when a decision carries none.
-func defaultReason(st PaymentStatus) *StatusReason {
+// DefaultReason is the statusReason of a payment of status st whose decision
+// carries none (nil for other statuses).
+func DefaultReason(st PaymentStatus) *StatusReason {
 	switch st {
 	case StatusDeclined:
 		return &StatusReason{Type: "ISSUER_DECLINED", DeclineType: "HARD_DECLINE", Code: "DECLINED", Message: "The issuer declined the payment"}
@@ -41,7 +42,7 @@ func defaultReason(st PaymentStatus) *StatusReason {
 	return nil
 }
 
-// authFailed3DS is the statusReason of a payment whose 3DS authentication failed.
-func authFailed3DS() *StatusReason {
+// AuthFailed3DS is the statusReason of a payment whose 3DS authentication failed.
+func AuthFailed3DS() *StatusReason {
 	return &StatusReason{Type: "ISSUER_DECLINED", DeclineType: "HARD_DECLINE", Code: "AUTHENTICATION_REQUIRED", Message: "3DS authentication failed"}
 }

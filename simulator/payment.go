@@ -98,8 +98,8 @@ type Plan struct {
 	Account *ProcessorAccount `json:"account,omitempty"`
 }
 
-// planOf keeps what a decision says about the payment's future.
-func planOf(d AuthorizeDecision) *Plan {
+// PlanOf keeps what a decision says about the payment's future.
+func PlanOf(d AuthorizeDecision) *Plan {
 	return &Plan{Rule: d.Rule, Why: d.Why, Steps: d.Steps, Capture: d.Capture, Refund: d.Refund, Dispute: d.Dispute}
 }
 
@@ -242,8 +242,38 @@ func (p *Payment) Refunded() int64 {
 	return p.Processor.AmountRefunded
 }
 
-// sale returns the SALE transaction of the current processor, if any.
-func (p *Payment) sale() *Transaction {
+// AllocateRefund spreads amt over the capture events (the targeted one, else
+// oldest first) and marks it against them.
+func (p *Payment) AllocateRefund(amt int64, eventID string) map[string]int64 {
+	alloc := map[string]int64{}
+	for i := range p.Transactions {
+		for j := range p.Transactions[i].Events {
+			ev := &p.Transactions[i].Events[j]
+			if ev.Type != EventCaptureSucceeded || (eventID != "" && ev.ID != eventID) || amt == 0 {
+				continue
+			}
+			take := min(*ev.Amount-ev.Refunded, amt)
+			if take > 0 {
+				ev.Refunded += take
+				alloc[ev.ID] = take
+				amt -= take
+			}
+		}
+	}
+	return alloc
+}
+
+// ReleaseRefund undoes AllocateRefund for a refund that failed.
+func (p *Payment) ReleaseRefund(alloc map[string]int64) {
+	for id, n := range alloc {
+		if ev := p.CaptureEvent(id); ev != nil {
+			ev.Refunded -= n
+		}
+	}
+}
+
+// Sale returns the SALE transaction of the current processor, if any.
+func (p *Payment) Sale() *Transaction {
 	for i := len(p.Transactions) - 1; i >= 0; i-- {
 		if p.Transactions[i].Type == TxnSale {
 			return &p.Transactions[i]

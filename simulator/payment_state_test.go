@@ -74,12 +74,12 @@ func statePayments() map[string]func() *Payment {
 		},
 		"DECLINED": func() *Payment {
 			p := base(StatusDeclined)
-			p.StatusReason = defaultReason(StatusDeclined)
+			p.StatusReason = DefaultReason(StatusDeclined)
 			return p
 		},
 		"FAILED": func() *Payment {
 			p := base(StatusFailed)
-			p.StatusReason = defaultReason(StatusFailed)
+			p.StatusReason = DefaultReason(StatusFailed)
 			return p
 		},
 		"CANCELLED": func() *Payment { return base(StatusCancelled) },
@@ -190,7 +190,7 @@ func TestPaymentStateMachine(t *testing.T) {
 			mk, found := states[r.state]
 			require.True(t, found, "unknown state %s", r.state)
 			p := mk()
-			before := clonePayment(p)
+			before := p.Clone()
 			var err error
 			var amount int64
 			switch r.action {

@@ -137,7 +137,7 @@ func (sc *Scheduler) runOne(ctx context.Context, j *Job) {
 			if err != nil || cur == nil {
 				return err
 			}
-			cur.RealDue = norm(sc.svc.Clock.Now().Add(time.Second))
+			cur.RealDue = NormTime(sc.svc.Clock.Now().Add(time.Second))
 			return tx.PutJob(cur)
 		})
 	}
@@ -243,7 +243,7 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 			return err
 		}
 		for _, j := range jobs { // remap to the new offset
-			j.RealDue = norm(j.Due.Add(-cur.ClockOffset))
+			j.RealDue = NormTime(j.Due.Add(-cur.ClockOffset))
 			if err := tx.PutJob(j); err != nil {
 				return err
 			}
@@ -314,11 +314,11 @@ func (s *Service) runJob(ctx context.Context, j *Job) error {
 		case JobSettle:
 			if p.CheckSettle() == nil {
 				p.Status = PaymentStatus(j.Status)
-				if sale := p.sale(); sale != nil {
+				if sale := p.Sale(); sale != nil {
 					sale.ProcessorStatus = p.Status
 				}
 				if p.Status == StatusFailed {
-					p.StatusReason = defaultReason(StatusFailed)
+					p.StatusReason = DefaultReason(StatusFailed)
 				}
 			}
 		case JobResolveRefund:
@@ -394,10 +394,18 @@ func (s *Service) resolveRefund(tx Tx, p *Payment, j *Job, now time.Time) error 
 			p.Processor.AmountRefunded += txn.Amount
 		} else {
 			txn.ProcessorStatus = StatusFailed
-			txn.ProcessorStatusReason = defaultReason(StatusFailed)
-			p.releaseRefund(txn.Allocations)
+			txn.ProcessorStatusReason = DefaultReason(StatusFailed)
+			p.ReleaseRefund(txn.Allocations)
 		}
 		return s.appendEvent(tx, s.newEvent(EventPaymentRefund, p, now), p, txn, nil)
 	}
 	return nil
+}
+
+// newJob makes a job due at due on t's clock.
+func (s *Service) newJob(t *Tenant, kind JobKind, due time.Time) *Job {
+	return &Job{
+		ID: s.IDs.NewID(IDUUID), TenantID: t.ID, Kind: kind,
+		Due: NormTime(due), RealDue: NormTime(due.Add(-t.ClockOffset)),
+	}
 }

@@ -277,7 +277,9 @@ func EmptyMetadataKey(m map[string]any) bool {
 // 422 (alone, the key is 400 MetadataContainsEmptyKey).
 var EmptyMetadataKeyField = FieldError{Path: "$.metadata", Description: "Metadata field contains empty string key."}
 
-func errEmptyMetadataKey() *Error {
+// ErrEmptyMetadataKey is MetadataContainsEmptyKey, the answer to an empty
+// metadata key alone.
+func ErrEmptyMetadataKey() *Error {
 	return Errorf(CodeMetadataContainsEmptyKey, "Metadata field contains empty string key.").
 		WithRecovery("Either remove empty string keys or provide non-empty string instead.")
 }

@@ -33,7 +33,7 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 			return err
 		}
 		if p == nil {
-			return errPaymentNotFound()
+			return ErrPaymentNotFound()
 		}
 		if err := p.CheckDispute(); err != nil {
 			return err
@@ -60,7 +60,7 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 			Amount: amt, CurrencyCode: p.CurrencyCode, Status: "OPEN", Type: "DISPUTE", OpenedAt: now, UpdatedAt: now,
 			PaymentMethodType: p.PaymentMethod.PaymentMethodType, Network: p.PaymentMethod.Data.BinData.Network,
 		}
-		if sale := p.sale(); sale != nil {
+		if sale := p.Sale(); sale != nil {
 			d.TransactionID = sale.ProcessorTransactionID
 		}
 		if p.Processor != nil {
@@ -189,7 +189,7 @@ func (s *Service) SettleNow(t *Tenant, id string) (*Payment, error) {
 			return err
 		}
 		p.Status = StatusSettled
-		if sale := p.sale(); sale != nil {
+		if sale := p.Sale(); sale != nil {
 			sale.ProcessorStatus = StatusSettled
 		}
 		return nil

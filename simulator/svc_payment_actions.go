@@ -34,7 +34,7 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *Tenant, id, merchantI
 	probe := snap.Clone() // the rules see the merchant account asked for (when processorMerchantId)
 	probe.Processor = &ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
 	d := s.Processor.Authorize(ctx, t.ID, probe)
-	fs := finalStep(d)
+	fs := FinalStep(d)
 	d.Steps = []AuthStep{{Account: *acct, Status: fs.Status, Reason: fs.Reason}}
 	if fs.Status == "" {
 		d.Steps[0].Status = StatusAuthorized
@@ -82,11 +82,11 @@ func (s *Service) CapturePayment(ctx context.Context, t *Tenant, id string, req 
 			}
 			p.Metadata = merged
 		}
-		sale := p.sale()
+		sale := p.Sale()
 		if d.Status == StatusFailed {
 			r := d.Reason
 			if r == nil {
-				r = defaultReason(StatusFailed)
+				r = DefaultReason(StatusFailed)
 			}
 			p.Status, p.StatusReason = StatusFailed, r
 			sale.ProcessorStatus, sale.ProcessorStatusReason = StatusFailed, r
@@ -140,7 +140,7 @@ func (s *Service) CancelPayment(ctx context.Context, t *Tenant, id, reason, idem
 			}
 		}
 		p.Status, p.Required, p.ThreeDS, p.Timeout = StatusCancelled, nil, nil, nil
-		if sale := p.sale(); sale != nil && sale.ProcessorStatus == StatusAuthorized {
+		if sale := p.Sale(); sale != nil && sale.ProcessorStatus == StatusAuthorized {
 			sale.ProcessorStatus = StatusCancelled
 			sale.Events = append(sale.Events, TransactionEvent{ID: s.IDs.NewID(IDUUID), Date: now, Type: EventCancellationSucceeded})
 			if reason != "" {
@@ -190,10 +190,10 @@ func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req R
 		if d.Status == StatusFailed {
 			txn.ProcessorStatusReason = d.Reason
 			if txn.ProcessorStatusReason == nil {
-				txn.ProcessorStatusReason = defaultReason(StatusFailed)
+				txn.ProcessorStatusReason = DefaultReason(StatusFailed)
 			}
 		} else {
-			txn.Allocations = p.allocateRefund(amt, req.TransactionEventID)
+			txn.Allocations = p.AllocateRefund(amt, req.TransactionEventID)
 		}
 		switch d.Status {
 		case StatusSettled:
@@ -216,36 +216,6 @@ func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req R
 		return nil
 	})
 	return p, err
-}
-
-// allocateRefund spreads amt over the capture events (the targeted one, else
-// oldest first) and marks it against them.
-func (p *Payment) allocateRefund(amt int64, eventID string) map[string]int64 {
-	alloc := map[string]int64{}
-	for i := range p.Transactions {
-		for j := range p.Transactions[i].Events {
-			ev := &p.Transactions[i].Events[j]
-			if ev.Type != EventCaptureSucceeded || (eventID != "" && ev.ID != eventID) || amt == 0 {
-				continue
-			}
-			take := min(*ev.Amount-ev.Refunded, amt)
-			if take > 0 {
-				ev.Refunded += take
-				alloc[ev.ID] = take
-				amt -= take
-			}
-		}
-	}
-	return alloc
-}
-
-// releaseRefund undoes allocateRefund for a refund that failed.
-func (p *Payment) releaseRefund(alloc map[string]int64) {
-	for id, n := range alloc {
-		if ev := p.CaptureEvent(id); ev != nil {
-			ev.Refunded -= n
-		}
-	}
 }
 
 // ResumePayment continues a payment after its 3DS challenge was answered.
@@ -278,7 +248,7 @@ func (s *Service) ResumePayment(ctx context.Context, t *Tenant, id, resumeToken,
 		p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: result, ProtocolVersion: "2.2.0", ChallengeIssued: true}
 		if result == ThreeDSAuthFailed {
 			p.PaymentMethod.ThreeDSecure.ReasonCode = "CARD_AUTHENTICATION_FAILED"
-			s.decline(p, now, authFailed3DS())
+			s.decline(p, now, AuthFailed3DS())
 			return nil
 		}
 		p.ThreeDS, p.Required = nil, nil
@@ -298,7 +268,7 @@ func (s *Service) AnswerChallenge(challengeToken, result string) (string, *Payme
 		return "", nil, err
 	}
 	if snap == nil {
-		return "", nil, errClientToken()
+		return "", nil, ErrClientToken()
 	}
 	t, err := s.Tenant(snap.TenantID)
 	if err != nil {
@@ -307,7 +277,7 @@ func (s *Service) AnswerChallenge(challengeToken, result string) (string, *Payme
 	var resume string
 	p, err := s.mutatePayment(t, snap.ID, func(tx Tx, p *Payment, now time.Time) error {
 		if p.ThreeDS == nil || p.ThreeDS.ChallengeToken != challengeToken || p.Status != StatusPending {
-			return errClientToken()
+			return ErrClientToken()
 		}
 		p.ThreeDS.Result = result
 		if p.ThreeDS.ResumeToken == "" {

@@ -45,7 +45,7 @@ type PaymentRequest struct {
 // that authorizes it if the process dies before it does.
 func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentRequest) (*Payment, error) {
 	if EmptyMetadataKey(req.Metadata) {
-		return nil, errEmptyMetadataKey()
+		return nil, ErrEmptyMetadataKey()
 	}
 	if err := s.checkIdempotencyKey(t, req.IdempotencyKey); err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	// pending (concurrent payments took the last of it, or it was replaced or
 	// cleared), the payment is decided again with what is pending then: each
 	// such change causes at most one retry per payment in flight.
-	oneShot := oneShotFor(t.Next, p.Metadata)
+	oneShot := OneShotFor(t.Next, p.Metadata)
 	var d AuthorizeDecision
 	var deferred bool
 	for tries := 0; ; tries++ {
@@ -80,7 +80,7 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 		}
 		oneShot = "" // past the bound, the normal rules: a commit without a one-shot cannot be moved
 		if tries < maxOneShotTries {
-			oneShot = oneShotFor(moved.now, p.Metadata)
+			oneShot = OneShotFor(moved.now, p.Metadata)
 		}
 	}
 	if err != nil {
@@ -154,7 +154,7 @@ func paymentSource(tx sourceReader, t *Tenant, req PaymentRequest) (*Instrument,
 		return nil, nil, err
 	}
 	if in == nil {
-		return nil, nil, errInvalidToken()
+		return nil, nil, ErrInvalidToken()
 	}
 	var cs *ClientSession
 	if in.SessionID != "" {
@@ -163,9 +163,9 @@ func paymentSource(tx sourceReader, t *Tenant, req PaymentRequest) (*Instrument,
 		}
 	}
 	if req.ClientSessionID != "" && in.SessionID != req.ClientSessionID {
-		return nil, nil, errInvalidToken()
+		return nil, nil, ErrInvalidToken()
 	}
-	if err := in.usableForPayment(cs != nil && cs.ApprovalMode == ApprovalManual); err != nil {
+	if err := in.UsableForPayment(cs != nil && cs.ApprovalMode == ApprovalManual); err != nil {
 		return nil, nil, err
 	}
 	return in, cs, nil
@@ -248,7 +248,7 @@ func checkIdempotency(tx Tx, t *Tenant, key string) error {
 func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req PaymentRequest) (*Payment, error) {
 	var base SessionData
 	if cs != nil && in.TokenType == TokenSingleUse {
-		base = cs.Data.clone()
+		base = cs.Data.Clone()
 	}
 	var missing []FieldError
 	if in.TokenType == TokenMultiUse {
@@ -435,7 +435,7 @@ func mergePaymentMethod(a, b *SessionPaymentMethod) *SessionPaymentMethod {
 func (s *Service) Payment(t *Tenant, id string) (*Payment, error) {
 	p, err := s.hot().HotPayment(t.ID, id)
 	if err == nil && p == nil {
-		err = errPaymentNotFound()
+		err = ErrPaymentNotFound()
 	}
 	return p, err
 }

@@ -8,45 +8,6 @@ import (
 	"time"
 )
 
-// RuleBook is the scenario side of the fake processors: per-tenant rule
-// documents. A tenant's document is the text it PUT ("" means the server's
-// rules); the processor parses and caches it. The service never parses YAML.
-type RuleBook interface {
-	// CheckRules loads a tenant document over the server's (which supplies
-	// defaultProcessor and processors it leaves out): the number of rules, or
-	// every problem with its line.
-	CheckRules(doc []byte) (int, []ScenarioProblem)
-	// RenderRules writes the rules in force for a tenant document, as YAML or JSON.
-	RenderRules(doc string, asJSON bool) ([]byte, error)
-	// CheckScenario refuses a metadata.sandboxScenario that names no rule.
-	CheckScenario(doc string, metadata map[string]any) error
-	// ExplainRules evaluates every rule for a payment (or a probe of one).
-	ExplainRules(doc string, p *Payment) (ScenarioExplanation, error)
-	// RuleNames lists the names of the rules in force for a tenant document.
-	RuleNames(doc string) []string
-}
-
-// ScenarioProblem is one problem of a scenario document.
-type ScenarioProblem struct {
-	Line    int
-	Message string
-}
-
-// ScenarioExplanation is SANDBOX.md's explain shape, plus the tenant's
-// pending one-shot when there is one.
-type ScenarioExplanation struct {
-	Matched *string              `json:"matched"`
-	Rules   []ScenarioRuleResult `json:"rules"`
-	Next    *OneShot             `json:"next,omitempty"`
-}
-
-// ScenarioRuleResult is one rule of an explanation.
-type ScenarioRuleResult struct {
-	Name    string `json:"name"`
-	Matched bool   `json:"matched"`
-	Reason  string `json:"reason"`
-}
-
 // MaxScenarioDocument bounds a tenant's rules document (bytes).
 const MaxScenarioDocument = 256 << 10
 
@@ -191,7 +152,7 @@ func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplan
 	const model = "ScenarioExplainRequest"
 	switch {
 	case req.Card != "":
-		if !cardIsDigits(req.Card) || len(req.Card) < 12 || len(req.Card) > 19 {
+		if !AllDigits(req.Card) || len(req.Card) < 12 || len(req.Card) > 19 {
 			return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.card", Description: "card must be a card number of 12 to 19 digits"})
 		}
 		p.Card = s.Cards.Identify(req.Card)
@@ -224,7 +185,7 @@ func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplan
 	}
 	// The request is explained as the next payment would be decided: a
 	// pending one-shot picks its rule unless the metadata names one.
-	p.OneShot = oneShotFor(cur.Next, p.Metadata)
+	p.OneShot = OneShotFor(cur.Next, p.Metadata)
 	ex, err := rb.ExplainRules(cur.Scenarios, p)
 	if err != nil {
 		return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
@@ -315,7 +276,7 @@ func (s *Service) SetNextScenario(t *Tenant, rule string, times int64) (*OneShot
 		case !containsString(names, rule):
 			errs = append(errs, FieldError{Path: "$.rule", Description: fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", rule, ruleList(names))})
 		}
-		errs = append(errs, checkOneShotTimes(times)...)
+		errs = append(errs, CheckOneShotTimes(times)...)
 		if len(errs) > 0 {
 			return ValidationError("ScenarioNextRequest", errs...)
 		}
@@ -374,7 +335,7 @@ func takeOneShot(tx Tx, tid, rule string) error {
 	if cur == nil {
 		return Errorf(CodeUnauthorized, "The tenant no longer exists")
 	}
-	left, ok := cur.Next.take(rule)
+	left, ok := cur.Next.Take(rule)
 	if !ok {
 		return &oneShotMoved{now: cur.Next}
 	}
@@ -389,12 +350,12 @@ func applyOneShot(tx Tx, tid string, p *Payment) error {
 	if err != nil || cur == nil {
 		return err
 	}
-	rule := oneShotFor(cur.Next, p.Metadata)
+	rule := OneShotFor(cur.Next, p.Metadata)
 	if rule == "" {
 		return nil
 	}
 	p.OneShot = rule
-	cur.Next, _ = cur.Next.take(rule)
+	cur.Next, _ = cur.Next.Take(rule)
 	return tx.PutTenant(cur)
 }
 
@@ -437,7 +398,7 @@ func scenarioOutcome(d AuthorizeDecision) PaymentStatus {
 	case d.Timeout != nil:
 		return d.Timeout.ResolveTo
 	}
-	st := finalStep(d)
+	st := FinalStep(d)
 	if st.Status == "" {
 		return StatusAuthorized
 	}

@@ -30,7 +30,7 @@ func checkSessionData(model string, d *SessionData) error {
 	errs := d.CheckRules()
 	if EmptyMetadataKey(d.Metadata) {
 		if len(errs) == 0 {
-			return errEmptyMetadataKey()
+			return ErrEmptyMetadataKey()
 		}
 		errs = append(errs, EmptyMetadataKeyField)
 	}
@@ -45,14 +45,14 @@ func checkSessionData(model string, d *SessionData) error {
 // Errors: ClientSessionValidationError (missing, unknown, expired, another tenant's).
 func (s *Service) Session(t *Tenant, clientToken string) (*ClientSession, error) {
 	if clientToken == "" {
-		return nil, errClientToken()
+		return nil, ErrClientToken()
 	}
 	cs, err := s.hot().HotSessionByToken(clientToken)
 	if err != nil {
 		return nil, err
 	}
 	if cs == nil || cs.TenantID != t.ID || cs.Expired(s.now(t)) {
-		return nil, errClientToken()
+		return nil, ErrClientToken()
 	}
 	return cs, nil
 }
@@ -61,15 +61,15 @@ func (s *Service) Session(t *Tenant, clientToken string) (*ClientSession, error)
 // no API key) to its live session and tenant, inside tx.
 func (s *Service) clientTokenTx(tx Tx, clientToken string) (*ClientSession, *Tenant, error) {
 	if clientToken == "" {
-		return nil, nil, errClientToken()
+		return nil, nil, ErrClientToken()
 	}
 	cs, err := tx.SessionByToken(clientToken)
 	if err != nil || cs == nil {
-		return nil, nil, errorsJoin(err, errClientToken())
+		return nil, nil, errorsJoin(err, ErrClientToken())
 	}
 	t, err := tx.Tenant(cs.TenantID)
 	if err != nil || t == nil || cs.Expired(s.now(t)) {
-		return nil, nil, errorsJoin(err, errClientToken())
+		return nil, nil, errorsJoin(err, ErrClientToken())
 	}
 	return cs, t, nil
 }
@@ -78,14 +78,14 @@ func (s *Service) clientTokenTx(tx Tx, clientToken string) (*ClientSession, *Ten
 // tenant's token behaves as unknown.
 func sessionFor(tx Tx, t *Tenant, clientToken string, now time.Time) (*ClientSession, error) {
 	if clientToken == "" {
-		return nil, errClientToken()
+		return nil, ErrClientToken()
 	}
 	cs, err := tx.SessionByToken(clientToken)
 	if err != nil {
 		return nil, err
 	}
 	if cs == nil || cs.TenantID != t.ID || cs.Expired(now) {
-		return nil, errClientToken()
+		return nil, ErrClientToken()
 	}
 	return cs, nil
 }
@@ -121,15 +121,15 @@ func (s *Service) UpdateSession(t *Tenant, clientToken string, merge func(cur Se
 // is the caller's. Errors: ClientSessionValidationError.
 func (s *Service) ClientSession(clientToken string) (*ClientSession, *Tenant, error) {
 	if clientToken == "" {
-		return nil, nil, errClientToken()
+		return nil, nil, ErrClientToken()
 	}
 	cs, err := s.hot().HotSessionByToken(clientToken)
 	if err != nil || cs == nil {
-		return nil, nil, errorsJoin(err, errClientToken())
+		return nil, nil, errorsJoin(err, ErrClientToken())
 	}
 	t, err := s.tenantByID(cs.TenantID)
 	if err != nil || t == nil || cs.Expired(s.now(t)) {
-		return nil, nil, errorsJoin(err, errClientToken())
+		return nil, nil, errorsJoin(err, ErrClientToken())
 	}
 	return cs, t, nil
 }

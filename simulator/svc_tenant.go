@@ -39,7 +39,7 @@ func (s *Service) EnsureTenant(spec TenantSpec) (*Tenant, error) {
 			return err
 		}
 		if t == nil {
-			t = &Tenant{ID: spec.ID, CreatedAt: norm(s.Clock.Now())}
+			t = &Tenant{ID: spec.ID, CreatedAt: NormTime(s.Clock.Now())}
 		}
 		t.APIKeys, t.SigningSecret, t.FromConfig = spec.APIKeys, spec.SigningSecret, true
 		if spec.WebhookURL != "" {
@@ -64,7 +64,7 @@ func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Durat
 	if scopes == nil {
 		scopes = slices.Clone(AllScopes)
 	}
-	now := norm(s.Clock.Now())
+	now := NormTime(s.Clock.Now())
 	id := s.IDs.NewID(IDSecret)
 	if len(id) > 16 { // ids of any length (test IDGens make short ones)
 		id = id[:16]
@@ -77,7 +77,7 @@ func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Durat
 		CreatedAt:     now,
 	}
 	if ttl > 0 {
-		t.ExpiresAt = norm(now.Add(ttl))
+		t.ExpiresAt = NormTime(now.Add(ttl))
 	}
 	if err := s.Store.Update(func(tx Tx) error { return tx.PutTenant(t) }); err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func errTenantExpired(id string, at time.Time) *Error {
 // MaxExpiredTenants. It answers the next tenant's expiry and when the
 // oldest record left leaves its window (zero: none). The scheduler runs it.
 func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
-	now := norm(s.Clock.Now())
+	now := NormTime(s.Clock.Now())
 	const batch = 100
 	for {
 		var gone []string
@@ -210,7 +210,7 @@ func (s *Service) ConvertTenantExpiries() (int, error) {
 				continue
 			}
 			cur := t.Clone()
-			cur.ExpiresAt = norm(cur.TenantClockExpiresAt.Add(-cur.ClockOffset))
+			cur.ExpiresAt = NormTime(cur.TenantClockExpiresAt.Add(-cur.ClockOffset))
 			cur.TenantClockExpiresAt = time.Time{}
 			jobs, err := tx.DueJobs(cur.ID, time.Unix(1<<40, 0), 0)
 			if err != nil {

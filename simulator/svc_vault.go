@@ -27,7 +27,7 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 	}
 	switch {
 	case src == nil, src.TokenType == TokenMultiUse && src.Deleted, src.Invalidated:
-		return nil, errInvalidToken()
+		return nil, ErrInvalidToken()
 	case src.TokenType == TokenMultiUse:
 		return src, nil
 	}
@@ -51,11 +51,11 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 			return err
 		}
 		if in == nil || in.Invalidated {
-			return errInvalidToken()
+			return ErrInvalidToken()
 		}
 		if in.AttemptID != "" { // re-check inside the transaction: abort may have raced
 			if a, err := tx.Attempt(t.ID, in.AttemptID); err != nil || a == nil || a.Status != AttemptApproved {
-				return errorsJoin(err, errInvalidToken())
+				return errorsJoin(err, ErrInvalidToken())
 			}
 		}
 		if in.VaultedAs != "" { // a concurrent vault won
@@ -137,7 +137,7 @@ func vaulted(tx Tx, t *Tenant, token string) (*Instrument, error) {
 		return nil, err
 	}
 	if in == nil || in.TokenType != TokenMultiUse || in.Deleted {
-		return nil, errInvalidToken()
+		return nil, ErrInvalidToken()
 	}
 	return in, nil
 }

@@ -70,16 +70,6 @@ type WebhookRunner interface {
 	Wake()
 }
 
-// WebhookChaos is a tenant's delivery chaos (PUT /_sandbox/webhooks/chaos):
-// Duplicate is the fraction of successful deliveries sent twice, Reorder
-// releases a payment's events newest first, Delay holds each first attempt.
-type WebhookChaos struct {
-	Duplicate float64       `json:"duplicate,omitempty"`
-	Reorder   bool          `json:"reorder,omitempty"`
-	Delay     time.Duration `json:"delay,omitempty"`
-	Seed      int64         `json:"seed,omitempty"`
-}
-
 // Retention bounds a tenant's delivered and exhausted events: at most Keep of
 // them, none older than MaxAge on the tenant clock. PENDING events are never pruned.
 type Retention struct {
@@ -89,12 +79,6 @@ type Retention struct {
 
 // DefaultRetention is the bound when none is configured.
 var DefaultRetention = Retention{Keep: 1000, MaxAge: 7 * 24 * time.Hour}
-
-// PruneBatch is the most events Tx.PruneEvents deletes in one call (one
-// write transaction), so that pruning a large backlog never holds the
-// store's write lock for long: PruneEvents calls it again until it deletes
-// fewer.
-const PruneBatch = 256
 
 func (s *Service) webhooksNotify(tenantID string) { s.waits.notify("webhooks:" + tenantID) }
 
@@ -127,7 +111,7 @@ func WebhookURLError(model, path, field string, err error) *Error {
 // Errors: RequestValidationError (empty, or refused by CheckWebhookEndpoint).
 func (s *Service) SetWebhookURL(t *Tenant, url string) (*Tenant, error) {
 	if url == "" {
-		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", errNotAbsolute)
+		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", ErrNotAbsoluteURL)
 	}
 	if err := s.CheckWebhookEndpoint(url); err != nil {
 		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", err)
@@ -219,7 +203,7 @@ func (s *Service) RecordAttempt(tenantID, id string, a DeliveryAttempt) (*Event,
 				}
 			}
 			if next, ok := NextRetry(n, a.At); ok {
-				ev.NextAt = norm(next)
+				ev.NextAt = NormTime(next)
 			} else {
 				ev.Status, ev.NextAt = DeliveryExhausted, time.Time{}
 			}

@@ -92,7 +92,7 @@ func CheckWebhookURL(s string) error {
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return errNotAbsolute
+		return ErrNotAbsoluteURL
 	}
 	if u.User != nil {
 		return errCredentials
@@ -101,12 +101,14 @@ func CheckWebhookURL(s string) error {
 }
 
 var (
-	errNotAbsolute = errors.New("must be an absolute http(s) URL")
+	// ErrNotAbsoluteURL is why a webhook URL that is not an absolute http(s)
+	// URL is refused (completes "url ...").
+	ErrNotAbsoluteURL = errors.New("must be an absolute http(s) URL")
 	errCredentials = errors.New("must not carry credentials (user:pass@): they would be stored and shown with the endpoint; verify X-Signature-Primary in the receiver instead")
 )
 
 // Now is the tenant's clock: base time plus the tenant's offset, normalised.
-func (t *Tenant) Now(c Clock) time.Time { return norm(c.Now().Add(t.ClockOffset)) }
+func (t *Tenant) Now(c Clock) time.Time { return NormTime(c.Now().Add(t.ClockOffset)) }
 
 // Key returns the tenant's API key record for key.
 func (t *Tenant) Key(key string) (APIKey, bool) {
@@ -158,4 +160,14 @@ type ExpiredTenant struct {
 	// it (the same instant unless the server was down then). Wall clock both.
 	ExpiredAt time.Time `json:"expiredAt"`
 	DeletedAt time.Time `json:"deletedAt"`
+}
+
+// WebhookChaos is a tenant's delivery chaos (PUT /_sandbox/webhooks/chaos):
+// Duplicate is the fraction of successful deliveries sent twice, Reorder
+// releases a payment's events newest first, Delay holds each first attempt.
+type WebhookChaos struct {
+	Duplicate float64       `json:"duplicate,omitempty"`
+	Reorder   bool          `json:"reorder,omitempty"`
+	Delay     time.Duration `json:"delay,omitempty"`
+	Seed      int64         `json:"seed,omitempty"`
 }

@@ -1,0 +1,40 @@
+package simulator
+
+// RuleBook is the scenario side of the fake processors: per-tenant rule
+// documents. A tenant's document is the text it PUT ("" means the server's
+// rules); the processor parses and caches it. The service never parses YAML.
+type RuleBook interface {
+	// CheckRules loads a tenant document over the server's (which supplies
+	// defaultProcessor and processors it leaves out): the number of rules, or
+	// every problem with its line.
+	CheckRules(doc []byte) (int, []ScenarioProblem)
+	// RenderRules writes the rules in force for a tenant document, as YAML or JSON.
+	RenderRules(doc string, asJSON bool) ([]byte, error)
+	// CheckScenario refuses a metadata.sandboxScenario that names no rule.
+	CheckScenario(doc string, metadata map[string]any) error
+	// ExplainRules evaluates every rule for a payment (or a probe of one).
+	ExplainRules(doc string, p *Payment) (ScenarioExplanation, error)
+	// RuleNames lists the names of the rules in force for a tenant document.
+	RuleNames(doc string) []string
+}
+
+// ScenarioProblem is one problem of a scenario document.
+type ScenarioProblem struct {
+	Line    int
+	Message string
+}
+
+// ScenarioExplanation is SANDBOX.md's explain shape, plus the tenant's
+// pending one-shot when there is one.
+type ScenarioExplanation struct {
+	Matched *string              `json:"matched"`
+	Rules   []ScenarioRuleResult `json:"rules"`
+	Next    *OneShot             `json:"next,omitempty"`
+}
+
+// ScenarioRuleResult is one rule of an explanation.
+type ScenarioRuleResult struct {
+	Name    string `json:"name"`
+	Matched bool   `json:"matched"`
+	Reason  string `json:"reason"`
+}
