@@ -104,7 +104,7 @@ var (
 	// ErrNotAbsoluteURL is why a webhook URL that is not an absolute http(s)
 	// URL is refused (completes "url ...").
 	ErrNotAbsoluteURL = errors.New("must be an absolute http(s) URL")
-	errCredentials = errors.New("must not carry credentials (user:pass@): they would be stored and shown with the endpoint; verify X-Signature-Primary in the receiver instead")
+	errCredentials    = errors.New("must not carry credentials (user:pass@): they would be stored and shown with the endpoint; verify X-Signature-Primary in the receiver instead")
 )
 
 // Now is the tenant's clock: base time plus the tenant's offset, normalised.
