@@ -19,7 +19,24 @@ type Store interface {
 	// Changes is notified, once per tenant, after every committed Update
 	// that wrote a record of that tenant (its tenant record included), so
 	// that a read begun after the notification sees the write.
-	Changes() *Changes
+	Changes() ChangeFeed
+}
+
+// ChangeFeed signals, per tenant, that something the tenant can see changed: a
+// committed write of its records (the store signals those, Store.Changes) or
+// a change kept outside the store (the request journal, which the service notes).
+// A watcher takes Next before it reads what it compares, so a change that
+// lands during or after the read closes the channel it holds:
+//
+//	changed := svc.Changed(t.ID)
+//	last := read()
+//	<-changed // then take the next channel, read again, compare
+type ChangeFeed interface {
+	// Next returns a channel closed at the tenant's next Notify after this
+	// call (every watcher of the tenant shares it).
+	Next(tenantID string) <-chan struct{}
+	// Notify closes the tenant's current channel: its watchers wake once each.
+	Notify(tenantID string)
 }
 
 // Tx is one store transaction. Getters return (nil, nil) when the record does

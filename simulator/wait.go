@@ -133,3 +133,11 @@ func (s *Service) waitCheck(t *Tenant, id string, status PaymentStatus) (p *Paym
 	}
 	return p, false, nil
 }
+
+// Changed returns a channel closed at the tenant's next change (see
+// simulator.ChangeFeed).
+func (s *Service) Changed(tenantID string) <-chan struct{} { return s.Store.Changes().Next(tenantID) }
+
+// NoteChange signals a change of what the tenant sees that the store does not
+// hold (the request journal), so that live views refresh.
+func (s *Service) NoteChange(tenantID string) { s.Store.Changes().Notify(tenantID) }

@@ -9,7 +9,7 @@ import (
 
 // Changes is notified after each committed write transaction, once per
 // tenant whose records it wrote (simulator.Store).
-func (d *DB) Changes() *simulator.Changes { return d.changes }
+func (d *DB) Changes() simulator.ChangeFeed { return d.changes }
 
 // keyTenant is the tenant whose record key is: "tenant:<id>" and
 // "t:<tenant>:..." ("" for the global indexes, which are always written

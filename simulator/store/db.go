@@ -30,7 +30,7 @@ type DB struct {
 	tenants tenantCache
 	disk    *disk // nil for ":memory:"
 	events  *eventIndex
-	changes *simulator.Changes // per-tenant commit notifications (changes.go)
+	changes *changeHub // per-tenant commit notifications (changes.go)
 }
 
 // Open opens (creating if missing, with its directory) the database at path;
@@ -76,7 +76,7 @@ func Open(path, fsync string) (*DB, error) {
 	if dk != nil {
 		pruned = &dk.pruned
 	}
-	return &DB{db: db, path: path, hot: hot, disk: dk, events: newEventIndex(db, pruned), changes: simulator.NewChanges()}, nil // events by payment: built on first use (event_index.go)
+	return &DB{db: db, path: path, hot: hot, disk: dk, events: newEventIndex(db, pruned), changes: newChangeHub()}, nil // events by payment: built on first use (event_index.go)
 }
 
 // Close stops the disk work (shrinking the file if it grew, see disk.go),
