@@ -103,6 +103,14 @@ type ProcessorIDs interface {
 	ProcessorID(kind IDKind, processor string) string
 }
 
+// NewProcessorID is an id of kind (IDProcessorTxn or IDAuthCode) for processor.
+func NewProcessorID(ids IDGen, kind IDKind, processor string) string {
+	if p, ok := ids.(ProcessorIDs); ok {
+		return p.ProcessorID(kind, processor)
+	}
+	return ids.NewID(kind)
+}
+
 const (
 	digits     = "0123456789"
 	lowerAlnum = "0123456789abcdefghijklmnopqrstuvwxyz"

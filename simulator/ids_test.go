@@ -21,7 +21,7 @@ func TestRandomProcessorIDs(t *testing.T) {
 		t.Run(tt.processor, func(t *testing.T) {
 			seen := map[string]bool{}
 			for range 1000 {
-				id := processorID(RandomIDs{}, IDProcessorTxn, tt.processor)
+				id := NewProcessorID(RandomIDs{}, IDProcessorTxn, tt.processor)
 				if !tt.txn.MatchString(id) {
 					t.Fatalf("transaction id %q does not match %s", id, tt.txn)
 				}
@@ -29,7 +29,7 @@ func TestRandomProcessorIDs(t *testing.T) {
 					t.Fatalf("transaction id %q repeated", id)
 				}
 				seen[id] = true
-				if c := processorID(RandomIDs{}, IDAuthCode, tt.processor); !tt.code.MatchString(c) {
+				if c := NewProcessorID(RandomIDs{}, IDAuthCode, tt.processor); !tt.code.MatchString(c) {
 					t.Fatalf("authorization code %q does not match %s", c, tt.code)
 				}
 			}
@@ -37,7 +37,7 @@ func TestRandomProcessorIDs(t *testing.T) {
 	}
 	// The test IDGen stays deterministic.
 	ids := &SeqIDs{}
-	if a, b := processorID(ids, IDProcessorTxn, "STRIPE"), processorID(ids, IDProcessorTxn, "ADYEN"); a != "txn_000001" || b != "txn_000002" {
+	if a, b := NewProcessorID(ids, IDProcessorTxn, "STRIPE"), NewProcessorID(ids, IDProcessorTxn, "ADYEN"); a != "txn_000001" || b != "txn_000002" {
 		t.Errorf("SeqIDs gave %q, %q", a, b)
 	}
 }

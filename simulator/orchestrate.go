@@ -172,12 +172,12 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 		txn := Transaction{
 			ID: s.IDs.NewID(IDUUID), Type: TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: st.Status, ProcessorName: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID,
-			ProcessorTransactionID: processorID(s.IDs, IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: NewProcessorID(s.IDs, IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
 		}
 		p.Processor = &ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
 		if st.Status == StatusAuthorized {
 			if st.Account.AuthorizationCode {
-				txn.AuthorizationCode = processorID(s.IDs, IDAuthCode, st.Account.Name)
+				txn.AuthorizationCode = NewProcessorID(s.IDs, IDAuthCode, st.Account.Name)
 			}
 			amt := p.Amount
 			txn.Events = []TransactionEvent{{ID: s.IDs.NewID(IDUUID), Date: now, Type: EventAuthorizationSucceeded, Amount: &amt}}
@@ -259,12 +259,4 @@ func (s *Service) afterAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDecis
 		return tx.PutJob(j)
 	}
 	return nil
-}
-
-// processorID is an id of kind (IDProcessorTxn or IDAuthCode) for processor.
-func processorID(ids IDGen, kind IDKind, processor string) string {
-	if p, ok := ids.(ProcessorIDs); ok {
-		return p.ProcessorID(kind, processor)
-	}
-	return ids.NewID(kind)
 }

@@ -184,7 +184,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req R
 		txn := Transaction{
 			ID: s.IDs.NewID(IDUUID), Type: TxnRefund, Date: now, Amount: amt, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: d.Status, ProcessorName: p.Processor.Name, ProcessorMerchantID: p.Processor.ProcessorMerchantID,
-			ProcessorTransactionID: processorID(s.IDs, IDProcessorTxn, p.Processor.Name), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: NewProcessorID(s.IDs, IDProcessorTxn, p.Processor.Name), CardTokenType: p.CardTokenType,
 			Reason: req.Reason, CaptureEventID: req.TransactionEventID,
 		}
 		if d.Status == StatusFailed {
