@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 type attemptsData struct {
@@ -64,7 +65,7 @@ func (s *Server) attemptAction(w http.ResponseWriter, r *http.Request) {
 
 type clockData struct {
 	Upcoming []*simulator.Job
-	Fired    []simulator.Fired // what the advance ran, in the order it ran
+	Fired    []service.Fired // what the advance ran, in the order it ran
 	Advanced string
 	Error    string
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -41,11 +42,11 @@ type Options struct {
 	CheckoutTTL time.Duration
 	// PollInterval is the least time between two looks of a live view's
 	// stream at its data (default 1s). A stream looks only after the
-	// tenant's data changed (simulator.Service.Changed).
+	// tenant's data changed (service.Service.Changed).
 	PollInterval time.Duration
 	// Sources owned by other packages; nil shows "not configured". Live
 	// views refresh on the tenant's change notification
-	// (simulator.Service.Changed): what a source lists must change only by
+	// (service.Service.Changed): what a source lists must change only by
 	// store writes of the tenant or with a Service.NoteChange call.
 	Webhooks  Webhooks
 	Scenarios Scenarios
@@ -62,7 +63,7 @@ type Options struct {
 
 // Server serves the dashboard and the demo checkout.
 type Server struct {
-	svc   *simulator.Service
+	svc   *service.Service
 	opt   Options
 	mux   *http.ServeMux
 	pages map[string]*template.Template
@@ -76,7 +77,7 @@ type Server struct {
 }
 
 // New builds the dashboard on the service.
-func New(svc *simulator.Service, opt Options) (*Server, error) {
+func New(svc *service.Service, opt Options) (*Server, error) {
 	if len(opt.Secret) == 0 {
 		opt.Secret = make([]byte, 32)
 		if _, err := rand.Read(opt.Secret); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 const (
@@ -400,7 +401,7 @@ func TestAttemptsAndClock(t *testing.T) {
 	mk := func() string {
 		cs, err := e.svc.CreateSession(e.tenant, simulator.SessionData{OrderID: "m", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalManual)
 		require.NoError(t, err)
-		tok, err := e.svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: cardOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
+		tok, err := e.svc.Tokenize(cs.ClientToken, service.CardInput{Number: cardOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
 		require.NoError(t, err)
 		require.NotNil(t, tok.Attempt)
 		return tok.Attempt.ID
@@ -445,9 +446,9 @@ func TestAttemptsAndClock(t *testing.T) {
 
 	t.Run("a webhook attempt still in flight when the advance stopped waiting says so", func(t *testing.T) {
 		at := time.Date(2026, 11, 22, 7, 30, 10, 0, time.UTC)
-		d := &clockData{Advanced: "1h0m0s", Fired: []simulator.Fired{
-			{Kind: simulator.FiredWebhook, At: at, PaymentID: "pay1", EventID: "evt-done"},
-			{Kind: simulator.FiredWebhook, At: at, PaymentID: "pay1", EventID: "evt-flying", Pending: true},
+		d := &clockData{Advanced: "1h0m0s", Fired: []service.Fired{
+			{Kind: service.FiredWebhook, At: at, PaymentID: "pay1", EventID: "evt-done"},
+			{Kind: service.FiredWebhook, At: at, PaymentID: "pay1", EventID: "evt-flying", Pending: true},
 		}}
 		r := httptest.NewRequest(http.MethodPost, Prefix+"/clock", nil)
 		r.Header.Set("X-Fragment", "live")

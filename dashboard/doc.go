@@ -3,7 +3,7 @@
 // JavaScript and CSS, no third-party front-end code), server-sent events for
 // live updates, and the demo checkout with its 3DS challenge page.
 //
-// It is an adapter on simulator.Service, like httpapi, and must not import
+// It is an adapter on service.Service, like httpapi, and must not import
 // httpapi (or any other adapter): the sources it shows that other packages own
 // (webhooks, scenarios, the request journal) are the small interfaces of
 // sources.go, wired by the composition root (cmd/paysandbox/ui_sources.go

@@ -18,6 +18,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -26,7 +27,7 @@ import (
 // (cookie jar) signed in as nobody yet.
 type env struct {
 	t      testing.TB
-	svc    *simulator.Service
+	svc    *service.Service
 	ui     *Server
 	srv    *httptest.Server
 	client *http.Client
@@ -52,11 +53,11 @@ const testKey = "test-key-all"
 
 func newEnv(t testing.TB, opt Options) *env {
 	t.Helper()
-	return newEnvConfig(t, opt, simulator.Config{})
+	return newEnvConfig(t, opt, service.Config{})
 }
 
 // newEnvConfig is newEnv whose service is made with cfg.
-func newEnvConfig(t testing.TB, opt Options, cfg simulator.Config) *env {
+func newEnvConfig(t testing.TB, opt Options, cfg service.Config) *env {
 	t.Helper()
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(t, err)
@@ -64,14 +65,14 @@ func newEnvConfig(t testing.TB, opt Options, cfg simulator.Config) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	clk := clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC))
-	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil, cfg)
-	ten, err := svc.EnsureTenant(simulator.TenantSpec{ID: "acme", SigningSecret: "s", APIKeys: []simulator.APIKey{
+	svc := service.NewService(db, clk, &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil, cfg)
+	ten, err := svc.EnsureTenant(service.TenantSpec{ID: "acme", SigningSecret: "s", APIKeys: []simulator.APIKey{
 		{Key: testKey, Scopes: simulator.AllScopes},
 		{Key: "test-key-read", Scopes: []simulator.Scope{simulator.ScopeTransactionsRetrieve}},
 		{Key: "test-key-capture", Scopes: []simulator.Scope{simulator.ScopeTransactionsCapture}},
 	}})
 	require.NoError(t, err)
-	_, err = svc.EnsureTenant(simulator.TenantSpec{ID: "other", SigningSecret: "s2", APIKeys: []simulator.APIKey{{Key: "other-key", Scopes: simulator.AllScopes}}})
+	_, err = svc.EnsureTenant(service.TenantSpec{ID: "other", SigningSecret: "s2", APIKeys: []simulator.APIKey{{Key: "other-key", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)
 	wall := &wallClock{t: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
 	opt.Now = wall.Now
@@ -144,9 +145,9 @@ func (e *env) pay(t *simulator.Tenant, amount int64, number, order, customer str
 	e.t.Helper()
 	cs, err := e.svc.CreateSession(t, simulator.SessionData{OrderID: order, CurrencyCode: "EUR", Amount: &amount, CustomerID: customer}, simulator.ApprovalAuto)
 	require.NoError(e.t, err)
-	tok, err := e.svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: number, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Jane"})
+	tok, err := e.svc.Tokenize(cs.ClientToken, service.CardInput{Number: number, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Jane"})
 	require.NoError(e.t, err)
-	p, err := e.svc.CreatePayment(context.Background(), t, simulator.PaymentRequest{Token: tok.Instrument.Token})
+	p, err := e.svc.CreatePayment(context.Background(), t, service.PaymentRequest{Token: tok.Instrument.Token})
 	require.NoError(e.t, err)
 	return p
 }

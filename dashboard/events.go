@@ -77,7 +77,7 @@ const keepAlive = 15 * time.Second
 // Topics: payments (with the list's filters), payment:<id>, attempts, clock,
 // webhooks.
 //
-// A stream is one of the tenant's held requests (simulator.Held: one cap for
+// A stream is one of the tenant's held requests (service.Held: one cap for
 // long-polls and streams); past the cap it is refused (refuseStream). It
 // looks at its view's data only when the tenant changed (Service.Changed),
 // never on a timer: an idle stream runs no query. Looks are at least

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // stream is one open event stream read line by line.
@@ -79,7 +80,7 @@ func (e *env) clientAs(t *testing.T, key string) *http.Client {
 // against the same cap, other tenants keep theirs, and a closed stream gives
 // its slot back.
 func TestEventsStreamsShareTheHeldCap(t *testing.T) {
-	e := newEnvConfig(t, Options{}, simulator.Config{MaxHeldPerTenant: 2})
+	e := newEnvConfig(t, Options{}, service.Config{MaxHeldPerTenant: 2})
 	acme := e.clientAs(t, testKey)
 	p := e.pay(e.tenant, 100, cardOK, "o", "c")
 
@@ -180,7 +181,7 @@ func TestEventsStreamLooksOnlyAfterAChange(t *testing.T) {
 }
 
 // TestEventsStreamEndsAtShutdown: the shutdown of held requests
-// (simulator.Held.Stop, which httpapi.Server.Drain calls) ends open streams
+// (service.Held.Stop, which httpapi.Server.Drain calls) ends open streams
 // at once, as it answers open long-polls.
 func TestEventsStreamEndsAtShutdown(t *testing.T) {
 	e := newEnv(t, Options{})

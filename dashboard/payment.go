@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 type paymentData struct {
@@ -134,13 +135,13 @@ func (s *Server) paymentAction(w http.ResponseWriter, r *http.Request) {
 	case "capture":
 		final := r.PostFormValue("final") != "no"
 		var p *simulator.Payment
-		p, err = s.svc.CapturePayment(ctx, a.Tenant, id, simulator.CaptureRequest{Amount: amount, Final: final})
+		p, err = s.svc.CapturePayment(ctx, a.Tenant, id, service.CaptureRequest{Amount: amount, Final: final})
 		if err == nil {
 			msg = "Captured. The payment is " + string(p.Status) + "."
 		}
 	case "refund":
 		var p *simulator.Payment
-		p, err = s.svc.RefundPayment(ctx, a.Tenant, id, simulator.RefundRequest{Amount: amount, Reason: strings.TrimSpace(r.PostFormValue("reason"))})
+		p, err = s.svc.RefundPayment(ctx, a.Tenant, id, service.RefundRequest{Amount: amount, Reason: strings.TrimSpace(r.PostFormValue("reason"))})
 		if err == nil {
 			msg = "Refund requested. Refunded so far: " + money(p.Refunded(), p.CurrencyCode) + "."
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -42,8 +43,8 @@ func newCountingEnv(t *testing.T, decide func(p *simulator.Payment) simulator.Au
 	cs := &countingStore{DB: db}
 	clk := clock.NewManual(svcEpoch)
 	proc := &stubProcessor{Fake: processors.NewFake(nil, nil), authorize: decide}
-	svc := simulator.NewService(cs, clk, &simulator.SeqIDs{}, cards, proc, nil, simulator.Config{Renderer: statusRenderer{}})
-	tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "default", SigningSecret: "secret",
+	svc := service.NewService(cs, clk, &simulator.SeqIDs{}, cards, proc, nil, service.Config{Renderer: statusRenderer{}})
+	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)
 	return &svcEnv{svc: svc, db: db, clk: clk, t: tn}, cs
@@ -80,7 +81,7 @@ func TestCreatePaymentCommitsOnce(t *testing.T) {
 			e, cs := newCountingEnv(t, tt.decide)
 			tk := e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK)
 			before := cs.commits.Load()
-			p, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tk.Instrument.Token, IdempotencyKey: "k1"})
+			p, err := e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tk.Instrument.Token, IdempotencyKey: "k1"})
 			require.NoError(t, err)
 			assert.Equal(t, tt.status, p.Status)
 			assert.Equal(t, tt.commits, cs.commits.Load()-before, "write transactions")
@@ -109,7 +110,7 @@ func TestCreatePaymentCommitsOnce(t *testing.T) {
 				assert.Empty(t, jobs, "no recovery job for a synchronous decision")
 			}
 
-			_, err = e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tk.Instrument.Token, IdempotencyKey: "k1"})
+			_, err = e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tk.Instrument.Token, IdempotencyKey: "k1"})
 			assert.Equal(t, simulator.CodeIdempotencyKeyAlreadyExists, simulator.ErrorCode(err))
 		})
 	}
@@ -124,7 +125,7 @@ func TestCreatePaymentRacesGiveOnePayment(t *testing.T) {
 	t.Run("one token", func(t *testing.T) {
 		tk := e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK)
 		codes := race(n, func(int) error {
-			_, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+			_, err := e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tk.Instrument.Token})
 			return err
 		})
 		assert.Equal(t, 1, codes[""], "%v", codes)
@@ -136,7 +137,7 @@ func TestCreatePaymentRacesGiveOnePayment(t *testing.T) {
 			toks[i] = e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK).Instrument.Token
 		}
 		codes := race(n, func(i int) error {
-			_, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: toks[i], IdempotencyKey: "same"})
+			_, err := e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: toks[i], IdempotencyKey: "same"})
 			return err
 		})
 		assert.Equal(t, 1, codes[""], "%v", codes)

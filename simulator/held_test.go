@@ -7,11 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // Held caps per tenant, frees a slot once per release, and Stop ends holders.
 func TestHeldCapsPerTenant(t *testing.T) {
-	h := simulator.NewHeld(2)
+	h := service.NewHeld(2)
 	r1, err := h.Acquire("a")
 	require.NoError(t, err)
 	_, err = h.Acquire("a")
@@ -39,5 +40,5 @@ func TestHeldCapsPerTenant(t *testing.T) {
 	h.Stop()
 	_, open := <-h.Stopping()
 	assert.False(t, open, "Stopping is closed by Stop")
-	assert.Equal(t, simulator.DefaultMaxHeldPerTenant, simulator.NewHeld(0).Max())
+	assert.Equal(t, service.DefaultMaxHeldPerTenant, service.NewHeld(0).Max())
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // BenchmarkServicePayment measures Service.Payment (GET /payments/{id}
@@ -59,15 +60,15 @@ func BenchmarkServiceCheckout(b *testing.B) {
 		if _, _, err := e.svc.ClientSession(cs.ClientToken); err != nil {
 			b.Fatal(err)
 		}
-		tk, err := e.svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: cardOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Bench"})
+		tk, err := e.svc.Tokenize(cs.ClientToken, service.CardInput{Number: cardOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Bench"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := e.svc.CreatePayment(ctx, e.t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+		p, err := e.svc.CreatePayment(ctx, e.t, service.PaymentRequest{Token: tk.Instrument.Token})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{}); err != nil {
+		if _, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{}); err != nil {
 			b.Fatal(err)
 		}
 	}

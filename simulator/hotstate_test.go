@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // TestServiceReadsShareImmutableValues: the service's hot reads hand out the
@@ -20,7 +21,7 @@ func TestServiceReadsShareImmutableValues(t *testing.T) {
 	p := e.pay(t, 1000, cardOK)
 	first, second := e.get(t, p.ID), e.get(t, p.ID)
 	assert.Same(t, first, second, "a hit shares the cached payment")
-	_, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{})
+	_, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{})
 	require.NoError(t, err)
 	after := e.get(t, p.ID)
 	assert.Equal(t, simulator.StatusSettled, after.Status, "the capture is read at once")

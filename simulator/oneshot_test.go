@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // next is the tenant's pending one-shot as {rule, remaining} (zero: none).
@@ -33,7 +34,7 @@ func (e *svcEnv) setNext(tb testing.TB, rule string, times int64) {
 }
 
 // payWith creates a payment of 1000 with a good card and the request fields given.
-func (e *svcEnv) payWith(tb testing.TB, req simulator.PaymentRequest) (*simulator.Payment, error) {
+func (e *svcEnv) payWith(tb testing.TB, req service.PaymentRequest) (*simulator.Payment, error) {
 	tb.Helper()
 	tk := e.tokenize(tb, simulator.ApprovalAuto, 1000, cardOK)
 	req.Token = tk.Instrument.Token
@@ -70,7 +71,7 @@ func TestOneShot(t *testing.T) {
 		}},
 		{"metadata.sandboxScenario wins and takes none of it", func(t *testing.T, e *svcEnv) {
 			e.setNext(t, "generic-decline", 1)
-			p, err := e.payWith(t, simulator.PaymentRequest{Metadata: map[string]any{"sandboxScenario": "insufficient-funds"}})
+			p, err := e.payWith(t, service.PaymentRequest{Metadata: map[string]any{"sandboxScenario": "insufficient-funds"}})
 			require.NoError(t, err)
 			assert.Equal(t, "insufficient-funds", p.Rule)
 			assert.Empty(t, p.OneShot)
@@ -78,27 +79,27 @@ func TestOneShot(t *testing.T) {
 		}},
 		{"a refused request takes nothing", func(t *testing.T, e *svcEnv) {
 			e.setNext(t, "generic-decline", 1)
-			_, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: "no-such-token"})
+			_, err := e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: "no-such-token"})
 			assert.Equal(t, simulator.CodeInvalidPaymentInstrumentToken, simulator.ErrorCode(err))
-			_, err = e.payWith(t, simulator.PaymentRequest{Metadata: map[string]any{"sandboxScenario": "no-such-rule"}})
+			_, err = e.payWith(t, service.PaymentRequest{Metadata: map[string]any{"sandboxScenario": "no-such-rule"}})
 			assert.Equal(t, simulator.CodeRequestValidationError, simulator.ErrorCode(err))
 			assert.Equal(t, simulator.OneShot{Rule: "generic-decline", Remaining: 1}, e.next(t))
 		}},
 		{"an idempotent replay takes nothing", func(t *testing.T, e *svcEnv) {
 			e.setNext(t, "generic-decline", 2)
-			first, err := e.payWith(t, simulator.PaymentRequest{IdempotencyKey: "k-1"})
+			first, err := e.payWith(t, service.PaymentRequest{IdempotencyKey: "k-1"})
 			require.NoError(t, err)
 			assert.Equal(t, simulator.StatusDeclined, first.Status)
-			_, err = e.payWith(t, simulator.PaymentRequest{IdempotencyKey: "k-1"})
+			_, err = e.payWith(t, service.PaymentRequest{IdempotencyKey: "k-1"})
 			assert.Equal(t, simulator.CodeIdempotencyKeyAlreadyExists, simulator.ErrorCode(err))
 			assert.Equal(t, simulator.OneShot{Rule: "generic-decline", Remaining: 1}, e.next(t))
 		}},
 		{"a used token takes nothing", func(t *testing.T, e *svcEnv) {
 			tk := e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK)
-			_, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+			_, err := e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tk.Instrument.Token})
 			require.NoError(t, err)
 			e.setNext(t, "generic-decline", 1)
-			_, err = e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+			_, err = e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tk.Instrument.Token})
 			require.Error(t, err)
 			assert.Equal(t, simulator.OneShot{Rule: "generic-decline", Remaining: 1}, e.next(t))
 		}},
@@ -115,7 +116,7 @@ func TestOneShot(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel() // no request deadline to hold: answer at once
 			tk := e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK)
-			_, err := e.svc.CreatePayment(ctx, e.t, simulator.PaymentRequest{Token: tk.Instrument.Token, OrderID: "order-timeout"})
+			_, err := e.svc.CreatePayment(ctx, e.t, service.PaymentRequest{Token: tk.Instrument.Token, OrderID: "order-timeout"})
 			assert.Equal(t, simulator.CodeRequestTimeout, simulator.ErrorCode(err))
 			page, err := e.svc.ListPayments(e.t, simulator.PaymentQuery{Limit: 1})
 			require.NoError(t, err)
@@ -151,12 +152,12 @@ func TestOneShot(t *testing.T) {
 		}},
 		{"explain shows it and what the next payment would get", func(t *testing.T, e *svcEnv) {
 			e.setNext(t, "generic-decline", 2)
-			ex, err := e.svc.ExplainScenario(e.t, simulator.ExplainRequest{Card: cardOK, Amount: i64(1000), CurrencyCode: "EUR"})
+			ex, err := e.svc.ExplainScenario(e.t, service.ExplainRequest{Card: cardOK, Amount: i64(1000), CurrencyCode: "EUR"})
 			require.NoError(t, err)
 			require.NotNil(t, ex.Matched)
 			assert.Equal(t, "generic-decline", *ex.Matched)
 			assert.Equal(t, &simulator.OneShot{Rule: "generic-decline", Remaining: 2}, ex.Next)
-			ex, err = e.svc.ExplainScenario(e.t, simulator.ExplainRequest{Card: cardOK, Amount: i64(1000), Metadata: map[string]any{"sandboxScenario": "generic-fail"}})
+			ex, err = e.svc.ExplainScenario(e.t, service.ExplainRequest{Card: cardOK, Amount: i64(1000), Metadata: map[string]any{"sandboxScenario": "generic-fail"}})
 			require.NoError(t, err)
 			assert.Equal(t, "generic-fail", *ex.Matched, "a named rule wins over the one-shot")
 		}},
@@ -227,7 +228,7 @@ func TestOneShotConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			p, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tokens[i]})
+			p, err := e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tokens[i]})
 			errs[i] = err
 			if err == nil {
 				statuses[i] = p.Status
@@ -273,7 +274,7 @@ func TestOneShotConcurrentSameKey(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, errs[i] = e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tokens[i], IdempotencyKey: "same"})
+			_, errs[i] = e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tokens[i], IdempotencyKey: "same"})
 		}()
 	}
 	close(start)

@@ -14,6 +14,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -29,7 +30,7 @@ const cardOK = "4111111111111111"
 var svcEpoch = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
 
 type svcEnv struct {
-	svc *simulator.Service
+	svc *service.Service
 	db  *store.DB
 	clk *clock.Manual
 	t   *simulator.Tenant
@@ -38,11 +39,11 @@ type svcEnv struct {
 // newSvcEnv wires a service with proc (nil: the card-catalogue processor).
 func newSvcEnv(tb testing.TB, proc simulator.Processor) *svcEnv {
 	tb.Helper()
-	return newSvcEnvConfig(tb, proc, simulator.Config{})
+	return newSvcEnvConfig(tb, proc, service.Config{})
 }
 
 // newSvcEnvConfig is newSvcEnv with the service made from cfg.
-func newSvcEnvConfig(tb testing.TB, proc simulator.Processor, cfg simulator.Config) *svcEnv {
+func newSvcEnvConfig(tb testing.TB, proc simulator.Processor, cfg service.Config) *svcEnv {
 	tb.Helper()
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(tb, err)
@@ -53,8 +54,8 @@ func newSvcEnvConfig(tb testing.TB, proc simulator.Processor, cfg simulator.Conf
 		proc = processors.NewFake(nil, nil)
 	}
 	clk := clock.NewManual(svcEpoch)
-	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, cfg)
-	t, err := svc.EnsureTenant(simulator.TenantSpec{
+	svc := service.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, cfg)
+	t, err := svc.EnsureTenant(service.TenantSpec{
 		ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}},
 	})
@@ -65,13 +66,13 @@ func newSvcEnvConfig(tb testing.TB, proc simulator.Processor, cfg simulator.Conf
 func i64(v int64) *int64 { return &v }
 
 // tokenize makes a session of amount (EUR, order-1, cust-1) in mode and tokenises card.
-func (e *svcEnv) tokenize(tb testing.TB, mode simulator.ApprovalMode, amount int64, card string) *simulator.Tokenized {
+func (e *svcEnv) tokenize(tb testing.TB, mode simulator.ApprovalMode, amount int64, card string) *service.Tokenized {
 	tb.Helper()
 	cs, err := e.svc.CreateSession(e.t, simulator.SessionData{
 		OrderID: "order-1", CurrencyCode: "EUR", Amount: i64(amount), CustomerID: "cust-1",
 	}, mode)
 	require.NoError(tb, err)
-	tk, err := e.svc.Tokenize(cs.ClientToken, simulator.CardInput{
+	tk, err := e.svc.Tokenize(cs.ClientToken, service.CardInput{
 		Number: card, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Jane Doe",
 	})
 	require.NoError(tb, err)
@@ -82,7 +83,7 @@ func (e *svcEnv) tokenize(tb testing.TB, mode simulator.ApprovalMode, amount int
 func (e *svcEnv) pay(tb testing.TB, amount int64, card string) *simulator.Payment {
 	tb.Helper()
 	tk := e.tokenize(tb, simulator.ApprovalAuto, amount, card)
-	p, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+	p, err := e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tk.Instrument.Token})
 	require.NoError(tb, err)
 	return p
 }
@@ -171,11 +172,11 @@ func TestServiceAsyncProcessorSettling(t *testing.T) {
 	assert.Empty(t, sales(p)[0].AuthorizationCode, "ADYEN transactions carry no authorizationCode")
 	assert.Nil(t, e.job(t, "authorize-"+p.ID), "authorize removes the background job")
 
-	p, err = e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Amount: i64(400)})
+	p, err = e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Amount: i64(400)})
 	require.NoError(t, err)
 	assert.Equal(t, simulator.StatusPartiallySettled, p.Status, "a partial capture does not wait for settlement")
 
-	p, err = e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+	p, err = e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 	require.NoError(t, err)
 	assert.Equal(t, simulator.StatusSettling, p.Status)
 	assert.Equal(t, int64(1000), p.Processor.AmountCaptured)
@@ -187,10 +188,10 @@ func TestServiceAsyncProcessorSettling(t *testing.T) {
 		run  func() error
 	}{
 		{"capture", func() error {
-			_, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+			_, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 			return err
 		}},
-		{"refund", func() error { _, err := e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{}); return err }},
+		{"refund", func() error { _, err := e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{}); return err }},
 		{"cancel", func() error { _, err := e.svc.CancelPayment(ctx, e.t, p.ID, "", ""); return err }},
 		{"authorize", func() error {
 			_, err := e.svc.AuthorizePayment(ctx, e.t, p.ID, "sandbox_adyen", "", "")
@@ -207,7 +208,7 @@ func TestServiceAsyncProcessorSettling(t *testing.T) {
 	assert.Equal(t, simulator.StatusSettled, p.Status)
 	assert.Equal(t, simulator.StatusSettled, sales(p)[0].ProcessorStatus)
 
-	p, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{TransactionEventID: captureIDs(p)[0]})
+	p, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{TransactionEventID: captureIDs(p)[0]})
 	require.NoError(t, err)
 	assert.Equal(t, int64(400), p.Processor.AmountRefunded)
 	assert.Equal(t, simulator.StatusSettled, p.Status)
@@ -223,7 +224,7 @@ func TestServiceSettleNow(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.svc.SettleNow(e.t, p.ID)
 	assert.Equal(t, simulator.CodeInvalidPaymentStatus, simulator.ErrorCode(err), "AUTHORIZED is not SETTLING")
-	_, err = e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+	_, err = e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 	require.NoError(t, err)
 	p, err = e.svc.SettleNow(e.t, p.ID)
 	require.NoError(t, err)
@@ -240,7 +241,7 @@ func TestServiceAuthorizeChecks(t *testing.T) {
 	e := newSvcEnv(t, nil)
 	authorized := e.pay(t, 1000, cardOK)
 	other := e.pay(t, 1000, cardOK)
-	_, err := e.svc.CapturePayment(ctx, e.t, other.ID, simulator.CaptureRequest{Amount: i64(1), IdempotencyKey: "used-key"})
+	_, err := e.svc.CapturePayment(ctx, e.t, other.ID, service.CaptureRequest{Amount: i64(1), IdempotencyKey: "used-key"})
 	require.NoError(t, err)
 	pending := e.pending(t, 1000, cardOK)
 
@@ -337,7 +338,7 @@ func TestServiceProcessorDecisions(t *testing.T) {
 		assert.Equal(t, simulator.StatusDeclined, s[0].ProcessorStatus)
 		assert.Equal(t, "STRIPE", s[0].ProcessorName)
 		assert.Equal(t, simulator.StatusAuthorized, s[1].ProcessorStatus)
-		p, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+		p, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 		require.NoError(t, err)
 		assert.Equal(t, simulator.StatusSettling, p.Status)
 		e.advance(t, 30*time.Second)
@@ -349,7 +350,7 @@ func TestServiceProcessorDecisions(t *testing.T) {
 		stub.capture = &simulator.CaptureDecision{Status: simulator.StatusSettling, SettleAfter: time.Hour, SettleTo: simulator.StatusFailed}
 		e := newSvcEnv(t, stub)
 		p := e.pay(t, 7000, cardOK)
-		p, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+		p, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 		require.NoError(t, err)
 		assert.Equal(t, simulator.StatusSettling, p.Status)
 		e.advance(t, time.Hour)
@@ -364,7 +365,7 @@ func TestServiceProcessorDecisions(t *testing.T) {
 		stub.capture = &simulator.CaptureDecision{Status: simulator.StatusFailed}
 		e := newSvcEnv(t, stub)
 		p := e.pay(t, 1000, cardOK)
-		p, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+		p, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 		require.NoError(t, err)
 		assert.Equal(t, simulator.StatusFailed, p.Status)
 		require.NotNil(t, p.StatusReason)
@@ -377,9 +378,9 @@ func TestServiceProcessorDecisions(t *testing.T) {
 		stub.refund = &simulator.RefundDecision{Status: simulator.StatusFailed, Reason: &simulator.StatusReason{Type: "APPLICATION_ERROR", Code: "ERROR"}}
 		e := newSvcEnv(t, stub)
 		p := e.pay(t, 1000, cardOK)
-		_, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+		_, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 		require.NoError(t, err)
-		p, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{Amount: i64(300), Reason: "returned"})
+		p, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{Amount: i64(300), Reason: "returned"})
 		require.NoError(t, err)
 		assert.Equal(t, simulator.StatusSettled, p.Status)
 		assert.Equal(t, int64(0), p.Processor.AmountRefunded)
@@ -396,12 +397,12 @@ func TestServiceProcessorDecisions(t *testing.T) {
 		stub.refund = &simulator.RefundDecision{Status: simulator.StatusPending, After: time.Minute, ResolveTo: simulator.StatusSettled}
 		e := newSvcEnv(t, stub)
 		p := e.pay(t, 1000, cardOK)
-		_, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+		_, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 		require.NoError(t, err)
-		p, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{Amount: i64(700)})
+		p, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{Amount: i64(700)})
 		require.NoError(t, err)
 		assert.Equal(t, int64(0), p.Processor.AmountRefunded, "amountRefunded grows only on success")
-		_, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{Amount: i64(301)})
+		_, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{Amount: i64(301)})
 		assert.Equal(t, simulator.CodeUnprocessableRefundAmount, simulator.ErrorCode(err), "a pending refund holds its amount")
 		e.advance(t, time.Minute)
 		p = e.get(t, p.ID)
@@ -414,12 +415,12 @@ func TestServiceProcessorDecisions(t *testing.T) {
 		stub.refund = &simulator.RefundDecision{Status: simulator.StatusPending, After: time.Minute, ResolveTo: simulator.StatusFailed}
 		e := newSvcEnv(t, stub)
 		p := e.pay(t, 1000, cardOK)
-		p, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+		p, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 		require.NoError(t, err)
 		ev := captureIDs(p)[0]
-		_, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{TransactionEventID: ev})
+		_, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{TransactionEventID: ev})
 		require.NoError(t, err)
-		_, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{TransactionEventID: ev})
+		_, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{TransactionEventID: ev})
 		assert.Equal(t, simulator.CodePaymentAlreadyRefunded, simulator.ErrorCode(err))
 		e.advance(t, time.Minute)
 		p = e.get(t, p.ID)
@@ -427,7 +428,7 @@ func TestServiceProcessorDecisions(t *testing.T) {
 		assert.Equal(t, int64(0), p.Processor.AmountRefunded)
 		assert.Equal(t, int64(1000), p.Refundable())
 		stub.refund = nil
-		p, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{TransactionEventID: ev})
+		p, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{TransactionEventID: ev})
 		require.NoError(t, err)
 		assert.Equal(t, int64(1000), p.Processor.AmountRefunded)
 	})
@@ -442,16 +443,16 @@ func TestServiceProcessorDecisions(t *testing.T) {
 		tk := e.tokenize(t, simulator.ApprovalAuto, 5040, cardOK)
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 		defer cancel()
-		p, err := e.svc.CreatePayment(cctx, e.t, simulator.PaymentRequest{Token: tk.Instrument.Token, IdempotencyKey: "k504"})
+		p, err := e.svc.CreatePayment(cctx, e.t, service.PaymentRequest{Token: tk.Instrument.Token, IdempotencyKey: "k504"})
 		require.Equal(t, simulator.CodeRequestTimeout, simulator.ErrorCode(err))
 		require.NotNil(t, p)
 		assert.Equal(t, simulator.StatusPending, e.get(t, p.ID).Status)
 
 		tk2 := e.tokenize(t, simulator.ApprovalAuto, 100, cardOK)
-		_, err = e.svc.CreatePayment(ctx, e.t, simulator.PaymentRequest{Token: tk2.Instrument.Token, IdempotencyKey: "k504"})
+		_, err = e.svc.CreatePayment(ctx, e.t, service.PaymentRequest{Token: tk2.Instrument.Token, IdempotencyKey: "k504"})
 		assert.Equal(t, simulator.CodeIdempotencyKeyAlreadyExists, simulator.ErrorCode(err), "a request that got a 504 used its key")
 
-		_, err = e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+		_, err = e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 		assert.Equal(t, simulator.CodeInvalidPaymentStatus, simulator.ErrorCode(err))
 		e.advance(t, 119*time.Second)
 		assert.Equal(t, simulator.StatusPending, e.get(t, p.ID).Status)
@@ -467,7 +468,7 @@ func TestServiceApproveConverges(t *testing.T) {
 	tk := e.tokenize(t, simulator.ApprovalManual, 1000, cardOK)
 	const n = 50
 	var wg sync.WaitGroup
-	results := make([]simulator.ApproveResult, n)
+	results := make([]service.ApproveResult, n)
 	errs := make([]error, n)
 	for i := range n {
 		wg.Add(1)
@@ -511,21 +512,21 @@ func TestServiceInt64Edges(t *testing.T) {
 	e := newSvcEnv(t, nil)
 	p := e.pay(t, math.MaxInt64, cardOK)
 	require.Equal(t, simulator.StatusAuthorized, p.Status)
-	p, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Amount: i64(math.MaxInt64 - 1)})
+	p, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Amount: i64(math.MaxInt64 - 1)})
 	require.NoError(t, err)
 	assert.Equal(t, simulator.StatusPartiallySettled, p.Status)
-	_, err = e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Amount: i64(2)})
+	_, err = e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Amount: i64(2)})
 	assert.Equal(t, simulator.CodeRequestValidationError, simulator.ErrorCode(err))
-	p, err = e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{Final: true})
+	p, err = e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 	require.NoError(t, err)
 	assert.Equal(t, simulator.StatusSettled, p.Status)
 	assert.Equal(t, int64(math.MaxInt64), p.Processor.AmountCaptured)
-	p, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{Amount: i64(1)})
+	p, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{Amount: i64(1)})
 	require.NoError(t, err)
-	p, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{})
+	p, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{})
 	require.NoError(t, err)
 	assert.Equal(t, int64(math.MaxInt64), p.Processor.AmountRefunded)
-	_, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{})
+	_, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{})
 	assert.Equal(t, simulator.CodePaymentAlreadyRefunded, simulator.ErrorCode(err))
 
 	page, err := e.svc.ListPayments(e.t, simulator.PaymentQuery{MinAmount: i64(math.MaxInt64), Limit: 10})

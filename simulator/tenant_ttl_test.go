@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // A tenant's ttl runs on the wall clock (the base clock, here the manual
@@ -26,7 +27,7 @@ func (e *svcEnv) newTTLTenant(tb testing.TB, ttl time.Duration) (*simulator.Tena
 	return tn, key
 }
 
-func authDescription(tb testing.TB, svc *simulator.Service, key string) string {
+func authDescription(tb testing.TB, svc *service.Service, key string) string {
 	tb.Helper()
 	_, _, err := svc.Authenticate(key)
 	require.Error(tb, err)

@@ -6,15 +6,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // countingRunner is a WebhookRunner that counts what the service tells it;
 // the methods a clock advance or a delivery would call are not expected
 // (the embedded nil interface panics if they are).
 type countingRunner struct {
-	simulator.WebhookRunner
-	made    *simulator.Service
+	service.WebhookRunner
+	made    *service.Service
 	wakes   int
 	pending int
 }
@@ -33,7 +33,7 @@ func (r *countingRunner) Appended(_ string, pending bool) {
 func TestNewServiceWiresItsWebhookRunner(t *testing.T) {
 	r := &countingRunner{}
 	calls := 0
-	e := newSvcEnvConfig(t, nil, simulator.Config{Webhooks: func(s *simulator.Service) simulator.WebhookRunner {
+	e := newSvcEnvConfig(t, nil, service.Config{Webhooks: func(s *service.Service) service.WebhookRunner {
 		calls++
 		r.made = s
 		return r

@@ -17,6 +17,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -101,10 +102,10 @@ func TestAdvanceAttemptsAtTheirDueInstants(t *testing.T) {
 		code    int
 		dispute *simulator.DisputeDecision
 		advance time.Duration
-		check   func(t *testing.T, e *env, rc *hookReceiver, fired []simulator.Fired)
+		check   func(t *testing.T, e *env, rc *hookReceiver, fired []service.Fired)
 	}{
 		{name: "a failing receiver: six attempts on the schedule, then EXHAUSTED", code: 500, advance: time.Hour,
-			check: func(t *testing.T, e *env, rc *hookReceiver, fired []simulator.Fired) {
+			check: func(t *testing.T, e *env, rc *hookReceiver, fired []service.Fired) {
 				evs := e.events(t)
 				require.Len(t, evs, 2)
 				first, second := evs[0], evs[1]
@@ -132,7 +133,7 @@ func TestAdvanceAttemptsAtTheirDueInstants(t *testing.T) {
 				assert.Equal(t, []string{unix(schedule[0]), unix(schedule[1]), unix(schedule[2]), unix(schedule[3]), unix(schedule[4]), unix(schedule[5])}, firstSigned)
 				require.Len(t, fired, 11)
 				for i, f := range fired {
-					assert.Equal(t, simulator.FiredWebhook, f.Kind)
+					assert.Equal(t, service.FiredWebhook, f.Kind)
 					assert.False(t, f.Pending)
 					if i > 0 {
 						assert.False(t, f.At.Before(fired[i-1].At), "fired is in time order")
@@ -141,7 +142,7 @@ func TestAdvanceAttemptsAtTheirDueInstants(t *testing.T) {
 			}},
 		{name: "a dispute an hour into the advance: its event goes at +1h", code: 200, advance: 26 * time.Hour,
 			dispute: &simulator.DisputeDecision{After: time.Hour, Reason: "FRAUDULENT"},
-			check: func(t *testing.T, e *env, rc *hookReceiver, fired []simulator.Fired) {
+			check: func(t *testing.T, e *env, rc *hookReceiver, fired []service.Fired) {
 				var opened *simulator.Event
 				for _, ev := range e.events(t) {
 					assert.Equal(t, simulator.DeliveryDelivered, ev.Status)
@@ -172,7 +173,7 @@ func TestAdvanceAttemptsAtTheirDueInstants(t *testing.T) {
 			if tc.dispute != nil {
 				proc = disputing{Fake: processors.NewFake(nil, nil), plan: *tc.dispute}
 			}
-			e, _ := newDispatchedEnv(t, proc, webhooks.Options{Timeout: 5 * time.Second, Concurrency: 4}, simulator.Config{}) // no background loop runs
+			e, _ := newDispatchedEnv(t, proc, webhooks.Options{Timeout: 5 * time.Second, Concurrency: 4}, service.Config{}) // no background loop runs
 			rc := newHookReceiver(t, status(tc.code))
 			var err error
 			e.t, err = e.svc.SetWebhookURL(e.t, rc.URL)
@@ -189,7 +190,7 @@ func TestAdvanceAttemptsAtTheirDueInstants(t *testing.T) {
 // one still in flight then is answered as pending and finishes on its own,
 // recorded at its due instant.
 func TestAdvanceListsAttemptsInFlightAsPending(t *testing.T) {
-	e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: 4}, simulator.Config{AdvanceWait: 200 * time.Millisecond})
+	e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: 4}, service.Config{AdvanceWait: 200 * time.Millisecond})
 	release := make(chan struct{})
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
@@ -203,7 +204,7 @@ func TestAdvanceListsAttemptsInFlightAsPending(t *testing.T) {
 
 	_, fired, err := e.svc.AdvanceClockFired(context.Background(), e.t, time.Hour)
 	require.NoError(t, err)
-	require.Equal(t, []simulator.Fired{{Kind: simulator.FiredWebhook, At: epoch, PaymentID: p.ID, EventID: first.ID, Pending: true}}, fired,
+	require.Equal(t, []service.Fired{{Kind: service.FiredWebhook, At: epoch, PaymentID: p.ID, EventID: first.ID, Pending: true}}, fired,
 		"the first event's attempt is in flight; the second waits behind it")
 	require.Len(t, rc.sent(), 1)
 
@@ -244,7 +245,7 @@ func TestWebhookSlotsAreSharedFairly(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: slots, SlotsPerTenant: share}, simulator.Config{})
+			e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: slots, SlotsPerTenant: share}, service.Config{})
 			release := make(chan struct{})
 			var once sync.Once
 			free := func() { once.Do(func() { close(release) }) }
@@ -257,7 +258,7 @@ func TestWebhookSlotsAreSharedFairly(t *testing.T) {
 			a, err := e.svc.SetWebhookURL(e.t, hangingA.URL)
 			require.NoError(t, err)
 			e.t = a
-			b, err := e.svc.EnsureTenant(simulator.TenantSpec{ID: "b", SigningSecret: "secret-b", WebhookURL: rcB.URL,
+			b, err := e.svc.EnsureTenant(service.TenantSpec{ID: "b", SigningSecret: "secret-b", WebhookURL: rcB.URL,
 				APIKeys: []simulator.APIKey{{Key: "key-b", Scopes: simulator.AllScopes}}})
 			require.NoError(t, err)
 
@@ -297,7 +298,7 @@ func (e *env) payIn(tb testing.TB, tn *simulator.Tenant) {
 // than the slots, get one slot each rather than the first taking all.
 func TestWebhookTenantsTakeTurns(t *testing.T) {
 	// SlotsPerTenant 3: the share alone would let one tenant take every slot.
-	e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: 3, SlotsPerTenant: 3}, simulator.Config{})
+	e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute, Concurrency: 3, SlotsPerTenant: 3}, service.Config{})
 	release := make(chan struct{})
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
@@ -305,7 +306,7 @@ func TestWebhookTenantsTakeTurns(t *testing.T) {
 	for i, id := range []string{"a", "b", "c"} {
 		rc := newHookReceiver(t, hangUntil(release))
 		receivers = append(receivers, rc)
-		tn, err := e.svc.EnsureTenant(simulator.TenantSpec{ID: id, SigningSecret: "secret-" + id, WebhookURL: rc.URL,
+		tn, err := e.svc.EnsureTenant(service.TenantSpec{ID: id, SigningSecret: "secret-" + id, WebhookURL: rc.URL,
 			APIKeys: []simulator.APIKey{{Key: "key-" + strconv.Itoa(i), Scopes: simulator.AllScopes}}})
 		require.NoError(t, err)
 		for range 4 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // Defaults of a Dispatcher.
@@ -40,16 +41,16 @@ const (
 // Dispatcher delivers the outbox. It reads PENDING events from the store,
 // POSTs their bodies (never inside a store transaction), and records each
 // attempt with its consequence (delivered, next retry on the tenant clock, or
-// exhausted) through simulator.Service.RecordAttempt. One payment's events go
+// exhausted) through service.Service.RecordAttempt. One payment's events go
 // one at a time in creation order; different payments go concurrently, at
 // most Concurrency at once over all tenants and at most SlotsPerTenant of
 // one tenant, so a tenant whose receiver hangs delays only itself; tenants
-// with due work are served in turn. It implements simulator.WebhookRunner.
+// with due work are served in turn. It implements service.WebhookRunner.
 //
 // Its exported fields are set by NewDispatcher (from Options) and only read
 // afterwards; PruneEvery alone may be lowered before Run (tests).
 type Dispatcher struct {
-	Svc *simulator.Service
+	Svc *service.Service
 	// Timeout cuts each attempt (default 10s).
 	Timeout time.Duration
 	// Concurrency bounds attempts in flight (default 64).
@@ -60,7 +61,7 @@ type Dispatcher struct {
 	SlotsPerTenant int
 	// Retention bounds each tenant's delivered and exhausted events, applied
 	// at most every PruneEvery (default 1s) per tenant.
-	Retention  simulator.Retention
+	Retention  service.Retention
 	PruneEvery time.Duration
 	// OnAttempt, when set, is called after each attempt is recorded.
 	OnAttempt func(tenantID string, ev *simulator.Event, a simulator.DeliveryAttempt)
@@ -92,7 +93,7 @@ type Dispatcher struct {
 	idleAt atomic.Uint64
 }
 
-var _ simulator.WebhookRunner = (*Dispatcher)(nil)
+var _ service.WebhookRunner = (*Dispatcher)(nil)
 
 // Options configures a Dispatcher; the zero value takes every default.
 type Options struct {
@@ -104,25 +105,25 @@ type Options struct {
 	// Dispatcher.SlotsPerTenant; 0: its default).
 	SlotsPerTenant int
 	// Retention bounds each tenant's delivered and exhausted events (zero:
-	// simulator.DefaultRetention).
-	Retention simulator.Retention
+	// service.DefaultRetention).
+	Retention service.Retention
 	// OnAttempt, when set, is called after each attempt is recorded.
 	OnAttempt func(tenantID string, ev *simulator.Event, a simulator.DeliveryAttempt)
 }
 
 // NewDispatcher makes a dispatcher for svc, fully configured by opt. It
 // does not attach itself to svc: the service gets it as its
-// simulator.WebhookRunner from simulator.Config.Webhooks, which NewService
+// service.WebhookRunner from service.Config.Webhooks, which NewService
 // calls with the service it is building (Attach makes that function).
-func NewDispatcher(svc *simulator.Service, opt Options) *Dispatcher {
+func NewDispatcher(svc *service.Service, opt Options) *Dispatcher {
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
 	if opt.Concurrency <= 0 {
 		opt.Concurrency = DefaultConcurrency
 	}
-	if opt.Retention == (simulator.Retention{}) {
-		opt.Retention = simulator.DefaultRetention
+	if opt.Retention == (service.Retention{}) {
+		opt.Retention = service.DefaultRetention
 	}
 	d := &Dispatcher{
 		Svc: svc, Timeout: opt.Timeout, Concurrency: opt.Concurrency, SlotsPerTenant: opt.SlotsPerTenant,
@@ -135,19 +136,19 @@ func NewDispatcher(svc *simulator.Service, opt Options) *Dispatcher {
 	return d
 }
 
-// Attach is a simulator.Config.Webhooks: NewService calls it with the
+// Attach is a service.Config.Webhooks: NewService calls it with the
 // service it builds, and it makes that service's dispatcher with
 // NewDispatcher(svc, opt) and stores it in *out, for the caller to Run
 // once NewService has returned. Breaking the service <-> dispatcher cycle
 // here keeps both constructors returning fully wired values.
-func Attach(out **Dispatcher, opt Options) func(*simulator.Service) simulator.WebhookRunner {
-	return func(svc *simulator.Service) simulator.WebhookRunner {
+func Attach(out **Dispatcher, opt Options) func(*service.Service) service.WebhookRunner {
+	return func(svc *service.Service) service.WebhookRunner {
 		*out = NewDispatcher(svc, opt)
 		return *out
 	}
 }
 
-// Wake implements simulator.WebhookRunner: the loop looks at the outbox
+// Wake implements service.WebhookRunner: the loop looks at the outbox
 // now (Service.Kick calls it).
 func (d *Dispatcher) Wake() {
 	select {
@@ -156,7 +157,7 @@ func (d *Dispatcher) Wake() {
 	}
 }
 
-// Appended implements simulator.WebhookRunner: a PENDING event makes the
+// Appended implements service.WebhookRunner: a PENDING event makes the
 // next pass read the outbox; a finished one marks its tenant for the
 // retention pass. Whoever appends PENDING events to the store without the
 // service (bench) calls it too.
@@ -843,7 +844,7 @@ func (d *Dispatcher) prune(t *simulator.Tenant, force bool) {
 	}
 }
 
-// Hold implements simulator.WebhookRunner: the loop leaves the tenant alone
+// Hold implements service.WebhookRunner: the loop leaves the tenant alone
 // until release (attempts already in flight go on; Settle waits for them).
 // Release applies the retention bound to the tenant at once when it has
 // finished events since its last pass.
@@ -872,7 +873,7 @@ func (d *Dispatcher) Hold(tenantID string) (release func()) {
 	}
 }
 
-// Settle implements simulator.WebhookRunner.
+// Settle implements service.WebhookRunner.
 func (d *Dispatcher) Settle(ctx context.Context, tenantID string, deadline time.Time) bool {
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
@@ -897,7 +898,7 @@ func (d *Dispatcher) pendingOf(tenantID string) (*simulator.Tenant, []simulator.
 	return t, refs, err
 }
 
-// NextDue implements simulator.WebhookRunner.
+// NextDue implements service.WebhookRunner.
 func (d *Dispatcher) NextDue(tenantID string, from time.Time) (time.Time, bool) {
 	t, refs, err := d.pendingOf(tenantID)
 	if err != nil || t == nil {
@@ -918,13 +919,13 @@ func (d *Dispatcher) NextDue(tenantID string, from time.Time) (time.Time, bool) 
 	return at, true
 }
 
-// RunAt implements simulator.WebhookRunner. Each payment's queue due at at
+// RunAt implements service.WebhookRunner. Each payment's queue due at at
 // runs in its own goroutine, which claims the queue and, for each attempt, a
 // slot of the tenant's share (so a tenant's advance has at most its share in
 // flight too). At deadline it stops waiting: the attempts in flight are
 // answered as pending, and their goroutines end after them without starting
 // another.
-func (d *Dispatcher) RunAt(ctx context.Context, tenantID string, at, deadline time.Time) ([]simulator.Fired, bool) {
+func (d *Dispatcher) RunAt(ctx context.Context, tenantID string, at, deadline time.Time) ([]service.Fired, bool) {
 	if !time.Now().Before(deadline) || ctx.Err() != nil {
 		return nil, false
 	}
@@ -936,9 +937,9 @@ func (d *Dispatcher) RunAt(ctx context.Context, tenantID string, at, deadline ti
 	defer cancel()
 	var (
 		mu       sync.Mutex
-		fired    []simulator.Fired
-		cut      bool                        // the caller stopped waiting
-		inFlight = map[int]simulator.Fired{} // queue index -> its attempt in flight
+		fired    []service.Fired
+		cut      bool                      // the caller stopped waiting
+		inFlight = map[int]service.Fired{} // queue index -> its attempt in flight
 		wg       sync.WaitGroup
 	)
 	for i, q := range paymentQueues(refs) {
@@ -960,7 +961,7 @@ func (d *Dispatcher) RunAt(ctx context.Context, tenantID string, at, deadline ti
 				if h.due.After(at) || !d.acquire(wctx, tenantID) {
 					return
 				}
-				f := simulator.Fired{Kind: simulator.FiredWebhook, At: at, PaymentID: pid, EventID: h.ref.EventID}
+				f := service.Fired{Kind: service.FiredWebhook, At: at, PaymentID: pid, EventID: h.ref.EventID}
 				mu.Lock()
 				if cut {
 					mu.Unlock()
@@ -995,12 +996,12 @@ func (d *Dispatcher) RunAt(ctx context.Context, tenantID string, at, deadline ti
 	defer mu.Unlock()
 	cut = true
 	out := slices.Clone(fired)
-	var pending []simulator.Fired
+	var pending []service.Fired
 	for _, f := range inFlight {
 		f.Pending = true
 		pending = append(pending, f)
 	}
-	slices.SortFunc(pending, func(a, b simulator.Fired) int {
+	slices.SortFunc(pending, func(a, b service.Fired) int {
 		return strings.Compare(a.PaymentID+"/"+a.EventID, b.PaymentID+"/"+b.EventID)
 	})
 	return append(out, pending...), false

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -42,7 +43,7 @@ func TestDisputeThenSteps(t *testing.T) {
 	p := e.pay(t, 1000, "4111111111111111")
 	ctx := context.Background()
 
-	kinds := func(fs []simulator.Fired) []string {
+	kinds := func(fs []service.Fired) []string {
 		var out []string
 		for _, f := range fs {
 			out = append(out, f.Kind)
@@ -88,7 +89,7 @@ func TestRetentionKeepsPending(t *testing.T) {
 		_, err := e.svc.RecordAttempt(e.t.ID, ev.ID, simulator.DeliveryAttempt{At: e.svc.Now(e.t), Error: simulator.ErrNoEndpoint})
 		require.NoError(t, err)
 	}
-	n, err := e.svc.PruneEvents(e.t, simulator.Retention{Keep: 1})
+	n, err := e.svc.PruneEvents(e.t, service.Retention{Keep: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 3, n, "all but the newest finished event")
 	left := e.events(t)
@@ -96,7 +97,7 @@ func TestRetentionKeepsPending(t *testing.T) {
 	assert.Equal(t, []string{"EXHAUSTED", "PENDING", "PENDING"}, []string{left[0].Status, left[1].Status, left[2].Status})
 
 	e.clk.Advance(48 * time.Hour)
-	n, err = e.svc.PruneEvents(e.t, simulator.Retention{MaxAge: 24 * time.Hour})
+	n, err = e.svc.PruneEvents(e.t, service.Retention{MaxAge: 24 * time.Hour})
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "older than the age bound")
 	left = e.events(t)
@@ -122,7 +123,7 @@ func TestDispatcherDeliversAndReports(t *testing.T) {
 		assert.Equal(t, 200, a.StatusCode)
 		reported.Add(1)
 	}
-	e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 4, OnAttempt: onAttempt}, simulator.Config{})
+	e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 4, OnAttempt: onAttempt}, service.Config{})
 	_, err := e.svc.SetWebhookURL(e.t, srv.URL)
 	require.NoError(t, err)
 	p := e.pay(t, 1000, "4111111111111111")
@@ -134,7 +135,7 @@ func TestDispatcherDeliversAndReports(t *testing.T) {
 	assert.Equal(t, []string{evs[0].ID, evs[1].ID}, order, "PENDING before AUTHORIZED")
 	for _, f := range fired {
 		assert.Equal(t, p.ID, f.PaymentID)
-		assert.Equal(t, simulator.FiredWebhook, f.Kind)
+		assert.Equal(t, service.FiredWebhook, f.Kind)
 	}
 }
 
@@ -160,7 +161,7 @@ func TestResponseHeadMasked(t *testing.T) {
 				_, _ = io.WriteString(w, tc.answer)
 			}))
 			defer srv.Close()
-			e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 4}, simulator.Config{})
+			e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 4}, service.Config{})
 			_, err := e.svc.SetWebhookURL(e.t, srv.URL)
 			require.NoError(t, err)
 			e.pay(t, 1000, "4111111111111111")
@@ -175,7 +176,7 @@ func TestResponseHeadMasked(t *testing.T) {
 
 // runDue makes the tenant's webhook attempts due at its clock's now, as a
 // clock advance does at one instant, and answers what it ran.
-func runDue(t *testing.T, d *webhooks.Dispatcher, svc *simulator.Service, tenantID string) []simulator.Fired {
+func runDue(t *testing.T, d *webhooks.Dispatcher, svc *service.Service, tenantID string) []service.Fired {
 	t.Helper()
 	tn, err := svc.Tenant(tenantID)
 	require.NoError(t, err)

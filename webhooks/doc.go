@@ -8,8 +8,8 @@
 //
 // It depends on simulator and internal/redact only (never on httpapi, store
 // or echo); the composition root injects it into the service through the
-// simulator.EventRenderer and simulator.WebhookRunner ports, both given to
-// simulator.NewService in its Config: the service and its dispatcher need
+// simulator.EventRenderer and service.WebhookRunner ports, both given to
+// service.NewService in its Config: the service and its dispatcher need
 // each other, so Config.Webhooks is a function (Attach) that NewService
 // calls with the service it builds. Nothing is attached afterwards.
 package webhooks

@@ -20,6 +20,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
@@ -128,15 +129,15 @@ func TestNewGuardEntries(t *testing.T) {
 
 // guardedService is the real service over db with guard as its endpoint
 // policy, its dispatcher (not running), and the default tenant.
-func guardedService(tb testing.TB, db *store.DB, guard simulator.EndpointPolicy) (*simulator.Service, *simulator.Tenant, *webhooks.Dispatcher) {
+func guardedService(tb testing.TB, db *store.DB, guard simulator.EndpointPolicy) (*service.Service, *simulator.Tenant, *webhooks.Dispatcher) {
 	tb.Helper()
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(tb, err)
 	var d *webhooks.Dispatcher
-	svc := simulator.NewService(db, clock.NewManual(epoch), &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil,
-		simulator.Config{Endpoints: guard, Renderer: webhooks.Renderer{},
+	svc := service.NewService(db, clock.NewManual(epoch), &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil,
+		service.Config{Endpoints: guard, Renderer: webhooks.Renderer{},
 			Webhooks: webhooks.Attach(&d, webhooks.Options{Timeout: time.Second, Concurrency: 4})})
-	tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
+	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 	require.NoError(tb, err)
 	return svc, tn, d
 }
@@ -150,7 +151,7 @@ func memDB(tb testing.TB) *store.DB {
 }
 
 // payOnce makes one approved payment (its PENDING and AUTHORIZED events).
-func payOnce(tb testing.TB, svc *simulator.Service, tn *simulator.Tenant) {
+func payOnce(tb testing.TB, svc *service.Service, tn *simulator.Tenant) {
 	tb.Helper()
 	(&env{svc: svc, t: tn}).pay(tb, 1000, "4111111111111111")
 }
@@ -209,7 +210,7 @@ func TestDialerRefusesWhatTheListRefuses(t *testing.T) {
 
 // assertRefusedAttempts checks that every event's attempts failed with the
 // guard's refusal (and reason) and answers the events.
-func assertRefusedAttempts(t *testing.T, svc *simulator.Service, tn *simulator.Tenant, reason string) []*simulator.Event {
+func assertRefusedAttempts(t *testing.T, svc *service.Service, tn *simulator.Tenant, reason string) []*simulator.Event {
 	t.Helper()
 	evs := (&env{svc: svc, t: tn}).events(t)
 	require.NotEmpty(t, evs)

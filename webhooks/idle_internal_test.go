@@ -12,6 +12,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -24,14 +25,14 @@ type countingStore struct {
 func (c *countingStore) View(fn func(simulator.Tx) error) error { c.views++; return c.Store.View(fn) }
 
 // pay makes a checkout authorized at once in tenant t.
-func pay(t *testing.T, svc *simulator.Service, tn *simulator.Tenant) {
+func pay(t *testing.T, svc *service.Service, tn *simulator.Tenant) {
 	t.Helper()
 	amount := int64(1000)
 	cs, err := svc.CreateSession(tn, simulator.SessionData{OrderID: "o", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalAuto)
 	require.NoError(t, err)
-	tk, err := svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: "4111111111111111", CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
+	tk, err := svc.Tokenize(cs.ClientToken, service.CardInput{Number: "4111111111111111", CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
 	require.NoError(t, err)
-	_, err = svc.CreatePayment(context.Background(), tn, simulator.PaymentRequest{Token: tk.Instrument.Token})
+	_, err = svc.CreatePayment(context.Background(), tn, service.PaymentRequest{Token: tk.Instrument.Token})
 	require.NoError(t, err)
 }
 
@@ -48,9 +49,9 @@ func TestDispatcherIdleWithoutPending(t *testing.T) {
 	require.NoError(t, err)
 	st := &countingStore{Store: db}
 	var d *Dispatcher
-	svc := simulator.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil,
-		simulator.Config{Renderer: Renderer{}, Webhooks: Attach(&d, Options{Timeout: time.Second, Concurrency: 2})})
-	tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "t1", SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "k", Scopes: simulator.AllScopes}}})
+	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil,
+		service.Config{Renderer: Renderer{}, Webhooks: Attach(&d, Options{Timeout: time.Second, Concurrency: 2})})
+	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "t1", SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "k", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)
 	ctx := context.Background()
 

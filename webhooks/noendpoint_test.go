@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -19,7 +20,7 @@ import (
 // "no endpoint" attempt, in the transaction that made them: none is queued
 // for delivery. Once an endpoint is set a replay delivers them.
 func TestNoEndpointExhaustedOnAppend(t *testing.T) {
-	e, _ := newDispatchedEnv(t, nil, webhooks.Options{}, simulator.Config{}) // attached, never run
+	e, _ := newDispatchedEnv(t, nil, webhooks.Options{}, service.Config{}) // attached, never run
 	p := e.pay(t, 1000, "4111111111111111")
 
 	evs := e.events(t)

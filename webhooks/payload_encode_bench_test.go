@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -19,9 +20,9 @@ func BenchmarkRenderEvent(b *testing.B) {
 	ctx := context.Background()
 	p := e.pay(b, 1000, "4111111111111111")
 	e.clk.Advance(time.Minute)
-	_, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{})
+	_, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{})
 	require.NoError(b, err)
-	_, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{Amount: i64(300), Reason: "Item returned."})
+	_, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{Amount: i64(300), Reason: "Item returned."})
 	require.NoError(b, err)
 	p, err = e.svc.Payment(e.t, p.ID)
 	require.NoError(b, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
@@ -28,26 +29,26 @@ var epoch = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
 // env is the real service over a real in-memory store, rendering bodies
 // with webhooks.Renderer; no dispatcher runs unless a test starts one.
 type env struct {
-	svc *simulator.Service
+	svc *service.Service
 	clk *clock.Manual
 	t   *simulator.Tenant
 }
 
 func newEnv(tb testing.TB, proc simulator.Processor) *env {
 	tb.Helper()
-	return newEnvConfig(tb, proc, simulator.Config{})
+	return newEnvConfig(tb, proc, service.Config{})
 }
 
 // newDispatchedEnv is newEnv whose service has its dispatcher (made with
 // opt, not running) and cfg's settings.
-func newDispatchedEnv(tb testing.TB, proc simulator.Processor, opt webhooks.Options, cfg simulator.Config) (*env, *webhooks.Dispatcher) {
+func newDispatchedEnv(tb testing.TB, proc simulator.Processor, opt webhooks.Options, cfg service.Config) (*env, *webhooks.Dispatcher) {
 	tb.Helper()
 	var d *webhooks.Dispatcher
 	cfg.Webhooks = webhooks.Attach(&d, opt)
 	return newEnvConfig(tb, proc, cfg), d
 }
 
-func newEnvConfig(tb testing.TB, proc simulator.Processor, cfg simulator.Config) *env {
+func newEnvConfig(tb testing.TB, proc simulator.Processor, cfg service.Config) *env {
 	tb.Helper()
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(tb, err)
@@ -59,8 +60,8 @@ func newEnvConfig(tb testing.TB, proc simulator.Processor, cfg simulator.Config)
 	}
 	clk := clock.NewManual(epoch)
 	cfg.Renderer = webhooks.Renderer{}
-	svc := simulator.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, cfg)
-	t, err := svc.EnsureTenant(simulator.TenantSpec{
+	svc := service.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, cfg)
+	t, err := svc.EnsureTenant(service.TenantSpec{
 		ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}},
 	})
 	require.NoError(tb, err)
@@ -79,11 +80,11 @@ func (e *env) pay(tb testing.TB, amount int64, card string) *simulator.Payment {
 			BillingAddress: &simulator.Address{AddressLine1: "1 Main St", City: "Lisbon", CountryCode: "PT", PostalCode: "1000-001"}},
 	}, simulator.ApprovalAuto)
 	require.NoError(tb, err)
-	tk, err := e.svc.Tokenize(cs.ClientToken, simulator.CardInput{
+	tk, err := e.svc.Tokenize(cs.ClientToken, service.CardInput{
 		Number: card, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Jane Doe",
 	})
 	require.NoError(tb, err)
-	p, err := e.svc.CreatePayment(context.Background(), e.t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+	p, err := e.svc.CreatePayment(context.Background(), e.t, service.PaymentRequest{Token: tk.Instrument.Token})
 	require.NoError(tb, err)
 	return p
 }
@@ -109,10 +110,10 @@ func goldenBodies(tb testing.TB) map[string][]byte {
 	ctx := context.Background()
 	p := e.pay(tb, 1000, "4111111111111111")
 	e.clk.Advance(time.Minute)
-	_, err := e.svc.CapturePayment(ctx, e.t, p.ID, simulator.CaptureRequest{})
+	_, err := e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{})
 	require.NoError(tb, err)
 	e.clk.Advance(time.Minute)
-	_, err = e.svc.RefundPayment(ctx, e.t, p.ID, simulator.RefundRequest{Amount: i64(300), Reason: "Item returned."})
+	_, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{Amount: i64(300), Reason: "Item returned."})
 	require.NoError(tb, err)
 	d, err := e.svc.OpenDispute(e.t, p.ID, "FRAUDULENT", i64(700))
 	require.NoError(tb, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -29,7 +30,7 @@ func TestRetentionPrunesEventsExhaustedAtAppend(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 2, Retention: simulator.Retention{Keep: tc.keep}}, simulator.Config{})
+			e, _ := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 2, Retention: service.Retention{Keep: tc.keep}}, service.Config{})
 			for range tc.payments {
 				e.pay(t, 1000, "4111111111111111")
 			}
@@ -48,7 +49,7 @@ func TestRetentionPrunesEventsExhaustedAtAppend(t *testing.T) {
 }
 
 func TestRetentionNeverPrunesPending(t *testing.T) {
-	e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 2, Retention: simulator.Retention{Keep: 1, MaxAge: time.Hour}}, simulator.Config{})
+	e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Second, Concurrency: 2, Retention: service.Retention{Keep: 1, MaxAge: time.Hour}}, service.Config{})
 	e.pay(t, 1000, "4111111111111111") // two EXHAUSTED
 	tn, err := e.svc.SetWebhookURL(e.t, "http://127.0.0.1:1/hook")
 	require.NoError(t, err)

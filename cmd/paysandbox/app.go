@@ -21,6 +21,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
@@ -42,7 +43,7 @@ type AppOptions struct {
 type App struct {
 	Config Config
 	DB     *store.DB
-	Svc    *simulator.Service
+	Svc    *service.Service
 	Server *httpapi.Server
 	Log    *slog.Logger
 	// UI is the dashboard; Handler serves it and the API on one server.
@@ -108,7 +109,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
 	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf}
-	svc := simulator.NewService(db, opt.Clock, opt.IDs, cards, proc, log, simulator.Config{
+	svc := service.NewService(db, opt.Clock, opt.IDs, cards, proc, log, service.Config{
 		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
 		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
 	})
@@ -165,7 +166,7 @@ func (c Config) edges(r webhooks.Resolver) (*webhooks.Guard, *forwarded.Trust, e
 	keys, urls := c.webhookURLs()
 	var errs []error
 	for i, u := range urls {
-		if err := simulator.CheckWebhookEndpoint(guard, u); err != nil {
+		if err := service.CheckWebhookEndpoint(guard, u); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %q %w", keys[i], u, err))
 		}
 	}
@@ -177,12 +178,12 @@ func (c Config) edges(r webhooks.Resolver) (*webhooks.Guard, *forwarded.Trust, e
 
 // ensureTenants creates the default tenant and the config file's tenants.
 func (a *App) ensureTenants() error {
-	specs := []simulator.TenantSpec{{
+	specs := []service.TenantSpec{{
 		ID: simulator.DefaultTenantID, SigningSecret: simulator.DefaultSigningSecret, WebhookURL: a.Config.WebhookURL,
 		APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}},
 	}}
 	for _, t := range a.Config.Tenants {
-		spec := simulator.TenantSpec{ID: t.ID, SigningSecret: t.SigningSecret, WebhookURL: t.WebhookURL, First6Digits: t.First6Digits}
+		spec := service.TenantSpec{ID: t.ID, SigningSecret: t.SigningSecret, WebhookURL: t.WebhookURL, First6Digits: t.First6Digits}
 		if spec.SigningSecret == "" {
 			spec.SigningSecret = t.ID + "-signing-secret"
 		}
@@ -338,7 +339,7 @@ func (a *App) webhookOptions() webhooks.Options {
 	return webhooks.Options{
 		Timeout:        a.Config.WebhookTimeout,
 		SlotsPerTenant: a.Config.WebhookSlotsPerTenant,
-		Retention:      simulator.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge},
+		Retention:      service.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge},
 		OnAttempt: func(tenantID string, ev *simulator.Event, at simulator.DeliveryAttempt) {
 			webhookHint(a.Server.Journal())(tenantID, ev, at)
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // benchSeedOptions are the flags of `paysandbox bench seed`.
@@ -59,7 +60,7 @@ func newBenchSeedCmd(runF func(*benchSeedOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.DB, "db", "", "db file to fill (created if missing; existing data stays)")
 	cmd.Flags().IntVar(&opts.Payments, "payments", 100000, "checkouts to store")
 	cmd.Flags().IntVar(&opts.Batch, "batch", 2000, "checkouts per store transaction")
-	cmd.Flags().IntVar(&opts.KeepEvents, "webhook-retention-count", simulator.DefaultRetention.Keep,
+	cmd.Flags().IntVar(&opts.KeepEvents, "webhook-retention-count", service.DefaultRetention.Keep,
 		"store the webhook events a server with this retention bound keeps (0: every checkout's)")
 	return cmd
 }
@@ -105,11 +106,11 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("bench seed: session: %w", err)
 	}
-	tk, err := svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: "4111111111111111", CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Seed"})
+	tk, err := svc.Tokenize(cs.ClientToken, service.CardInput{Number: "4111111111111111", CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Seed"})
 	if err != nil {
 		return fmt.Errorf("bench seed: tokenise: %w", err)
 	}
-	p, err := svc.CreatePayment(context.Background(), t, simulator.PaymentRequest{Token: tk.Instrument.Token})
+	p, err := svc.CreatePayment(context.Background(), t, service.PaymentRequest{Token: tk.Instrument.Token})
 	if err != nil {
 		return fmt.Errorf("bench seed: payment: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // BenchmarkCreateCapture measures one payment created from a vaulted token
@@ -39,12 +40,12 @@ func BenchmarkCreateCapture(b *testing.B) {
 		require.NoError(b, err)
 		cs, err := svc.CreateSession(t, simulator.SessionData{OrderID: "o"}, simulator.ApprovalAuto)
 		require.NoError(b, err)
-		tk, err := svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: numOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
+		tk, err := svc.Tokenize(cs.ClientToken, service.CardInput{Number: numOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
 		require.NoError(b, err)
 		v, err := svc.Vault(context.Background(), t, tk.Instrument.Token, "cust-bench", false)
 		require.NoError(b, err)
 		amount := int64(1000)
-		req := simulator.PaymentRequest{Token: v.Token, Amount: &amount, CurrencyCode: "EUR", CustomerID: "cust-bench", OrderID: "bench"}
+		req := service.PaymentRequest{Token: v.Token, Amount: &amount, CurrencyCode: "EUR", CustomerID: "cust-bench", OrderID: "bench"}
 		ctx := context.Background()
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -53,7 +54,7 @@ func BenchmarkCreateCapture(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := svc.CapturePayment(ctx, t, p.ID, simulator.CaptureRequest{Final: true}); err != nil {
+			if _, err := svc.CapturePayment(ctx, t, p.ID, service.CaptureRequest{Final: true}); err != nil {
 				b.Fatal(err)
 			}
 		}

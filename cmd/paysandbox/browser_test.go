@@ -18,6 +18,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // docshots rewrites the screenshots of docs/dashboard.md (docs/*.png) from the browser
@@ -323,7 +324,7 @@ func TestBrowser(t *testing.T) {
 		ten, err := b.app.Svc.Tenant(simulator.DefaultTenantID)
 		require.NoError(t, err)
 		cent := int64(1)
-		_, err = b.app.Svc.RefundPayment(context.Background(), ten, okID, simulator.RefundRequest{Amount: &cent})
+		_, err = b.app.Svc.RefundPayment(context.Background(), ten, okID, service.RefundRequest{Amount: &cent})
 		require.NoError(t, err)
 		b.waitText("dl.facts", "0.01 EUR")
 		assert.NotEqual(t, updates, eval[string](b, `document.body.dataset.liveUpdates || "0"`), "the region was fetched again")
@@ -492,9 +493,9 @@ func payDirect(t *testing.T, app *App, amount int64, number string) *simulator.P
 	require.NoError(t, err)
 	cs, err := app.Svc.CreateSession(ten, simulator.SessionData{OrderID: "live-1", CurrencyCode: "EUR", Amount: &amount, CustomerID: "c"}, simulator.ApprovalAuto)
 	require.NoError(t, err)
-	tok, err := app.Svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: number, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
+	tok, err := app.Svc.Tokenize(cs.ClientToken, service.CardInput{Number: number, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
 	require.NoError(t, err)
-	p, err := app.Svc.CreatePayment(context.Background(), ten, simulator.PaymentRequest{Token: tok.Instrument.Token})
+	p, err := app.Svc.CreatePayment(context.Background(), ten, service.PaymentRequest{Token: tok.Instrument.Token})
 	require.NoError(t, err)
 	return p
 }
@@ -507,7 +508,7 @@ func manualAttempt(t *testing.T, app *App) string {
 	amount := int64(1500)
 	cs, err := app.Svc.CreateSession(ten, simulator.SessionData{OrderID: "manual-1", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalManual)
 	require.NoError(t, err)
-	tok, err := app.Svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: "4111111111111111", CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
+	tok, err := app.Svc.Tokenize(cs.ClientToken, service.CardInput{Number: "4111111111111111", CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
 	require.NoError(t, err)
 	require.NotNil(t, tok.Attempt)
 	return tok.Attempt.ID

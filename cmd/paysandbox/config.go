@@ -12,6 +12,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -131,7 +132,7 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.StringSlice("webhook-allow", nil, "exact host names and IPs/CIDRs webhook endpoints may reach, checked when set and on the address dialled (repeat or comma-separate; unset: any)")
 	fs.StringSlice("trusted-proxy", nil, "CIDRs whose X-Forwarded-Proto/-Host/-For count for the client's scheme, host and address (repeat or comma-separate; unset: loopback and private ranges; none: no peer)")
 	fs.Int("webhook-slots-per-tenant", webhooks.DefaultSlotsPerTenant, fmt.Sprintf("webhook attempts in flight per tenant at most (a share of the %d delivery slots)", webhooks.DefaultConcurrency))
-	fs.Duration("advance-wait", simulator.DefaultAdvanceWait, "a clock advance waits this long at most for the webhook attempts it makes due; later ones finish on their own")
+	fs.Duration("advance-wait", service.DefaultAdvanceWait, "a clock advance waits this long at most for the webhook attempts it makes due; later ones finish on their own")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.

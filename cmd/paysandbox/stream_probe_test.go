@@ -21,6 +21,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // TestStreamProbe measures what one tenant's dashboard streams cost another
@@ -36,7 +37,7 @@ func TestStreamProbe(t *testing.T) {
 	if secs <= 0 {
 		t.Skip("set PAYSANDBOX_STREAM_PROBE=<seconds> to run the probe")
 	}
-	streams := simulator.DefaultMaxHeldPerTenant // the full share (0: a baseline without streams)
+	streams := service.DefaultMaxHeldPerTenant // the full share (0: a baseline without streams)
 	if n, err := strconv.Atoi(os.Getenv("PAYSANDBOX_STREAM_PROBE_STREAMS")); err == nil && n >= 0 {
 		streams = n
 	}
@@ -44,7 +45,7 @@ func TestStreamProbe(t *testing.T) {
 	svc := a.Svc
 	ten := map[string]*simulator.Tenant{}
 	for _, id := range []string{"probe-a", "probe-b"} {
-		tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: id, SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "key-" + id, Scopes: simulator.AllScopes}}})
+		tn, err := svc.EnsureTenant(service.TenantSpec{ID: id, SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "key-" + id, Scopes: simulator.AllScopes}}})
 		require.NoError(t, err)
 		ten[id] = tn
 	}
@@ -52,9 +53,9 @@ func TestStreamProbe(t *testing.T) {
 		amount := int64(100 + i%3900)
 		cs, err := svc.CreateSession(tn, simulator.SessionData{OrderID: fmt.Sprintf("o-%d", i), CurrencyCode: "EUR", Amount: &amount, CustomerID: fmt.Sprintf("c-%d", i%50)}, simulator.ApprovalAuto)
 		require.NoError(t, err)
-		tok, err := svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: numOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Jane"})
+		tok, err := svc.Tokenize(cs.ClientToken, service.CardInput{Number: numOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Jane"})
 		require.NoError(t, err)
-		p, err := svc.CreatePayment(context.Background(), tn, simulator.PaymentRequest{Token: tok.Instrument.Token})
+		p, err := svc.CreatePayment(context.Background(), tn, service.PaymentRequest{Token: tok.Instrument.Token})
 		require.NoError(t, err)
 		return p
 	}

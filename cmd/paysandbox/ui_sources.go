@@ -13,6 +13,7 @@ import (
 	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -53,7 +54,7 @@ func webhookHint(j *httpapi.Journal) func(string, *simulator.Event, simulator.De
 
 // uiWebhooks is dashboard.Webhooks over the service's webhook methods (the
 // dispatcher behind them is the one that delivers in the background).
-type uiWebhooks struct{ svc *simulator.Service }
+type uiWebhooks struct{ svc *service.Service }
 
 func (w uiWebhooks) Endpoint(t *simulator.Tenant) (string, error) {
 	cur, err := w.svc.Tenant(t.ID)
@@ -157,7 +158,7 @@ func toUIAttempt(body []byte, a simulator.DeliveryAttempt) dashboard.WebhookAtte
 // (the fake processors' rule book); file is the --scenarios path ("" for
 // the built-in file).
 type uiScenarios struct {
-	svc  *simulator.Service
+	svc  *service.Service
 	file string
 }
 
@@ -241,7 +242,7 @@ func (s uiScenarios) ExplainRequest(t *simulator.Tenant, requestJSON string) (da
 		return dashboard.Explanation{}, simulator.ValidationError("ScenarioExplainRequest", simulator.FieldError{Path: "$",
 			Description: "the sample must be a JSON object with amount, currencyCode, orderId, customerId, metadata, card or paymentMethodToken (" + err.Error() + ")"})
 	}
-	req := simulator.ExplainRequest{Amount: in.Amount, CurrencyCode: in.CurrencyCode, OrderID: in.OrderID, CustomerID: in.CustomerID,
+	req := service.ExplainRequest{Amount: in.Amount, CurrencyCode: in.CurrencyCode, OrderID: in.OrderID, CustomerID: in.CustomerID,
 		Metadata: in.Metadata, Card: in.Card, Token: in.PaymentMethodToken, ProcessorMerchantID: in.ProcessorMerchantID}
 	if req.Card == "" && in.PaymentMethod != nil {
 		req.Card = in.PaymentMethod.Number

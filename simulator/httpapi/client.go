@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 type tokenizeBody struct {
@@ -38,7 +39,7 @@ func (s *Server) tokenize(c echo.Context) error {
 		return err
 	}
 	pi := req.PaymentInstrument
-	res, err := s.svc.Tokenize(c.Request().Header.Get("X-Client-Token"), simulator.CardInput{
+	res, err := s.svc.Tokenize(c.Request().Header.Get("X-Client-Token"), service.CardInput{
 		Number: pi.Number, CVV: pi.CVV, ExpirationMonth: pi.ExpirationMonth,
 		ExpirationYear: pi.ExpirationYear, CardholderName: pi.CardholderName,
 	})
@@ -70,7 +71,7 @@ func (s *Server) clientCreatePayment(c echo.Context) error {
 	if _, err := decodeRequest(c, clientPaymentCreate, "ClientPaymentCreationRequest", &req, false); err != nil {
 		return err
 	}
-	p, err := s.svc.CreatePayment(c.Request().Context(), t, simulator.PaymentRequest{
+	p, err := s.svc.CreatePayment(c.Request().Context(), t, service.PaymentRequest{
 		Token: req.PaymentMethodToken, ClientSessionID: cs.ID,
 		IdempotencyKey: c.Request().Header.Get("X-Idempotency-Key"),
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -81,8 +82,8 @@ func newFuzzFixture(tb testing.TB) *fuzzFixture {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		svc := simulator.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, simulator.Config{})
-		if _, err := svc.EnsureTenant(simulator.TenantSpec{ID: simulator.DefaultTenantID, SigningSecret: "s",
+		svc := service.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, service.Config{})
+		if _, err := svc.EnsureTenant(service.TenantSpec{ID: simulator.DefaultTenantID, SigningSecret: "s",
 			APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}}}); err != nil {
 			tb.Fatal(err)
 		}

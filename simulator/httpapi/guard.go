@@ -176,7 +176,7 @@ func (s *Server) rawError(w http.ResponseWriter, r *http.Request, se *simulator.
 
 // Drain begins a shutdown: bodies still arriving are cut, and every held
 // request (long-polls, event streams) answers its current state now
-// (simulator.Held.Stop). Call it before http.Server.Shutdown.
+// (service.Held.Stop). Call it before http.Server.Shutdown.
 func (s *Server) Drain() {
 	s.bodies.drain()
 	s.svc.Held.Stop()

@@ -12,6 +12,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -24,9 +25,9 @@ func TestJournalSignalsTheTenant(t *testing.T) {
 	t.Cleanup(func() { _ = db.Close() })
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(t, err)
-	svc := simulator.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, simulator.Config{})
+	svc := service.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, service.Config{})
 	for _, id := range []string{"a", "b"} {
-		_, err := svc.EnsureTenant(simulator.TenantSpec{ID: id, SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "key-" + id, Scopes: simulator.AllScopes}}})
+		_, err := svc.EnsureTenant(service.TenantSpec{ID: id, SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "key-" + id, Scopes: simulator.AllScopes}}})
 		require.NoError(t, err)
 	}
 	srv := New(svc, Options{RequestTimeout: 2 * time.Second})

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 func idemKey(c echo.Context) string { return c.Request().Header.Get("X-Idempotency-Key") }
@@ -33,7 +34,7 @@ func (s *Server) createPayment(c echo.Context) error {
 	if _, err := decodeRequest(c, paymentCreate, "PaymentCreationAPIRequest", &req, false); err != nil {
 		return err
 	}
-	p, err := s.svc.CreatePayment(c.Request().Context(), tenantOf(c), simulator.PaymentRequest{
+	p, err := s.svc.CreatePayment(c.Request().Context(), tenantOf(c), service.PaymentRequest{
 		Token: req.PaymentMethodToken, OrderID: req.OrderID, CurrencyCode: req.CurrencyCode, Amount: req.Amount,
 		CustomerID: req.CustomerID, Customer: req.Customer, Order: req.Order, Metadata: req.Metadata,
 		PaymentMethod: req.PaymentMethod, IdempotencyKey: idemKey(c),
@@ -85,7 +86,7 @@ func (s *Server) capturePayment(c echo.Context) error {
 		return err
 	}
 	final := req.Final == nil || *req.Final
-	p, err := s.svc.CapturePayment(c.Request().Context(), tenantOf(c), c.Param("id"), simulator.CaptureRequest{
+	p, err := s.svc.CapturePayment(c.Request().Context(), tenantOf(c), c.Param("id"), service.CaptureRequest{
 		Amount: req.Amount, Final: final, Metadata: req.Metadata, IdempotencyKey: idemKey(c),
 	})
 	if err != nil {
@@ -124,7 +125,7 @@ func (s *Server) refundPayment(c echo.Context) error {
 	if _, err := decodeRequest(c, paymentRefund, "PaymentRefundAPIRequest", &req, true); err != nil {
 		return err
 	}
-	p, err := s.svc.RefundPayment(c.Request().Context(), tenantOf(c), c.Param("id"), simulator.RefundRequest{
+	p, err := s.svc.RefundPayment(c.Request().Context(), tenantOf(c), c.Param("id"), service.RefundRequest{
 		Amount: req.Amount, TransactionEventID: req.TransactionEventID, Reason: req.Reason, OrderID: req.OrderID,
 		IdempotencyKey: idemKey(c),
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // getScenarios is GET /_sandbox/scenarios: the rules in force for the
@@ -62,7 +63,7 @@ func (s *Server) explainScenarios(c echo.Context) error {
 		return err
 	}
 	const model = "ScenarioExplainRequest"
-	var req simulator.ExplainRequest
+	var req service.ExplainRequest
 	var errs []simulator.FieldError
 	str := func(key string, dst *string) {
 		v, ok := tree[key]

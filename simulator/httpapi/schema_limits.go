@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // The input limits of SANDBOX.md section 12. Every request body goes through
@@ -43,7 +44,7 @@ var Limits = []Limit{
 	{"Headers and body must arrive within", "10 s (`--read-timeout`)", "400 `BadRequest` (body) or closed (headers)"},
 	{"Idle keep-alive connection", "60 s (`--idle-timeout`)", "closed"},
 	{"Open connections", "4096 (`--max-connections`)", "429 `TooManyRequests`, closed at once"},
-	{"Open long-polls and dashboard streams per tenant", strconv.Itoa(simulator.DefaultMaxHeldPerTenant) + " (`--max-waits-per-tenant`)", "429 `TooManyRequests` (a satisfied wait answers first; a stream is refused before it reads anything)"},
+	{"Open long-polls and dashboard streams per tenant", strconv.Itoa(service.DefaultMaxHeldPerTenant) + " (`--max-waits-per-tenant`)", "429 `TooManyRequests` (a satisfied wait answers first; a stream is refused before it reads anything)"},
 	{"`wait` timeout", "60 s", "422 at `$.timeout`"},
 	{"Clock advance", "positive, no overflow", "422 at `$.duration`"},
 	{"Shutdown wait for in-flight requests", "5 s (`--shutdown-timeout`)", "held merchant and client requests get 504 `RequestTimeout`, the rest are closed; exit 0"},

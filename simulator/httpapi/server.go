@@ -13,6 +13,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // Options configure the server.
@@ -46,7 +47,7 @@ type Options struct {
 // Server is the HTTP face of the service.
 type Server struct {
 	e   *echo.Echo
-	svc *simulator.Service
+	svc *service.Service
 	opt Options
 	log *slog.Logger
 	// bodies are the requests whose body is still arriving (see receive);
@@ -61,7 +62,7 @@ type Server struct {
 const MaxBody = 1 << 20
 
 // New builds the server and its routes.
-func New(svc *simulator.Service, opt Options) *Server {
+func New(svc *service.Service, opt Options) *Server {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}

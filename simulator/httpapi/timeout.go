@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // timeout answers 504 RequestTimeout when the handler runs past the request
@@ -30,7 +31,7 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
-		ctx, note := simulator.WithRequestNote(ctx)
+		ctx, note := service.WithRequestNote(ctx)
 		c.SetRequest(c.Request().WithContext(ctx))
 		res := c.Response()
 		rid := requestID(c)
@@ -58,7 +59,7 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 // timeoutBody is the 504 answer; it names the payment the request created
 // or acted on (note), when there is one, like the service's own 504. d is
 // the request timeout, or 0 when shutdown cut the request at its limit.
-func timeoutBody(d time.Duration, rid string, note *simulator.RequestNote) []byte {
+func timeoutBody(d time.Duration, rid string, note *service.RequestNote) []byte {
 	eo := errorObject{
 		ErrorID:            string(simulator.CodeRequestTimeout),
 		Description:        "The request exceeded the timeout of " + d.String() + "; the work it started goes on",
@@ -87,7 +88,7 @@ type guardedWriter struct {
 	cancel context.CancelFunc
 	d      time.Duration
 	rid    string
-	note   *simulator.RequestNote
+	note   *service.RequestNote
 
 	mu       sync.Mutex
 	header   http.Header // the handler's headers, until its answer starts

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // Webhook and dispute control (SANDBOX.md sections 7 and 8).
@@ -333,7 +334,7 @@ type firedDTO struct {
 	Pending   bool   `json:"pending,omitempty"`
 }
 
-func toFiredDTOs(fs []simulator.Fired) []firedDTO {
+func toFiredDTOs(fs []service.Fired) []firedDTO {
 	out := []firedDTO{}
 	for _, f := range fs {
 		out = append(out, firedDTO{Kind: f.Kind, At: ts(f.At), PaymentID: f.PaymentID, AttemptID: f.AttemptID, EventID: f.EventID, Pending: f.Pending})

@@ -10,6 +10,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -31,9 +32,9 @@ func BenchmarkHotMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc := simulator.NewService(db, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)),
-			simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, simulator.Config{})
-		tn, err := svc.EnsureTenant(simulator.TenantSpec{ID: "bench", SigningSecret: "s",
+		svc := service.NewService(db, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)),
+			simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, service.Config{})
+		tn, err := svc.EnsureTenant(service.TenantSpec{ID: "bench", SigningSecret: "s",
 			APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 		if err != nil {
 			b.Fatal(err)
@@ -45,7 +46,7 @@ func BenchmarkHotMemory(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tk, err := svc.Tokenize(cs.ClientToken, simulator.CardInput{Number: "4111111111111111", CVV: "123",
+			tk, err := svc.Tokenize(cs.ClientToken, service.CardInput{Number: "4111111111111111", CVV: "123",
 				ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Bench"})
 			if err != nil {
 				b.Fatal(err)
@@ -53,11 +54,11 @@ func BenchmarkHotMemory(b *testing.B) {
 			if _, _, err := svc.ClientSession(cs.ClientToken); err != nil { // the client token too
 				b.Fatal(err)
 			}
-			p, err := svc.CreatePayment(context.Background(), tn, simulator.PaymentRequest{Token: tk.Instrument.Token})
+			p, err := svc.CreatePayment(context.Background(), tn, service.PaymentRequest{Token: tk.Instrument.Token})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := svc.CapturePayment(context.Background(), tn, p.ID, simulator.CaptureRequest{}); err != nil {
+			if _, err := svc.CapturePayment(context.Background(), tn, p.ID, service.CaptureRequest{}); err != nil {
 				b.Fatal(err)
 			}
 			ids = append(ids, p.ID)

@@ -1,8 +1,10 @@
-package simulator
+package service
 
 import (
 	"context"
 	"maps"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // maxOneShotTries bounds the decisions of one payment racing others for a
@@ -17,10 +19,10 @@ type PaymentRequest struct {
 	CurrencyCode   string
 	Amount         *int64
 	CustomerID     string
-	Customer       *Customer
-	Order          *Order
+	Customer       *simulator.Customer
+	Order          *simulator.Order
 	Metadata       map[string]any
-	PaymentMethod  *SessionPaymentMethod
+	PaymentMethod  *simulator.SessionPaymentMethod
 	IdempotencyKey string
 	// ClientSessionID, when set, restricts the token to that session (client side).
 	ClientSessionID string
@@ -43,9 +45,9 @@ type PaymentRequest struct {
 // payment. Only a decision that defers (3DS challenge, gateway timeout,
 // processor latency) stores the PENDING payment first with a recovery job
 // that authorizes it if the process dies before it does.
-func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentRequest) (*Payment, error) {
-	if EmptyMetadataKey(req.Metadata) {
-		return nil, ErrEmptyMetadataKey()
+func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req PaymentRequest) (*simulator.Payment, error) {
+	if simulator.EmptyMetadataKey(req.Metadata) {
+		return nil, simulator.ErrEmptyMetadataKey()
 	}
 	if err := s.checkIdempotencyKey(t, req.IdempotencyKey); err != nil {
 		return nil, err
@@ -66,13 +68,13 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 	// pending (concurrent payments took the last of it, or it was replaced or
 	// cleared), the payment is decided again with what is pending then: each
 	// such change causes at most one retry per payment in flight.
-	oneShot := OneShotFor(t.Next, p.Metadata)
-	var d AuthorizeDecision
+	oneShot := simulator.OneShotFor(t.Next, p.Metadata)
+	var d simulator.AuthorizeDecision
 	var deferred bool
 	for tries := 0; ; tries++ {
 		p.OneShot = oneShot
 		d = s.Processor.Authorize(ctx, t.ID, p)
-		deferred = d.ThreeDS == ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
+		deferred = d.ThreeDS == simulator.ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
 		err = s.commitPayment(t, req, p, d, deferred)
 		moved, ok := err.(*oneShotMoved) // takeOneShot's own error, unwrapped by Update
 		if !ok {
@@ -80,7 +82,7 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 		}
 		oneShot = "" // past the bound, the normal rules: a commit without a one-shot cannot be moved
 		if tries < maxOneShotTries {
-			oneShot = OneShotFor(moved.now, p.Metadata)
+			oneShot = simulator.OneShotFor(moved.now, p.Metadata)
 		}
 	}
 	if err != nil {
@@ -99,8 +101,8 @@ func (s *Service) CreatePayment(ctx context.Context, t *Tenant, req PaymentReque
 // usable, the one-shot it was decided with still pending), then the
 // idempotency claim, the token marked used, the one-shot taken, and the
 // payment with its events (and, when deferred, its recovery job).
-func (s *Service) commitPayment(t *Tenant, req PaymentRequest, p *Payment, d AuthorizeDecision, deferred bool) error {
-	return s.Store.Update(func(tx Tx) error {
+func (s *Service) commitPayment(t *simulator.Tenant, req PaymentRequest, p *simulator.Payment, d simulator.AuthorizeDecision, deferred bool) error {
+	return s.Store.Update(func(tx simulator.Tx) error {
 		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
 			return err
 		}
@@ -113,7 +115,7 @@ func (s *Service) commitPayment(t *Tenant, req PaymentRequest, p *Payment, d Aut
 				return err
 			}
 		}
-		if in.TokenType == TokenSingleUse {
+		if in.TokenType == simulator.TokenSingleUse {
 			in.Used = true
 			if err := tx.PutInstrument(in); err != nil {
 				return err
@@ -134,38 +136,40 @@ func (s *Service) commitPayment(t *Tenant, req PaymentRequest, p *Payment, d Aut
 // sourceReader reads what a payment is made from: a Tx (private copies) or
 // hotSource (shared values).
 type sourceReader interface {
-	Instrument(tenantID, token string) (*Instrument, error)
-	Session(tenantID, id string) (*ClientSession, error)
+	Instrument(tenantID, token string) (*simulator.Instrument, error)
+	Session(tenantID, id string) (*simulator.ClientSession, error)
 }
 
 // hotSource is a sourceReader over RecordMemory: its values are shared.
-type hotSource struct{ m RecordMemory }
+type hotSource struct{ m simulator.RecordMemory }
 
-func (h hotSource) Instrument(tid, tok string) (*Instrument, error) {
+func (h hotSource) Instrument(tid, tok string) (*simulator.Instrument, error) {
 	return h.m.HotInstrument(tid, tok)
 }
-func (h hotSource) Session(tid, id string) (*ClientSession, error) { return h.m.HotSession(tid, id) }
+func (h hotSource) Session(tid, id string) (*simulator.ClientSession, error) {
+	return h.m.HotSession(tid, id)
+}
 
 // paymentSource reads and checks the token of a payment request, with its
 // session (nil for a vaulted token). It changes neither.
-func paymentSource(tx sourceReader, t *Tenant, req PaymentRequest) (*Instrument, *ClientSession, error) {
+func paymentSource(tx sourceReader, t *simulator.Tenant, req PaymentRequest) (*simulator.Instrument, *simulator.ClientSession, error) {
 	in, err := tx.Instrument(t.ID, req.Token)
 	if err != nil {
 		return nil, nil, err
 	}
 	if in == nil {
-		return nil, nil, ErrInvalidToken()
+		return nil, nil, simulator.ErrInvalidToken()
 	}
-	var cs *ClientSession
+	var cs *simulator.ClientSession
 	if in.SessionID != "" {
 		if cs, err = tx.Session(t.ID, in.SessionID); err != nil {
 			return nil, nil, err
 		}
 	}
 	if req.ClientSessionID != "" && in.SessionID != req.ClientSessionID {
-		return nil, nil, ErrInvalidToken()
+		return nil, nil, simulator.ErrInvalidToken()
 	}
-	if err := in.UsableForPayment(cs != nil && cs.ApprovalMode == ApprovalManual); err != nil {
+	if err := in.UsableForPayment(cs != nil && cs.ApprovalMode == simulator.ApprovalManual); err != nil {
 		return nil, nil, err
 	}
 	return in, cs, nil
@@ -175,14 +179,14 @@ func paymentSource(tx sourceReader, t *Tenant, req PaymentRequest) (*Instrument,
 // its PENDING event first (rendered from the PENDING payment), then the
 // decision applied as authorizing a stored payment applies it (the same
 // records and events, in the same order), with no recovery job.
-func (s *Service) createAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision) error {
-	if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
+func (s *Service) createAuthorized(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision) error {
+	if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
 		return err
 	}
 	// The id the recovery job would have had is drawn all the same, so that a
 	// sequence of requests gets the ids it got when every payment had one
 	// (deterministic ids in tests; the golden files hold them).
-	_ = s.IDs.NewID(IDUUID)
+	_ = s.IDs.NewID(simulator.IDUUID)
 	now := s.now(t)
 	if now.After(p.DateUpdated) {
 		p.DateUpdated = now
@@ -192,7 +196,7 @@ func (s *Service) createAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDeci
 		return err
 	}
 	if p.Status != before {
-		if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, now), p, nil, nil); err != nil {
+		if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, now), p, nil, nil); err != nil {
 			return err
 		}
 	}
@@ -201,14 +205,14 @@ func (s *Service) createAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDeci
 
 // insertPayment stores a new PENDING payment with its first event and the job
 // that authorizes it if this process dies before it does.
-func (s *Service) insertPayment(tx Tx, t *Tenant, p *Payment) error {
+func (s *Service) insertPayment(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment) error {
 	if err := tx.PutPayment(p); err != nil {
 		return err
 	}
-	if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
+	if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
 		return err
 	}
-	j := s.newJob(t, JobAuthorize, p.Date)
+	j := s.newJob(t, simulator.JobAuthorize, p.Date)
 	j.ID, j.PaymentID = authJobID(p.ID), p.ID
 	return tx.PutJob(j)
 }
@@ -217,15 +221,15 @@ func authJobID(paymentID string) string { return "authorize-" + paymentID }
 
 // checkIdempotencyKey is checkIdempotency in a read transaction of its own
 // (none when there is no key).
-func (s *Service) checkIdempotencyKey(t *Tenant, key string) error {
+func (s *Service) checkIdempotencyKey(t *simulator.Tenant, key string) error {
 	if key == "" {
 		return nil
 	}
-	return s.Store.View(func(tx Tx) error { return checkIdempotency(tx, t, key) })
+	return s.Store.View(func(tx simulator.Tx) error { return checkIdempotency(tx, t, key) })
 }
 
 // checkIdempotency answers 409 when the key was used by an earlier request that had an effect.
-func checkIdempotency(tx Tx, t *Tenant, key string) error {
+func checkIdempotency(tx simulator.Tx, t *simulator.Tenant, key string) error {
 	if key == "" {
 		return nil
 	}
@@ -233,7 +237,7 @@ func checkIdempotency(tx Tx, t *Tenant, key string) error {
 	if err != nil || pid == "" {
 		return err
 	}
-	e := Errorf(CodeIdempotencyKeyAlreadyExists, "The idempotency key %q already exists for transaction", key)
+	e := simulator.Errorf(simulator.CodeIdempotencyKeyAlreadyExists, "The idempotency key %q already exists for transaction", key)
 	e.PaymentID = pid
 	if p, _ := tx.Payment(t.ID, pid); p != nil {
 		e.PaymentStatus = string(p.Status)
@@ -245,33 +249,33 @@ func checkIdempotency(tx Tx, t *Tenant, key string) error {
 // customer and metadata merge key by key) into a new PENDING payment. It
 // changes neither in nor cs, and the payment shares nothing with them (they
 // may be the shared values of RecordMemory; the payment is the caller's).
-func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req PaymentRequest) (*Payment, error) {
-	var base SessionData
-	if cs != nil && in.TokenType == TokenSingleUse {
+func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs *simulator.ClientSession, req PaymentRequest) (*simulator.Payment, error) {
+	var base simulator.SessionData
+	if cs != nil && in.TokenType == simulator.TokenSingleUse {
 		base = cs.Data.Clone()
 	}
-	var missing []FieldError
-	if in.TokenType == TokenMultiUse {
+	var missing []simulator.FieldError
+	if in.TokenType == simulator.TokenMultiUse {
 		// Vaulted tokens carry no session: the request must say it all.
 		for _, f := range []struct {
 			ok   bool
 			path string
 		}{{req.Amount != nil, "$.amount"}, {req.CurrencyCode != "", "$.currencyCode"}, {req.CustomerID != "", "$.customerId"}, {req.OrderID != "", "$.orderId"}} {
 			if !f.ok {
-				missing = append(missing, FieldError{Path: f.path, Description: "Field required when paying with a vaulted payment method"})
+				missing = append(missing, simulator.FieldError{Path: f.path, Description: "Field required when paying with a vaulted payment method"})
 			}
 		}
 		if len(missing) > 0 {
-			return nil, ValidationError("PaymentCreationAPIRequest", missing...)
+			return nil, simulator.ValidationError("PaymentCreationAPIRequest", missing...)
 		}
 		if req.CustomerID != in.CustomerID {
-			return nil, Errorf(CodeInvalidPaymentInstrumentToken, "The vaulted payment method does not belong to customer %q", req.CustomerID).
+			return nil, simulator.Errorf(simulator.CodeInvalidPaymentInstrumentToken, "The vaulted payment method does not belong to customer %q", req.CustomerID).
 				WithRecovery("Pass the customerId the payment method was vaulted for.")
 		}
 	}
 	d := base
 	d.Metadata = mergeMaps(base.Metadata, req.Metadata)
-	if err := CheckMetadataSize("PaymentCreationAPIRequest", "$.metadata", d.Metadata); err != nil {
+	if err := simulator.CheckMetadataSize("PaymentCreationAPIRequest", "$.metadata", d.Metadata); err != nil {
 		return nil, err
 	}
 	d.Customer = mergeCustomer(base.Customer, req.Customer)
@@ -292,35 +296,35 @@ func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req
 	}
 	pm := mergePaymentMethod(base.PaymentMethod, req.PaymentMethod)
 	if errs := d.CheckRules(); len(errs) > 0 {
-		return nil, ValidationError("PaymentCreationAPIRequest", errs...)
+		return nil, simulator.ValidationError("PaymentCreationAPIRequest", errs...)
 	}
 	if err := s.checkScenarioName(t, "PaymentCreationAPIRequest", d.Metadata); err != nil {
 		return nil, err
 	}
 	amount, hasAmount, _ := d.TotalAmount()
 	if !hasAmount {
-		missing = append(missing, FieldError{Path: "$.amount", Description: "amount must be provided via the client session or the payment request"})
+		missing = append(missing, simulator.FieldError{Path: "$.amount", Description: "amount must be provided via the client session or the payment request"})
 	}
 	if d.CurrencyCode == "" {
-		missing = append(missing, FieldError{Path: "$.currencyCode", Description: "currencyCode must be provided via the client session or the payment request"})
+		missing = append(missing, simulator.FieldError{Path: "$.currencyCode", Description: "currencyCode must be provided via the client session or the payment request"})
 	}
 	if d.OrderID == "" {
-		missing = append(missing, FieldError{Path: "$.orderId", Description: "orderId must be provided via the client session or the payment request"})
+		missing = append(missing, simulator.FieldError{Path: "$.orderId", Description: "orderId must be provided via the client session or the payment request"})
 	}
 	if len(missing) > 0 {
-		e := ValidationError("PaymentCreationAPIRequest", missing...)
+		e := simulator.ValidationError("PaymentCreationAPIRequest", missing...)
 		e.Message = "Missing fields for payment."
 		return nil, e.WithRecovery("When creating a payment `amount`, `currencyCode` and `orderId` must be provided via the Client Session or the Payment request.")
 	}
 	now := s.now(t)
-	p := &Payment{
-		ID: s.IDs.NewID(IDPayment), TenantID: t.ID, Date: now, DateUpdated: now, Status: StatusPending,
+	p := &simulator.Payment{
+		ID: s.IDs.NewID(simulator.IDPayment), TenantID: t.ID, Date: now, DateUpdated: now, Status: simulator.StatusPending,
 		OrderID: d.OrderID, CurrencyCode: d.CurrencyCode, Amount: amount, CustomerID: d.CustomerID,
 		Customer: d.Customer, Order: d.Order, Metadata: d.Metadata, CardTokenType: "CARD_PAN",
-		Card: in.Card, CVVGiven: in.TokenType == TokenSingleUse && in.CVVGiven, SessionID: in.SessionID, Transactions: []Transaction{},
-		PaymentMethod: PaymentMethod{
-			PaymentMethodToken: in.Token, IsVaulted: in.TokenType == TokenMultiUse,
-			AuthorizationType: "FINAL", AnalyticsID: in.AnalyticsID, PaymentMethodType: PaymentMethodTypeCard,
+		Card: in.Card, CVVGiven: in.TokenType == simulator.TokenSingleUse && in.CVVGiven, SessionID: in.SessionID, Transactions: []simulator.Transaction{},
+		PaymentMethod: simulator.PaymentMethod{
+			PaymentMethodToken: in.Token, IsVaulted: in.TokenType == simulator.TokenMultiUse,
+			AuthorizationType: "FINAL", AnalyticsID: in.AnalyticsID, PaymentMethodType: simulator.PaymentMethodTypeCard,
 			Data: in.CardData(t.First6Digits),
 		},
 	}
@@ -331,7 +335,7 @@ func (s *Service) buildPayment(t *Tenant, in *Instrument, cs *ClientSession, req
 			p.PaymentMethod.AuthorizationType = pm.AuthorizationType
 		}
 		p.PaymentMethod.FirstPaymentReason = pm.FirstPaymentReason
-		p.PaymentMethod.VaultOnSuccess = pm.VaultOnSuccess != nil && *pm.VaultOnSuccess && in.TokenType == TokenSingleUse
+		p.PaymentMethod.VaultOnSuccess = pm.VaultOnSuccess != nil && *pm.VaultOnSuccess && in.TokenType == simulator.TokenSingleUse
 		p.PaymentMethod.VaultOnAgreement = pm.VaultOnAgreement != nil && *pm.VaultOnAgreement
 	}
 	return p, nil
@@ -356,14 +360,14 @@ func pick(a, b string) string {
 	return a
 }
 
-func mergeAddress(a, b *Address) *Address {
+func mergeAddress(a, b *simulator.Address) *simulator.Address {
 	if a == nil {
 		return b
 	}
 	if b == nil {
 		return a
 	}
-	return &Address{
+	return &simulator.Address{
 		FirstName: pick(a.FirstName, b.FirstName), LastName: pick(a.LastName, b.LastName),
 		AddressLine1: pick(a.AddressLine1, b.AddressLine1), AddressLine2: pick(a.AddressLine2, b.AddressLine2),
 		City: pick(a.City, b.City), State: pick(a.State, b.State),
@@ -371,14 +375,14 @@ func mergeAddress(a, b *Address) *Address {
 	}
 }
 
-func mergeCustomer(a, b *Customer) *Customer {
+func mergeCustomer(a, b *simulator.Customer) *simulator.Customer {
 	if a == nil {
 		return b
 	}
 	if b == nil {
 		return a
 	}
-	return &Customer{
+	return &simulator.Customer{
 		EmailAddress: pick(a.EmailAddress, b.EmailAddress), MobileNumber: pick(a.MobileNumber, b.MobileNumber),
 		FirstName: pick(a.FirstName, b.FirstName), LastName: pick(a.LastName, b.LastName),
 		BillingAddress: mergeAddress(a.BillingAddress, b.BillingAddress), ShippingAddress: mergeAddress(a.ShippingAddress, b.ShippingAddress),
@@ -386,7 +390,7 @@ func mergeCustomer(a, b *Customer) *Customer {
 	}
 }
 
-func mergeOrder(a, b *Order) *Order {
+func mergeOrder(a, b *simulator.Order) *simulator.Order {
 	if a == nil {
 		return b
 	}
@@ -405,7 +409,7 @@ func mergeOrder(a, b *Order) *Order {
 	return &o
 }
 
-func mergePaymentMethod(a, b *SessionPaymentMethod) *SessionPaymentMethod {
+func mergePaymentMethod(a, b *simulator.SessionPaymentMethod) *simulator.SessionPaymentMethod {
 	if a == nil {
 		return b
 	}
@@ -432,21 +436,21 @@ func mergePaymentMethod(a, b *SessionPaymentMethod) *SessionPaymentMethod {
 // Payment reads a payment of tenant t, from memory when the store keeps it
 // (RecordMemory): the payment returned is SHARED with other readers and must
 // not be changed (Clone it first). Errors: PaymentError (unknown).
-func (s *Service) Payment(t *Tenant, id string) (*Payment, error) {
+func (s *Service) Payment(t *simulator.Tenant, id string) (*simulator.Payment, error) {
 	p, err := s.hot().HotPayment(t.ID, id)
 	if err == nil && p == nil {
-		err = ErrPaymentNotFound()
+		err = simulator.ErrPaymentNotFound()
 	}
 	return p, err
 }
 
 // ListPayments pages the tenant's payments, newest first. The query's
 // values are the caller's to validate (statuses with PaymentStatus.Valid).
-func (s *Service) ListPayments(t *Tenant, q PaymentQuery) (PaymentPage, error) {
+func (s *Service) ListPayments(t *simulator.Tenant, q simulator.PaymentQuery) (simulator.PaymentPage, error) {
 	if q.Limit <= 0 || q.Limit > 100 {
 		q.Limit = 100
 	}
-	var page PaymentPage
-	err := s.Store.View(func(tx Tx) (err error) { page, err = tx.ListPayments(t.ID, q); return })
+	var page simulator.PaymentPage
+	err := s.Store.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments(t.ID, q); return })
 	return page, err
 }

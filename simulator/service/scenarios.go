@@ -1,4 +1,4 @@
-package simulator
+package service
 
 import (
 	"context"
@@ -6,29 +6,31 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // MaxScenarioDocument bounds a tenant's rules document (bytes).
 const MaxScenarioDocument = 256 << 10
 
-func (s *Service) rules() RuleBook {
-	rb, _ := s.Processor.(RuleBook)
+func (s *Service) rules() simulator.RuleBook {
+	rb, _ := s.Processor.(simulator.RuleBook)
 	return rb
 }
 
-func errNoRuleBook() *Error {
-	return Errorf(CodeNotFound, "This sandbox's processors have no scenario rules")
+func errNoRuleBook() *simulator.Error {
+	return simulator.Errorf(simulator.CodeNotFound, "This sandbox's processors have no scenario rules")
 }
 
 // checkScenarioName is the 422 at $.metadata.sandboxScenario for a name
 // that is no rule of the tenant (checked on the merged metadata).
-func (s *Service) checkScenarioName(t *Tenant, model string, metadata map[string]any) error {
+func (s *Service) checkScenarioName(t *simulator.Tenant, model string, metadata map[string]any) error {
 	rb := s.rules()
 	if rb == nil {
 		return nil
 	}
 	if err := rb.CheckScenario(t.Scenarios, metadata); err != nil {
-		return ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
+		return simulator.ValidationError(model, simulator.FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
 	}
 	return nil
 }
@@ -52,7 +54,7 @@ func scenarioNameProblem(err error) string {
 }
 
 // Scenarios renders the rules in force for tenant t (its own, else the server's).
-func (s *Service) Scenarios(t *Tenant, asJSON bool) ([]byte, error) {
+func (s *Service) Scenarios(t *simulator.Tenant, asJSON bool) ([]byte, error) {
 	rb := s.rules()
 	if rb == nil {
 		return nil, errNoRuleBook()
@@ -67,13 +69,13 @@ func (s *Service) Scenarios(t *Tenant, asJSON bool) ([]byte, error) {
 // PutScenarios replaces tenant t's rules with a whole document and answers
 // the number of rules (a pending one-shot of a rule it drops goes too). Errors: ScenarioValidationError with every problem,
 // each at "line N" in validationErrors.
-func (s *Service) PutScenarios(t *Tenant, doc []byte) (int, error) {
+func (s *Service) PutScenarios(t *simulator.Tenant, doc []byte) (int, error) {
 	rb := s.rules()
 	if rb == nil {
 		return 0, errNoRuleBook()
 	}
 	if len(doc) > MaxScenarioDocument {
-		return 0, scenarioError([]ScenarioProblem{{Line: 1, Message: fmt.Sprintf("the document is larger than %d KiB", MaxScenarioDocument>>10)}})
+		return 0, scenarioError([]simulator.ScenarioProblem{{Line: 1, Message: fmt.Sprintf("the document is larger than %d KiB", MaxScenarioDocument>>10)}})
 	}
 	n, problems := rb.CheckRules(doc)
 	if len(problems) > 0 {
@@ -82,30 +84,30 @@ func (s *Service) PutScenarios(t *Tenant, doc []byte) (int, error) {
 	return n, s.setScenarios(t, string(doc))
 }
 
-func scenarioError(problems []ScenarioProblem) *Error {
-	e := &Error{Code: CodeScenarioValidationError, Model: "ScenarioDocument",
+func scenarioError(problems []simulator.ScenarioProblem) *simulator.Error {
+	e := &simulator.Error{Code: simulator.CodeScenarioValidationError, Model: "ScenarioDocument",
 		Message:  fmt.Sprintf("The scenario document has %d problem(s); nothing was changed", len(problems)),
 		Recovery: "Fix the lines listed in validationErrors (`paysandbox scenarios validate FILE` checks a file offline)."}
 	for _, p := range problems {
-		e.Fields = append(e.Fields, FieldError{Path: fmt.Sprintf("line %d", p.Line), Description: fmt.Sprintf("line %d: %s", p.Line, p.Message)})
+		e.Fields = append(e.Fields, simulator.FieldError{Path: fmt.Sprintf("line %d", p.Line), Description: fmt.Sprintf("line %d: %s", p.Line, p.Message)})
 	}
 	return e
 }
 
 // DeleteScenarios puts tenant t back on the server's rules.
-func (s *Service) DeleteScenarios(t *Tenant) error { return s.setScenarios(t, "") }
+func (s *Service) DeleteScenarios(t *simulator.Tenant) error { return s.setScenarios(t, "") }
 
 // setScenarios stores tenant t's rules document; a pending one-shot whose
 // rule the new rules do not have is dropped with it (it could decide nothing).
-func (s *Service) setScenarios(t *Tenant, doc string) error {
+func (s *Service) setScenarios(t *simulator.Tenant, doc string) error {
 	rb := s.rules()
-	return s.Store.Update(func(tx Tx) error {
+	return s.Store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
 		}
 		if cur == nil {
-			return Errorf(CodeUnauthorized, "The tenant no longer exists")
+			return simulator.Errorf(simulator.CodeUnauthorized, "The tenant no longer exists")
 		}
 		cur.Scenarios = doc
 		if rb != nil && cur.Next != nil && !containsString(rb.RuleNames(doc), cur.Next.Rule) {
@@ -132,47 +134,47 @@ type ExplainRequest struct {
 // ExplainScenario says which rule a payment request would get and why the
 // others would not. Errors: RequestValidationError (unknown sandboxScenario,
 // unknown token, card not digits).
-func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplanation, error) {
+func (s *Service) ExplainScenario(t *simulator.Tenant, req ExplainRequest) (simulator.ScenarioExplanation, error) {
 	rb := s.rules()
 	if rb == nil {
-		return ScenarioExplanation{}, errNoRuleBook()
+		return simulator.ScenarioExplanation{}, errNoRuleBook()
 	}
 	cur, err := s.Tenant(t.ID)
 	if err != nil {
-		return ScenarioExplanation{}, err
+		return simulator.ScenarioExplanation{}, err
 	}
-	p := &Payment{TenantID: t.ID, CurrencyCode: req.CurrencyCode, OrderID: req.OrderID,
+	p := &simulator.Payment{TenantID: t.ID, CurrencyCode: req.CurrencyCode, OrderID: req.OrderID,
 		CustomerID: req.CustomerID, Metadata: req.Metadata}
 	if req.Amount != nil {
 		p.Amount = *req.Amount
 	}
 	if req.ProcessorMerchantID != "" {
-		p.Processor = &ProcessorState{ProcessorMerchantID: req.ProcessorMerchantID}
+		p.Processor = &simulator.ProcessorState{ProcessorMerchantID: req.ProcessorMerchantID}
 	}
 	const model = "ScenarioExplainRequest"
 	switch {
 	case req.Card != "":
-		if !AllDigits(req.Card) || len(req.Card) < 12 || len(req.Card) > 19 {
-			return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.card", Description: "card must be a card number of 12 to 19 digits"})
+		if !simulator.AllDigits(req.Card) || len(req.Card) < 12 || len(req.Card) > 19 {
+			return simulator.ScenarioExplanation{}, simulator.ValidationError(model, simulator.FieldError{Path: "$.card", Description: "card must be a card number of 12 to 19 digits"})
 		}
 		p.Card = s.Cards.Identify(req.Card)
 	case req.Token != "":
-		var in *Instrument
-		var cs *ClientSession
-		if err := s.Store.View(func(tx Tx) (err error) {
+		var in *simulator.Instrument
+		var cs *simulator.ClientSession
+		if err := s.Store.View(func(tx simulator.Tx) (err error) {
 			if in, err = tx.Instrument(t.ID, req.Token); err != nil || in == nil || in.SessionID == "" {
 				return err
 			}
 			cs, err = tx.Session(t.ID, in.SessionID)
 			return err
 		}); err != nil {
-			return ScenarioExplanation{}, err
+			return simulator.ScenarioExplanation{}, err
 		}
 		if in == nil {
-			return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.paymentMethodToken", Description: "no payment method of this tenant has this token"})
+			return simulator.ScenarioExplanation{}, simulator.ValidationError(model, simulator.FieldError{Path: "$.paymentMethodToken", Description: "no payment method of this tenant has this token"})
 		}
 		p.Card = in.Card
-		if cs != nil && in.TokenType == TokenSingleUse { // the session fills in, as on POST /payments
+		if cs != nil && in.TokenType == simulator.TokenSingleUse { // the session fills in, as on POST /payments
 			d := cs.Data
 			if req.Amount == nil {
 				if amt, ok, _ := d.TotalAmount(); ok {
@@ -185,10 +187,10 @@ func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplan
 	}
 	// The request is explained as the next payment would be decided: a
 	// pending one-shot picks its rule unless the metadata names one.
-	p.OneShot = OneShotFor(cur.Next, p.Metadata)
+	p.OneShot = simulator.OneShotFor(cur.Next, p.Metadata)
 	ex, err := rb.ExplainRules(cur.Scenarios, p)
 	if err != nil {
-		return ScenarioExplanation{}, ValidationError(model, FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
+		return simulator.ScenarioExplanation{}, simulator.ValidationError(model, simulator.FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
 	}
 	ex.Next = cur.Next
 	return ex, nil
@@ -197,16 +199,16 @@ func (s *Service) ExplainScenario(t *Tenant, req ExplainRequest) (ScenarioExplan
 // PaymentExplanation is the rule a payment was given at creation and why,
 // and how the rules in force now see it.
 type PaymentExplanation struct {
-	PaymentID string              `json:"paymentId"`
-	Matched   *string             `json:"matched"`
-	Reason    string              `json:"reason"`
-	Now       ScenarioExplanation `json:"rulesInForce"`
+	PaymentID string                        `json:"paymentId"`
+	Matched   *string                       `json:"matched"`
+	Reason    string                        `json:"reason"`
+	Now       simulator.ScenarioExplanation `json:"rulesInForce"`
 	// Next is the tenant's pending one-shot (for its next payments, not this one).
-	Next *OneShot `json:"next,omitempty"`
+	Next *simulator.OneShot `json:"next,omitempty"`
 }
 
 // ExplainPayment explains an existing payment. Errors: PaymentError.
-func (s *Service) ExplainPayment(t *Tenant, id string) (PaymentExplanation, error) {
+func (s *Service) ExplainPayment(t *simulator.Tenant, id string) (PaymentExplanation, error) {
 	rb := s.rules()
 	if rb == nil {
 		return PaymentExplanation{}, errNoRuleBook()
@@ -242,7 +244,7 @@ func (s *Service) ExplainPayment(t *Tenant, id string) (PaymentExplanation, erro
 }
 
 // NextScenario is tenant t's pending one-shot, nil when none.
-func (s *Service) NextScenario(t *Tenant) (*OneShot, error) {
+func (s *Service) NextScenario(t *simulator.Tenant) (*simulator.OneShot, error) {
 	cur, err := s.Tenant(t.ID)
 	if err != nil {
 		return nil, err
@@ -254,33 +256,33 @@ func (s *Service) NextScenario(t *Tenant) (*OneShot, error) {
 // rule named rule, replacing any pending one-shot, and answers it. Errors:
 // RequestValidationError at $.rule (missing, or no rule of the rules in
 // force: the description lists them) and at $.times (outside 1-100).
-func (s *Service) SetNextScenario(t *Tenant, rule string, times int64) (*OneShot, error) {
+func (s *Service) SetNextScenario(t *simulator.Tenant, rule string, times int64) (*simulator.OneShot, error) {
 	rb := s.rules()
 	if rb == nil {
 		return nil, errNoRuleBook()
 	}
-	var next *OneShot
-	err := s.Store.Update(func(tx Tx) error {
+	var next *simulator.OneShot
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
 		}
 		if cur == nil {
-			return Errorf(CodeUnauthorized, "The tenant no longer exists")
+			return simulator.Errorf(simulator.CodeUnauthorized, "The tenant no longer exists")
 		}
-		var errs []FieldError
+		var errs []simulator.FieldError
 		names := rb.RuleNames(cur.Scenarios)
 		switch {
 		case rule == "":
-			errs = append(errs, FieldError{Path: "$.rule", Description: "rule is required: the name of a rule (" + ruleList(names) + ")"})
+			errs = append(errs, simulator.FieldError{Path: "$.rule", Description: "rule is required: the name of a rule (" + ruleList(names) + ")"})
 		case !containsString(names, rule):
-			errs = append(errs, FieldError{Path: "$.rule", Description: fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", rule, ruleList(names))})
+			errs = append(errs, simulator.FieldError{Path: "$.rule", Description: fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", rule, ruleList(names))})
 		}
-		errs = append(errs, CheckOneShotTimes(times)...)
+		errs = append(errs, simulator.CheckOneShotTimes(times)...)
 		if len(errs) > 0 {
-			return ValidationError("ScenarioNextRequest", errs...)
+			return simulator.ValidationError("ScenarioNextRequest", errs...)
 		}
-		next = &OneShot{Rule: rule, Remaining: int(times)}
+		next = &simulator.OneShot{Rule: rule, Remaining: int(times)}
 		cur.Next = next
 		return tx.PutTenant(cur)
 	})
@@ -307,8 +309,8 @@ func containsString(list []string, s string) bool {
 }
 
 // ClearNextScenario drops tenant t's pending one-shot (none: nothing changes).
-func (s *Service) ClearNextScenario(t *Tenant) error {
-	return s.Store.Update(func(tx Tx) error {
+func (s *Service) ClearNextScenario(t *simulator.Tenant) error {
+	return s.Store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil || cur == nil || cur.Next == nil {
 			return err
@@ -320,20 +322,20 @@ func (s *Service) ClearNextScenario(t *Tenant) error {
 
 // oneShotMoved is takeOneShot's refusal: the one-shot a payment was decided
 // with is no longer pending; now is what is pending instead (nil: none).
-type oneShotMoved struct{ now *OneShot }
+type oneShotMoved struct{ now *simulator.OneShot }
 
 func (*oneShotMoved) Error() string { return "the pending one-shot changed" }
 
 // takeOneShot takes one payment's worth of rule from tenant tid's pending
 // one-shot, in the transaction that writes the payment. Errors:
 // *oneShotMoved when rule is no longer what is pending.
-func takeOneShot(tx Tx, tid, rule string) error {
+func takeOneShot(tx simulator.Tx, tid, rule string) error {
 	cur, err := tx.Tenant(tid)
 	if err != nil {
 		return err
 	}
 	if cur == nil {
-		return Errorf(CodeUnauthorized, "The tenant no longer exists")
+		return simulator.Errorf(simulator.CodeUnauthorized, "The tenant no longer exists")
 	}
 	left, ok := cur.Next.Take(rule)
 	if !ok {
@@ -345,12 +347,12 @@ func takeOneShot(tx Tx, tid, rule string) error {
 
 // applyOneShot gives p (being created in tx) the rule of tenant tid's
 // pending one-shot, if any and unless p names its own, and takes it.
-func applyOneShot(tx Tx, tid string, p *Payment) error {
+func applyOneShot(tx simulator.Tx, tid string, p *simulator.Payment) error {
 	cur, err := tx.Tenant(tid)
 	if err != nil || cur == nil {
 		return err
 	}
-	rule := OneShotFor(cur.Next, p.Metadata)
+	rule := simulator.OneShotFor(cur.Next, p.Metadata)
 	if rule == "" {
 		return nil
 	}
@@ -391,16 +393,16 @@ func sleepLatency(ctx context.Context, d time.Duration) {
 
 // scenarioOutcome describes the final authorization status a decision leads
 // to, for vault verification: a timeout counts as what it resolves to.
-func scenarioOutcome(d AuthorizeDecision) PaymentStatus {
+func scenarioOutcome(d simulator.AuthorizeDecision) simulator.PaymentStatus {
 	switch {
-	case d.ThreeDS == ThreeDSFrictionlessFail:
-		return StatusDeclined
+	case d.ThreeDS == simulator.ThreeDSFrictionlessFail:
+		return simulator.StatusDeclined
 	case d.Timeout != nil:
 		return d.Timeout.ResolveTo
 	}
-	st := FinalStep(d)
+	st := simulator.FinalStep(d)
 	if st.Status == "" {
-		return StatusAuthorized
+		return simulator.StatusAuthorized
 	}
 	return st.Status
 }

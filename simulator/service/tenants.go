@@ -1,16 +1,18 @@
-package simulator
+package service
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // TenantSpec describes a tenant to create or (for config tenants) to ensure.
 type TenantSpec struct {
 	ID            string
-	APIKeys       []APIKey
+	APIKeys       []simulator.APIKey
 	SigningSecret string
 	WebhookURL    string
 	First6Digits  bool
@@ -22,9 +24,9 @@ type TenantSpec struct {
 // follow the configuration at every start; data and clock stay. The caller
 // checks spec.WebhookURL with CheckWebhookEndpoint (a refused one is a
 // configuration error, reported before any tenant is touched).
-func (s *Service) EnsureTenant(spec TenantSpec) (*Tenant, error) {
-	var out *Tenant
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) EnsureTenant(spec TenantSpec) (*simulator.Tenant, error) {
+	var out *simulator.Tenant
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		for _, k := range spec.APIKeys {
 			other, err := tx.TenantByAPIKey(k.Key)
 			if err != nil {
@@ -39,7 +41,7 @@ func (s *Service) EnsureTenant(spec TenantSpec) (*Tenant, error) {
 			return err
 		}
 		if t == nil {
-			t = &Tenant{ID: spec.ID, CreatedAt: NormTime(s.Clock.Now())}
+			t = &simulator.Tenant{ID: spec.ID, CreatedAt: simulator.NormTime(s.Clock.Now())}
 		}
 		t.APIKeys, t.SigningSecret, t.FromConfig = spec.APIKeys, spec.SigningSecret, true
 		if spec.WebhookURL != "" {
@@ -57,29 +59,29 @@ func (s *Service) EnsureTenant(spec TenantSpec) (*Tenant, error) {
 // has every scope. A ttl deletes the tenant and its data when it passes on
 // the wall clock (ExpireTenants); the tenant's own clock never expires it.
 // Errors: RequestValidationError (webhookURL refused by CheckWebhookEndpoint).
-func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Duration) (*Tenant, error) {
+func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, ttl time.Duration) (*simulator.Tenant, error) {
 	if err := s.CheckWebhookEndpoint(webhookURL); err != nil {
 		return nil, WebhookURLError("TenantCreateRequest", "$.webhookUrl", "webhookUrl", err)
 	}
 	if scopes == nil {
-		scopes = slices.Clone(AllScopes)
+		scopes = slices.Clone(simulator.AllScopes)
 	}
-	now := NormTime(s.Clock.Now())
-	id := s.IDs.NewID(IDSecret)
+	now := simulator.NormTime(s.Clock.Now())
+	id := s.IDs.NewID(simulator.IDSecret)
 	if len(id) > 16 { // ids of any length (test IDGens make short ones)
 		id = id[:16]
 	}
-	t := &Tenant{
+	t := &simulator.Tenant{
 		ID:            "t_" + id,
-		APIKeys:       []APIKey{{Key: "sk_" + s.IDs.NewID(IDSecret), Scopes: scopes}},
-		SigningSecret: "whsec_" + s.IDs.NewID(IDSecret),
+		APIKeys:       []simulator.APIKey{{Key: "sk_" + s.IDs.NewID(simulator.IDSecret), Scopes: scopes}},
+		SigningSecret: "whsec_" + s.IDs.NewID(simulator.IDSecret),
 		WebhookURL:    webhookURL,
 		CreatedAt:     now,
 	}
 	if ttl > 0 {
-		t.ExpiresAt = NormTime(now.Add(ttl))
+		t.ExpiresAt = simulator.NormTime(now.Add(ttl))
 	}
-	if err := s.Store.Update(func(tx Tx) error { return tx.PutTenant(t) }); err != nil {
+	if err := s.Store.Update(func(tx simulator.Tx) error { return tx.PutTenant(t) }); err != nil {
 		return nil, err
 	}
 	if ttl > 0 {
@@ -91,37 +93,37 @@ func (s *Service) CreateTenant(scopes []Scope, webhookURL string, ttl time.Durat
 // Authenticate resolves an API key to its tenant and key record.
 // Errors: Unauthorized (the key of a tenant whose ttl passed, for
 // ExpiredTenantWindow after, says so and when).
-func (s *Service) Authenticate(key string) (*Tenant, APIKey, error) {
+func (s *Service) Authenticate(key string) (*simulator.Tenant, simulator.APIKey, error) {
 	if key == "" {
-		return nil, APIKey{}, Errorf(CodeUnauthorized, "The X-API-KEY header is missing").
+		return nil, simulator.APIKey{}, simulator.Errorf(simulator.CodeUnauthorized, "The X-API-KEY header is missing").
 			WithRecovery("Send your API key in the X-API-KEY header.")
 	}
 	t, err := s.tenantByAPIKey(key)
 	if err != nil {
-		return nil, APIKey{}, err
+		return nil, simulator.APIKey{}, err
 	}
 	if t == nil {
-		var x *ExpiredTenant
-		if err := s.Store.View(func(tx Tx) (err error) { x, err = tx.ExpiredTenantByAPIKey(key); return }); err != nil {
-			return nil, APIKey{}, err
+		var x *simulator.ExpiredTenant
+		if err := s.Store.View(func(tx simulator.Tx) (err error) { x, err = tx.ExpiredTenantByAPIKey(key); return }); err != nil {
+			return nil, simulator.APIKey{}, err
 		}
-		if x != nil && s.Clock.Now().Before(x.DeletedAt.Add(ExpiredTenantWindow)) {
-			return nil, APIKey{}, errTenantExpired(x.TenantID, x.ExpiredAt)
+		if x != nil && s.Clock.Now().Before(x.DeletedAt.Add(simulator.ExpiredTenantWindow)) {
+			return nil, simulator.APIKey{}, errTenantExpired(x.TenantID, x.ExpiredAt)
 		}
-		return nil, APIKey{}, Errorf(CodeUnauthorized, "The API key is not valid").
+		return nil, simulator.APIKey{}, simulator.Errorf(simulator.CodeUnauthorized, "The API key is not valid").
 			WithRecovery("Use an API key of a tenant of this sandbox.")
 	}
 	if !t.ExpiresAt.IsZero() && !s.Clock.Now().Before(t.ExpiresAt) { // past its ttl, not yet swept
 		s.sched.tenantExpiriesChanged()
-		return nil, APIKey{}, errTenantExpired(t.ID, t.ExpiresAt)
+		return nil, simulator.APIKey{}, errTenantExpired(t.ID, t.ExpiresAt)
 	}
 	k, _ := t.Key(key)
 	return t, k, nil
 }
 
 // errTenantExpired is the 401 of a key whose tenant's ttl passed.
-func errTenantExpired(id string, at time.Time) *Error {
-	return Errorf(CodeUnauthorized, "The API key belonged to tenant %s, which expired at %s (its ttl runs on the wall clock)", id, FormatTime(at)).
+func errTenantExpired(id string, at time.Time) *simulator.Error {
+	return simulator.Errorf(simulator.CodeUnauthorized, "The API key belonged to tenant %s, which expired at %s (its ttl runs on the wall clock)", id, simulator.FormatTime(at)).
 		WithRecovery("Create a new tenant (POST /_sandbox/tenants), with a ttl that covers the whole job.")
 }
 
@@ -131,11 +133,11 @@ func errTenantExpired(id string, at time.Time) *Error {
 // MaxExpiredTenants. It answers the next tenant's expiry and when the
 // oldest record left leaves its window (zero: none). The scheduler runs it.
 func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
-	now := NormTime(s.Clock.Now())
+	now := simulator.NormTime(s.Clock.Now())
 	const batch = 100
 	for {
 		var gone []string
-		err := s.Store.Update(func(tx Tx) error {
+		err := s.Store.Update(func(tx simulator.Tx) error {
 			ids, err := tx.ExpiringTenants(now, batch)
 			if err != nil {
 				return err
@@ -148,7 +150,7 @@ func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
 				if t == nil || t.ExpiresAt.IsZero() || t.ExpiresAt.After(now) {
 					continue
 				}
-				x := &ExpiredTenant{TenantID: t.ID, ExpiredAt: t.ExpiresAt, DeletedAt: now}
+				x := &simulator.ExpiredTenant{TenantID: t.ID, ExpiredAt: t.ExpiresAt, DeletedAt: now}
 				for _, k := range t.APIKeys {
 					x.APIKeys = append(x.APIKeys, k.Key)
 				}
@@ -174,8 +176,8 @@ func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
 		}
 	}
 	var oldest time.Time
-	err = s.Store.Update(func(tx Tx) (err error) {
-		if oldest, err = tx.PruneExpiredTenants(MaxExpiredTenants, now.Add(-ExpiredTenantWindow)); err != nil {
+	err = s.Store.Update(func(tx simulator.Tx) (err error) {
+		if oldest, err = tx.PruneExpiredTenants(simulator.MaxExpiredTenants, now.Add(-simulator.ExpiredTenantWindow)); err != nil {
 			return err
 		}
 		nextExpiry, err = tx.NextTenantExpiry()
@@ -185,7 +187,7 @@ func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
 		return time.Time{}, time.Time{}, err
 	}
 	if !oldest.IsZero() {
-		nextPrune = oldest.Add(ExpiredTenantWindow)
+		nextPrune = oldest.Add(simulator.ExpiredTenantWindow)
 	}
 	return nextExpiry, nextPrune, nil
 }
@@ -200,7 +202,7 @@ func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
 // later start).
 func (s *Service) ConvertTenantExpiries() (int, error) {
 	n := 0
-	err := s.Store.Update(func(tx Tx) error {
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		all, err := tx.Tenants()
 		if err != nil {
 			return err
@@ -210,14 +212,14 @@ func (s *Service) ConvertTenantExpiries() (int, error) {
 				continue
 			}
 			cur := t.Clone()
-			cur.ExpiresAt = NormTime(cur.TenantClockExpiresAt.Add(-cur.ClockOffset))
+			cur.ExpiresAt = simulator.NormTime(cur.TenantClockExpiresAt.Add(-cur.ClockOffset))
 			cur.TenantClockExpiresAt = time.Time{}
 			jobs, err := tx.DueJobs(cur.ID, time.Unix(1<<40, 0), 0)
 			if err != nil {
 				return err
 			}
 			for _, j := range jobs {
-				if j.Kind == JobExpireTenant {
+				if j.Kind == simulator.JobExpireTenant {
 					if err := tx.DeleteJob(j); err != nil {
 						return err
 					}
@@ -240,21 +242,21 @@ func (s *Service) ConvertTenantExpiries() (int, error) {
 }
 
 // Tenant reads a tenant again (its settings may have changed).
-func (s *Service) Tenant(id string) (*Tenant, error) {
+func (s *Service) Tenant(id string) (*simulator.Tenant, error) {
 	t, err := s.tenantByID(id)
 	if err == nil && t == nil {
-		err = Errorf(CodeUnauthorized, "The tenant no longer exists")
+		err = simulator.Errorf(simulator.CodeUnauthorized, "The tenant no longer exists")
 	}
 	return t, err
 }
 
 // Now is the tenant's clock.
-func (s *Service) Now(t *Tenant) time.Time { return s.now(t) }
+func (s *Service) Now(t *simulator.Tenant) time.Time { return s.now(t) }
 
 // ResetTenant deletes the tenant's data, clock offset, pending one-shot, jobs
 // and outbox; its keys, secret, webhook endpoint and scenarios stay.
-func (s *Service) ResetTenant(t *Tenant) error {
-	return s.Store.Update(func(tx Tx) error {
+func (s *Service) ResetTenant(t *simulator.Tenant) error {
+	return s.Store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
@@ -273,8 +275,8 @@ func (s *Service) ResetTenant(t *Tenant) error {
 
 // DeleteTenant removes the tenant and all its data; its keys then answer
 // the plain 401 (no ExpiredTenant record).
-func (s *Service) DeleteTenant(t *Tenant) error {
-	err := s.Store.Update(func(tx Tx) error { return tx.DeleteTenantData(t.ID, true) })
+func (s *Service) DeleteTenant(t *simulator.Tenant) error {
+	err := s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteTenantData(t.ID, true) })
 	if err == nil {
 		s.sched.forget(t.ID)
 	}

@@ -1,22 +1,24 @@
-package simulator
+package service
 
 import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // newEvent makes an outbox event of type typ about p.
-func (s *Service) newEvent(typ string, p *Payment, now time.Time) *Event {
-	return &Event{
-		ID: s.IDs.NewID(IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
-		CreatedAt: now, Status: DeliveryPending,
+func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *simulator.Event {
+	return &simulator.Event{
+		ID: s.IDs.NewID(simulator.IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
+		CreatedAt: now, Status: simulator.DeliveryPending,
 	}
 }
 
 // appendEvent renders ev's body from p as it is now (refund and d as the
 // event type needs) and appends it to the outbox in tx.
-func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction, d *Dispute) error {
+func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator.Payment, refund *simulator.Transaction, d *simulator.Dispute) error {
 	if s.renderer != nil {
 		body, err := s.renderer.RenderEvent(ev, p, refund, d)
 		if err != nil {
@@ -34,7 +36,7 @@ func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction,
 		return err
 	}
 	if s.webhooks != nil { // still inside tx: see WebhookRunner.Appended
-		s.webhooks.Appended(ev.TenantID, ev.Status == DeliveryPending)
+		s.webhooks.Appended(ev.TenantID, ev.Status == simulator.DeliveryPending)
 	}
 	return nil
 }
@@ -48,31 +50,31 @@ func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction,
 // Without a dispatcher (the service alone) events stay PENDING for whoever
 // attempts them. Waiters on the tenant's webhooks are woken now:
 // their next read waits for this write transaction to end.
-func (s *Service) exhaustWithoutEndpoint(tx Tx, ev *Event) error {
-	if s.webhooks == nil || ev.Status != DeliveryPending {
+func (s *Service) exhaustWithoutEndpoint(tx simulator.Tx, ev *simulator.Event) error {
+	if s.webhooks == nil || ev.Status != simulator.DeliveryPending {
 		return nil
 	}
 	t, err := tx.Tenant(ev.TenantID)
 	if err != nil || t == nil || t.WebhookURL != "" {
 		return err
 	}
-	ev.Status, ev.NextAt = DeliveryExhausted, time.Time{}
-	ev.Attempts = append(ev.Attempts, DeliveryAttempt{At: ev.CreatedAt, Error: ErrNoEndpoint})
+	ev.Status, ev.NextAt = simulator.DeliveryExhausted, time.Time{}
+	ev.Attempts = append(ev.Attempts, simulator.DeliveryAttempt{At: ev.CreatedAt, Error: simulator.ErrNoEndpoint})
 	s.webhooksNotify(ev.TenantID)
 	return nil
 }
 
 // validEventQuery checks the filters of an event listing.
-func validEventQuery(q EventQuery) []FieldError {
-	var errs []FieldError
-	if q.Type != "" && !slices.Contains(EventTypes, q.Type) {
-		errs = append(errs, FieldError{Path: "$.type", Description: "type must be one of PAYMENT.STATUS, PAYMENT.REFUND, DISPUTE.OPENED, DISPUTE.STATUS"})
+func validEventQuery(q simulator.EventQuery) []simulator.FieldError {
+	var errs []simulator.FieldError
+	if q.Type != "" && !slices.Contains(simulator.EventTypes, q.Type) {
+		errs = append(errs, simulator.FieldError{Path: "$.type", Description: "type must be one of PAYMENT.STATUS, PAYMENT.REFUND, DISPUTE.OPENED, DISPUTE.STATUS"})
 	}
-	if q.Status != "" && q.Status != DeliveryPending && q.Status != DeliveryDelivered && q.Status != DeliveryExhausted {
-		errs = append(errs, FieldError{Path: "$.status", Description: "status must be PENDING, DELIVERED or EXHAUSTED"})
+	if q.Status != "" && q.Status != simulator.DeliveryPending && q.Status != simulator.DeliveryDelivered && q.Status != simulator.DeliveryExhausted {
+		errs = append(errs, simulator.FieldError{Path: "$.status", Description: "status must be PENDING, DELIVERED or EXHAUSTED"})
 	}
 	if q.Limit < 0 || q.Limit > 1000 {
-		errs = append(errs, FieldError{Path: "$.limit", Description: "limit must be between 1 and 1000"})
+		errs = append(errs, simulator.FieldError{Path: "$.limit", Description: "limit must be between 1 and 1000"})
 	}
 	return errs
 }

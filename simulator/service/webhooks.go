@@ -1,9 +1,11 @@
-package simulator
+package service
 
 import (
 	"context"
 	"net/url"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Fired is one piece of work a clock advance ran: a scheduled job (Kind is
@@ -56,7 +58,7 @@ type WebhookRunner interface {
 	DeliverPending(ctx context.Context, tenantID string) (delivered, failed int)
 	// Replay makes one immediate attempt at an event (same X-Event-Id, new
 	// signedAt); a 2xx marks it DELIVERED, a failure schedules nothing.
-	Replay(ctx context.Context, tenantID, eventID string) (DeliveryAttempt, error)
+	Replay(ctx context.Context, tenantID, eventID string) (simulator.DeliveryAttempt, error)
 	// Appended is told about every event the service appends, inside the
 	// write transaction that appends it (so a store read that starts after
 	// the call sees the commit or the rollback): pending is true for an event
@@ -88,8 +90,8 @@ func (s *Service) webhooksNotify(tenantID string) { s.waits.notify("webhooks:" +
 // (no endpoint) passes. The error's text completes a sentence about the
 // field ("url must be an absolute http(s) URL", "url is refused by
 // --webhook-allow ..."); WebhookURLError makes it a 422.
-func CheckWebhookEndpoint(p EndpointPolicy, raw string) error {
-	if err := CheckWebhookURL(raw); err != nil || raw == "" || p == nil {
+func CheckWebhookEndpoint(p simulator.EndpointPolicy, raw string) error {
+	if err := simulator.CheckWebhookURL(raw); err != nil || raw == "" || p == nil {
 		return err
 	}
 	u, _ := url.Parse(raw) // CheckWebhookURL parsed it
@@ -103,45 +105,45 @@ func (s *Service) CheckWebhookEndpoint(raw string) error {
 
 // WebhookURLError is the 422 of an endpoint that CheckWebhookEndpoint
 // refused, at path of model (field is the field's name in the message).
-func WebhookURLError(model, path, field string, err error) *Error {
-	return ValidationError(model, FieldError{Path: path, Description: field + " " + err.Error()})
+func WebhookURLError(model, path, field string, err error) *simulator.Error {
+	return simulator.ValidationError(model, simulator.FieldError{Path: path, Description: field + " " + err.Error()})
 }
 
 // SetWebhookURL sets the tenant's webhook endpoint.
 // Errors: RequestValidationError (empty, or refused by CheckWebhookEndpoint).
-func (s *Service) SetWebhookURL(t *Tenant, url string) (*Tenant, error) {
+func (s *Service) SetWebhookURL(t *simulator.Tenant, url string) (*simulator.Tenant, error) {
 	if url == "" {
-		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", ErrNotAbsoluteURL)
+		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", simulator.ErrNotAbsoluteURL)
 	}
 	if err := s.CheckWebhookEndpoint(url); err != nil {
 		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", err)
 	}
-	return s.updateTenant(t, func(cur *Tenant) { cur.WebhookURL = url })
+	return s.updateTenant(t, func(cur *simulator.Tenant) { cur.WebhookURL = url })
 }
 
 // RotateSecret gives the tenant a new signing secret; the previous one signs
 // X-Signature-Secondary for 24h of the tenant clock.
-func (s *Service) RotateSecret(t *Tenant) (*Tenant, error) {
-	return s.updateTenant(t, func(cur *Tenant) {
+func (s *Service) RotateSecret(t *simulator.Tenant) (*simulator.Tenant, error) {
+	return s.updateTenant(t, func(cur *simulator.Tenant) {
 		cur.PreviousSecret, cur.PreviousUntil = cur.SigningSecret, s.now(cur).Add(24*time.Hour)
-		cur.SigningSecret = "whsec_" + s.IDs.NewID(IDSecret)
+		cur.SigningSecret = "whsec_" + s.IDs.NewID(simulator.IDSecret)
 	})
 }
 
 // SetWebhookChaos sets the tenant's delivery chaos; nil turns it off.
-func (s *Service) SetWebhookChaos(t *Tenant, c *WebhookChaos) (*Tenant, error) {
-	return s.updateTenant(t, func(cur *Tenant) { cur.WebhookChaos = c })
+func (s *Service) SetWebhookChaos(t *simulator.Tenant, c *simulator.WebhookChaos) (*simulator.Tenant, error) {
+	return s.updateTenant(t, func(cur *simulator.Tenant) { cur.WebhookChaos = c })
 }
 
-func (s *Service) updateTenant(t *Tenant, fn func(cur *Tenant)) (*Tenant, error) {
-	var out *Tenant
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) updateTenant(t *simulator.Tenant, fn func(cur *simulator.Tenant)) (*simulator.Tenant, error) {
+	var out *simulator.Tenant
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
 		}
 		if cur == nil {
-			return Errorf(CodeUnauthorized, "The tenant no longer exists")
+			return simulator.Errorf(simulator.CodeUnauthorized, "The tenant no longer exists")
 		}
 		fn(cur)
 		out = cur
@@ -151,26 +153,26 @@ func (s *Service) updateTenant(t *Tenant, fn func(cur *Tenant)) (*Tenant, error)
 }
 
 // Events lists the tenant's events, newest first. Errors: RequestValidationError.
-func (s *Service) Events(t *Tenant, q EventQuery) ([]*Event, error) {
+func (s *Service) Events(t *simulator.Tenant, q simulator.EventQuery) ([]*simulator.Event, error) {
 	if errs := validEventQuery(q); len(errs) > 0 {
-		return nil, ValidationError("WebhookEventsQuery", errs...)
+		return nil, simulator.ValidationError("WebhookEventsQuery", errs...)
 	}
 	if q.Limit == 0 {
 		q.Limit = 100
 	}
-	var out []*Event
-	err := s.Store.View(func(tx Tx) (err error) { out, err = tx.Events(t.ID, q); return })
+	var out []*simulator.Event
+	err := s.Store.View(func(tx simulator.Tx) (err error) { out, err = tx.Events(t.ID, q); return })
 	return out, err
 }
 
 // Event reads one event. Errors: NotFound.
-func (s *Service) Event(t *Tenant, id string) (*Event, error) {
-	var ev *Event
-	if err := s.Store.View(func(tx Tx) (err error) { ev, err = tx.Event(t.ID, id); return }); err != nil {
+func (s *Service) Event(t *simulator.Tenant, id string) (*simulator.Event, error) {
+	var ev *simulator.Event
+	if err := s.Store.View(func(tx simulator.Tx) (err error) { ev, err = tx.Event(t.ID, id); return }); err != nil {
 		return nil, err
 	}
 	if ev == nil {
-		return nil, Errorf(CodeNotFound, "No webhook event %q in this tenant", id)
+		return nil, simulator.Errorf(simulator.CodeNotFound, "No webhook event %q in this tenant", id)
 	}
 	return ev, nil
 }
@@ -181,9 +183,9 @@ func (s *Service) Event(t *Tenant, id string) (*Event, error) {
 // EXHAUSTED; "no endpoint" exhausts it at once. Replays and chaos duplicates
 // (a.Replay, a.Chaos == "duplicate") only mark DELIVERED on a 2xx. It
 // answers the event as stored (nil when it is gone).
-func (s *Service) RecordAttempt(tenantID, id string, a DeliveryAttempt) (*Event, error) {
-	var out *Event
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt) (*simulator.Event, error) {
+	var out *simulator.Event
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		ev, err := tx.Event(tenantID, id)
 		if err != nil || ev == nil {
 			return err
@@ -191,10 +193,10 @@ func (s *Service) RecordAttempt(tenantID, id string, a DeliveryAttempt) (*Event,
 		ev.Attempts = append(ev.Attempts, a)
 		switch {
 		case a.OK():
-			ev.Status, ev.NextAt = DeliveryDelivered, time.Time{}
-		case a.Replay || a.Chaos == "duplicate" || ev.Status != DeliveryPending:
-		case a.Error == ErrNoEndpoint:
-			ev.Status, ev.NextAt = DeliveryExhausted, time.Time{}
+			ev.Status, ev.NextAt = simulator.DeliveryDelivered, time.Time{}
+		case a.Replay || a.Chaos == "duplicate" || ev.Status != simulator.DeliveryPending:
+		case a.Error == simulator.ErrNoEndpoint:
+			ev.Status, ev.NextAt = simulator.DeliveryExhausted, time.Time{}
 		default:
 			n := 0
 			for _, x := range ev.Attempts {
@@ -202,10 +204,10 @@ func (s *Service) RecordAttempt(tenantID, id string, a DeliveryAttempt) (*Event,
 					n++
 				}
 			}
-			if next, ok := NextRetry(n, a.At); ok {
-				ev.NextAt = NormTime(next)
+			if next, ok := simulator.NextRetry(n, a.At); ok {
+				ev.NextAt = simulator.NormTime(next)
 			} else {
-				ev.Status, ev.NextAt = DeliveryExhausted, time.Time{}
+				ev.Status, ev.NextAt = simulator.DeliveryExhausted, time.Time{}
 			}
 		}
 		out = ev
@@ -220,7 +222,7 @@ func (s *Service) RecordAttempt(tenantID, id string, a DeliveryAttempt) (*Event,
 // PruneEvents applies the retention bound r to the tenant's delivered and
 // exhausted events (PENDING events are never pruned), in write transactions
 // of at most PruneBatch deletions each; it answers how many went.
-func (s *Service) PruneEvents(t *Tenant, r Retention) (int, error) {
+func (s *Service) PruneEvents(t *simulator.Tenant, r Retention) (int, error) {
 	var before time.Time
 	if r.MaxAge > 0 {
 		before = s.now(t).Add(-r.MaxAge)
@@ -228,33 +230,33 @@ func (s *Service) PruneEvents(t *Tenant, r Retention) (int, error) {
 	total := 0
 	for {
 		n := 0
-		err := s.Store.Update(func(tx Tx) (err error) {
+		err := s.Store.Update(func(tx simulator.Tx) (err error) {
 			n, err = tx.PruneEvents(t.ID, r.Keep, before)
 			return err
 		})
 		total += n
-		if err != nil || n < PruneBatch {
+		if err != nil || n < simulator.PruneBatch {
 			return total, err
 		}
 	}
 }
 
 // DeliverWebhooks tries every PENDING event of the tenant now.
-func (s *Service) DeliverWebhooks(ctx context.Context, t *Tenant) (delivered, failed int, err error) {
+func (s *Service) DeliverWebhooks(ctx context.Context, t *simulator.Tenant) (delivered, failed int, err error) {
 	if s.webhooks == nil {
-		return 0, 0, Errorf(CodeNotFound, "Webhook delivery is not running")
+		return 0, 0, simulator.Errorf(simulator.CodeNotFound, "Webhook delivery is not running")
 	}
 	d, f := s.webhooks.DeliverPending(ctx, t.ID)
 	return d, f, nil
 }
 
 // ReplayWebhook makes one immediate attempt at an event. Errors: NotFound.
-func (s *Service) ReplayWebhook(ctx context.Context, t *Tenant, id string) (DeliveryAttempt, error) {
+func (s *Service) ReplayWebhook(ctx context.Context, t *simulator.Tenant, id string) (simulator.DeliveryAttempt, error) {
 	if _, err := s.Event(t, id); err != nil {
-		return DeliveryAttempt{}, err
+		return simulator.DeliveryAttempt{}, err
 	}
 	if s.webhooks == nil {
-		return DeliveryAttempt{}, Errorf(CodeNotFound, "Webhook delivery is not running")
+		return simulator.DeliveryAttempt{}, simulator.Errorf(simulator.CodeNotFound, "Webhook delivery is not running")
 	}
 	return s.webhooks.Replay(ctx, t.ID, id)
 }
@@ -262,13 +264,13 @@ func (s *Service) ReplayWebhook(ctx context.Context, t *Tenant, id string) (Deli
 // WaitEvent waits until an event of the payment (of type typ, when set)
 // reaches delivery status, and answers it. Errors: RequestValidationError,
 // WaitTimeout (at the timeout), TooManyRequests.
-func (s *Service) WaitEvent(ctx context.Context, t *Tenant, q EventQuery, timeout time.Duration) (*Event, error) {
+func (s *Service) WaitEvent(ctx context.Context, t *simulator.Tenant, q simulator.EventQuery, timeout time.Duration) (*simulator.Event, error) {
 	q.Limit = 1000
 	if errs := validEventQuery(q); len(errs) > 0 {
-		return nil, ValidationError("WebhookWaitQuery", errs...)
+		return nil, simulator.ValidationError("WebhookWaitQuery", errs...)
 	}
 	key := "webhooks:" + t.ID
-	found := func() (*Event, bool, error) {
+	found := func() (*simulator.Event, bool, error) {
 		evs, err := s.Events(t, q)
 		if err != nil || len(evs) == 0 {
 			return nil, false, err
@@ -288,7 +290,7 @@ func (s *Service) WaitEvent(ctx context.Context, t *Tenant, q EventQuery, timeou
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	timedOut := func() error {
-		return Errorf(CodeWaitTimeout, "No %s event of payment %q reached %s within %s", orAny(q.Type), q.PaymentID, q.Status, timeout)
+		return simulator.Errorf(simulator.CodeWaitTimeout, "No %s event of payment %q reached %s within %s", orAny(q.Type), q.PaymentID, q.Status, timeout)
 	}
 	for {
 		ch := s.waits.subscribe(key)
@@ -307,7 +309,7 @@ func (s *Service) WaitEvent(ctx context.Context, t *Tenant, q EventQuery, timeou
 			return nil, timedOut()
 		case <-ctx.Done():
 			s.waits.release(key, ch)
-			return nil, Errorf(CodeWaitTimeout, "The wait was cancelled")
+			return nil, simulator.Errorf(simulator.CodeWaitTimeout, "The wait was cancelled")
 		}
 	}
 }

@@ -1,15 +1,17 @@
-package simulator
+package service
 
 import (
 	"context"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // AuthorizePayment authorizes a PENDING payment at the named merchant account.
 // Errors: PaymentNotFoundError, MerchantAccountNotFound, PaymentAlreadyAuthorized,
 // InvalidPaymentStatus, IdempotencyKeyAlreadyExists.
-func (s *Service) AuthorizePayment(ctx context.Context, t *Tenant, id, merchantID, name, idemKey string) (*Payment, error) {
-	var acct *ProcessorAccount
+func (s *Service) AuthorizePayment(ctx context.Context, t *simulator.Tenant, id, merchantID, name, idemKey string) (*simulator.Payment, error) {
+	var acct *simulator.ProcessorAccount
 	for _, a := range s.Processor.Accounts(t.ID) {
 		if a.ProcessorMerchantID == merchantID && (name == "" || a.Name == name) {
 			a := a
@@ -19,32 +21,32 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *Tenant, id, merchantI
 	}
 	snap, err := s.preflight(t, id, idemKey) // 409 comes before 404 (SANDBOX.md section 11)
 	if err != nil {
-		if ErrorCode(err) == CodePaymentError {
-			return nil, Errorf(CodePaymentNotFoundError, "The payment could not be found")
+		if simulator.ErrorCode(err) == simulator.CodePaymentError {
+			return nil, simulator.Errorf(simulator.CodePaymentNotFoundError, "The payment could not be found")
 		}
 		return nil, err
 	}
 	if acct == nil {
-		return nil, Errorf(CodeMerchantAccountNotFound, "The merchant account could not be found").
+		return nil, simulator.Errorf(simulator.CodeMerchantAccountNotFound, "The merchant account could not be found").
 			WithRecovery("Use the processorMerchantId of a processor of the scenarios in force (GET /_sandbox/scenarios).")
 	}
 	if err := snap.CheckAuthorize(); err != nil {
 		return nil, err
 	}
 	probe := snap.Clone() // the rules see the merchant account asked for (when processorMerchantId)
-	probe.Processor = &ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
+	probe.Processor = &simulator.ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
 	d := s.Processor.Authorize(ctx, t.ID, probe)
-	fs := FinalStep(d)
-	d.Steps = []AuthStep{{Account: *acct, Status: fs.Status, Reason: fs.Reason}}
+	fs := simulator.FinalStep(d)
+	d.Steps = []simulator.AuthStep{{Account: *acct, Status: fs.Status, Reason: fs.Reason}}
 	if fs.Status == "" {
-		d.Steps[0].Status = StatusAuthorized
+		d.Steps[0].Status = simulator.StatusAuthorized
 	}
-	d.ThreeDS, d.Timeout = ThreeDSNone, nil
-	return s.mutatePaymentKey(t, id, idemKey, func(tx Tx, p *Payment, now time.Time) error {
+	d.ThreeDS, d.Timeout = simulator.ThreeDSNone, nil
+	return s.mutatePaymentKey(t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if err := p.CheckAuthorize(); err != nil {
 			return err
 		}
-		_ = tx.DeleteJob(&Job{ID: authJobID(p.ID), TenantID: t.ID})
+		_ = tx.DeleteJob(&simulator.Job{ID: authJobID(p.ID), TenantID: t.ID})
 		return s.runSteps(tx, t, p, d, now)
 	})
 }
@@ -60,7 +62,7 @@ type CaptureRequest struct {
 // CapturePayment captures all (amount nil) or part of an authorized payment.
 // Errors: PaymentError, InvalidPaymentStatus, RequestValidationError ($.amount),
 // IdempotencyKeyAlreadyExists.
-func (s *Service) CapturePayment(ctx context.Context, t *Tenant, id string, req CaptureRequest) (*Payment, error) {
+func (s *Service) CapturePayment(ctx context.Context, t *simulator.Tenant, id string, req CaptureRequest) (*simulator.Payment, error) {
 	snap, err := s.preflight(t, id, req.IdempotencyKey)
 	if err != nil {
 		return nil, err
@@ -70,46 +72,46 @@ func (s *Service) CapturePayment(ctx context.Context, t *Tenant, id string, req 
 		return nil, err
 	}
 	d := s.Processor.Capture(ctx, t.ID, snap, amt)
-	return s.mutatePaymentKey(t, id, req.IdempotencyKey, func(tx Tx, p *Payment, now time.Time) error {
+	return s.mutatePaymentKey(t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckCapture(req.Amount)
 		if err != nil {
 			return err
 		}
 		if len(req.Metadata) > 0 {
 			merged := mergeMaps(p.Metadata, req.Metadata)
-			if err := CheckMetadataSize("PaymentCaptureAPIRequest", "$.metadata", merged); err != nil {
+			if err := simulator.CheckMetadataSize("PaymentCaptureAPIRequest", "$.metadata", merged); err != nil {
 				return err
 			}
 			p.Metadata = merged
 		}
 		sale := p.Sale()
-		if d.Status == StatusFailed {
+		if d.Status == simulator.StatusFailed {
 			r := d.Reason
 			if r == nil {
-				r = DefaultReason(StatusFailed)
+				r = simulator.DefaultReason(simulator.StatusFailed)
 			}
-			p.Status, p.StatusReason = StatusFailed, r
-			sale.ProcessorStatus, sale.ProcessorStatusReason = StatusFailed, r
+			p.Status, p.StatusReason = simulator.StatusFailed, r
+			sale.ProcessorStatus, sale.ProcessorStatusReason = simulator.StatusFailed, r
 			return nil
 		}
 		final := req.Final
-		sale.Events = append(sale.Events, TransactionEvent{ID: s.IDs.NewID(IDUUID), Date: now, Type: EventCaptureSucceeded, Amount: &amt, Final: &final})
+		sale.Events = append(sale.Events, simulator.TransactionEvent{ID: s.IDs.NewID(simulator.IDUUID), Date: now, Type: simulator.EventCaptureSucceeded, Amount: &amt, Final: &final})
 		p.Processor.AmountCaptured += amt
 		switch {
 		case p.Captured() < p.Authorized:
-			p.Status, p.FinalCaptured = StatusPartiallySettled, final
-		case d.Status == StatusSettling:
-			p.Status = StatusSettling
-			j := s.newJob(t, JobSettle, now.Add(d.SettleAfter))
+			p.Status, p.FinalCaptured = simulator.StatusPartiallySettled, final
+		case d.Status == simulator.StatusSettling:
+			p.Status = simulator.StatusSettling
+			j := s.newJob(t, simulator.JobSettle, now.Add(d.SettleAfter))
 			j.PaymentID, j.Status = p.ID, string(d.SettleTo)
 			if d.SettleTo == "" {
-				j.Status = string(StatusSettled)
+				j.Status = string(simulator.StatusSettled)
 			}
 			if err := tx.PutJob(j); err != nil {
 				return err
 			}
 		default:
-			p.Status = StatusSettled
+			p.Status = simulator.StatusSettled
 		}
 		sale.ProcessorStatus = p.Status
 		return nil
@@ -120,7 +122,7 @@ func (s *Service) CapturePayment(ctx context.Context, t *Tenant, id string, req 
 // transaction, after the idempotency check (409 comes before existence). The
 // payment is Service.Payment's: shared, not to be changed (the transaction
 // that acts reads it again).
-func (s *Service) preflight(t *Tenant, id, idemKey string) (*Payment, error) {
+func (s *Service) preflight(t *simulator.Tenant, id, idemKey string) (*simulator.Payment, error) {
 	if err := s.checkIdempotencyKey(t, idemKey); err != nil {
 		return nil, err
 	}
@@ -129,8 +131,8 @@ func (s *Service) preflight(t *Tenant, id, idemKey string) (*Payment, error) {
 
 // CancelPayment voids a PENDING or AUTHORIZED payment.
 // Errors: PaymentError, InvalidPaymentStatus, IdempotencyKeyAlreadyExists.
-func (s *Service) CancelPayment(ctx context.Context, t *Tenant, id, reason, idemKey string) (*Payment, error) {
-	return s.mutatePaymentKey(t, id, idemKey, func(tx Tx, p *Payment, now time.Time) error {
+func (s *Service) CancelPayment(ctx context.Context, t *simulator.Tenant, id, reason, idemKey string) (*simulator.Payment, error) {
+	return s.mutatePaymentKey(t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if err := p.CheckCancel(); err != nil {
 			return err
 		}
@@ -139,10 +141,10 @@ func (s *Service) CancelPayment(ctx context.Context, t *Tenant, id, reason, idem
 				return err
 			}
 		}
-		p.Status, p.Required, p.ThreeDS, p.Timeout = StatusCancelled, nil, nil, nil
-		if sale := p.Sale(); sale != nil && sale.ProcessorStatus == StatusAuthorized {
-			sale.ProcessorStatus = StatusCancelled
-			sale.Events = append(sale.Events, TransactionEvent{ID: s.IDs.NewID(IDUUID), Date: now, Type: EventCancellationSucceeded})
+		p.Status, p.Required, p.ThreeDS, p.Timeout = simulator.StatusCancelled, nil, nil, nil
+		if sale := p.Sale(); sale != nil && sale.ProcessorStatus == simulator.StatusAuthorized {
+			sale.ProcessorStatus = simulator.StatusCancelled
+			sale.Events = append(sale.Events, simulator.TransactionEvent{ID: s.IDs.NewID(simulator.IDUUID), Date: now, Type: simulator.EventCancellationSucceeded})
 			if reason != "" {
 				sale.Reason = reason
 			}
@@ -165,7 +167,7 @@ type RefundRequest struct {
 // transaction records the outcome. Errors: PaymentError, InvalidPaymentStatus,
 // RequestValidationError, UnprocessableRefundAmount, PaymentAlreadyRefunded,
 // IdempotencyKeyAlreadyExists.
-func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req RefundRequest) (*Payment, error) {
+func (s *Service) RefundPayment(ctx context.Context, t *simulator.Tenant, id string, req RefundRequest) (*simulator.Payment, error) {
 	snap, err := s.preflight(t, id, req.IdempotencyKey)
 	if err != nil {
 		return nil, err
@@ -175,42 +177,42 @@ func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req R
 		return nil, err
 	}
 	d := s.Processor.Refund(ctx, t.ID, snap, amt)
-	var refundEvent *Event
-	p, err := s.mutatePaymentKey(t, id, req.IdempotencyKey, func(tx Tx, p *Payment, now time.Time) error {
+	var refundEvent *simulator.Event
+	p, err := s.mutatePaymentKey(t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckRefund(req.Amount, req.TransactionEventID)
 		if err != nil {
 			return err
 		}
-		txn := Transaction{
-			ID: s.IDs.NewID(IDUUID), Type: TxnRefund, Date: now, Amount: amt, CurrencyCode: p.CurrencyCode,
+		txn := simulator.Transaction{
+			ID: s.IDs.NewID(simulator.IDUUID), Type: simulator.TxnRefund, Date: now, Amount: amt, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: d.Status, ProcessorName: p.Processor.Name, ProcessorMerchantID: p.Processor.ProcessorMerchantID,
-			ProcessorTransactionID: NewProcessorID(s.IDs, IDProcessorTxn, p.Processor.Name), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: simulator.NewProcessorID(s.IDs, simulator.IDProcessorTxn, p.Processor.Name), CardTokenType: p.CardTokenType,
 			Reason: req.Reason, CaptureEventID: req.TransactionEventID,
 		}
-		if d.Status == StatusFailed {
+		if d.Status == simulator.StatusFailed {
 			txn.ProcessorStatusReason = d.Reason
 			if txn.ProcessorStatusReason == nil {
-				txn.ProcessorStatusReason = DefaultReason(StatusFailed)
+				txn.ProcessorStatusReason = simulator.DefaultReason(simulator.StatusFailed)
 			}
 		} else {
 			txn.Allocations = p.AllocateRefund(amt, req.TransactionEventID)
 		}
 		switch d.Status {
-		case StatusSettled:
+		case simulator.StatusSettled:
 			p.Processor.AmountRefunded += amt
-		case StatusPending:
-			j := s.newJob(t, JobResolveRefund, now.Add(d.After))
+		case simulator.StatusPending:
+			j := s.newJob(t, simulator.JobResolveRefund, now.Add(d.After))
 			j.PaymentID, j.TransactionID, j.Status = p.ID, txn.ID, string(d.ResolveTo)
 			if d.ResolveTo == "" {
-				j.Status = string(StatusSettled)
+				j.Status = string(simulator.StatusSettled)
 			}
 			if err := tx.PutJob(j); err != nil {
 				return err
 			}
 		}
 		p.Transactions = append(p.Transactions, txn)
-		if d.Status != StatusPending {
-			refundEvent = s.newEvent(EventPaymentRefund, p, now)
+		if d.Status != simulator.StatusPending {
+			refundEvent = s.newEvent(simulator.EventPaymentRefund, p, now)
 			return s.appendEvent(tx, refundEvent, p, &p.Transactions[len(p.Transactions)-1], nil)
 		}
 		return nil
@@ -221,7 +223,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req R
 // ResumePayment continues a payment after its 3DS challenge was answered.
 // Errors: PaymentError, InvalidPaymentStatus, RequestValidationError
 // ($.resumeToken), IdempotencyKeyAlreadyExists.
-func (s *Service) ResumePayment(ctx context.Context, t *Tenant, id, resumeToken, idemKey string) (*Payment, error) {
+func (s *Service) ResumePayment(ctx context.Context, t *simulator.Tenant, id, resumeToken, idemKey string) (*simulator.Payment, error) {
 	snap, err := s.preflight(t, id, idemKey)
 	if err != nil {
 		return nil, err
@@ -229,15 +231,15 @@ func (s *Service) ResumePayment(ctx context.Context, t *Tenant, id, resumeToken,
 	if err := snap.CheckResume(resumeToken); err != nil {
 		return nil, err
 	}
-	var d AuthorizeDecision
-	if snap.ThreeDS.Result == ThreeDSAuthSuccess {
+	var d simulator.AuthorizeDecision
+	if snap.ThreeDS.Result == simulator.ThreeDSAuthSuccess {
 		if snap.Plan != nil { // the decision taken at creation, not the rules in force now
 			d = snap.Plan.Decision()
 		} else {
 			d = s.Processor.Authorize(ctx, t.ID, snap)
 		}
 	}
-	return s.mutatePaymentKey(t, id, idemKey, func(tx Tx, p *Payment, now time.Time) error {
+	return s.mutatePaymentKey(t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if err := p.CheckResume(resumeToken); err != nil {
 			return err
 		}
@@ -245,10 +247,10 @@ func (s *Service) ResumePayment(ctx context.Context, t *Tenant, id, resumeToken,
 			return err
 		}
 		result := p.ThreeDS.Result
-		p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: result, ProtocolVersion: "2.2.0", ChallengeIssued: true}
-		if result == ThreeDSAuthFailed {
+		p.PaymentMethod.ThreeDSecure = &simulator.ThreeDSecure{ResponseCode: result, ProtocolVersion: "2.2.0", ChallengeIssued: true}
+		if result == simulator.ThreeDSAuthFailed {
 			p.PaymentMethod.ThreeDSecure.ReasonCode = "CARD_AUTHENTICATION_FAILED"
-			s.decline(p, now, AuthFailed3DS())
+			s.decline(p, now, simulator.AuthFailed3DS())
 			return nil
 		}
 		p.ThreeDS, p.Required = nil, nil
@@ -259,29 +261,29 @@ func (s *Service) ResumePayment(ctx context.Context, t *Tenant, id, resumeToken,
 // AnswerChallenge records the shopper's 3DS result for the challenge whose
 // requiredAction.clientToken is challengeToken and hands out the resumeToken.
 // Errors: ClientSessionValidationError (unknown challenge), RequestValidationError.
-func (s *Service) AnswerChallenge(challengeToken, result string) (string, *Payment, error) {
-	if result != ThreeDSAuthSuccess && result != ThreeDSAuthFailed {
-		return "", nil, ValidationError("ThreeDSChallengeRequest", FieldError{Path: "$.result", Description: "result must be AUTH_SUCCESS or AUTH_FAILED"})
+func (s *Service) AnswerChallenge(challengeToken, result string) (string, *simulator.Payment, error) {
+	if result != simulator.ThreeDSAuthSuccess && result != simulator.ThreeDSAuthFailed {
+		return "", nil, simulator.ValidationError("ThreeDSChallengeRequest", simulator.FieldError{Path: "$.result", Description: "result must be AUTH_SUCCESS or AUTH_FAILED"})
 	}
-	var snap *Payment
-	if err := s.Store.View(func(tx Tx) (err error) { snap, err = tx.PaymentByChallenge(challengeToken); return }); err != nil {
+	var snap *simulator.Payment
+	if err := s.Store.View(func(tx simulator.Tx) (err error) { snap, err = tx.PaymentByChallenge(challengeToken); return }); err != nil {
 		return "", nil, err
 	}
 	if snap == nil {
-		return "", nil, ErrClientToken()
+		return "", nil, simulator.ErrClientToken()
 	}
 	t, err := s.Tenant(snap.TenantID)
 	if err != nil {
 		return "", nil, err
 	}
 	var resume string
-	p, err := s.mutatePayment(t, snap.ID, func(tx Tx, p *Payment, now time.Time) error {
-		if p.ThreeDS == nil || p.ThreeDS.ChallengeToken != challengeToken || p.Status != StatusPending {
-			return ErrClientToken()
+	p, err := s.mutatePayment(t, snap.ID, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+		if p.ThreeDS == nil || p.ThreeDS.ChallengeToken != challengeToken || p.Status != simulator.StatusPending {
+			return simulator.ErrClientToken()
 		}
 		p.ThreeDS.Result = result
 		if p.ThreeDS.ResumeToken == "" {
-			p.ThreeDS.ResumeToken = s.IDs.NewID(IDUUID)
+			p.ThreeDS.ResumeToken = s.IDs.NewID(simulator.IDUUID)
 		}
 		resume = p.ThreeDS.ResumeToken
 		return nil
@@ -291,7 +293,7 @@ func (s *Service) AnswerChallenge(challengeToken, result string) (string, *Payme
 
 // CompleteChallenge is the control plane's shortcut: answer the challenge and resume.
 // Errors: PaymentError, InvalidPaymentStatus, RequestValidationError.
-func (s *Service) CompleteChallenge(ctx context.Context, t *Tenant, id, result string) (*Payment, error) {
+func (s *Service) CompleteChallenge(ctx context.Context, t *simulator.Tenant, id, result string) (*simulator.Payment, error) {
 	p, err := s.Payment(t, id)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,10 @@
-package simulator
+package service
 
 import (
 	"context"
 	"sync"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // RequestNote records, for the request that carries it, the payment the
@@ -13,7 +15,7 @@ import (
 type RequestNote struct {
 	mu        sync.Mutex
 	paymentID string
-	status    PaymentStatus
+	status    simulator.PaymentStatus
 }
 
 type requestNoteKey struct{}
@@ -25,14 +27,14 @@ func WithRequestNote(ctx context.Context) (context.Context, *RequestNote) {
 }
 
 // Payment is the payment noted so far ("" when none) and its status then.
-func (n *RequestNote) Payment() (id string, status PaymentStatus) {
+func (n *RequestNote) Payment() (id string, status simulator.PaymentStatus) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.paymentID, n.status
 }
 
 // notePayment records p on ctx's note, if ctx carries one.
-func notePayment(ctx context.Context, p *Payment) {
+func notePayment(ctx context.Context, p *simulator.Payment) {
 	n, _ := ctx.Value(requestNoteKey{}).(*RequestNote)
 	if n == nil || p == nil {
 		return

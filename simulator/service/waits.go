@@ -1,9 +1,11 @@
-package simulator
+package service
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // waitHub wakes waiters when a payment changes.
@@ -74,11 +76,11 @@ func (s *Service) OpenWaits() int {
 // else WaitTimeout. Errors: PaymentError (unknown), WaitTimeout (with
 // paymentId/paymentStatus: at the timeout, or at once when the payment is
 // terminal in another status), TooManyRequests (the tenant's cap).
-func (s *Service) WaitForStatus(ctx context.Context, t *Tenant, id string, status PaymentStatus, timeout time.Duration) (*Payment, error) {
+func (s *Service) WaitForStatus(ctx context.Context, t *simulator.Tenant, id string, status simulator.PaymentStatus, timeout time.Duration) (*simulator.Payment, error) {
 	p, done, err := s.waitCheck(t, id, status)
 	if done || timeout <= 0 {
 		if !done && err == nil {
-			err = Errorf(CodeWaitTimeout, "The payment did not reach %s within %s", status, timeout).WithPayment(p)
+			err = simulator.Errorf(simulator.CodeWaitTimeout, "The payment did not reach %s within %s", status, timeout).WithPayment(p)
 		}
 		return p, err
 	}
@@ -102,16 +104,16 @@ func (s *Service) WaitForStatus(ctx context.Context, t *Tenant, id string, statu
 			continue
 		case <-deadline.C:
 			s.waits.release(id, ch)
-			return nil, Errorf(CodeWaitTimeout, "The payment did not reach %s within %s", status, timeout).WithPayment(p)
+			return nil, simulator.Errorf(simulator.CodeWaitTimeout, "The payment did not reach %s within %s", status, timeout).WithPayment(p)
 		case <-ctx.Done():
 			s.waits.release(id, ch)
-			return nil, Errorf(CodeWaitTimeout, "The wait was cancelled").WithPayment(p)
+			return nil, simulator.Errorf(simulator.CodeWaitTimeout, "The wait was cancelled").WithPayment(p)
 		case <-s.Held.Stopping():
 			s.waits.release(id, ch)
 			if p, done, err := s.waitCheck(t, id, status); done {
 				return p, err
 			} else if err == nil {
-				return nil, Errorf(CodeWaitTimeout, "The sandbox is shutting down; the payment is %s", p.Status).WithPayment(p)
+				return nil, simulator.Errorf(simulator.CodeWaitTimeout, "The sandbox is shutting down; the payment is %s", p.Status).WithPayment(p)
 			}
 			return nil, err
 		}
@@ -121,7 +123,7 @@ func (s *Service) WaitForStatus(ctx context.Context, t *Tenant, id string, statu
 // waitCheck reads the payment and says whether the wait is over: it has the
 // status (the payment), it is unknown (the error), or it is terminal in
 // another status (WaitTimeout). Otherwise done is false and p is the payment.
-func (s *Service) waitCheck(t *Tenant, id string, status PaymentStatus) (p *Payment, done bool, err error) {
+func (s *Service) waitCheck(t *simulator.Tenant, id string, status simulator.PaymentStatus) (p *simulator.Payment, done bool, err error) {
 	p, err = s.Payment(t, id)
 	switch {
 	case err != nil:
@@ -129,7 +131,7 @@ func (s *Service) waitCheck(t *Tenant, id string, status PaymentStatus) (p *Paym
 	case p.Status == status:
 		return p, true, nil
 	case p.Status.Terminal():
-		return nil, true, Errorf(CodeWaitTimeout, "The payment is %s and will not become %s", p.Status, status).WithPayment(p)
+		return nil, true, simulator.Errorf(simulator.CodeWaitTimeout, "The payment is %s and will not become %s", p.Status, status).WithPayment(p)
 	}
 	return p, false, nil
 }

@@ -1,22 +1,24 @@
-package simulator
+package service
 
 import (
 	"context"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // mutatePayment loads payment id of tenant t, lets fn change it inside one
 // store transaction (fn may also write other records), stamps dateUpdated and
 // appends a PAYMENT.STATUS event when the status moved. fn returning
 // errNoChange leaves everything as it was and answers the current payment.
-func (s *Service) mutatePayment(t *Tenant, id string, fn func(tx Tx, p *Payment, now time.Time) error) (*Payment, error) {
+func (s *Service) mutatePayment(t *simulator.Tenant, id string, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
 	return s.mutatePaymentKey(t, id, "", fn)
 }
 
 // mutatePaymentKey is mutatePayment for a request with an X-Idempotency-Key:
 // the key is checked before anything else and claimed in the same
 // transaction, only when the request changed something.
-func (s *Service) mutatePaymentKey(t *Tenant, id, idemKey string, fn func(tx Tx, p *Payment, now time.Time) error) (*Payment, error) {
+func (s *Service) mutatePaymentKey(t *simulator.Tenant, id, idemKey string, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
 	return s.mutatePaymentAt(t, id, idemKey, time.Time{}, fn)
 }
 
@@ -25,10 +27,10 @@ func (s *Service) mutatePaymentKey(t *Tenant, id, idemKey string, fn func(tx Tx,
 // it fell due (by a clock advance that jumped over it) stamps its change,
 // events and dateUpdated with its due time, never earlier than the payment's
 // last update.
-func (s *Service) mutatePaymentAt(t *Tenant, id, idemKey string, at time.Time, fn func(tx Tx, p *Payment, now time.Time) error) (*Payment, error) {
-	var out *Payment
+func (s *Service) mutatePaymentAt(t *simulator.Tenant, id, idemKey string, at time.Time, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
+	var out *simulator.Payment
 	kick := false
-	err := s.Store.Update(func(tx Tx) error {
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		if err := checkIdempotency(tx, t, idemKey); err != nil {
 			return err
 		}
@@ -37,7 +39,7 @@ func (s *Service) mutatePaymentAt(t *Tenant, id, idemKey string, at time.Time, f
 			return err
 		}
 		if p == nil {
-			return ErrPaymentNotFound()
+			return simulator.ErrPaymentNotFound()
 		}
 		now := s.now(t)
 		if !at.IsZero() && at.Before(now) {
@@ -60,7 +62,7 @@ func (s *Service) mutatePaymentAt(t *Tenant, id, idemKey string, at time.Time, f
 			return err
 		}
 		if p.Status != before {
-			if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, now), p, nil, nil); err != nil {
+			if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, now), p, nil, nil); err != nil {
 				return err
 			}
 		}
@@ -92,12 +94,12 @@ var errNoChange error = noChange{}
 // authorizeNow runs the processor for a PENDING payment and applies its
 // decision. A timeout decision holds the caller until ctx's deadline (the
 // request timeout) and answers RequestTimeout; the payment resolves later.
-func (s *Service) authorizeNow(ctx context.Context, t *Tenant, p *Payment) (*Payment, error) {
+func (s *Service) authorizeNow(ctx context.Context, t *simulator.Tenant, p *simulator.Payment) (*simulator.Payment, error) {
 	return s.authorizeWith(ctx, t, p, s.Processor.Authorize(ctx, t.ID, p))
 }
 
 // authorizeWith is authorizeNow with the processor's decision d already taken.
-func (s *Service) authorizeWith(ctx context.Context, t *Tenant, p *Payment, d AuthorizeDecision) (*Payment, error) {
+func (s *Service) authorizeWith(ctx context.Context, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision) (*simulator.Payment, error) {
 	notePayment(ctx, p) // a 504 answered meanwhile names it
 	sleepLatency(ctx, d.Latency)
 	out, err := s.applyAuthorization(t, p.ID, d, false)
@@ -111,19 +113,19 @@ func (s *Service) authorizeWith(ctx context.Context, t *Tenant, p *Payment, d Au
 	return out, nil
 }
 
-func errRequestTimeout(p *Payment) error {
-	return Errorf(CodeRequestTimeout, "The request exceeded the timeout; the payment goes on and resolves later").
+func errRequestTimeout(p *simulator.Payment) error {
+	return simulator.Errorf(simulator.CodeRequestTimeout, "The request exceeded the timeout; the payment goes on and resolves later").
 		WithRecovery("Use GET /payments/{id} (or /_sandbox/wait) to get the state of the payment").WithPayment(p)
 }
 
 // applyAuthorization applies an authorize decision to a PENDING payment.
 // authenticated is true when 3DS already passed (resume after AUTH_SUCCESS).
-func (s *Service) applyAuthorization(t *Tenant, id string, d AuthorizeDecision, authenticated bool) (*Payment, error) {
-	return s.mutatePayment(t, id, func(tx Tx, p *Payment, now time.Time) error {
-		if p.Status != StatusPending || p.Timeout != nil || (p.ThreeDS != nil && !authenticated) {
+func (s *Service) applyAuthorization(t *simulator.Tenant, id string, d simulator.AuthorizeDecision, authenticated bool) (*simulator.Payment, error) {
+	return s.mutatePayment(t, id, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+		if p.Status != simulator.StatusPending || p.Timeout != nil || (p.ThreeDS != nil && !authenticated) {
 			return errNoChange // decided already (a job and a request raced)
 		}
-		_ = tx.DeleteJob(&Job{ID: authJobID(p.ID), TenantID: t.ID})
+		_ = tx.DeleteJob(&simulator.Job{ID: authJobID(p.ID), TenantID: t.ID})
 		return s.authorizeTx(tx, t, p, d, authenticated, now)
 	})
 }
@@ -131,28 +133,28 @@ func (s *Service) applyAuthorization(t *Tenant, id string, d AuthorizeDecision, 
 // authorizeTx applies decision d to the PENDING payment p inside tx: a 3DS
 // challenge or a timeout starts (with its token or recovery job), or the
 // processors' answers are recorded.
-func (s *Service) authorizeTx(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, authenticated bool, now time.Time) error {
+func (s *Service) authorizeTx(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, authenticated bool, now time.Time) error {
 	p.Rule = d.Rule
 	if !authenticated {
-		p.Plan = PlanOf(d) // chosen once: it governs the rest of the payment's life
+		p.Plan = simulator.PlanOf(d) // chosen once: it governs the rest of the payment's life
 		switch d.ThreeDS {
-		case ThreeDSChallenge:
-			tok := s.IDs.NewID(IDUUID)
-			p.ThreeDS = &ThreeDSState{ChallengeToken: tok}
-			p.Required = &RequiredAction{Name: ActionThreeDS, Description: "The customer must complete a 3DS challenge", ClientToken: tok}
-			p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: "CHALLENGE", ProtocolVersion: "2.2.0", ChallengeIssued: true}
+		case simulator.ThreeDSChallenge:
+			tok := s.IDs.NewID(simulator.IDUUID)
+			p.ThreeDS = &simulator.ThreeDSState{ChallengeToken: tok}
+			p.Required = &simulator.RequiredAction{Name: simulator.ActionThreeDS, Description: "The customer must complete a 3DS challenge", ClientToken: tok}
+			p.PaymentMethod.ThreeDSecure = &simulator.ThreeDSecure{ResponseCode: "CHALLENGE", ProtocolVersion: "2.2.0", ChallengeIssued: true}
 			return tx.PutChallenge(tok, t.ID, p.ID)
-		case ThreeDSFrictionlessFail:
-			p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: ThreeDSAuthFailed, ReasonCode: "CARD_AUTHENTICATION_FAILED", ProtocolVersion: "2.2.0"}
-			s.decline(p, now, AuthFailed3DS())
+		case simulator.ThreeDSFrictionlessFail:
+			p.PaymentMethod.ThreeDSecure = &simulator.ThreeDSecure{ResponseCode: simulator.ThreeDSAuthFailed, ReasonCode: "CARD_AUTHENTICATION_FAILED", ProtocolVersion: "2.2.0"}
+			s.decline(p, now, simulator.AuthFailed3DS())
 			return nil
-		case ThreeDSFrictionlessPass:
-			p.PaymentMethod.ThreeDSecure = &ThreeDSecure{ResponseCode: ThreeDSAuthSuccess, ProtocolVersion: "2.2.0"}
+		case simulator.ThreeDSFrictionlessPass:
+			p.PaymentMethod.ThreeDSecure = &simulator.ThreeDSecure{ResponseCode: simulator.ThreeDSAuthSuccess, ProtocolVersion: "2.2.0"}
 		}
 	}
 	if d.Timeout != nil {
-		p.Timeout = &TimeoutState{ResolveTo: d.Timeout.ResolveTo, ResolveAt: NormTime(p.Date.Add(d.Timeout.After))}
-		j := s.newJob(t, JobResolveTimeout, p.Timeout.ResolveAt)
+		p.Timeout = &simulator.TimeoutState{ResolveTo: d.Timeout.ResolveTo, ResolveAt: simulator.NormTime(p.Date.Add(d.Timeout.After))}
+		j := s.newJob(t, simulator.JobResolveTimeout, p.Timeout.ResolveAt)
 		j.PaymentID = p.ID
 		return tx.PutJob(j)
 	}
@@ -161,30 +163,30 @@ func (s *Service) authorizeTx(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision,
 
 // runSteps records each processor's answer as a SALE transaction; a soft
 // decline falls back to the next processor.
-func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, now time.Time) error {
+func (s *Service) runSteps(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, now time.Time) error {
 	steps := d.Steps
 	if len(steps) == 0 {
 		accts := s.Processor.Accounts(t.ID)
-		steps = []AuthStep{{Account: accts[0], Status: StatusAuthorized}}
+		steps = []simulator.AuthStep{{Account: accts[0], Status: simulator.StatusAuthorized}}
 	}
-	final := FinalStep(AuthorizeDecision{Steps: steps})
+	final := simulator.FinalStep(simulator.AuthorizeDecision{Steps: steps})
 	for _, st := range steps {
-		txn := Transaction{
-			ID: s.IDs.NewID(IDUUID), Type: TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
+		txn := simulator.Transaction{
+			ID: s.IDs.NewID(simulator.IDUUID), Type: simulator.TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: st.Status, ProcessorName: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID,
-			ProcessorTransactionID: NewProcessorID(s.IDs, IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: simulator.NewProcessorID(s.IDs, simulator.IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
 		}
-		p.Processor = &ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
-		if st.Status == StatusAuthorized {
+		p.Processor = &simulator.ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
+		if st.Status == simulator.StatusAuthorized {
 			if st.Account.AuthorizationCode {
-				txn.AuthorizationCode = NewProcessorID(s.IDs, IDAuthCode, st.Account.Name)
+				txn.AuthorizationCode = simulator.NewProcessorID(s.IDs, simulator.IDAuthCode, st.Account.Name)
 			}
 			amt := p.Amount
-			txn.Events = []TransactionEvent{{ID: s.IDs.NewID(IDUUID), Date: now, Type: EventAuthorizationSucceeded, Amount: &amt}}
+			txn.Events = []simulator.TransactionEvent{{ID: s.IDs.NewID(simulator.IDUUID), Date: now, Type: simulator.EventAuthorizationSucceeded, Amount: &amt}}
 		} else {
 			r := st.Reason
 			if r == nil {
-				r = DefaultReason(st.Status)
+				r = simulator.DefaultReason(st.Status)
 			}
 			txn.ProcessorStatusReason = r
 		}
@@ -202,16 +204,16 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 	if p.CVVGiven {
 		cvv = "MATCHED"
 	}
-	p.RiskData = &RiskData{
-		FraudChecks: &FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
-		CVVCheck:    &RiskCheck{Source: "PROCESSOR", Result: cvv},
-		AVSCheck:    &AVSCheck{Source: "PROCESSOR", Result: AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
+	p.RiskData = &simulator.RiskData{
+		FraudChecks: &simulator.FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
+		CVVCheck:    &simulator.RiskCheck{Source: "PROCESSOR", Result: cvv},
+		AVSCheck:    &simulator.AVSCheck{Source: "PROCESSOR", Result: simulator.AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
 	}
 	switch final.Status {
-	case StatusAuthorized:
-		p.Status, p.Authorized, p.StatusReason = StatusAuthorized, p.Amount, nil
+	case simulator.StatusAuthorized:
+		p.Status, p.Authorized, p.StatusReason = simulator.StatusAuthorized, p.Amount, nil
 		if p.Plan == nil {
-			p.Plan = &Plan{}
+			p.Plan = &simulator.Plan{}
 		}
 		acct := final.Account
 		p.Plan.Account = &acct
@@ -221,29 +223,29 @@ func (s *Service) runSteps(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, no
 	default:
 		r := final.Reason
 		if r == nil {
-			r = DefaultReason(final.Status)
+			r = simulator.DefaultReason(final.Status)
 		}
 		p.Status, p.StatusReason = final.Status, r
-		if p.Status != StatusDeclined && p.Status != StatusFailed {
-			p.Status = StatusFailed
+		if p.Status != simulator.StatusDeclined && p.Status != simulator.StatusFailed {
+			p.Status = simulator.StatusFailed
 		}
 	}
 	return nil
 }
 
 // decline ends a payment DECLINED before any processor saw it (3DS failed).
-func (s *Service) decline(p *Payment, now time.Time, r *StatusReason) {
-	p.Status, p.StatusReason, p.Required, p.ThreeDS = StatusDeclined, r, nil, nil
+func (s *Service) decline(p *simulator.Payment, now time.Time, r *simulator.StatusReason) {
+	p.Status, p.StatusReason, p.Required, p.ThreeDS = simulator.StatusDeclined, r, nil, nil
 }
 
 // afterAuthorized vaults on success and schedules a scenario dispute.
-func (s *Service) afterAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision, now time.Time) error {
+func (s *Service) afterAuthorized(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, now time.Time) error {
 	if p.PaymentMethod.VaultOnSuccess && p.CustomerID != "" {
 		in, err := tx.Instrument(t.ID, p.PaymentMethod.PaymentMethodToken)
 		if err != nil {
 			return err
 		}
-		if in != nil && in.TokenType == TokenSingleUse && in.VaultedAs == "" {
+		if in != nil && in.TokenType == simulator.TokenSingleUse && in.VaultedAs == "" {
 			v, err := s.vaultTx(tx, t, in, p.CustomerID)
 			if err != nil {
 				return err
@@ -252,7 +254,7 @@ func (s *Service) afterAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDecis
 		}
 	}
 	if d.Dispute != nil {
-		j := s.newJob(t, JobDispute, now.Add(d.Dispute.After))
+		j := s.newJob(t, simulator.JobDispute, now.Add(d.Dispute.After))
 		j.PaymentID, j.Reason = p.ID, d.Dispute.Reason
 		plan := *d.Dispute
 		j.Dispute = &plan

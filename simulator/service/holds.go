@@ -1,6 +1,10 @@
-package simulator
+package service
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
 
 // DefaultMaxHeldPerTenant is how many requests one tenant may hold open at
 // once (long-polls, event streams) unless configured otherwise.
@@ -47,7 +51,7 @@ func (h *Held) Acquire(tenantID string) (release func(), err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.open[tenantID] >= h.max {
-		return nil, Errorf(CodeTooManyRequests, "This tenant already holds %d open long-polls or streams", h.max).
+		return nil, simulator.Errorf(simulator.CodeTooManyRequests, "This tenant already holds %d open long-polls or streams", h.max).
 			WithRecovery("Retry shortly, or end some of the tenant's open waits.")
 	}
 	h.open[tenantID]++

@@ -1,23 +1,27 @@
-package simulator
+package service
 
-import "time"
+import (
+	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
 
 // CreateSession creates a client session with its client token (24h on the
 // tenant's clock). data has passed the request schema; here the cross-field
 // rules apply. Errors: RequestValidationError, MetadataContainsEmptyKey.
-func (s *Service) CreateSession(t *Tenant, data SessionData, mode ApprovalMode) (*ClientSession, error) {
+func (s *Service) CreateSession(t *simulator.Tenant, data simulator.SessionData, mode simulator.ApprovalMode) (*simulator.ClientSession, error) {
 	if err := checkSessionData("ClientSessionAPIRequest", &data); err != nil {
 		return nil, err
 	}
 	if mode == "" {
-		mode = ApprovalAuto
+		mode = simulator.ApprovalAuto
 	}
 	now := s.now(t)
-	cs := &ClientSession{
-		ID: s.IDs.NewID(IDUUID), TenantID: t.ID, ClientToken: s.IDs.NewID(IDClientToken),
-		CreatedAt: now, ExpiresAt: now.Add(ClientTokenTTL), ApprovalMode: mode, Data: data,
+	cs := &simulator.ClientSession{
+		ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, ClientToken: s.IDs.NewID(simulator.IDClientToken),
+		CreatedAt: now, ExpiresAt: now.Add(simulator.ClientTokenTTL), ApprovalMode: mode, Data: data,
 	}
-	if err := s.Store.Update(func(tx Tx) error { return tx.PutSession(cs) }); err != nil {
+	if err := s.Store.Update(func(tx simulator.Tx) error { return tx.PutSession(cs) }); err != nil {
 		return nil, err
 	}
 	return cs, nil
@@ -26,16 +30,16 @@ func (s *Service) CreateSession(t *Tenant, data SessionData, mode ApprovalMode) 
 // checkSessionData applies the cross-field rules; an empty metadata key is
 // 400 MetadataContainsEmptyKey only when nothing else is wrong, else one of
 // the 422's broken rules.
-func checkSessionData(model string, d *SessionData) error {
+func checkSessionData(model string, d *simulator.SessionData) error {
 	errs := d.CheckRules()
-	if EmptyMetadataKey(d.Metadata) {
+	if simulator.EmptyMetadataKey(d.Metadata) {
 		if len(errs) == 0 {
-			return ErrEmptyMetadataKey()
+			return simulator.ErrEmptyMetadataKey()
 		}
-		errs = append(errs, EmptyMetadataKeyField)
+		errs = append(errs, simulator.EmptyMetadataKeyField)
 	}
 	if len(errs) > 0 {
-		return ValidationError(model, errs...)
+		return simulator.ValidationError(model, errs...)
 	}
 	return nil
 }
@@ -43,49 +47,49 @@ func checkSessionData(model string, d *SessionData) error {
 // Session returns the live session of a client token of tenant t, from
 // memory when the store keeps it: SHARED, not to be changed (RecordMemory).
 // Errors: ClientSessionValidationError (missing, unknown, expired, another tenant's).
-func (s *Service) Session(t *Tenant, clientToken string) (*ClientSession, error) {
+func (s *Service) Session(t *simulator.Tenant, clientToken string) (*simulator.ClientSession, error) {
 	if clientToken == "" {
-		return nil, ErrClientToken()
+		return nil, simulator.ErrClientToken()
 	}
 	cs, err := s.hot().HotSessionByToken(clientToken)
 	if err != nil {
 		return nil, err
 	}
 	if cs == nil || cs.TenantID != t.ID || cs.Expired(s.now(t)) {
-		return nil, ErrClientToken()
+		return nil, simulator.ErrClientToken()
 	}
 	return cs, nil
 }
 
 // clientTokenTx resolves a client token of any tenant (the client side has
 // no API key) to its live session and tenant, inside tx.
-func (s *Service) clientTokenTx(tx Tx, clientToken string) (*ClientSession, *Tenant, error) {
+func (s *Service) clientTokenTx(tx simulator.Tx, clientToken string) (*simulator.ClientSession, *simulator.Tenant, error) {
 	if clientToken == "" {
-		return nil, nil, ErrClientToken()
+		return nil, nil, simulator.ErrClientToken()
 	}
 	cs, err := tx.SessionByToken(clientToken)
 	if err != nil || cs == nil {
-		return nil, nil, errorsJoin(err, ErrClientToken())
+		return nil, nil, errorsJoin(err, simulator.ErrClientToken())
 	}
 	t, err := tx.Tenant(cs.TenantID)
 	if err != nil || t == nil || cs.Expired(s.now(t)) {
-		return nil, nil, errorsJoin(err, ErrClientToken())
+		return nil, nil, errorsJoin(err, simulator.ErrClientToken())
 	}
 	return cs, t, nil
 }
 
 // sessionFor resolves a client token of tenant t (merchant side); another
 // tenant's token behaves as unknown.
-func sessionFor(tx Tx, t *Tenant, clientToken string, now time.Time) (*ClientSession, error) {
+func sessionFor(tx simulator.Tx, t *simulator.Tenant, clientToken string, now time.Time) (*simulator.ClientSession, error) {
 	if clientToken == "" {
-		return nil, ErrClientToken()
+		return nil, simulator.ErrClientToken()
 	}
 	cs, err := tx.SessionByToken(clientToken)
 	if err != nil {
 		return nil, err
 	}
 	if cs == nil || cs.TenantID != t.ID || cs.Expired(now) {
-		return nil, ErrClientToken()
+		return nil, simulator.ErrClientToken()
 	}
 	return cs, nil
 }
@@ -94,9 +98,9 @@ func sessionFor(tx Tx, t *Tenant, clientToken string, now time.Time) (*ClientSes
 // from the current one (field by field, arrays and metadata replaced, null
 // clears) and the cross-field rules are checked on the merged session. The
 // session is unchanged on any error.
-func (s *Service) UpdateSession(t *Tenant, clientToken string, merge func(cur SessionData) (SessionData, error)) (*ClientSession, error) {
-	var out *ClientSession
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) UpdateSession(t *simulator.Tenant, clientToken string, merge func(cur simulator.SessionData) (simulator.SessionData, error)) (*simulator.ClientSession, error) {
+	var out *simulator.ClientSession
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		cs, err := sessionFor(tx, t, clientToken, s.now(t))
 		if err != nil {
 			return err
@@ -119,17 +123,17 @@ func (s *Service) UpdateSession(t *Tenant, clientToken string, merge func(cur Se
 // API key) to its live session and tenant, from memory when the store keeps
 // them: the session is SHARED, not to be changed (RecordMemory); the tenant
 // is the caller's. Errors: ClientSessionValidationError.
-func (s *Service) ClientSession(clientToken string) (*ClientSession, *Tenant, error) {
+func (s *Service) ClientSession(clientToken string) (*simulator.ClientSession, *simulator.Tenant, error) {
 	if clientToken == "" {
-		return nil, nil, ErrClientToken()
+		return nil, nil, simulator.ErrClientToken()
 	}
 	cs, err := s.hot().HotSessionByToken(clientToken)
 	if err != nil || cs == nil {
-		return nil, nil, errorsJoin(err, ErrClientToken())
+		return nil, nil, errorsJoin(err, simulator.ErrClientToken())
 	}
 	t, err := s.tenantByID(cs.TenantID)
 	if err != nil || t == nil || cs.Expired(s.now(t)) {
-		return nil, nil, errorsJoin(err, ErrClientToken())
+		return nil, nil, errorsJoin(err, simulator.ErrClientToken())
 	}
 	return cs, t, nil
 }

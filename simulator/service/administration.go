@@ -1,27 +1,29 @@
-package simulator
+package service
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Attempts lists the tenant's payment attempts newest first (by creation,
 // then id), with expiry applied at the tenant's now; status, when not empty,
 // keeps only attempts in that status.
-func (s *Service) Attempts(t *Tenant, status AttemptStatus) ([]*Attempt, error) {
-	var all []*Attempt
-	if err := s.Store.View(func(tx Tx) (err error) { all, err = tx.Attempts(t.ID); return }); err != nil {
+func (s *Service) Attempts(t *simulator.Tenant, status simulator.AttemptStatus) ([]*simulator.Attempt, error) {
+	var all []*simulator.Attempt
+	if err := s.Store.View(func(tx simulator.Tx) (err error) { all, err = tx.Attempts(t.ID); return }); err != nil {
 		return nil, err
 	}
 	now := s.now(t)
-	out := make([]*Attempt, 0, len(all))
+	out := make([]*simulator.Attempt, 0, len(all))
 	for _, a := range all {
 		a.Lapse(now)
 		if status == "" || a.Status == status {
 			out = append(out, a)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Attempt) int {
+	slices.SortFunc(out, func(a, b *simulator.Attempt) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
@@ -31,10 +33,10 @@ func (s *Service) Attempts(t *Tenant, status AttemptStatus) ([]*Attempt, error) 
 }
 
 // Tenants lists every tenant, oldest first (tenant administration).
-func (s *Service) Tenants() ([]*Tenant, error) {
-	var all []*Tenant
-	err := s.Store.View(func(tx Tx) (err error) { all, err = tx.Tenants(); return })
-	slices.SortFunc(all, func(a, b *Tenant) int {
+func (s *Service) Tenants() ([]*simulator.Tenant, error) {
+	var all []*simulator.Tenant
+	err := s.Store.View(func(tx simulator.Tx) (err error) { all, err = tx.Tenants(); return })
+	slices.SortFunc(all, func(a, b *simulator.Tenant) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
@@ -45,13 +47,13 @@ func (s *Service) Tenants() ([]*Tenant, error) {
 
 // DeleteTenantByID removes a tenant and all its data (tenant administration).
 // Errors: NotFound when there is no such tenant.
-func (s *Service) DeleteTenantByID(id string) (*Tenant, error) {
-	var t *Tenant
-	if err := s.Store.View(func(tx Tx) (err error) { t, err = tx.Tenant(id); return }); err != nil {
+func (s *Service) DeleteTenantByID(id string) (*simulator.Tenant, error) {
+	var t *simulator.Tenant
+	if err := s.Store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(id); return }); err != nil {
 		return nil, err
 	}
 	if t == nil {
-		return nil, Errorf(CodeNotFound, "No tenant %q", id).WithRecovery("List the tenants with GET /_sandbox/tenants.")
+		return nil, simulator.Errorf(simulator.CodeNotFound, "No tenant %q", id).WithRecovery("List the tenants with GET /_sandbox/tenants.")
 	}
 	return t, s.DeleteTenant(t)
 }
@@ -61,12 +63,12 @@ func (s *Service) DeleteTenantByID(id string) (*Tenant, error) {
 // tenant from an earlier start). It reports whether a key was removed.
 func (s *Service) RevokeAPIKey(key string) (bool, error) {
 	removed := false
-	err := s.Store.Update(func(tx Tx) error {
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		t, err := tx.TenantByAPIKey(key)
 		if err != nil || t == nil {
 			return err
 		}
-		t.APIKeys = slices.DeleteFunc(t.APIKeys, func(k APIKey) bool { return k.Key == key })
+		t.APIKeys = slices.DeleteFunc(t.APIKeys, func(k simulator.APIKey) bool { return k.Key == key })
 		removed = true
 		return tx.PutTenant(t)
 	})

@@ -1,25 +1,27 @@
-package simulator
+package service
 
 import (
 	"slices"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // OpenDispute opens a dispute on an authorized or settled payment and sends
 // DISPUTE.OPENED (control plane). amount nil disputes what was captured (or
 // authorized). Errors: PaymentError, InvalidPaymentStatus, RequestValidationError.
-func (s *Service) OpenDispute(t *Tenant, paymentID, reason string, amount *int64) (*Dispute, error) {
+func (s *Service) OpenDispute(t *simulator.Tenant, paymentID, reason string, amount *int64) (*simulator.Dispute, error) {
 	return s.openDispute(t, paymentID, reason, amount, nil)
 }
 
 // openDispute opens a dispute; job is the scenario's JobDispute (deleted in
 // the same transaction; its plan's Then steps are scheduled from the opening).
-func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64, job *Job) (*Dispute, error) {
+func (s *Service) openDispute(t *simulator.Tenant, paymentID, reason string, amount *int64, job *simulator.Job) (*simulator.Dispute, error) {
 	if reason == "" {
 		reason = "FRAUDULENT"
 	}
-	var out *Dispute
-	err := s.Store.Update(func(tx Tx) error {
+	var out *simulator.Dispute
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		if job != nil {
 			if cur, err := tx.Job(t.ID, job.ID); err != nil || cur == nil {
 				return err
@@ -33,7 +35,7 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 			return err
 		}
 		if p == nil {
-			return ErrPaymentNotFound()
+			return simulator.ErrPaymentNotFound()
 		}
 		if err := p.CheckDispute(); err != nil {
 			return err
@@ -47,7 +49,7 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 		}
 		if amount != nil {
 			if *amount <= 0 || *amount > p.Amount {
-				return ValidationError("DisputeRequest", FieldError{Path: "$.amount", Description: "amount must be between 1 and the payment amount"})
+				return simulator.ValidationError("DisputeRequest", simulator.FieldError{Path: "$.amount", Description: "amount must be between 1 and the payment amount"})
 			}
 			amt = *amount
 		}
@@ -55,8 +57,8 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 		if job != nil && job.Due.Before(now) { // opened at its due time, also when a clock advance jumped past it
 			now = job.Due
 		}
-		d := &Dispute{
-			ID: s.IDs.NewID(IDUUID), TenantID: t.ID, PaymentID: p.ID, OrderID: p.OrderID, Reason: reason,
+		d := &simulator.Dispute{
+			ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, PaymentID: p.ID, OrderID: p.OrderID, Reason: reason,
 			Amount: amt, CurrencyCode: p.CurrencyCode, Status: "OPEN", Type: "DISPUTE", OpenedAt: now, UpdatedAt: now,
 			PaymentMethodType: p.PaymentMethod.PaymentMethodType, Network: p.PaymentMethod.Data.BinData.Network,
 		}
@@ -76,7 +78,7 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 			return err
 		}
 		out = d
-		return s.appendEvent(tx, s.newEvent(EventDisputeOpened, p, now), p, nil, d)
+		return s.appendEvent(tx, s.newEvent(simulator.EventDisputeOpened, p, now), p, nil, d)
 	})
 	if err == nil {
 		s.Kick()
@@ -86,16 +88,16 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 
 // scheduleDisputeStep stores the job of d's next scripted step, due its After
 // past from.
-func (s *Service) scheduleDisputeStep(tx Tx, t *Tenant, d *Dispute, from time.Time) error {
-	j := s.newJob(t, JobDisputeStatus, from.Add(d.Then[0].After))
+func (s *Service) scheduleDisputeStep(tx simulator.Tx, t *simulator.Tenant, d *simulator.Dispute, from time.Time) error {
+	j := s.newJob(t, simulator.JobDisputeStatus, from.Add(d.Then[0].After))
 	j.PaymentID, j.DisputeID = d.PaymentID, d.ID
 	return tx.PutJob(j)
 }
 
 // disputeStepJob runs a dispute's next scripted step and schedules the one
 // after it, in one transaction with the job's deletion.
-func (s *Service) disputeStepJob(t *Tenant, j *Job) error {
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) disputeStepJob(t *simulator.Tenant, j *simulator.Job) error {
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		if err := tx.DeleteJob(j); err != nil {
 			return err
 		}
@@ -125,25 +127,25 @@ func (s *Service) disputeStepJob(t *Tenant, j *Job) error {
 // SetDisputeStatus moves a dispute to status (and type, when given) and sends
 // DISPUTE.STATUS. Errors: RequestValidationError (bad status or type),
 // NotFound (no such dispute of this tenant).
-func (s *Service) SetDisputeStatus(t *Tenant, id, status, typ string) (*Dispute, error) {
-	var errs []FieldError
-	if !slices.Contains(DisputeStatuses[1:], status) {
-		errs = append(errs, FieldError{Path: "$.status", Description: "status must be one of CHALLENGED, ACCEPTED, WON, LOST, EXPIRED, CANCELLED"})
+func (s *Service) SetDisputeStatus(t *simulator.Tenant, id, status, typ string) (*simulator.Dispute, error) {
+	var errs []simulator.FieldError
+	if !slices.Contains(simulator.DisputeStatuses[1:], status) {
+		errs = append(errs, simulator.FieldError{Path: "$.status", Description: "status must be one of CHALLENGED, ACCEPTED, WON, LOST, EXPIRED, CANCELLED"})
 	}
-	if typ != "" && !slices.Contains(DisputeTypes, typ) {
-		errs = append(errs, FieldError{Path: "$.type", Description: "type must be one of DISPUTE, RETRIEVAL, PREARBITRATION"})
+	if typ != "" && !slices.Contains(simulator.DisputeTypes, typ) {
+		errs = append(errs, simulator.FieldError{Path: "$.type", Description: "type must be one of DISPUTE, RETRIEVAL, PREARBITRATION"})
 	}
 	if len(errs) > 0 {
-		return nil, ValidationError("DisputeStatusRequest", errs...)
+		return nil, simulator.ValidationError("DisputeStatusRequest", errs...)
 	}
-	var out *Dispute
-	err := s.Store.Update(func(tx Tx) error {
+	var out *simulator.Dispute
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		d, err := tx.Dispute(t.ID, id)
 		if err != nil {
 			return err
 		}
 		if d == nil {
-			return Errorf(CodeNotFound, "No dispute %q in this tenant", id)
+			return simulator.Errorf(simulator.CodeNotFound, "No dispute %q in this tenant", id)
 		}
 		out = d
 		return s.moveDispute(tx, t, d, status, typ, s.now(t))
@@ -155,7 +157,7 @@ func (s *Service) SetDisputeStatus(t *Tenant, id, status, typ string) (*Dispute,
 }
 
 // moveDispute stores d in its new status and appends DISPUTE.STATUS.
-func (s *Service) moveDispute(tx Tx, t *Tenant, d *Dispute, status, typ string, now time.Time) error {
+func (s *Service) moveDispute(tx simulator.Tx, t *simulator.Tenant, d *simulator.Dispute, status, typ string, now time.Time) error {
 	d.Status, d.UpdatedAt = status, now
 	if typ != "" {
 		d.Type = typ
@@ -170,27 +172,27 @@ func (s *Service) moveDispute(tx Tx, t *Tenant, d *Dispute, status, typ string, 
 	if p == nil { // the payment is gone (reset): the dispute record stays, with no event
 		return nil
 	}
-	return s.appendEvent(tx, s.newEvent(EventDisputeStatus, p, now), p, nil, d)
+	return s.appendEvent(tx, s.newEvent(simulator.EventDisputeStatus, p, now), p, nil, d)
 }
 
 // Disputes lists the tenant's disputes, newest first, of one payment when
 // paymentID is set.
-func (s *Service) Disputes(t *Tenant, paymentID string) ([]*Dispute, error) {
-	var out []*Dispute
-	err := s.Store.View(func(tx Tx) (err error) { out, err = tx.Disputes(t.ID, paymentID); return })
+func (s *Service) Disputes(t *simulator.Tenant, paymentID string) ([]*simulator.Dispute, error) {
+	var out []*simulator.Dispute
+	err := s.Store.View(func(tx simulator.Tx) (err error) { out, err = tx.Disputes(t.ID, paymentID); return })
 	return out, err
 }
 
 // SettleNow moves a SETTLING payment to SETTLED at once (control plane).
 // Errors: PaymentError, InvalidPaymentStatus.
-func (s *Service) SettleNow(t *Tenant, id string) (*Payment, error) {
-	return s.mutatePayment(t, id, func(tx Tx, p *Payment, now time.Time) error {
+func (s *Service) SettleNow(t *simulator.Tenant, id string) (*simulator.Payment, error) {
+	return s.mutatePayment(t, id, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if err := p.CheckSettle(); err != nil {
 			return err
 		}
-		p.Status = StatusSettled
+		p.Status = simulator.StatusSettled
 		if sale := p.Sale(); sale != nil {
-			sale.ProcessorStatus = StatusSettled
+			sale.ProcessorStatus = simulator.StatusSettled
 		}
 		return nil
 	})

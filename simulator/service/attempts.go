@@ -1,6 +1,10 @@
-package simulator
+package service
 
-import "time"
+import (
+	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
 
 // ApproveResult is the 200 answer of approve.
 type ApproveResult struct {
@@ -14,15 +18,15 @@ type ApproveResult struct {
 // ClientSessionNotManual, IdempotencyKeyAlreadyExists, PaymentAttemptExpired,
 // InvalidPaymentAttemptTransition; RequestValidationError when the session
 // lacks amount, currency or orderId (the attempt stays as it was).
-func (s *Service) ApproveAttempt(t *Tenant, id string) (ApproveResult, error) {
+func (s *Service) ApproveAttempt(t *simulator.Tenant, id string) (ApproveResult, error) {
 	var res ApproveResult
 	var pid string
-	err := s.Store.Update(func(tx Tx) error {
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		a, cs, err := attemptFor(tx, t, id)
 		if err != nil {
 			return err
 		}
-		var prior *Payment
+		var prior *simulator.Payment
 		if a.PaymentID != "" {
 			if prior, err = tx.Payment(t.ID, a.PaymentID); err != nil {
 				return err
@@ -37,7 +41,7 @@ func (s *Service) ApproveAttempt(t *Tenant, id string) (ApproveResult, error) {
 			return err
 		}
 		if in == nil || in.Used || in.Invalidated {
-			return Errorf(CodeInvalidPaymentAttemptTransition, "The payment method of this attempt can no longer be used")
+			return simulator.Errorf(simulator.CodeInvalidPaymentAttemptTransition, "The payment method of this attempt can no longer be used")
 		}
 		p, err := s.buildPayment(t, in, cs, PaymentRequest{})
 		if err != nil {
@@ -47,7 +51,7 @@ func (s *Service) ApproveAttempt(t *Tenant, id string) (ApproveResult, error) {
 		if err := applyOneShot(tx, t.ID, p); err != nil {
 			return err
 		}
-		a.Status, a.PaymentID, a.UpdatedAt = AttemptApproved, p.ID, now
+		a.Status, a.PaymentID, a.UpdatedAt = simulator.AttemptApproved, p.ID, now
 		in.Used = true
 		if err := tx.PutAttempt(a); err != nil {
 			return err
@@ -67,13 +71,13 @@ func (s *Service) ApproveAttempt(t *Tenant, id string) (ApproveResult, error) {
 }
 
 // attemptFor loads an attempt of tenant t and its session. Errors: PaymentAttemptNotFound.
-func attemptFor(tx Tx, t *Tenant, id string) (*Attempt, *ClientSession, error) {
+func attemptFor(tx simulator.Tx, t *simulator.Tenant, id string) (*simulator.Attempt, *simulator.ClientSession, error) {
 	a, err := tx.Attempt(t.ID, id)
 	if err != nil {
 		return nil, nil, err
 	}
 	if a == nil {
-		return nil, nil, Errorf(CodePaymentAttemptNotFound, "The payment attempt could not be found")
+		return nil, nil, simulator.Errorf(simulator.CodePaymentAttemptNotFound, "The payment attempt could not be found")
 	}
 	cs, err := tx.Session(t.ID, a.SessionID)
 	return a, cs, err
@@ -81,9 +85,9 @@ func attemptFor(tx Tx, t *Tenant, id string) (*Attempt, *ClientSession, error) {
 
 // AbortAttempt aborts an awaiting attempt: no payment, the token invalidated.
 // Errors: PaymentAttemptNotFound, PaymentAttemptExpired, InvalidPaymentAttemptTransition.
-func (s *Service) AbortAttempt(t *Tenant, id string) (*Attempt, error) {
-	var out *Attempt
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) AbortAttempt(t *simulator.Tenant, id string) (*simulator.Attempt, error) {
+	var out *simulator.Attempt
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		a, _, err := attemptFor(tx, t, id)
 		if err != nil {
 			return err
@@ -92,7 +96,7 @@ func (s *Service) AbortAttempt(t *Tenant, id string) (*Attempt, error) {
 		if err := a.CheckAbort(now); err != nil {
 			return err
 		}
-		a.Status, a.UpdatedAt = AttemptAborted, now
+		a.Status, a.UpdatedAt = simulator.AttemptAborted, now
 		if in, err := tx.Instrument(t.ID, a.Token); err != nil {
 			return err
 		} else if in != nil {
@@ -110,13 +114,13 @@ func (s *Service) AbortAttempt(t *Tenant, id string) (*Attempt, error) {
 // Attempt reads an attempt (from memory when the store keeps it; the copy
 // returned is the caller's), with expiry applied at the tenant's now.
 // Errors: PaymentAttemptNotFound.
-func (s *Service) Attempt(t *Tenant, id string) (*Attempt, error) {
+func (s *Service) Attempt(t *simulator.Tenant, id string) (*simulator.Attempt, error) {
 	a, err := s.hot().HotAttempt(t.ID, id)
 	if err != nil {
 		return nil, err
 	}
 	if a == nil {
-		return nil, Errorf(CodePaymentAttemptNotFound, "The payment attempt could not be found")
+		return nil, simulator.Errorf(simulator.CodePaymentAttemptNotFound, "The payment attempt could not be found")
 	}
 	a = a.Clone()
 	a.Lapse(s.now(t))
@@ -125,9 +129,9 @@ func (s *Service) Attempt(t *Tenant, id string) (*Attempt, error) {
 
 // ExpireAttempt expires an awaiting attempt now (control plane).
 // Errors: PaymentAttemptNotFound, InvalidPaymentAttemptTransition.
-func (s *Service) ExpireAttempt(t *Tenant, id string) (*Attempt, error) {
-	var out *Attempt
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) ExpireAttempt(t *simulator.Tenant, id string) (*simulator.Attempt, error) {
+	var out *simulator.Attempt
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		a, _, err := attemptFor(tx, t, id)
 		if err != nil {
 			return err
@@ -142,7 +146,7 @@ func (s *Service) ExpireAttempt(t *Tenant, id string) (*Attempt, error) {
 }
 
 // expireAttemptJob is the attempt TTL firing.
-func (s *Service) expireAttemptJob(tx Tx, t *Tenant, j *Job, now time.Time) error {
+func (s *Service) expireAttemptJob(tx simulator.Tx, t *simulator.Tenant, j *simulator.Job, now time.Time) error {
 	a, err := tx.Attempt(t.ID, j.AttemptID)
 	if err != nil || a == nil {
 		return err

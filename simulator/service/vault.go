@@ -1,17 +1,19 @@
-package simulator
+package service
 
 import (
 	"context"
 	"sort"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Vault saves a token for a customer as a MULTI_USE token. Vaulting either
 // token again returns the same record. verify runs the processor's
 // authorization for the card; a decline is FailedVerification.
 // Errors: InvalidPaymentInstrumentToken, FailedVerification.
-func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string, verify bool) (*Instrument, error) {
-	var src *Instrument
-	err := s.Store.View(func(tx Tx) error {
+func (s *Service) Vault(ctx context.Context, t *simulator.Tenant, token, customerID string, verify bool) (*simulator.Instrument, error) {
+	var src *simulator.Instrument
+	err := s.Store.View(func(tx simulator.Tx) error {
 		in, err := tx.Instrument(t.ID, token)
 		if err != nil {
 			return err
@@ -26,9 +28,9 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 		return nil, err
 	}
 	switch {
-	case src == nil, src.TokenType == TokenMultiUse && src.Deleted, src.Invalidated:
-		return nil, ErrInvalidToken()
-	case src.TokenType == TokenMultiUse:
+	case src == nil, src.TokenType == simulator.TokenMultiUse && src.Deleted, src.Invalidated:
+		return nil, simulator.ErrInvalidToken()
+	case src.TokenType == simulator.TokenMultiUse:
 		return src, nil
 	}
 	if err := s.checkAttemptToken(t, src); err != nil {
@@ -36,26 +38,26 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 	}
 	verified := false
 	if verify {
-		probe := &Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: src.Card}
+		probe := &simulator.Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: src.Card}
 		d := s.Processor.Authorize(ctx, t.ID, probe)
-		if scenarioOutcome(d) != StatusAuthorized { // only the final authorization status counts
-			return nil, Errorf(CodeFailedVerification, "Payment method could not be verified").
+		if scenarioOutcome(d) != simulator.StatusAuthorized { // only the final authorization status counts
+			return nil, simulator.Errorf(simulator.CodeFailedVerification, "Payment method could not be verified").
 				WithRecovery("Use a card that the processor authorizes, or vault without verify.")
 		}
 		verified = true
 	}
-	var out *Instrument
-	err = s.Store.Update(func(tx Tx) error {
+	var out *simulator.Instrument
+	err = s.Store.Update(func(tx simulator.Tx) error {
 		in, err := tx.Instrument(t.ID, token)
 		if err != nil {
 			return err
 		}
 		if in == nil || in.Invalidated {
-			return ErrInvalidToken()
+			return simulator.ErrInvalidToken()
 		}
 		if in.AttemptID != "" { // re-check inside the transaction: abort may have raced
-			if a, err := tx.Attempt(t.ID, in.AttemptID); err != nil || a == nil || a.Status != AttemptApproved {
-				return errorsJoin(err, ErrInvalidToken())
+			if a, err := tx.Attempt(t.ID, in.AttemptID); err != nil || a == nil || a.Status != simulator.AttemptApproved {
+				return errorsJoin(err, simulator.ErrInvalidToken())
 			}
 		}
 		if in.VaultedAs != "" { // a concurrent vault won
@@ -75,16 +77,16 @@ func (s *Service) Vault(ctx context.Context, t *Tenant, token, customerID string
 
 // checkAttemptToken refuses to vault the token of a MANUAL session's attempt
 // until the attempt is approved: a vaulted copy would pay without approval.
-func (s *Service) checkAttemptToken(t *Tenant, in *Instrument) error {
+func (s *Service) checkAttemptToken(t *simulator.Tenant, in *simulator.Instrument) error {
 	if in.AttemptID == "" {
 		return nil
 	}
-	var a *Attempt
-	if err := s.Store.View(func(tx Tx) (err error) { a, err = tx.Attempt(t.ID, in.AttemptID); return }); err != nil {
+	var a *simulator.Attempt
+	if err := s.Store.View(func(tx simulator.Tx) (err error) { a, err = tx.Attempt(t.ID, in.AttemptID); return }); err != nil {
 		return err
 	}
-	if a == nil || a.Status != AttemptApproved {
-		return Errorf(CodeInvalidPaymentInstrumentToken, "The token belongs to a payment attempt awaiting approval; it can be vaulted once the attempt is approved").
+	if a == nil || a.Status != simulator.AttemptApproved {
+		return simulator.Errorf(simulator.CodeInvalidPaymentInstrumentToken, "The token belongs to a payment attempt awaiting approval; it can be vaulted once the attempt is approved").
 			WithRecovery("Approve the payment attempt first, or set vaultOnSuccess on the session.")
 	}
 	return nil
@@ -92,7 +94,7 @@ func (s *Service) checkAttemptToken(t *Tenant, in *Instrument) error {
 
 // vaultTx makes the MULTI_USE copy of a SINGLE_USE token inside tx; the first
 // vaulted method of a customer becomes the default.
-func (s *Service) vaultTx(tx Tx, t *Tenant, in *Instrument, customerID string) (*Instrument, error) {
+func (s *Service) vaultTx(tx simulator.Tx, t *simulator.Tenant, in *simulator.Instrument, customerID string) (*simulator.Instrument, error) {
 	existing, err := tx.InstrumentsByCustomer(t.ID, customerID)
 	if err != nil {
 		return nil, err
@@ -101,8 +103,8 @@ func (s *Service) vaultTx(tx Tx, t *Tenant, in *Instrument, customerID string) (
 	for _, e := range existing {
 		hasDefault = hasDefault || (e.Default && !e.Deleted)
 	}
-	v := &Instrument{
-		Token: s.IDs.NewID(IDPaymentToken), TenantID: t.ID, TokenType: TokenMultiUse,
+	v := &simulator.Instrument{
+		Token: s.IDs.NewID(simulator.IDPaymentToken), TenantID: t.ID, TokenType: simulator.TokenMultiUse,
 		Card: in.Card, ExpiryMonth: in.ExpiryMonth, ExpiryYear: in.ExpiryYear,
 		CardholderName: in.CardholderName, CVVGiven: in.CVVGiven, AnalyticsID: in.AnalyticsID, CreatedAt: s.now(t),
 		CustomerID: customerID, SourceToken: in.Token, Default: !hasDefault,
@@ -115,9 +117,9 @@ func (s *Service) vaultTx(tx Tx, t *Tenant, in *Instrument, customerID string) (
 }
 
 // Instruments lists a customer's saved (not deleted) payment methods, oldest first.
-func (s *Service) Instruments(t *Tenant, customerID string) ([]*Instrument, error) {
-	var out []*Instrument
-	err := s.Store.View(func(tx Tx) error {
+func (s *Service) Instruments(t *simulator.Tenant, customerID string) ([]*simulator.Instrument, error) {
+	var out []*simulator.Instrument
+	err := s.Store.View(func(tx simulator.Tx) error {
 		all, err := tx.InstrumentsByCustomer(t.ID, customerID)
 		for _, in := range all {
 			if !in.Deleted {
@@ -131,21 +133,21 @@ func (s *Service) Instruments(t *Tenant, customerID string) ([]*Instrument, erro
 }
 
 // vaulted returns a live MULTI_USE token of tenant t inside tx.
-func vaulted(tx Tx, t *Tenant, token string) (*Instrument, error) {
+func vaulted(tx simulator.Tx, t *simulator.Tenant, token string) (*simulator.Instrument, error) {
 	in, err := tx.Instrument(t.ID, token)
 	if err != nil {
 		return nil, err
 	}
-	if in == nil || in.TokenType != TokenMultiUse || in.Deleted {
-		return nil, ErrInvalidToken()
+	if in == nil || in.TokenType != simulator.TokenMultiUse || in.Deleted {
+		return nil, simulator.ErrInvalidToken()
 	}
 	return in, nil
 }
 
 // DeleteInstrument deletes a saved payment method. Errors: InvalidPaymentInstrumentToken.
-func (s *Service) DeleteInstrument(t *Tenant, token string) (*Instrument, error) {
-	var out *Instrument
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) DeleteInstrument(t *simulator.Tenant, token string) (*simulator.Instrument, error) {
+	var out *simulator.Instrument
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		in, err := vaulted(tx, t, token)
 		if err != nil {
 			return err
@@ -159,9 +161,9 @@ func (s *Service) DeleteInstrument(t *Tenant, token string) (*Instrument, error)
 
 // SetDefaultInstrument makes a saved method the customer's default.
 // Errors: InvalidPaymentInstrumentToken.
-func (s *Service) SetDefaultInstrument(t *Tenant, token string) (*Instrument, error) {
-	var out *Instrument
-	err := s.Store.Update(func(tx Tx) error {
+func (s *Service) SetDefaultInstrument(t *simulator.Tenant, token string) (*simulator.Instrument, error) {
+	var out *simulator.Instrument
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		in, err := vaulted(tx, t, token)
 		if err != nil {
 			return err

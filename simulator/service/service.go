@@ -1,19 +1,21 @@
-package simulator
+package service
 
 import (
 	"log/slog"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Service is the use cases of the sandbox, one per file (svc_*.go). Every
 // method that acts for a merchant takes the caller's tenant, resolved by
 // Authenticate; records of other tenants behave as unknown.
 type Service struct {
-	Store     Store
-	Clock     Clock
-	IDs       IDGen
-	Cards     *CardCatalog
-	Processor Processor
+	Store     simulator.Store
+	Clock     simulator.Clock
+	IDs       simulator.IDGen
+	Cards     *simulator.CardCatalog
+	Processor simulator.Processor
 	Log       *slog.Logger
 	// AttemptTTL is how long a payment attempt awaits approval.
 	AttemptTTL time.Duration
@@ -21,7 +23,7 @@ type Service struct {
 	Held *Held
 	// Endpoints admits webhook endpoints (nil: any well-formed URL); see
 	// CheckWebhookEndpoint.
-	Endpoints EndpointPolicy
+	Endpoints simulator.EndpointPolicy
 	// AdvanceWait bounds how long a clock advance waits for the webhook
 	// attempts it makes due (SANDBOX.md section 12).
 	AdvanceWait time.Duration
@@ -32,7 +34,7 @@ type Service struct {
 	sched *Scheduler
 	// renderer renders webhook bodies when events are made (nil: events
 	// carry no body). Config.Renderer.
-	renderer EventRenderer
+	renderer simulator.EventRenderer
 	// webhooks is the dispatcher port (nil: none attached): events are
 	// announced to it, a clock advance runs and waits for the attempts it
 	// makes due, Kick wakes it. Made by Config.Webhooks inside NewService.
@@ -46,13 +48,13 @@ type Config struct {
 	// (0: DefaultMaxHeldPerTenant).
 	MaxHeldPerTenant int
 	// Endpoints admits webhook endpoints (serve's --webhook-allow; nil: any).
-	Endpoints EndpointPolicy
+	Endpoints simulator.EndpointPolicy
 	// AdvanceWait bounds how long a clock advance waits for the webhook
 	// attempts it makes due (0: DefaultAdvanceWait).
 	AdvanceWait time.Duration
 	// Renderer renders webhook bodies when events are made (nil: events
 	// carry no body).
-	Renderer EventRenderer
+	Renderer simulator.EventRenderer
 	// Webhooks makes the service's webhook dispatcher (nil: none, events
 	// stay PENDING for whoever attempts them). The dispatcher and the
 	// service need each other, so NewService calls it once, last, with the
@@ -69,7 +71,7 @@ const DefaultAdvanceWait = 30 * time.Second
 // NewService wires the use cases to their ports and returns them fully
 // wired: its scheduler (Scheduler) and, with cfg.Webhooks, its dispatcher
 // are made here, and nothing is attached to the service afterwards.
-func NewService(st Store, clk Clock, ids IDGen, cards *CardCatalog, proc Processor, log *slog.Logger, cfg Config) *Service {
+func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, cards *simulator.CardCatalog, proc simulator.Processor, log *slog.Logger, cfg Config) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -103,7 +105,7 @@ func (s *Service) Kick() {
 }
 
 // now is the tenant's clock.
-func (s *Service) now(t *Tenant) time.Time { return t.Now(s.Clock) }
+func (s *Service) now(t *simulator.Tenant) time.Time { return t.Now(s.Clock) }
 
 // clonePayment deep-copies a payment (tests compare before/after with it).
-func clonePayment(p *Payment) *Payment { return p.Clone() }
+func clonePayment(p *simulator.Payment) *simulator.Payment { return p.Clone() }

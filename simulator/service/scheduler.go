@@ -1,4 +1,4 @@
-package simulator
+package service
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Scheduler runs stored jobs when they fall due on their tenant's clock. It
@@ -69,7 +71,7 @@ func (sc *Scheduler) Run(ctx context.Context) {
 		var wait time.Duration = time.Hour
 		if refresh {
 			refresh = false
-			if err := sc.svc.Store.View(func(tx Tx) (err error) { expiryAt, err = tx.NextTenantExpiry(); return }); err != nil {
+			if err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { expiryAt, err = tx.NextTenantExpiry(); return }); err != nil {
 				sc.svc.Log.Error("scheduler: reading tenant expiries", "err", err)
 				expiryAt = sc.svc.Clock.Now().Add(time.Second)
 			}
@@ -90,8 +92,8 @@ func (sc *Scheduler) Run(ctx context.Context) {
 		if !tenantsAt.IsZero() {
 			wait = min(wait, max(tenantsAt.Sub(sc.svc.Clock.Now()), 0))
 		}
-		var j *Job
-		err := sc.svc.Store.View(func(tx Tx) (err error) { j, err = tx.NextJob(); return })
+		var j *simulator.Job
+		err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { j, err = tx.NextJob(); return })
 		if err != nil {
 			sc.svc.Log.Error("scheduler: reading jobs", "err", err)
 			wait = min(wait, time.Second)
@@ -126,18 +128,18 @@ func (sc *Scheduler) Run(ctx context.Context) {
 	}
 }
 
-func (sc *Scheduler) runOne(ctx context.Context, j *Job) {
+func (sc *Scheduler) runOne(ctx context.Context, j *simulator.Job) {
 	unlock := sc.lock(j.TenantID)
 	err := sc.svc.runJob(ctx, j)
 	unlock()
 	if err != nil {
 		sc.svc.Log.Error("scheduler: job failed; retrying in 1s", "job", j.ID, "kind", j.Kind, "tenant", j.TenantID, "err", err)
-		_ = sc.svc.Store.Update(func(tx Tx) error {
+		_ = sc.svc.Store.Update(func(tx simulator.Tx) error {
 			cur, err := tx.Job(j.TenantID, j.ID)
 			if err != nil || cur == nil {
 				return err
 			}
-			cur.RealDue = NormTime(sc.svc.Clock.Now().Add(time.Second))
+			cur.RealDue = simulator.NormTime(sc.svc.Clock.Now().Add(time.Second))
 			return tx.PutJob(cur)
 		})
 	}
@@ -145,7 +147,7 @@ func (sc *Scheduler) runOne(ctx context.Context, j *Job) {
 
 // RunDue runs, in time order, every job of tenant t due at or before until
 // (including jobs that running them schedules within the window).
-func (sc *Scheduler) RunDue(ctx context.Context, t *Tenant, until time.Time) error {
+func (sc *Scheduler) RunDue(ctx context.Context, t *simulator.Tenant, until time.Time) error {
 	_, err := sc.runDue(ctx, t, until, until, false, time.Time{})
 	return err
 }
@@ -157,13 +159,13 @@ func (sc *Scheduler) RunDue(ctx context.Context, t *Tenant, until time.Time) err
 // events they make are attempted at that instant. Waiting for attempts stops
 // at deadline (real time); from then on only jobs run, and background
 // delivery makes the attempts left once the caller releases its hold.
-func (sc *Scheduler) runDue(ctx context.Context, t *Tenant, from, until time.Time, hooks bool, deadline time.Time) (fired []Fired, err error) {
+func (sc *Scheduler) runDue(ctx context.Context, t *simulator.Tenant, from, until time.Time, hooks bool, deadline time.Time) (fired []Fired, err error) {
 	wh := sc.svc.webhooks
 	hooks = hooks && wh != nil && wh.Settle(ctx, t.ID, deadline)
 	cursor, stalls := from, 0
 	for range 100000 {
-		var jobs []*Job
-		if err := sc.svc.Store.View(func(tx Tx) (err error) { jobs, err = tx.DueJobs(t.ID, until, 1); return }); err != nil {
+		var jobs []*simulator.Job
+		if err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { jobs, err = tx.DueJobs(t.ID, until, 1); return }); err != nil {
 			return fired, err
 		}
 		var at time.Time
@@ -203,7 +205,7 @@ func (sc *Scheduler) runDue(ctx context.Context, t *Tenant, from, until time.Tim
 
 // AdvanceClock moves tenant t's clock forward by d and runs everything that
 // falls due, in time order, before it returns the new now.
-func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) (time.Time, error) {
+func (s *Service) AdvanceClock(ctx context.Context, t *simulator.Tenant, d time.Duration) (time.Time, error) {
 	now, _, err := s.AdvanceClockFired(ctx, t, d)
 	return now, err
 }
@@ -215,7 +217,7 @@ func (s *Service) AdvanceClock(ctx context.Context, t *Tenant, d time.Duration) 
 // Pending and finish on their own. A duration that is not positive, or that
 // would overflow the tenant clock, is a 422 at $.duration: the clock never
 // goes backwards.
-func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Duration) (time.Time, []Fired, error) {
+func (s *Service) AdvanceClockFired(ctx context.Context, t *simulator.Tenant, d time.Duration) (time.Time, []Fired, error) {
 	if d <= 0 {
 		return time.Time{}, nil, errAdvance("duration must be positive")
 	}
@@ -225,8 +227,8 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 	if s.webhooks != nil {
 		defer s.webhooks.Hold(t.ID)()
 	}
-	var cur *Tenant
-	err := s.Store.Update(func(tx Tx) error {
+	var cur *simulator.Tenant
+	err := s.Store.Update(func(tx simulator.Tx) error {
 		var err error
 		if cur, err = tx.Tenant(t.ID); err != nil || cur == nil {
 			return err
@@ -243,7 +245,7 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 			return err
 		}
 		for _, j := range jobs { // remap to the new offset
-			j.RealDue = NormTime(j.Due.Add(-cur.ClockOffset))
+			j.RealDue = simulator.NormTime(j.Due.Add(-cur.ClockOffset))
 			if err := tx.PutJob(j); err != nil {
 				return err
 			}
@@ -254,7 +256,7 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 		return time.Time{}, nil, err
 	}
 	if cur == nil {
-		return time.Time{}, nil, Errorf(CodeUnauthorized, "The tenant no longer exists")
+		return time.Time{}, nil, simulator.Errorf(simulator.CodeUnauthorized, "The tenant no longer exists")
 	}
 	now := s.now(cur)
 	fired, err := s.sched.runDue(ctx, cur, now.Add(-d), now, true, deadline)
@@ -264,44 +266,44 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *Tenant, d time.Durat
 
 // errAdvance is the 422 of a clock advance that is not positive or would overflow.
 func errAdvance(why string) error {
-	return ValidationError("ClockAdvanceRequest", FieldError{Path: "$.duration", Description: why})
+	return simulator.ValidationError("ClockAdvanceRequest", simulator.FieldError{Path: "$.duration", Description: why})
 }
 
 // runJob executes one job: the effect and the job's deletion share a transaction.
-func (s *Service) runJob(ctx context.Context, j *Job) error {
-	var t *Tenant
-	if err := s.Store.View(func(tx Tx) (err error) { t, err = tx.Tenant(j.TenantID); return }); err != nil {
+func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
+	var t *simulator.Tenant
+	if err := s.Store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(j.TenantID); return }); err != nil {
 		return err
 	}
 	if t == nil { // tenant gone: drop the job
-		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
+		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	switch j.Kind {
-	case JobAuthorize:
+	case simulator.JobAuthorize:
 		return s.authorizeJob(ctx, t, j)
-	case JobExpireTenant: // a ttl runs on the wall clock (ExpireTenants), not as a job: a stored one is dropped
-		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
-	case JobExpireAttempt:
-		return s.Store.Update(func(tx Tx) error {
+	case simulator.JobExpireTenant: // a ttl runs on the wall clock (ExpireTenants), not as a job: a stored one is dropped
+		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
+	case simulator.JobExpireAttempt:
+		return s.Store.Update(func(tx simulator.Tx) error {
 			if err := tx.DeleteJob(j); err != nil {
 				return err
 			}
 			return s.expireAttemptJob(tx, t, j, s.now(t))
 		})
-	case JobDisputeStatus:
+	case simulator.JobDisputeStatus:
 		return s.disputeStepJob(t, j)
-	case JobDispute:
+	case simulator.JobDispute:
 		var amount *int64
 		if j.Dispute != nil && j.Dispute.Amount > 0 {
 			amount = &j.Dispute.Amount
 		}
 		_, err := s.openDispute(t, j.PaymentID, j.Reason, amount, j)
-		if ErrorCode(err) != "" { // payment gone or not disputable: drop
-			return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
+		if simulator.ErrorCode(err) != "" { // payment gone or not disputable: drop
+			return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 		}
 		return err
 	}
-	_, err := s.mutatePaymentAt(t, j.PaymentID, "", j.Due, func(tx Tx, p *Payment, now time.Time) error {
+	_, err := s.mutatePaymentAt(t, j.PaymentID, "", j.Due, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if cur, err := tx.Job(t.ID, j.ID); err != nil || cur == nil {
 			return errorsJoin(err, errNoChange)
 		}
@@ -309,25 +311,25 @@ func (s *Service) runJob(ctx context.Context, j *Job) error {
 			return err
 		}
 		switch j.Kind {
-		case JobResolveTimeout:
+		case simulator.JobResolveTimeout:
 			return s.resolveTimeout(tx, t, p, now)
-		case JobSettle:
+		case simulator.JobSettle:
 			if p.CheckSettle() == nil {
-				p.Status = PaymentStatus(j.Status)
+				p.Status = simulator.PaymentStatus(j.Status)
 				if sale := p.Sale(); sale != nil {
 					sale.ProcessorStatus = p.Status
 				}
-				if p.Status == StatusFailed {
-					p.StatusReason = DefaultReason(StatusFailed)
+				if p.Status == simulator.StatusFailed {
+					p.StatusReason = simulator.DefaultReason(simulator.StatusFailed)
 				}
 			}
-		case JobResolveRefund:
+		case simulator.JobResolveRefund:
 			return s.resolveRefund(tx, p, j, now)
 		}
 		return nil
 	})
-	if ErrorCode(err) == CodePaymentError { // payment gone (reset): drop the job
-		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
+	if simulator.ErrorCode(err) == simulator.CodePaymentError { // payment gone (reset): drop the job
+		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	return err
 }
@@ -349,10 +351,10 @@ func errorsJoin(a, b error) error {
 
 // authorizeJob authorizes a PENDING payment in the background (after approve,
 // or after a restart cut a synchronous authorization short).
-func (s *Service) authorizeJob(ctx context.Context, t *Tenant, j *Job) error {
+func (s *Service) authorizeJob(ctx context.Context, t *simulator.Tenant, j *simulator.Job) error {
 	p, err := s.Payment(t, j.PaymentID)
-	if err != nil || p.Status != StatusPending || p.Processor != nil || p.ThreeDS != nil || p.Timeout != nil {
-		return s.Store.Update(func(tx Tx) error { return tx.DeleteJob(j) })
+	if err != nil || p.Status != simulator.StatusPending || p.Processor != nil || p.ThreeDS != nil || p.Timeout != nil {
+		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	d := s.Processor.Authorize(ctx, t.ID, p)
 	_, err = s.applyAuthorization(t, p.ID, d, false)
@@ -360,52 +362,52 @@ func (s *Service) authorizeJob(ctx context.Context, t *Tenant, j *Job) error {
 }
 
 // resolveTimeout ends a gateway timeout as the scenario said.
-func (s *Service) resolveTimeout(tx Tx, t *Tenant, p *Payment, now time.Time) error {
-	if p.Status != StatusPending || p.Timeout == nil {
+func (s *Service) resolveTimeout(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, now time.Time) error {
+	if p.Status != simulator.StatusPending || p.Timeout == nil {
 		return nil
 	}
 	to := p.Timeout.ResolveTo
 	p.Timeout = nil
-	var acct ProcessorAccount
+	var acct simulator.ProcessorAccount
 	if p.Plan != nil && len(p.Plan.Steps) > 0 {
 		acct = p.Plan.Steps[0].Account // the processor that timed out (stored: no store read inside this transaction)
 	} else {
 		acct = s.Processor.Accounts(t.ID)[0]
 	}
-	st := AuthStep{Account: acct, Status: to}
-	if to != StatusAuthorized {
-		st.Reason = &StatusReason{Type: "GATEWAY_TIMEOUT", Code: "ERROR", Message: "The processor did not answer in time"}
-		if to != StatusDeclined {
-			st.Status = StatusFailed
+	st := simulator.AuthStep{Account: acct, Status: to}
+	if to != simulator.StatusAuthorized {
+		st.Reason = &simulator.StatusReason{Type: "GATEWAY_TIMEOUT", Code: "ERROR", Message: "The processor did not answer in time"}
+		if to != simulator.StatusDeclined {
+			st.Status = simulator.StatusFailed
 		}
 	}
-	return s.runSteps(tx, t, p, AuthorizeDecision{Steps: []AuthStep{st}}, now)
+	return s.runSteps(tx, t, p, simulator.AuthorizeDecision{Steps: []simulator.AuthStep{st}}, now)
 }
 
 // resolveRefund settles or fails a PENDING refund.
-func (s *Service) resolveRefund(tx Tx, p *Payment, j *Job, now time.Time) error {
+func (s *Service) resolveRefund(tx simulator.Tx, p *simulator.Payment, j *simulator.Job, now time.Time) error {
 	for i := range p.Transactions {
 		txn := &p.Transactions[i]
-		if txn.ID != j.TransactionID || txn.ProcessorStatus != StatusPending {
+		if txn.ID != j.TransactionID || txn.ProcessorStatus != simulator.StatusPending {
 			continue
 		}
-		txn.ProcessorStatus = PaymentStatus(j.Status)
-		if txn.ProcessorStatus == StatusSettled {
+		txn.ProcessorStatus = simulator.PaymentStatus(j.Status)
+		if txn.ProcessorStatus == simulator.StatusSettled {
 			p.Processor.AmountRefunded += txn.Amount
 		} else {
-			txn.ProcessorStatus = StatusFailed
-			txn.ProcessorStatusReason = DefaultReason(StatusFailed)
+			txn.ProcessorStatus = simulator.StatusFailed
+			txn.ProcessorStatusReason = simulator.DefaultReason(simulator.StatusFailed)
 			p.ReleaseRefund(txn.Allocations)
 		}
-		return s.appendEvent(tx, s.newEvent(EventPaymentRefund, p, now), p, txn, nil)
+		return s.appendEvent(tx, s.newEvent(simulator.EventPaymentRefund, p, now), p, txn, nil)
 	}
 	return nil
 }
 
 // newJob makes a job due at due on t's clock.
-func (s *Service) newJob(t *Tenant, kind JobKind, due time.Time) *Job {
-	return &Job{
-		ID: s.IDs.NewID(IDUUID), TenantID: t.ID, Kind: kind,
-		Due: NormTime(due), RealDue: NormTime(due.Add(-t.ClockOffset)),
+func (s *Service) newJob(t *simulator.Tenant, kind simulator.JobKind, due time.Time) *simulator.Job {
+	return &simulator.Job{
+		ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, Kind: kind,
+		Due: simulator.NormTime(due), RealDue: simulator.NormTime(due.Add(-t.ClockOffset)),
 	}
 }
