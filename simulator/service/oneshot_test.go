@@ -1,4 +1,4 @@
-package simulator_test
+package service_test
 
 import (
 	"context"
