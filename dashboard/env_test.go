@@ -18,6 +18,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -65,7 +66,7 @@ func newEnvConfig(t testing.TB, opt Options, cfg service.Config) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	clk := clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC))
-	svc := service.NewService(db, clk, &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil, cfg)
+	svc := service.NewService(db, clk, &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil, cfg)
 	ten, err := svc.EnsureTenant(service.TenantSpec{ID: "acme", SigningSecret: "s", APIKeys: []simulator.APIKey{
 		{Key: testKey, Scopes: simulator.AllScopes},
 		{Key: "test-key-read", Scopes: []simulator.Scope{simulator.ScopeTransactionsRetrieve}},

@@ -3,8 +3,6 @@ package simulator
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"fmt"
-	"sync/atomic"
 
 	"github.com/google/uuid"
 )
@@ -69,36 +67,9 @@ func (RandomIDs) NewID(kind IDKind) string {
 	return uuid.NewString()
 }
 
-// SeqIDs is a deterministic IDGen for tests: every kind counts on its own.
-type SeqIDs struct{ n [16]atomic.Int64 }
-
-// NewID implements IDGen.
-func (s *SeqIDs) NewID(kind IDKind) string {
-	n := s.n[kind].Add(1)
-	switch kind {
-	case IDPayment:
-		return fmt.Sprintf("pay%05d", n)
-	case IDUUID:
-		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
-	case IDClientToken:
-		return fmt.Sprintf("cst_test_%06d", n)
-	case IDPaymentToken:
-		return fmt.Sprintf("tok_test_%06d", n)
-	case IDAnalytics:
-		return fmt.Sprintf("an_%06d", n)
-	case IDProcessorTxn:
-		return fmt.Sprintf("txn_%06d", n)
-	case IDAuthCode:
-		return fmt.Sprintf("A%05d", n)
-	case IDSecret:
-		return fmt.Sprintf("secret_%06d", n)
-	}
-	return fmt.Sprintf("id%06d", n)
-}
-
 // ProcessorIDs is an IDGen that shapes processor transaction ids and
-// authorization codes like each processor's own (RandomIDs does; SeqIDs
-// keeps its deterministic counters).
+// authorization codes like each processor's own (RandomIDs does; a test IDGen such
+// as idgen.Seq keeps its deterministic counters).
 type ProcessorIDs interface {
 	ProcessorID(kind IDKind, processor string) string
 }

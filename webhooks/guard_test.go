@@ -20,6 +20,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 	"github.com/paysandbox/paysandbox/webhooks"
@@ -134,7 +135,7 @@ func guardedService(tb testing.TB, db *store.DB, guard simulator.EndpointPolicy)
 	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
 	require.NoError(tb, err)
 	var d *webhooks.Dispatcher
-	svc := service.NewService(db, clock.NewManual(epoch), &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil,
+	svc := service.NewService(db, clock.NewManual(epoch), &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil,
 		service.Config{Endpoints: guard, Renderer: webhooks.Renderer{},
 			Webhooks: webhooks.Attach(&d, webhooks.Options{Timeout: time.Second, Concurrency: 4})})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})

@@ -12,6 +12,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -49,7 +50,7 @@ func TestDispatcherIdleWithoutPending(t *testing.T) {
 	require.NoError(t, err)
 	st := &countingStore{Store: db}
 	var d *Dispatcher
-	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &simulator.SeqIDs{}, cards, processors.NewFake(nil, nil), nil,
+	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil,
 		service.Config{Renderer: Renderer{}, Webhooks: Attach(&d, Options{Timeout: time.Second, Concurrency: 2})})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "t1", SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "k", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 	"github.com/paysandbox/paysandbox/webhooks"
@@ -60,7 +61,7 @@ func newEnvConfig(tb testing.TB, proc simulator.Processor, cfg service.Config) *
 	}
 	clk := clock.NewManual(epoch)
 	cfg.Renderer = webhooks.Renderer{}
-	svc := service.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, cfg)
+	svc := service.NewService(db, clk, &idgen.Seq{}, cards, proc, nil, cfg)
 	t, err := svc.EnsureTenant(service.TenantSpec{
 		ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}},
 	})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
@@ -64,7 +65,7 @@ func newBrowser(t *testing.T) *browser {
 	rc := newReceiver(t, answer(200))
 	cfg := testConfig()
 	cfg.WebhookURL = rc.URL
-	app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: &simulator.SeqIDs{}})
+	app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: &idgen.Seq{}})
 	require.NoError(t, err)
 	require.NoError(t, app.Start())
 	t.Cleanup(func() { _ = app.Close() })

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // update rewrites golden files: go test ./cmd/paysandbox -run X -update
@@ -30,7 +31,7 @@ type testApp struct {
 	*App
 	t     testing.TB
 	Clock *clock.Manual
-	IDs   *simulator.SeqIDs
+	IDs   *idgen.Seq
 	Key   string // API key used by default (the default tenant's)
 	http  *http.Client
 }
@@ -48,7 +49,7 @@ func testConfig() Config {
 func startApp(t testing.TB, cfg Config) *testApp {
 	t.Helper()
 	clk := clock.NewManual(testEpoch)
-	ids := &simulator.SeqIDs{}
+	ids := &idgen.Seq{}
 	app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: ids})
 	require.NoError(t, err)
 	require.NoError(t, app.Start())

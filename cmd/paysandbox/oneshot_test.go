@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // TestScenariosNextRoutes: /_sandbox/scenarios/next over real HTTP: the
@@ -98,7 +98,7 @@ func TestScenariosNextRoutes(t *testing.T) {
 func TestScenariosNextSurvivesRestart(t *testing.T) {
 	cfg := testConfig()
 	cfg.DB = filepath.Join(t.TempDir(), "next.db")
-	clk, ids := clock.NewManual(testEpoch), &simulator.SeqIDs{}
+	clk, ids := clock.NewManual(testEpoch), &idgen.Seq{}
 	a := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
 	a.must(200, "POST", "/_sandbox/scenarios/next", map[string]any{"rule": "generic-decline", "times": 3})
 	assert.Equal(t, "DECLINED", a.pay(1000, numOK).Str("status"))

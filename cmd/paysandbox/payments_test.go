@@ -18,6 +18,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // Test cards of fixtures/cards.json.
@@ -49,7 +50,7 @@ func openPausedStop(t testing.TB, cfg Config, clk *clock.Manual, ids simulator.I
 		clk = clock.NewManual(testEpoch)
 	}
 	if ids == nil {
-		ids = &simulator.SeqIDs{}
+		ids = &idgen.Seq{}
 	}
 	app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: ids})
 	require.NoError(t, err)
@@ -66,7 +67,7 @@ func openPausedStop(t testing.TB, cfg Config, clk *clock.Manual, ids simulator.I
 		})
 	}
 	t.Cleanup(stop)
-	seq, _ := ids.(*simulator.SeqIDs)
+	seq, _ := ids.(*idgen.Seq)
 	return &testApp{App: app, t: t, Clock: clk, IDs: seq, Key: simulator.DefaultAPIKey, http: &http.Client{Timeout: 30 * time.Second}}, stop
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // appHooks adjust startAppWith: options change what Open gets, before runs
@@ -34,9 +35,9 @@ func startAppWith(t testing.TB, cfg Config, h appHooks) *testApp {
 	if clk == nil {
 		clk = clock.NewManual(testEpoch)
 	}
-	seq, _ := h.ids.(*simulator.SeqIDs)
+	seq, _ := h.ids.(*idgen.Seq)
 	if h.ids == nil {
-		seq = &simulator.SeqIDs{}
+		seq = &idgen.Seq{}
 		h.ids = seq
 	}
 	if h.logOut == nil {

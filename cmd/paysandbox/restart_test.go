@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // seeded is what a test stored before a restart, and the answers it got.
@@ -67,7 +67,7 @@ func checkSeeded(t *testing.T, a *testApp, s seeded) {
 func TestRestartKeepsEverything(t *testing.T) {
 	cfg := testConfig()
 	cfg.DB = filepath.Join(t.TempDir(), "restart.db")
-	clk, ids := clock.NewManual(testEpoch), &simulator.SeqIDs{}
+	clk, ids := clock.NewManual(testEpoch), &idgen.Seq{}
 	a := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
 	s := seed(a)
 	require.NoError(t, a.Close())

@@ -19,6 +19,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // tableDNS resolves names from a fixed table (no network in tests).
@@ -37,7 +38,7 @@ var sharingDNS = tableDNS{"inside.test": "10.1.2.3", "local.test": "127.0.0.1"}
 func startOptsApp(t *testing.T, cfg Config, opt AppOptions) *testApp {
 	t.Helper()
 	clk := clock.NewManual(testEpoch)
-	ids := &simulator.SeqIDs{}
+	ids := &idgen.Seq{}
 	opt.Clock, opt.IDs = clk, ids
 	if opt.LogOut == nil {
 		opt.LogOut = io.Discard

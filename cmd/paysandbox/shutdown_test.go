@@ -14,6 +14,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // TestShutdownAnswersHeldTimeoutRequests: a request held by a timeout rule
@@ -27,7 +28,7 @@ func TestShutdownAnswersHeldTimeoutRequests(t *testing.T) {
 	cfg.DB = filepath.Join(t.TempDir(), "p.db")
 	cfg.RequestTimeout = time.Minute // far beyond the shutdown limit: only shutdown ends the hold
 	cfg.ShutdownTimeout = 200 * time.Millisecond
-	clk, ids := clock.NewManual(testEpoch), &simulator.SeqIDs{}
+	clk, ids := clock.NewManual(testEpoch), &idgen.Seq{}
 	cfg.LogLevel = "warn"
 	logs := &syncBuffer{}
 	a := startAppWith(t, cfg, appHooks{clock: clk, ids: ids, logOut: logs})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // TestTenantTTLConvertedAtStart: a store written when a tenant's ttl counted
@@ -36,7 +37,7 @@ func TestTenantTTLConvertedAtStart(t *testing.T) {
 	clk := clock.NewManual(testEpoch.Add(10 * time.Minute)) // the server was down for 10 minutes
 
 	open := func() *testApp {
-		app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: &simulator.SeqIDs{}})
+		app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: &idgen.Seq{}})
 		require.NoError(t, err)
 		return &testApp{App: app, t: t, Clock: clk, Key: keyA, http: &http.Client{Timeout: 30 * time.Second}}
 	}

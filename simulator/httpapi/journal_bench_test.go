@@ -23,7 +23,7 @@ func BenchmarkJournalText(b *testing.B) {
 	if err := json.Compact(&compact, raw); err != nil {
 		b.Fatal(err)
 	}
-	seqIDs := compact.Bytes() // the goldens' ids (SeqIDs) are uuids of 12+ digits in a row
+	seqIDs := compact.Bytes() // the goldens' ids (idgen.Seq) are uuids of 12+ digits in a row
 	payment := uuidLike.ReplaceAll(seqIDs, []byte("3f2a9c1e-7b4d-4e0a-9c55-1d2e3f4a5b6c"))
 	withCard := append([]byte(`{"metadata":{"ref":"4111 1111 1111 1111"},`), payment[1:]...)
 	big := []byte(`{"metadata":{"note":"` + strings.Repeat("lorem ipsum 2026-11-22 ", 200) + `"}}`)

@@ -15,6 +15,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -43,7 +44,7 @@ func newCountingEnv(t *testing.T, decide func(p *simulator.Payment) simulator.Au
 	cs := &countingStore{DB: db}
 	clk := clock.NewManual(svcEpoch)
 	proc := &stubProcessor{Fake: processors.NewFake(nil, nil), authorize: decide}
-	svc := service.NewService(cs, clk, &simulator.SeqIDs{}, cards, proc, nil, service.Config{Renderer: statusRenderer{}})
+	svc := service.NewService(cs, clk, &idgen.Seq{}, cards, proc, nil, service.Config{Renderer: statusRenderer{}})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)

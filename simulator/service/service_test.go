@@ -14,6 +14,7 @@ import (
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -54,7 +55,7 @@ func newSvcEnvConfig(tb testing.TB, proc simulator.Processor, cfg service.Config
 		proc = processors.NewFake(nil, nil)
 	}
 	clk := clock.NewManual(svcEpoch)
-	svc := service.NewService(db, clk, &simulator.SeqIDs{}, cards, proc, nil, cfg)
+	svc := service.NewService(db, clk, &idgen.Seq{}, cards, proc, nil, cfg)
 	t, err := svc.EnsureTenant(service.TenantSpec{
 		ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}},
