@@ -13,7 +13,7 @@ const (
 	JobSettle         JobKind = "settle"          // SETTLING -> SETTLED/FAILED
 	JobResolveRefund  JobKind = "resolve-refund"  // a PENDING refund resolves
 	JobDispute        JobKind = "dispute"         // a scenario's dispute opens
-	JobExpireTenant   JobKind = "expire-tenant"   // never scheduled: a tenant's ttl runs on the wall clock (Service.ExpireTenants); ConvertTenantExpiries removes stored ones
+	JobExpireTenant   JobKind = "expire-tenant"   // never scheduled: a tenant's ttl runs on the wall clock (service.Service.ExpireTenants); ConvertTenantExpiries removes stored ones
 	JobDisputeStatus  JobKind = "dispute-status"  // a scripted dispute step (scenario dispute.then)
 )
 

@@ -247,7 +247,7 @@ type RefundDecision struct {
 
 // EndpointPolicy decides which webhook endpoints may be stored (serve's
 // --webhook-allow; the webhooks package implements it and checks the address
-// it dials again, since DNS answers change). Service.CheckWebhookEndpoint
+// it dials again, since DNS answers change). service.CheckWebhookEndpoint
 // asks it wherever an endpoint is set.
 type EndpointPolicy interface {
 	// AdmitEndpoint answers nil, or why u is refused as a sentence that

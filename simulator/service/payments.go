@@ -219,32 +219,6 @@ func (s *Service) insertPayment(tx simulator.Tx, t *simulator.Tenant, p *simulat
 
 func authJobID(paymentID string) string { return "authorize-" + paymentID }
 
-// checkIdempotencyKey is checkIdempotency in a read transaction of its own
-// (none when there is no key).
-func (s *Service) checkIdempotencyKey(t *simulator.Tenant, key string) error {
-	if key == "" {
-		return nil
-	}
-	return s.Store.View(func(tx simulator.Tx) error { return checkIdempotency(tx, t, key) })
-}
-
-// checkIdempotency answers 409 when the key was used by an earlier request that had an effect.
-func checkIdempotency(tx simulator.Tx, t *simulator.Tenant, key string) error {
-	if key == "" {
-		return nil
-	}
-	pid, err := tx.Idempotency(t.ID, key)
-	if err != nil || pid == "" {
-		return err
-	}
-	e := simulator.Errorf(simulator.CodeIdempotencyKeyAlreadyExists, "The idempotency key %q already exists for transaction", key)
-	e.PaymentID = pid
-	if p, _ := tx.Payment(t.ID, pid); p != nil {
-		e.PaymentStatus = string(p.Status)
-	}
-	return e
-}
-
 // buildPayment merges the request over the session (request fields win;
 // customer and metadata merge key by key) into a new PENDING payment. It
 // changes neither in nor cs, and the payment shares nothing with them (they

@@ -7,7 +7,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// Service is the use cases of the sandbox, one per file (svc_*.go). Every
+// Service is the use cases of the sandbox, one file per noun. Every
 // method that acts for a merchant takes the caller's tenant, resolved by
 // Authenticate; records of other tenants behave as unknown.
 type Service struct {
