@@ -1,9 +1,14 @@
-// Package simulator is the domain of paysandbox: tenants, client sessions,
-// payment instruments, payments, payment attempts, their state machines, the
-// error catalogue and the service (one use case per file).
+// Package simulator is the domain kernel of paysandbox: tenants, client
+// sessions, payment instruments, payments, payment attempts, events and
+// disputes; their state machines as pure methods (the Check* methods,
+// Payment.Actions); the error catalogue; ids; limits; the webhook retry
+// schedule (RetryDelays, NextRetry); and the ports the rest of the program
+// plugs into (Store, Tx, ChangeFeed, Processor, RuleBook, Clock, IDGen,
+// EndpointPolicy).
 //
-// It declares the ports it consumes (Store, Processor, Clock, IDGen) and
-// imports only the standard library and github.com/google/uuid. It must not
-// import echo, buntdb, viper, yaml or net/http: a test in this package fails
-// if it does.
+// The use cases live in simulator/service, the adapters beside it. The
+// kernel imports only the standard library and github.com/google/uuid, and
+// holds no goroutine, lock, cache, log or I/O: a test in this package fails
+// if a non-test file starts a goroutine or imports echo, buntdb, viper,
+// yaml, net/http, os, sync, sync/atomic or log/slog.
 package simulator

@@ -1,6 +1,7 @@
 package simulator_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -13,9 +14,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestDomainImports: the domain imports the standard library (net/http
-// excepted) and uuid only; echo, buntdb, viper, yaml and HTTP belong to the
-// adapters (STYLE.md, "dependencies point inward").
+// kernelForbidden are standard packages the kernel must not import: it runs
+// no goroutine of its own, guards nothing with a lock, logs nothing and does
+// no I/O (the service and the adapters do).
+var kernelForbidden = map[string]string{
+	"sync":        "locks and once-only state belong to the service or the adapters",
+	"sync/atomic": "counters shared between goroutines belong to the service or the adapters",
+	"log/slog":    "logging belongs to the service",
+	"os":          "files and the environment belong to the adapters",
+}
+
+// TestDomainImports: the domain imports the standard library (net/http,
+// sync, sync/atomic, log/slog and os excepted) and uuid only; echo, buntdb,
+// viper, yaml and HTTP belong to the adapters (STYLE.md, "dependencies point
+// inward"). Its non-test files start no goroutine.
 func TestDomainImports(t *testing.T) {
 	allowedModules := map[string]bool{"github.com/google/uuid": true}
 	files, err := filepath.Glob("*.go")
@@ -28,9 +40,15 @@ func TestDomainImports(t *testing.T) {
 		}
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
-		file, err := parser.ParseFile(fset, f, src, parser.ImportsOnly)
+		file, err := parser.ParseFile(fset, f, src, parser.SkipObjectResolution)
 		require.NoError(t, err)
 		checked++
+		ast.Inspect(file, func(n ast.Node) bool {
+			if g, ok := n.(*ast.GoStmt); ok {
+				assert.Failf(t, "goroutine in the kernel", "%s: a go statement: goroutines belong to the service", fset.Position(g.Pos()))
+			}
+			return true
+		})
 		for _, imp := range file.Imports {
 			path, err := strconv.Unquote(imp.Path.Value)
 			require.NoError(t, err)
@@ -39,6 +57,8 @@ func TestDomainImports(t *testing.T) {
 			switch {
 			case path == "net/http" || strings.HasPrefix(path, "net/http/"):
 				assert.Failf(t, "forbidden import", "%s imports %s: HTTP belongs to simulator/httpapi", f, path)
+			case kernelForbidden[path] != "":
+				assert.Failf(t, "forbidden import", "%s imports %s: %s", f, path, kernelForbidden[path])
 			case stdlib:
 			case allowedModules[path]:
 			default:

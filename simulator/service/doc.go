@@ -1,0 +1,16 @@
+// Package service holds the use cases of paysandbox, one file per noun:
+// payments and payment actions, authorization with its processor fallback
+// and 3DS, idempotency keys, client sessions, tokenisation, the vault,
+// payment attempts, disputes, tenants, scenarios, the webhook outbox and
+// endpoints, the scheduler of stored jobs, long-poll waits and held
+// requests. Service is made fully wired by NewService.
+//
+// It works on the kernel's types and rules (package simulator) and reaches
+// storage, processors, clocks and the webhook dispatcher only through ports:
+// those the kernel declares (simulator.Store, simulator.Processor, ...) and
+// WebhookRunner, declared here where it is used. It imports the standard
+// library and simulator only; never simulator/store, simulator/httpapi,
+// webhooks, dashboard, processors, scenarios or cmd (a test fails if it
+// does). Its behaviour tests run on the real store in memory with a manual
+// clock.
+package service
