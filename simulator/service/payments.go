@@ -228,45 +228,14 @@ func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs
 	if cs != nil && in.TokenType == simulator.TokenSingleUse {
 		base = cs.Data.Clone()
 	}
-	var missing []simulator.FieldError
 	if in.TokenType == simulator.TokenMultiUse {
-		// Vaulted tokens carry no session: the request must say it all.
-		for _, f := range []struct {
-			ok   bool
-			path string
-		}{{req.Amount != nil, "$.amount"}, {req.CurrencyCode != "", "$.currencyCode"}, {req.CustomerID != "", "$.customerId"}, {req.OrderID != "", "$.orderId"}} {
-			if !f.ok {
-				missing = append(missing, simulator.FieldError{Path: f.path, Description: "Field required when paying with a vaulted payment method"})
-			}
-		}
-		if len(missing) > 0 {
-			return nil, simulator.ValidationError("PaymentCreationAPIRequest", missing...)
-		}
-		if req.CustomerID != in.CustomerID {
-			return nil, simulator.Errorf(simulator.CodeInvalidPaymentInstrumentToken, "The vaulted payment method does not belong to customer %q", req.CustomerID).
-				WithRecovery("Pass the customerId the payment method was vaulted for.")
+		if err := checkVaultedRequest(in, req); err != nil {
+			return nil, err
 		}
 	}
-	d := base
-	d.Metadata = mergeMaps(base.Metadata, req.Metadata)
+	d := mergeRequest(base, req)
 	if err := simulator.CheckMetadataSize("PaymentCreationAPIRequest", "$.metadata", d.Metadata); err != nil {
 		return nil, err
-	}
-	d.Customer = mergeCustomer(base.Customer, req.Customer)
-	if req.Order != nil {
-		d.Order = mergeOrder(base.Order, req.Order)
-	}
-	if req.OrderID != "" {
-		d.OrderID = req.OrderID
-	}
-	if req.CurrencyCode != "" {
-		d.CurrencyCode = req.CurrencyCode
-	}
-	if req.CustomerID != "" {
-		d.CustomerID = req.CustomerID
-	}
-	if req.Amount != nil {
-		d.Amount = req.Amount
 	}
 	pm := mergePaymentMethod(base.PaymentMethod, req.PaymentMethod)
 	if errs := d.CheckRules(); len(errs) > 0 {
@@ -276,6 +245,7 @@ func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs
 		return nil, err
 	}
 	amount, hasAmount, _ := d.TotalAmount()
+	var missing []simulator.FieldError
 	if !hasAmount {
 		missing = append(missing, simulator.FieldError{Path: "$.amount", Description: "amount must be provided via the client session or the payment request"})
 	}
@@ -313,6 +283,53 @@ func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs
 		p.PaymentMethod.VaultOnAgreement = pm.VaultOnAgreement != nil && *pm.VaultOnAgreement
 	}
 	return p, nil
+}
+
+// checkVaultedRequest checks a request that pays with a vaulted (MULTI_USE)
+// token: such a token carries no session, so the request names the amount,
+// currency, customer and order itself, and the customer owns the token.
+func checkVaultedRequest(in *simulator.Instrument, req PaymentRequest) error {
+	var missing []simulator.FieldError
+	for _, f := range []struct {
+		ok   bool
+		path string
+	}{{req.Amount != nil, "$.amount"}, {req.CurrencyCode != "", "$.currencyCode"}, {req.CustomerID != "", "$.customerId"}, {req.OrderID != "", "$.orderId"}} {
+		if !f.ok {
+			missing = append(missing, simulator.FieldError{Path: f.path, Description: "Field required when paying with a vaulted payment method"})
+		}
+	}
+	if len(missing) > 0 {
+		return simulator.ValidationError("PaymentCreationAPIRequest", missing...)
+	}
+	if req.CustomerID != in.CustomerID {
+		return simulator.Errorf(simulator.CodeInvalidPaymentInstrumentToken, "The vaulted payment method does not belong to customer %q", req.CustomerID).
+			WithRecovery("Pass the customerId the payment method was vaulted for.")
+	}
+	return nil
+}
+
+// mergeRequest lays the request's fields over the session's data: a field
+// the request sets wins; metadata, customer and order merge key by key.
+func mergeRequest(base simulator.SessionData, req PaymentRequest) simulator.SessionData {
+	d := base
+	d.Metadata = mergeMaps(base.Metadata, req.Metadata)
+	d.Customer = mergeCustomer(base.Customer, req.Customer)
+	if req.Order != nil {
+		d.Order = mergeOrder(base.Order, req.Order)
+	}
+	if req.OrderID != "" {
+		d.OrderID = req.OrderID
+	}
+	if req.CurrencyCode != "" {
+		d.CurrencyCode = req.CurrencyCode
+	}
+	if req.CustomerID != "" {
+		d.CustomerID = req.CustomerID
+	}
+	if req.Amount != nil {
+		d.Amount = req.Amount
+	}
+	return d
 }
 
 func mergeMaps(a, b map[string]any) map[string]any {
