@@ -12,18 +12,7 @@ import (
 // authorization for the card; a decline is FailedVerification.
 // Errors: InvalidPaymentInstrumentToken, FailedVerification.
 func (s *Service) Vault(ctx context.Context, t *simulator.Tenant, token, customerID string, verify bool) (*simulator.Instrument, error) {
-	var src *simulator.Instrument
-	err := s.Store.View(func(tx simulator.Tx) error {
-		in, err := tx.Instrument(t.ID, token)
-		if err != nil {
-			return err
-		}
-		if in != nil && in.VaultedAs != "" {
-			in, err = tx.Instrument(t.ID, in.VaultedAs)
-		}
-		src = in
-		return err
-	})
+	src, err := s.vaultSource(t, token)
 	if err != nil {
 		return nil, err
 	}
@@ -36,15 +25,10 @@ func (s *Service) Vault(ctx context.Context, t *simulator.Tenant, token, custome
 	if err := s.checkAttemptToken(t, src); err != nil {
 		return nil, err
 	}
-	verified := false
 	if verify {
-		probe := &simulator.Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: src.Card}
-		d := s.Processor.Authorize(ctx, t.ID, probe)
-		if scenarioOutcome(d) != simulator.StatusAuthorized { // only the final authorization status counts
-			return nil, simulator.Errorf(simulator.CodeFailedVerification, "Payment method could not be verified").
-				WithRecovery("Use a card that the processor authorizes, or vault without verify.")
+		if err := s.verifyCard(ctx, t, customerID, src.Card); err != nil {
+			return nil, err
 		}
-		verified = true
 	}
 	var out *simulator.Instrument
 	err = s.Store.Update(func(tx simulator.Tx) error {
@@ -68,11 +52,40 @@ func (s *Service) Vault(ctx context.Context, t *simulator.Tenant, token, custome
 		if err != nil {
 			return err
 		}
-		v.Verified = verified
+		v.Verified = verify
 		out = v
 		return tx.PutInstrument(v)
 	})
 	return out, err
+}
+
+// vaultSource reads the instrument token names, or the MULTI_USE instrument
+// it was already vaulted to (nil: no such token).
+func (s *Service) vaultSource(t *simulator.Tenant, token string) (src *simulator.Instrument, err error) {
+	err = s.Store.View(func(tx simulator.Tx) error {
+		in, err := tx.Instrument(t.ID, token)
+		if err != nil {
+			return err
+		}
+		if in != nil && in.VaultedAs != "" {
+			in, err = tx.Instrument(t.ID, in.VaultedAs)
+		}
+		src = in
+		return err
+	})
+	return src, err
+}
+
+// verifyCard asks the processor to authorize a zero-amount probe of card for
+// customerID; only the final authorization status counts. Errors:
+// FailedVerification.
+func (s *Service) verifyCard(ctx context.Context, t *simulator.Tenant, customerID string, card simulator.CardInfo) error {
+	probe := &simulator.Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: card}
+	if scenarioOutcome(s.Processor.Authorize(ctx, t.ID, probe)) != simulator.StatusAuthorized {
+		return simulator.Errorf(simulator.CodeFailedVerification, "Payment method could not be verified").
+			WithRecovery("Use a card that the processor authorizes, or vault without verify.")
+	}
+	return nil
 }
 
 // checkAttemptToken refuses to vault the token of a MANUAL session's attempt
