@@ -171,44 +171,15 @@ func (s *Service) runSteps(tx simulator.Tx, t *simulator.Tenant, p *simulator.Pa
 	}
 	final := simulator.FinalStep(simulator.AuthorizeDecision{Steps: steps})
 	for _, st := range steps {
-		txn := simulator.Transaction{
-			ID: s.IDs.NewID(simulator.IDUUID), Type: simulator.TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
-			ProcessorStatus: st.Status, ProcessorName: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID,
-			ProcessorTransactionID: simulator.NewProcessorID(s.IDs, simulator.IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
-		}
+		txn := s.saleTransaction(p, st, now)
 		p.Processor = &simulator.ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
-		if st.Status == simulator.StatusAuthorized {
-			if st.Account.AuthorizationCode {
-				txn.AuthorizationCode = simulator.NewProcessorID(s.IDs, simulator.IDAuthCode, st.Account.Name)
-			}
-			amt := p.Amount
-			txn.Events = []simulator.TransactionEvent{{ID: s.IDs.NewID(simulator.IDUUID), Date: now, Type: simulator.EventAuthorizationSucceeded, Amount: &amt}}
-		} else {
-			r := st.Reason
-			if r == nil {
-				r = simulator.DefaultReason(st.Status)
-			}
-			txn.ProcessorStatusReason = r
-		}
 		p.Transactions = append(p.Transactions, txn)
 		if st.Account == final.Account && st.Status == final.Status {
 			break
 		}
 	}
 	p.Required, p.ThreeDS = nil, nil
-	pre := "ACCEPT"
-	if p.PaymentMethod.ThreeDSecure != nil {
-		pre = "THREE_DS"
-	}
-	cvv := "NOT_PROVIDED" // vaulted (merchant-initiated) payments and cards sent without one
-	if p.CVVGiven {
-		cvv = "MATCHED"
-	}
-	p.RiskData = &simulator.RiskData{
-		FraudChecks: &simulator.FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
-		CVVCheck:    &simulator.RiskCheck{Source: "PROCESSOR", Result: cvv},
-		AVSCheck:    &simulator.AVSCheck{Source: "PROCESSOR", Result: simulator.AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
-	}
+	p.RiskData = riskData(p)
 	switch final.Status {
 	case simulator.StatusAuthorized:
 		p.Status, p.Authorized, p.StatusReason = simulator.StatusAuthorized, p.Amount, nil
@@ -231,6 +202,50 @@ func (s *Service) runSteps(tx simulator.Tx, t *simulator.Tenant, p *simulator.Pa
 		}
 	}
 	return nil
+}
+
+// saleTransaction is the SALE transaction of one processor step of an
+// authorization: its authorization event when the step authorized, else its
+// reason (the default one of its status when the decision gives none).
+func (s *Service) saleTransaction(p *simulator.Payment, st simulator.AuthStep, now time.Time) simulator.Transaction {
+	txn := simulator.Transaction{
+		ID: s.IDs.NewID(simulator.IDUUID), Type: simulator.TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
+		ProcessorStatus: st.Status, ProcessorName: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID,
+		ProcessorTransactionID: simulator.NewProcessorID(s.IDs, simulator.IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
+	}
+	if st.Status == simulator.StatusAuthorized {
+		if st.Account.AuthorizationCode {
+			txn.AuthorizationCode = simulator.NewProcessorID(s.IDs, simulator.IDAuthCode, st.Account.Name)
+		}
+		amt := p.Amount
+		txn.Events = []simulator.TransactionEvent{{ID: s.IDs.NewID(simulator.IDUUID), Date: now, Type: simulator.EventAuthorizationSucceeded, Amount: &amt}}
+	} else {
+		r := st.Reason
+		if r == nil {
+			r = simulator.DefaultReason(st.Status)
+		}
+		txn.ProcessorStatusReason = r
+	}
+	return txn
+}
+
+// riskData is the risk checks an authorized or declined payment shows: the
+// fraud check (THREE_DS before authorization when the payment asked for 3DS),
+// the CVV check (MATCHED when a CVV came with the card) and the AVS check.
+func riskData(p *simulator.Payment) *simulator.RiskData {
+	pre := "ACCEPT"
+	if p.PaymentMethod.ThreeDSecure != nil {
+		pre = "THREE_DS"
+	}
+	cvv := "NOT_PROVIDED" // vaulted (merchant-initiated) payments and cards sent without one
+	if p.CVVGiven {
+		cvv = "MATCHED"
+	}
+	return &simulator.RiskData{
+		FraudChecks: &simulator.FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
+		CVVCheck:    &simulator.RiskCheck{Source: "PROCESSOR", Result: cvv},
+		AVSCheck:    &simulator.AVSCheck{Source: "PROCESSOR", Result: simulator.AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
+	}
 }
 
 // decline ends a payment DECLINED before any processor saw it (3DS failed).
