@@ -40,18 +40,9 @@ func (s *Service) openDispute(t *simulator.Tenant, paymentID, reason string, amo
 		if err := p.CheckDispute(); err != nil {
 			return err
 		}
-		amt := p.Captured()
-		if amt == 0 {
-			amt = p.Authorized
-		}
-		if job != nil && p.Plan != nil && p.Plan.Dispute != nil && p.Plan.Dispute.Amount > 0 {
-			amt = min(p.Plan.Dispute.Amount, p.Amount) // the scenario's dispute.amount
-		}
-		if amount != nil {
-			if *amount <= 0 || *amount > p.Amount {
-				return simulator.ValidationError("DisputeRequest", simulator.FieldError{Path: "$.amount", Description: "amount must be between 1 and the payment amount"})
-			}
-			amt = *amount
+		amt, err := disputeAmount(p, amount, job != nil)
+		if err != nil {
+			return err
 		}
 		now := s.now(t)
 		if job != nil && job.Due.Before(now) { // opened at its due time, also when a clock advance jumped past it
@@ -84,6 +75,27 @@ func (s *Service) openDispute(t *simulator.Tenant, paymentID, reason string, amo
 		s.Kick()
 	}
 	return out, err
+}
+
+// disputeAmount is the amount a dispute of p opens for: the amount asked
+// (1 to the payment's amount), else the scenario's dispute.amount for a
+// dispute a scenario scheduled, else the captured amount, else the
+// authorized one. Errors: RequestValidationError ($.amount).
+func disputeAmount(p *simulator.Payment, amount *int64, scheduled bool) (int64, error) {
+	amt := p.Captured()
+	if amt == 0 {
+		amt = p.Authorized
+	}
+	if scheduled && p.Plan != nil && p.Plan.Dispute != nil && p.Plan.Dispute.Amount > 0 {
+		amt = min(p.Plan.Dispute.Amount, p.Amount) // the scenario's dispute.amount
+	}
+	if amount != nil {
+		if *amount <= 0 || *amount > p.Amount {
+			return 0, simulator.ValidationError("DisputeRequest", simulator.FieldError{Path: "$.amount", Description: "amount must be between 1 and the payment amount"})
+		}
+		amt = *amount
+	}
+	return amt, nil
 }
 
 // scheduleDisputeStep stores the job of d's next scripted step, due its After
