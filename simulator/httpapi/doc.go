@@ -5,5 +5,5 @@
 // the hot answers without reflection (dto_encode.go), one handler
 // file per resource, and the per-tenant request journal with its hints
 // (journal.go holds the state, journal_http.go the small middleware hook). Handlers run parse -> validate -> service -> render.
-// It imports simulator; never store, processors or webhooks.
+// It imports simulator and simulator/service; never store, processors or webhooks.
 package httpapi
