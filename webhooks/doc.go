@@ -6,10 +6,10 @@
 // --webhook-allow): the service asks it when an endpoint is set, and the
 // dispatcher dials through it, never through an environment proxy.
 //
-// It depends on simulator, simulator/service and internal/redact only (never
-// on httpapi, store or echo); the composition root injects it into the service through the
-// simulator.EventRenderer and service.WebhookRunner ports, both given to
-// service.NewService in its Config: the service and its dispatcher need
-// each other, so Config.Webhooks is a function (Attach) that NewService
-// calls with the service it builds. Nothing is attached afterwards.
+// It depends on simulator, simulator/service and internal/redact only
+// (never on httpapi, store or echo); the composition root injects it into the
+// service through the simulator.EventRenderer and service.WebhookRunner
+// ports, both given to service.NewService in its Config: the service and its
+// dispatcher need each other, so Config.Webhooks is a function (Attach) that
+// NewService calls with the service it builds. Nothing is attached afterwards.
 package webhooks
