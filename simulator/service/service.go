@@ -30,7 +30,7 @@ type Service struct {
 
 	waits waitHub
 	// sched is made by NewService: the service kicks it after storing a
-	// job, it runs the service's jobs (the cycle stays inside the kernel).
+	// job, it runs the service's jobs (the cycle stays inside this package).
 	sched *Scheduler
 	// renderer renders webhook bodies when events are made (nil: events
 	// carry no body). Config.Renderer.
