@@ -151,11 +151,30 @@ func (s *Service) ExplainScenario(t *simulator.Tenant, req ExplainRequest) (simu
 	if req.ProcessorMerchantID != "" {
 		p.Processor = &simulator.ProcessorState{ProcessorMerchantID: req.ProcessorMerchantID}
 	}
+	if err := s.probeCard(t, p, req); err != nil {
+		return simulator.ScenarioExplanation{}, err
+	}
+	// The request is explained as the next payment would be decided: a
+	// pending one-shot picks its rule unless the metadata names one.
+	p.OneShot = simulator.OneShotFor(cur.Next, p.Metadata)
+	ex, err := rb.ExplainRules(cur.Scenarios, p)
+	if err != nil {
+		return simulator.ScenarioExplanation{}, simulator.ValidationError("ScenarioExplainRequest", simulator.FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
+	}
+	ex.Next = cur.Next
+	return ex, nil
+}
+
+// probeCard gives the probe payment p of an explain request its card: the
+// card number, or the card of the payment method token with what the
+// token's client session fills in, as on POST /payments. Errors:
+// RequestValidationError ($.card, $.paymentMethodToken).
+func (s *Service) probeCard(t *simulator.Tenant, p *simulator.Payment, req ExplainRequest) error {
 	const model = "ScenarioExplainRequest"
 	switch {
 	case req.Card != "":
 		if !simulator.AllDigits(req.Card) || len(req.Card) < 12 || len(req.Card) > 19 {
-			return simulator.ScenarioExplanation{}, simulator.ValidationError(model, simulator.FieldError{Path: "$.card", Description: "card must be a card number of 12 to 19 digits"})
+			return simulator.ValidationError(model, simulator.FieldError{Path: "$.card", Description: "card must be a card number of 12 to 19 digits"})
 		}
 		p.Card = s.Cards.Identify(req.Card)
 	case req.Token != "":
@@ -168,10 +187,10 @@ func (s *Service) ExplainScenario(t *simulator.Tenant, req ExplainRequest) (simu
 			cs, err = tx.Session(t.ID, in.SessionID)
 			return err
 		}); err != nil {
-			return simulator.ScenarioExplanation{}, err
+			return err
 		}
 		if in == nil {
-			return simulator.ScenarioExplanation{}, simulator.ValidationError(model, simulator.FieldError{Path: "$.paymentMethodToken", Description: "no payment method of this tenant has this token"})
+			return simulator.ValidationError(model, simulator.FieldError{Path: "$.paymentMethodToken", Description: "no payment method of this tenant has this token"})
 		}
 		p.Card = in.Card
 		if cs != nil && in.TokenType == simulator.TokenSingleUse { // the session fills in, as on POST /payments
@@ -185,15 +204,7 @@ func (s *Service) ExplainScenario(t *simulator.Tenant, req ExplainRequest) (simu
 			p.Metadata = mergeMaps(d.Metadata, p.Metadata)
 		}
 	}
-	// The request is explained as the next payment would be decided: a
-	// pending one-shot picks its rule unless the metadata names one.
-	p.OneShot = simulator.OneShotFor(cur.Next, p.Metadata)
-	ex, err := rb.ExplainRules(cur.Scenarios, p)
-	if err != nil {
-		return simulator.ScenarioExplanation{}, simulator.ValidationError(model, simulator.FieldError{Path: "$.metadata.sandboxScenario", Description: scenarioNameProblem(err)})
-	}
-	ex.Next = cur.Next
-	return ex, nil
+	return nil
 }
 
 // PaymentExplanation is the rule a payment was given at creation and why,
