@@ -314,15 +314,7 @@ func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
 		case simulator.JobResolveTimeout:
 			return s.resolveTimeout(tx, t, p, now)
 		case simulator.JobSettle:
-			if p.CheckSettle() == nil {
-				p.Status = simulator.PaymentStatus(j.Status)
-				if sale := p.Sale(); sale != nil {
-					sale.ProcessorStatus = p.Status
-				}
-				if p.Status == simulator.StatusFailed {
-					p.StatusReason = simulator.DefaultReason(simulator.StatusFailed)
-				}
-			}
+			settle(p, simulator.PaymentStatus(j.Status))
 		case simulator.JobResolveRefund:
 			return s.resolveRefund(tx, p, j, now)
 		}
@@ -332,6 +324,21 @@ func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
 		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	return err
+}
+
+// settle resolves a SETTLING payment to status (SETTLED or FAILED, with the
+// default reason); a payment that may no longer settle is left as it is.
+func settle(p *simulator.Payment, status simulator.PaymentStatus) {
+	if p.CheckSettle() != nil {
+		return
+	}
+	p.Status = status
+	if sale := p.Sale(); sale != nil {
+		sale.ProcessorStatus = p.Status
+	}
+	if p.Status == simulator.StatusFailed {
+		p.StatusReason = simulator.DefaultReason(simulator.StatusFailed)
+	}
 }
 
 // earliest is the earlier of two instants, zero meaning none.
