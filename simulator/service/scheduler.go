@@ -61,35 +61,10 @@ func (sc *Scheduler) forget(tenantID string) { sc.tenantMu.Delete(tenantID) }
 func (sc *Scheduler) Run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	// Tenant expiries: expiryAt is the next tenant's ttl, read again when
-	// tenantExpiriesChanged says so; pruneAt when the oldest expired-tenant
-	// record leaves its window.
-	// The first round runs ExpireTenants whatever is due, to learn pruneAt.
-	var expiryAt, pruneAt time.Time
-	refresh, first := false, true
+	x := tenantExpiries{first: true}
 	for {
 		var wait time.Duration = time.Hour
-		if refresh {
-			refresh = false
-			if err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { expiryAt, err = tx.NextTenantExpiry(); return }); err != nil {
-				sc.svc.Log.Error("scheduler: reading tenant expiries", "err", err)
-				expiryAt = sc.svc.Clock.Now().Add(time.Second)
-			}
-		}
-		tenantsAt := earliest(expiryAt, pruneAt)
-		if now := sc.svc.Clock.Now(); first || (!tenantsAt.IsZero() && !now.Before(tenantsAt)) {
-			first = false
-			var err error
-			if expiryAt, pruneAt, err = sc.svc.ExpireTenants(); err != nil {
-				sc.svc.Log.Error("scheduler: expiring tenants", "err", err)
-				expiryAt, pruneAt = now.Add(time.Second), time.Time{}
-			}
-			if !expiryAt.IsZero() && !expiryAt.After(now) { // what is due was expired: an index entry it could not use
-				expiryAt = now.Add(time.Second) // is looked at again later, not in a spin
-			}
-			tenantsAt = earliest(expiryAt, pruneAt)
-		}
-		if !tenantsAt.IsZero() {
+		if tenantsAt := sc.expireTenants(&x); !tenantsAt.IsZero() {
 			wait = min(wait, max(tenantsAt.Sub(sc.svc.Clock.Now()), 0))
 		}
 		var j *simulator.Job
@@ -116,7 +91,7 @@ func (sc *Scheduler) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-sc.wake:
-			refresh = sc.expiries.Swap(false)
+			x.refresh = sc.expiries.Swap(false)
 		case <-timer.C:
 		}
 		if !timer.Stop() {
@@ -126,6 +101,41 @@ func (sc *Scheduler) Run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// tenantExpiries is what the loop knows of tenant expiries: expiryAt is the
+// next tenant's ttl, read again when refresh is set (tenantExpiriesChanged);
+// pruneAt is when the oldest expired-tenant record leaves its window. The
+// first round runs ExpireTenants whatever is due, to learn pruneAt.
+type tenantExpiries struct {
+	expiryAt, pruneAt time.Time
+	refresh, first    bool
+}
+
+// expireTenants runs ExpireTenants when a tenant expiry or prune is due (and
+// on the first round), and answers when the next one is due (zero: none).
+func (sc *Scheduler) expireTenants(x *tenantExpiries) time.Time {
+	if x.refresh {
+		x.refresh = false
+		if err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { x.expiryAt, err = tx.NextTenantExpiry(); return }); err != nil {
+			sc.svc.Log.Error("scheduler: reading tenant expiries", "err", err)
+			x.expiryAt = sc.svc.Clock.Now().Add(time.Second)
+		}
+	}
+	tenantsAt := earliest(x.expiryAt, x.pruneAt)
+	if now := sc.svc.Clock.Now(); x.first || (!tenantsAt.IsZero() && !now.Before(tenantsAt)) {
+		x.first = false
+		var err error
+		if x.expiryAt, x.pruneAt, err = sc.svc.ExpireTenants(); err != nil {
+			sc.svc.Log.Error("scheduler: expiring tenants", "err", err)
+			x.expiryAt, x.pruneAt = now.Add(time.Second), time.Time{}
+		}
+		if !x.expiryAt.IsZero() && !x.expiryAt.After(now) { // what is due was expired: an index entry it could not use
+			x.expiryAt = now.Add(time.Second) // is looked at again later, not in a spin
+		}
+		tenantsAt = earliest(x.expiryAt, x.pruneAt)
+	}
+	return tenantsAt
 }
 
 func (sc *Scheduler) runOne(ctx context.Context, j *simulator.Job) {
