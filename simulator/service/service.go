@@ -106,6 +106,3 @@ func (s *Service) Kick() {
 
 // now is the tenant's clock.
 func (s *Service) now(t *simulator.Tenant) time.Time { return t.Now(s.Clock) }
-
-// clonePayment deep-copies a payment (tests compare before/after with it).
-func clonePayment(p *simulator.Payment) *simulator.Payment { return p.Clone() }
