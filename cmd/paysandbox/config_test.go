@@ -299,3 +299,27 @@ func TestConfigKeysFromTags(t *testing.T) {
 		assert.IsType(t, &lenientValue{}, f.Value, "--%s reports a bad value with the rest", f.Name)
 	})
 }
+
+// TestFirst6DigitsOptIn: first6Digits is null unless the tenant opted in
+// (config file tenants: first6_digits: true).
+func TestFirst6DigitsOptIn(t *testing.T) {
+	cfg := testConfig()
+	cfg.Tenants = []TenantConfig{{ID: "binshop", APIKeys: []APIKeyConfig{{Key: "binshop-key"}}, First6Digits: true}}
+	a := startApp(t, cfg)
+	b := a.as("binshop-key")
+	tok := b.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000, "customerId": "c-1"})
+	r := b.tokenize(tok, "4111111111111111")
+	assertGolden(t, "tokenize_first6", r.Body)
+	assert.Equal(t, "411111", r.JSON["paymentInstrumentData"].(map[string]any)["first6Digits"])
+
+	v := b.must(200, "POST", "/payment-instruments/"+r.Str("token")+"/vault", map[string]any{"customerId": "c-1"})
+	assert.Equal(t, "411111", v.JSON["paymentMethodData"].(map[string]any)["first6Digits"])
+	l := b.must(200, "GET", "/payment-instruments?customer_id=c-1", nil)
+	assert.Equal(t, "411111", l.JSON["data"].([]any)[0].(map[string]any)["paymentMethodData"].(map[string]any)["first6Digits"])
+
+	t.Run("the default tenant has not opted in", func(t *testing.T) {
+		tok := a.session(map[string]any{"orderId": "o-1"})
+		d := a.tokenize(tok, "4111111111111111").JSON["paymentInstrumentData"].(map[string]any)
+		assert.Nil(t, d["first6Digits"])
+	})
+}
