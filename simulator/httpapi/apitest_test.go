@@ -100,9 +100,12 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 		APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}},
 	})
 	require.NoError(t, err)
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{
+	api := httpapi.New(svc, httpapi.Options{
 		RequestTimeout: 5 * time.Second, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
-	}))
+	})
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config = api.HTTPServer(api.Routes(), nil) // serve's limits: the header cap, the read timeout
+	srv.Start()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	if !o.Paused {
