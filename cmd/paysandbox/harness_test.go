@@ -166,7 +166,51 @@ const (
 	numOK        = "4111111111111111"
 	numDecline   = "4000000000000002"
 	numChallenge = "4916994064252017"
+	visa         = numOK
 )
+
+// asNewTenant is a copy of a that speaks as a fresh tenant (its own data,
+// clock and rules).
+func (a *testApp) asNewTenant() *testApp {
+	a.t.Helper()
+	r := a.must(201, "POST", "/_sandbox/tenants", nil, "X-API-KEY:")
+	c := *a
+	c.Key = r.Str("apiKey")
+	return &c
+}
+
+// putRules replaces the tenant's rules with a YAML document.
+func (a *testApp) putRules(doc string) *resp {
+	a.t.Helper()
+	return a.req("PUT", "/_sandbox/scenarios", doc, "Content-Type: application/yaml")
+}
+
+// payFull pays amount with number in a fresh session; extra fields go on
+// POST /payments. It answers whatever the API answers.
+func (a *testApp) payFull(amount int64, number string, extra map[string]any, headers ...string) *resp {
+	a.t.Helper()
+	body := map[string]any{"paymentMethodToken": a.tokenize(a.session(plainSession(amount)), number).Str("token")}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return a.req("POST", "/payments", body, headers...)
+}
+
+// payment reads a payment with its events.
+func (a *testApp) payment(id string) *resp {
+	a.t.Helper()
+	return a.must(200, "GET", "/payments/"+id+"?expand=transactions.events", nil)
+}
+
+func sub(m map[string]any, key string) map[string]any { v, _ := m[key].(map[string]any); return v }
+
+func txns(p map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, t := range p["transactions"].([]any) {
+		out = append(out, t.(map[string]any))
+	}
+	return out
+}
 
 // card is a tokenisation request body for number.
 func card(number string) map[string]any {

@@ -49,6 +49,8 @@ type apiOptions struct {
 	// way to hold an approved payment PENDING, which POST
 	// /payments/{id}/authorize needs.
 	Paused bool
+	// RequestTimeout cuts merchant and client requests with 504 (default 5s).
+	RequestTimeout time.Duration
 }
 
 // testAPI is the HTTP API served on a free loopback port.
@@ -92,6 +94,9 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 	if o.IDs == nil {
 		o.IDs = &simulator.SeqIDs{}
 	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 5 * time.Second
+	}
 	db, err := store.Open(o.Path, o.Fsync)
 	require.NoError(t, err)
 	svc := newService(t, db, o.Clock, o.IDs)
@@ -101,7 +106,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 	})
 	require.NoError(t, err)
 	api := httpapi.New(svc, httpapi.Options{
-		RequestTimeout: 5 * time.Second, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
+		RequestTimeout: o.RequestTimeout, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 	})
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = api.HTTPServer(api.Routes(), nil) // serve's limits: the header cap, the read timeout
