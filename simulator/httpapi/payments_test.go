@@ -364,7 +364,7 @@ func TestPaymentCreateRefusals(t *testing.T) {
 }
 
 // TestPaymentGoldens pins the payment response in every status, read with
-// expand=transactions.events. Each runs in a fresh app so ids are stable.
+// expand=transactions.events. Each runs on a fresh server so ids are stable.
 func TestPaymentGoldens(t *testing.T) {
 	authorized := func(a *testAPI, amount int64) string { return a.pay(amount, numOK).Str("id") }
 	cases := []struct {
