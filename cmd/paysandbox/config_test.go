@@ -299,3 +299,79 @@ func TestConfigKeysFromTags(t *testing.T) {
 		assert.IsType(t, &lenientValue{}, f.Value, "--%s reports a bad value with the rest", f.Name)
 	})
 }
+
+// TestFirst6DigitsOptIn: first6Digits is null unless the tenant opted in
+// (config file tenants: first6_digits: true).
+func TestFirst6DigitsOptIn(t *testing.T) {
+	cfg := testConfig()
+	cfg.Tenants = []TenantConfig{{ID: "binshop", APIKeys: []APIKeyConfig{{Key: "binshop-key"}}, First6Digits: true}}
+	a := startApp(t, cfg)
+	b := a.as("binshop-key")
+	tok := b.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000, "customerId": "c-1"})
+	r := b.tokenize(tok, "4111111111111111")
+	assertGolden(t, "tokenize_first6", r.Body)
+	assert.Equal(t, "411111", r.JSON["paymentInstrumentData"].(map[string]any)["first6Digits"])
+
+	v := b.must(200, "POST", "/payment-instruments/"+r.Str("token")+"/vault", map[string]any{"customerId": "c-1"})
+	assert.Equal(t, "411111", v.JSON["paymentMethodData"].(map[string]any)["first6Digits"])
+	l := b.must(200, "GET", "/payment-instruments?customer_id=c-1", nil)
+	assert.Equal(t, "411111", l.JSON["data"].([]any)[0].(map[string]any)["paymentMethodData"].(map[string]any)["first6Digits"])
+
+	t.Run("the default tenant has not opted in", func(t *testing.T) {
+		tok := a.session(map[string]any{"orderId": "o-1"})
+		d := a.tokenize(tok, "4111111111111111").JSON["paymentInstrumentData"].(map[string]any)
+		assert.Nil(t, d["first6Digits"])
+	})
+}
+
+// TestCreateTenantAdminKey: serve's admin_key guards POST /_sandbox/tenants.
+func TestCreateTenantAdminKey(t *testing.T) {
+	cfg := testConfig()
+	cfg.AdminKey = "let-me-in"
+	a := startApp(t, cfg)
+	tests := []struct {
+		name   string
+		header string
+		status int
+	}{
+		{name: "missing", header: "X-Admin-Key:", status: 401},
+		{name: "wrong", header: "X-Admin-Key: let-me-out", status: 401},
+		{name: "a tenant's API key is not the admin key", header: "X-Admin-Key: sandbox-api-key", status: 401},
+		{name: "prefix of the key", header: "X-Admin-Key: let-me", status: 401},
+		{name: "right", header: "X-Admin-Key: let-me-in", status: 201},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.req("POST", "/_sandbox/tenants", map[string]any{}, tc.header)
+			require.Equal(t, tc.status, r.Status, "%s", r.Body)
+			if tc.status == 401 {
+				assert.Equal(t, "Unauthorized", r.ErrorID())
+				assert.Equal(t, r.Header.Get("X-Request-Id"), r.Err()["diagnosticsId"])
+			}
+		})
+	}
+	t.Run("the admin key is checked before the body", func(t *testing.T) {
+		r := a.req("POST", "/_sandbox/tenants", "{", "X-Admin-Key: nope")
+		require.Equal(t, 401, r.Status, "%s", r.Body)
+	})
+	t.Run("without admin_key no key is needed", func(t *testing.T) {
+		b := newTestApp(t)
+		b.must(201, "POST", "/_sandbox/tenants", nil, "X-API-KEY:", "X-Admin-Key:")
+	})
+}
+
+// TestTenantScopesFromConfig: a config file tenant's keys get the scopes
+// listed for them (all when none are).
+func TestTenantScopesFromConfig(t *testing.T) {
+	cfg := testConfig()
+	cfg.Tenants = []TenantConfig{{ID: "shop", APIKeys: []APIKeyConfig{
+		{Key: "shop-read", Scopes: []string{"transactions:retrieve"}},
+		{Key: "shop-all"},
+	}}}
+	b := startApp(t, cfg)
+	b.as("shop-read").must(200, "GET", "/payments", nil)
+	r := b.as("shop-read").req("POST", "/client-session", map[string]any{})
+	assert.Equal(t, 403, r.Status, "%s", r.Body)
+	tok := b.as("shop-all").session(map[string]any{"orderId": "o"})
+	assert.Equal(t, 400, b.req("GET", "/client-session?clientToken="+tok, nil).Status, "the default tenant cannot see it")
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,4 +119,34 @@ func TestLogRedaction(t *testing.T) {
 			assert.NotContains(t, out.String(), numOK)
 		})
 	}
+}
+
+// TestCardNumberNeverStored: after tokenising, vaulting and paying, neither
+// the store file nor the log holds the card number.
+func TestCardNumberNeverStored(t *testing.T) {
+	cfg := testConfig()
+	cfg.DB = filepath.Join(t.TempDir(), "pan.db")
+	cfg.LogLevel = "debug"
+	cfg.Fsync = "always"
+	logs := &syncBuffer{}
+	a := startAppWith(t, cfg, appHooks{logOut: logs})
+	pans := []string{"4242424242424242", "4000056655665556", "378282246310005"}
+	for i, pan := range pans {
+		tok := a.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000 + i, "customerId": "c-1"})
+		pt := a.tokenize(tok, pan).Str("token")
+		vt := a.must(200, "POST", "/payment-instruments/"+pt+"/vault", map[string]any{"customerId": "c-1", "verify": true}).Str("token")
+		a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": vt, "orderId": "o-v", "currencyCode": "EUR", "amount": 500, "customerId": "c-1"})
+		// A refused request carrying the number is not logged with it either.
+		a.req("POST", "/client/payment-instruments", cardWith(pan, map[string]any{"expirationMonth": "13"}), "X-Client-Token: "+tok)
+	}
+	require.NoError(t, a.Close())
+	raw, err := os.ReadFile(cfg.DB)
+	require.NoError(t, err)
+	require.NotEmpty(t, raw)
+	assert.Contains(t, string(raw), "tok_test_", "the store holds the tokens")
+	for _, pan := range pans {
+		assert.NotContains(t, string(raw), pan, "card number in the store")
+		assert.NotContains(t, logs.String(), pan, "card number in the log")
+	}
+	assert.NotEmpty(t, logs.String(), "requests were logged")
 }

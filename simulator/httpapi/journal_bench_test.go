@@ -15,7 +15,7 @@ import (
 // number in its metadata (the rewrite), and 4 KiB bodies. "copy" is the
 // string copy alone, the floor any journal pays.
 func BenchmarkJournalText(b *testing.B) {
-	raw, err := os.ReadFile("../../cmd/paysandbox/testdata/payment_settled.json")
+	raw, err := os.ReadFile("testdata/payment_settled.json")
 	if err != nil {
 		b.Skip(err)
 	}

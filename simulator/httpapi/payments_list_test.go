@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"net/url"
@@ -24,7 +24,7 @@ func listIDs(r *resp) []string {
 
 // vaultedPayer vaults a card for cust-bulk and returns a function that pays
 // amount with it (one request per payment).
-func vaultedPayer(a *testApp) func(amount int64) string {
+func vaultedPayer(a *testAPI) func(amount int64) string {
 	a.t.Helper()
 	pt := tokenIn(a, map[string]any{"orderId": "o"}, numOK)
 	vt := a.must(200, "POST", "/payment-instruments/"+pt+"/vault", map[string]any{"customerId": "cust-bulk"}).Str("token")
@@ -39,7 +39,7 @@ func vaultedPayer(a *testApp) func(amount int64) string {
 // TestPaymentListFilters: every filter of GET /payments, array filters as
 // comma lists and repeated parameters, newest first by (date, id).
 func TestPaymentListFilters(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	at := func(minutes int) string {
 		return simulator.FormatTime(testEpoch.Add(time.Duration(minutes) * time.Minute))
 	}
@@ -131,7 +131,7 @@ func TestPaymentListFilters(t *testing.T) {
 // payments keep arriving: every payment is seen exactly once, newest first,
 // and prevCursor goes back to the page before.
 func TestPaymentListCursors(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	pay := vaultedPayer(a)
 	var created []string // oldest first
 	for i := range 25 {

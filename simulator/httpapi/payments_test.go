@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"bytes"
@@ -9,16 +9,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/paysandbox/paysandbox/simulator"
-	"github.com/paysandbox/paysandbox/simulator/clock"
-	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
 
 // Test cards of fixtures/cards.json.
@@ -30,46 +25,6 @@ const (
 	numChallenge        = "4916994064252017"
 	numFrictionlessFail = "4716429323842524"
 )
-
-// openPaused starts the real app without its scheduler loop: background work
-// (the authorization after approve, expiries, settlements) runs only when the
-// clock is advanced through /_sandbox/clock/advance. It is the one way to hold
-// an approved payment PENDING, which POST /payments/{id}/authorize needs.
-// clk and ids may be nil (the test epoch, sequential ids).
-func openPaused(t testing.TB, cfg Config, clk *clock.Manual, ids simulator.IDGen) *testApp {
-	t.Helper()
-	a, _ := openPausedStop(t, cfg, clk, ids)
-	return a
-}
-
-// openPausedStop is openPaused that also returns its stop function (a
-// restart test closes the app before the test ends; stopping twice is fine).
-func openPausedStop(t testing.TB, cfg Config, clk *clock.Manual, ids simulator.IDGen) (*testApp, func()) {
-	t.Helper()
-	if clk == nil {
-		clk = clock.NewManual(testEpoch)
-	}
-	if ids == nil {
-		ids = &idgen.Seq{}
-	}
-	app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk, IDs: ids})
-	require.NoError(t, err)
-	require.NoError(t, app.Listen())
-	srv := &http.Server{Handler: app.Server, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(app.ln) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			_ = srv.Close()
-			<-done
-			_ = app.Close()
-		})
-	}
-	t.Cleanup(stop)
-	seq, _ := ids.(*idgen.Seq)
-	return &testApp{App: app, t: t, Clock: clk, IDs: seq, Key: simulator.DefaultAPIKey, http: &http.Client{Timeout: 30 * time.Second}}, stop
-}
 
 // shot is the answer of a request fired from any goroutine.
 type shot struct {
@@ -85,7 +40,7 @@ func (s shot) errorID() string {
 }
 
 // fire sends a request without touching testing.T, so goroutines may use it.
-func fire(a *testApp, method, path string, body any, headers ...string) shot {
+func fire(a *testAPI, method, path string, body any, headers ...string) shot {
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -182,18 +137,10 @@ func violations(t testing.TB, r *resp, model string) []string {
 }
 
 // tenantApp creates a tenant (POST /_sandbox/tenants with body) and returns
-// the app seen with its key.
-func tenantApp(a *testApp, body map[string]any) *testApp {
+// the API seen with its key.
+func tenantApp(a *testAPI, body map[string]any) *testAPI {
 	a.t.Helper()
-	var b any
-	if body != nil {
-		b = body
-	}
-	key := a.must(201, "POST", "/_sandbox/tenants", b).Str("apiKey")
-	require.NotEmpty(a.t, key)
-	other := *a
-	other.Key = key
-	return &other
+	return a.as(a.newTenant(body))
 }
 
 // requireError checks status and errorId of an error answer.
@@ -204,14 +151,9 @@ func requireError(t testing.TB, r *resp, status int, errorID string) {
 }
 
 // tokenIn makes a session from body and tokenises number in it.
-func tokenIn(a *testApp, body map[string]any, number string) string {
+func tokenIn(a *testAPI, body map[string]any, number string) string {
 	a.t.Helper()
 	return a.tokenize(a.session(body), number).Str("token")
-}
-
-// plainSession is the content a.pay uses.
-func plainSession(amount int64) map[string]any {
-	return map[string]any{"orderId": "order-1", "currencyCode": "EUR", "amount": amount, "customerId": "cust-1"}
 }
 
 // captureEvents lists the CAPTURE_SUCCEEDED events of a payment read with
@@ -248,7 +190,7 @@ func withExpand(id string) string { return "/payments/" + id + "?expand=transact
 // customer, metadata, amount and currency from the session; request fields
 // win, customer (and its addresses) and metadata merge field by field.
 func TestPaymentFromSession(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	tok := a.session(map[string]any{
 		"orderId": "order-session", "currencyCode": "EUR", "amount": 1000, "customerId": "cust-1",
 		"customer": map[string]any{
@@ -309,7 +251,7 @@ func TestPaymentFromSession(t *testing.T) {
 // TestPaymentCreateRefusals: what POST /payments refuses, and declines and
 // failures, which are 200s.
 func TestPaymentCreateRefusals(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	vaulted := func(customer string) string {
 		pt := tokenIn(a, map[string]any{"orderId": "o"}, numOK)
 		return a.must(200, "POST", "/payment-instruments/"+pt+"/vault", map[string]any{"customerId": customer}).Str("token")
@@ -422,15 +364,15 @@ func TestPaymentCreateRefusals(t *testing.T) {
 }
 
 // TestPaymentGoldens pins the payment response in every status, read with
-// expand=transactions.events. Each runs in a fresh app so ids are stable.
+// expand=transactions.events. Each runs on a fresh server so ids are stable.
 func TestPaymentGoldens(t *testing.T) {
-	authorized := func(a *testApp, amount int64) string { return a.pay(amount, numOK).Str("id") }
+	authorized := func(a *testAPI, amount int64) string { return a.pay(amount, numOK).Str("id") }
 	cases := []struct {
 		name string
-		run  func(t *testing.T) (*testApp, string)
+		run  func(t *testing.T) (*testAPI, string)
 	}{
-		{"pending_3ds", func(t *testing.T) (*testApp, string) {
-			a := newTestApp(t)
+		{"pending_3ds", func(t *testing.T) (*testAPI, string) {
+			a := newTestAPI(t)
 			r := a.pay(1000, numChallenge)
 			require.Equal(t, "PENDING", r.Str("status"))
 			assert.Equal(t, "3DS_AUTHENTICATION", dig(r.JSON, "requiredAction", "name"))
@@ -439,36 +381,36 @@ func TestPaymentGoldens(t *testing.T) {
 				dig(r.JSON, "requiredAction", "challengeUrl"), "challengeUrl is absolute, on the request's host")
 			return a, r.Str("id")
 		}},
-		{"authorized", func(t *testing.T) (*testApp, string) {
-			a := newTestApp(t)
+		{"authorized", func(t *testing.T) (*testAPI, string) {
+			a := newTestAPI(t)
 			r := a.pay(1000, numOK)
 			assertGolden(t, "payment_create_authorized", r.Body)
 			return a, r.Str("id")
 		}},
-		{"declined", func(t *testing.T) (*testApp, string) { a := newTestApp(t); return a, a.pay(1000, numDecline).Str("id") }},
-		{"failed", func(t *testing.T) (*testApp, string) { a := newTestApp(t); return a, a.pay(1000, numFail).Str("id") }},
-		{"cancelled", func(t *testing.T) (*testApp, string) {
-			a := newTestApp(t)
+		{"declined", func(t *testing.T) (*testAPI, string) { a := newTestAPI(t); return a, a.pay(1000, numDecline).Str("id") }},
+		{"failed", func(t *testing.T) (*testAPI, string) { a := newTestAPI(t); return a, a.pay(1000, numFail).Str("id") }},
+		{"cancelled", func(t *testing.T) (*testAPI, string) {
+			a := newTestAPI(t)
 			id := authorized(a, 1000)
 			a.must(200, "POST", "/payments/"+id+"/cancel", map[string]any{"reason": "Customer cancelled order #1234."})
 			return a, id
 		}},
-		{"settled", func(t *testing.T) (*testApp, string) {
-			a := newTestApp(t)
+		{"settled", func(t *testing.T) (*testAPI, string) {
+			a := newTestAPI(t)
 			id := authorized(a, 1000)
 			a.must(200, "POST", "/payments/"+id+"/capture", nil)
 			return a, id
 		}},
-		{"partially_settled", func(t *testing.T) (*testApp, string) {
-			a := newTestApp(t)
+		{"partially_settled", func(t *testing.T) (*testAPI, string) {
+			a := newTestAPI(t)
 			id := authorized(a, 1000)
 			a.must(200, "POST", "/payments/"+id+"/capture", map[string]any{"amount": 300, "final": false})
 			a.Clock.Advance(time.Minute)
 			a.must(200, "POST", "/payments/"+id+"/capture", map[string]any{"amount": 200, "final": false})
 			return a, id
 		}},
-		{"settling", func(t *testing.T) (*testApp, string) {
-			a := openPaused(t, testConfig(), nil, nil)
+		{"settling", func(t *testing.T) (*testAPI, string) {
+			a := newPausedAPI(t)
 			ct := a.session(map[string]any{"orderId": "order-1", "currencyCode": "EUR", "amount": 1000, "customerId": "cust-1", "approvalMode": "MANUAL"})
 			att := a.tokenize(ct, numOK).Str("paymentAttemptId")
 			id := a.must(200, "POST", "/payment-attempts/"+att+"/approve", nil).Str("merchantPaymentId")
@@ -480,8 +422,8 @@ func TestPaymentGoldens(t *testing.T) {
 			require.Equal(t, "SETTLING", r.Str("status"))
 			return a, id
 		}},
-		{"refunded", func(t *testing.T) (*testApp, string) {
-			a := newTestApp(t)
+		{"refunded", func(t *testing.T) (*testAPI, string) {
+			a := newTestAPI(t)
 			id := authorized(a, 1000)
 			a.must(200, "POST", "/payments/"+id+"/capture", map[string]any{"amount": 600, "final": false})
 			p := a.must(200, "POST", "/payments/"+id+"/capture", map[string]any{"expand": []string{"transactions.events"}})
@@ -516,7 +458,7 @@ func TestPaymentGoldens(t *testing.T) {
 // TestPaymentUnknown: an unknown (or malformed, or another tenant's) payment
 // is 400 PaymentError everywhere but authorize, which answers 404.
 func TestPaymentUnknown(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	theirs := tenantApp(a, nil).pay(100, numOK).Str("id")
 	for _, id := range []string{"nope", "pay99999", "a:b", theirs} {
 		for _, c := range []struct {
@@ -544,7 +486,7 @@ func TestPaymentUnknown(t *testing.T) {
 // TestPaymentAuthorize: authorize only a PENDING payment with nothing in
 // progress; 404 comes before MerchantAccountNotFound.
 func TestPaymentAuthorize(t *testing.T) {
-	a := openPaused(t, testConfig(), nil, nil)
+	a := newPausedAPI(t)
 	pending := func() string {
 		ct := a.session(map[string]any{"orderId": "o", "currencyCode": "EUR", "amount": 1000, "approvalMode": "MANUAL"})
 		att := a.tokenize(ct, numOK).Str("paymentAttemptId")
@@ -616,7 +558,7 @@ func TestPaymentAuthorize(t *testing.T) {
 // TestPaymentCapture: default = the rest; partial captures with final:false;
 // a final capture closes; 0 or above what is left is 422 $.amount.
 func TestPaymentCapture(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	capture := func(id string, body any) *resp { return a.req("POST", "/payments/"+id+"/capture", body) }
 
 	for _, body := range []any{nil, map[string]any{}, ""} {
@@ -714,7 +656,7 @@ func TestPaymentCapture(t *testing.T) {
 
 // TestPaymentCancel: AUTHORIZED and PENDING (3DS) cancel; the rest refuse.
 func TestPaymentCancel(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	t.Run("AUTHORIZED -> CANCELLED, reason on the SALE", func(t *testing.T) {
 		id := a.pay(1000, numOK).Str("id")
 		r := a.must(200, "POST", "/payments/"+id+"/cancel", map[string]any{"reason": "changed mind", "expand": []string{"transactions.events"}})
@@ -753,7 +695,7 @@ func TestPaymentCancel(t *testing.T) {
 // TestPaymentRefund: default = what is left; targeted refunds; the status
 // stays; amountRefunded grows; the REFUND carries the reason.
 func TestPaymentRefund(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	settled := func(captures ...int64) (string, []string) {
 		id := a.pay(1000, numOK).Str("id")
 		for _, c := range captures {
@@ -837,7 +779,7 @@ func TestPaymentRefund(t *testing.T) {
 // TestPayment3DS: the challenge flow through the client side, resume, and
 // the control plane's shortcut.
 func TestPayment3DS(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	challenged := func() (string, string) {
 		p := a.pay(1000, numChallenge)
 		require.Equal(t, "PENDING", p.Str("status"))
@@ -920,7 +862,7 @@ func TestPayment3DS(t *testing.T) {
 // MATCHED when the shopper typed one, NOT_PROVIDED without one and on
 // vaulted (merchant-initiated) payments. The CVV itself is never kept.
 func TestPaymentCVVCheck(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	cvv := func(p *resp) any { return dig(p.JSON, "riskData", "cvvCheck", "result") }
 
 	assert.Equal(t, "MATCHED", cvv(a.pay(1000, "4111111111111111")))

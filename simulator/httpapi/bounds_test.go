@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func rawNested(n int) string {
 // stored (422 at the first path too deep), at any depth; 32 levels are
 // accepted and read back.
 func TestNestingIsBoundedBeforeStoring(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	// The body is level 1 and metadata level 2: 31 objects inside metadata is level 33.
 	tooDeep := "$.metadata" + strings.Repeat(".a", 31)
 	tests := []struct {
@@ -75,7 +75,7 @@ func TestNestingIsBoundedBeforeStoring(t *testing.T) {
 // grow it past 16 KiB, and a refused PATCH leaves the session readable and
 // unchanged.
 func TestMergedSessionIsBounded(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	tok := a.session(map[string]any{"orderId": "o", "currencyCode": "EUR", "amount": 100})
 	big := strings.Repeat("x", 9<<10)
 	a.must(200, "PATCH", "/client-session", map[string]any{"clientToken": tok, "paymentMethod": map[string]any{"options": map[string]any{"k1": big}}})
@@ -97,7 +97,7 @@ func TestMergedSessionIsBounded(t *testing.T) {
 // Finding 3: free text and metadata are bounded, so a payment cannot be
 // grown without bound by refunds with huge reasons or by capture metadata.
 func TestFreeTextAndMetadataAreBounded(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	long := strings.Repeat("é", 256) // characters, not bytes
 	ok := strings.Repeat("é", 255)
 	pay := a.pay(100000, "4111111111111111")
@@ -135,7 +135,7 @@ func TestFreeTextAndMetadataAreBounded(t *testing.T) {
 // At most 100 transactions (captures and refunds) per payment; the next is a
 // clear 422 and the payment stays readable.
 func TestTransactionsPerPaymentAreCapped(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	pid := a.pay(1000, "4111111111111111").Str("id")
 	for i := range 60 {
 		a.must(200, "POST", "/payments/"+pid+"/capture", map[string]any{"amount": 1, "final": false}, fmt.Sprintf("X-Idempotency-Key: c%d", i))
@@ -159,7 +159,7 @@ func TestTransactionsPerPaymentAreCapped(t *testing.T) {
 // (nesting, lengths, unicode, sizes near every limit), PATCHes over them and
 // payments made from them are stored and read; nothing accepted answers 500.
 func TestAcceptedInputIsReadable(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	rng := rand.New(rand.NewPCG(12, 12))
 	accepted := 0
 	for i := range 150 {

@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 // answers. It then drops the client's idle connections: a burst dials
 // connections that never carry a request, and the server's graceful shutdown
 // waits 5s for such connections before it counts them idle.
-func burst(t testing.TB, a *testApp, n int, do func(i int) shot) []shot {
+func burst(t testing.TB, a *testAPI, n int, do func(i int) shot) []shot {
 	t.Helper()
 	t.Cleanup(a.http.CloseIdleConnections)
 	defer a.http.CloseIdleConnections()
@@ -59,7 +59,7 @@ func outcome(status int, errorID string) string {
 // /payments/{id} action shares one key space per tenant; reuse is 409
 // IdempotencyKeyAlreadyExists naming the payment that used it.
 func TestIdempotencyKeyReuse(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	first := a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": tokenIn(a, plainSession(1000), numOK)}, "X-Idempotency-Key: key-1")
 	firstID := first.Str("id")
 
@@ -124,7 +124,7 @@ func TestIdempotencyKeyReuse(t *testing.T) {
 // TestIdempotencyFailedRequestsLeaveTheKeyFree: a 4xx had no effect, so its
 // key can be used again.
 func TestIdempotencyFailedRequestsLeaveTheKeyFree(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	authorized := a.pay(1000, numOK).Str("id")
 	settled := a.pay(1000, numOK).Str("id")
 	a.must(200, "POST", "/payments/"+settled+"/capture", nil)
@@ -163,7 +163,7 @@ func TestIdempotencyFailedRequestsLeaveTheKeyFree(t *testing.T) {
 // TestIdempotencyConcurrentCreate: 50 simultaneous POST /payments with one key
 // make exactly one payment; the 49 others are told which.
 func TestIdempotencyConcurrentCreate(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	const n = 50
 	tokens := make([]string, n)
 	for i := range tokens {
@@ -192,7 +192,7 @@ func TestIdempotencyConcurrentCreate(t *testing.T) {
 // TestIdempotencyConcurrentCaptures: simultaneous partial captures never
 // capture more than was authorized; amountCaptured is the sum of the 200s.
 func TestIdempotencyConcurrentCaptures(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	for round := range 2 {
 		id := a.pay(1000, numOK).Str("id")
 		shots := burst(t, a, 20, func(int) shot {
@@ -231,7 +231,7 @@ func TestIdempotencyConcurrentCaptures(t *testing.T) {
 // TestIdempotencyConcurrentRefunds: simultaneous refunds never refund more
 // than was captured.
 func TestIdempotencyConcurrentRefunds(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	for round := range 2 {
 		id := a.pay(1000, numOK).Str("id")
 		a.must(200, "POST", "/payments/"+id+"/capture", nil)
@@ -261,7 +261,7 @@ func TestIdempotencyConcurrentRefunds(t *testing.T) {
 // TestAmountsAtInt64Edges: the largest int64 amount pays, captures in parts
 // and refunds, exactly, and is found by the list filters; one more is 422.
 func TestAmountsAtInt64Edges(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	const max = int64(math.MaxInt64)
 	maxS := strconv.FormatInt(max, 10)
 	exactNum := func(r *resp, path ...any) string { return fmt.Sprint(dig(exact(t, r.Body), path...)) }

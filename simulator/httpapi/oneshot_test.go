@@ -1,11 +1,10 @@
-package main
+package httpapi_test
 
 import (
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
@@ -15,7 +14,7 @@ import (
 // answers, the checks in the API's error envelope, and the payments it
 // decides (merchant and client side).
 func TestScenariosNextRoutes(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	const none = `{"rule": null, "remaining": 0}`
 	assert.JSONEq(t, none, string(a.must(200, "GET", "/_sandbox/scenarios/next", nil).Body), "nothing pending")
 
@@ -96,15 +95,13 @@ func TestScenariosNextRoutes(t *testing.T) {
 // tenant, so a restart keeps it (and a payment approved before the restart
 // keeps the rule it took).
 func TestScenariosNextSurvivesRestart(t *testing.T) {
-	cfg := testConfig()
-	cfg.DB = filepath.Join(t.TempDir(), "next.db")
-	clk, ids := clock.NewManual(testEpoch), &idgen.Seq{}
-	a := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
+	o := apiOptions{Path: filepath.Join(t.TempDir(), "next.db"), Clock: clock.NewManual(testEpoch), IDs: &idgen.Seq{}}
+	a, stop := startAPI(t, o)
 	a.must(200, "POST", "/_sandbox/scenarios/next", map[string]any{"rule": "generic-decline", "times": 3})
 	assert.Equal(t, "DECLINED", a.pay(1000, numOK).Str("status"))
-	require.NoError(t, a.Close())
+	stop()
 
-	b := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
+	b, _ := startAPI(t, o)
 	assert.JSONEq(t, `{"rule": "generic-decline", "remaining": 2}`, string(b.must(200, "GET", "/_sandbox/scenarios/next", nil).Body))
 	assert.Equal(t, "DECLINED", b.pay(1000, numOK).Str("status"))
 }

@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"encoding/json"
@@ -8,11 +8,30 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// journal reads GET /_sandbox/requests with the query q.
+func journal(a *testAPI, q string) []map[string]any {
+	a.t.Helper()
+	r := a.must(200, "GET", "/_sandbox/requests?"+q, nil, "X-API-VERSION:")
+	var out []map[string]any
+	for _, e := range r.JSON["data"].([]any) {
+		out = append(out, e.(map[string]any))
+	}
+	return out
+}
+
+// useNewTenant creates a tenant and switches the API's default key to it.
+func (a *testAPI) useNewTenant() (id, key string) {
+	a.t.Helper()
+	r := a.must(201, "POST", "/_sandbox/tenants", map[string]any{}, "X-API-VERSION:")
+	a.Key = r.Str("apiKey")
+	return r.Str("tenantId"), a.Key
+}
+
 // TestTenantIsolation walks every route that takes an id with another
 // tenant's ids: each answers as for an unknown id (the route's "not found"),
 // and lists, the journal and hints show nothing of the other tenant.
 func TestTenantIsolation(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	_, keyA := a.useNewTenant()
 	ct := a.session(map[string]any{"orderId": "o-a", "currencyCode": "EUR", "amount": 1000, "customerId": "cust-a"})
 	tok := a.tokenize(ct, numOK).Str("token")

@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // fullSession is a ClientSessionAPIRequest with every field the sandbox takes.
@@ -77,8 +79,43 @@ func asJSON(t *testing.T, v any) map[string]any {
 	return out
 }
 
+// fieldErrors returns the (path, description) pairs of a 422 and checks the
+// envelope's shape: one validationErrors entry naming the model.
+func fieldErrors(t testing.TB, r *resp, model string) map[string]string {
+	t.Helper()
+	require.Equal(t, 422, r.Status, "%s", r.Body)
+	require.Equal(t, "RequestValidationError", r.ErrorID(), "%s", r.Body)
+	ves, ok := r.Err()["validationErrors"].([]any)
+	require.True(t, ok, "validationErrors missing: %s", r.Body)
+	require.Len(t, ves, 1, "%s", r.Body)
+	ve := ves[0].(map[string]any)
+	if model != "" {
+		assert.Equal(t, model, ve["model"], "%s", r.Body)
+	}
+	errs, _ := ve["errors"].([]any)
+	out := map[string]string{}
+	for _, e := range errs {
+		m := e.(map[string]any)
+		path, _ := m["path"].(string)
+		desc, _ := m["description"].(string)
+		assert.NotEmpty(t, desc, "empty description at %s", path)
+		out[path] = desc
+	}
+	assert.Len(t, out, len(errs), "duplicate paths: %s", r.Body)
+	return out
+}
+
+// paths lists the paths of fieldErrors.
+func paths(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	return out
+}
+
 func TestClientSessionCreateAndGet(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	body := fullSession()
 	c := a.must(200, "POST", "/client-session", body)
 	assertGolden(t, "session_create", c.Body)
@@ -127,7 +164,7 @@ func TestClientSessionCreateAndGet(t *testing.T) {
 }
 
 func TestClientTokenLooksUnguessable(t *testing.T) {
-	a := startAppWith(t, testConfig(), appHooks{ids: randomIDs()})
+	a, _ := startAPI(t, apiOptions{IDs: simulator.RandomIDs{}})
 	pattern := regexp.MustCompile(`^cst_[A-Za-z0-9_-]{40,}$`)
 	seen := map[string]bool{}
 	for range 5 {
@@ -142,7 +179,7 @@ func TestClientTokenLooksUnguessable(t *testing.T) {
 
 // TestClientTokenExpiry: 24h on the tenant's clock, which the control plane moves.
 func TestClientTokenExpiry(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	tok := a.session(map[string]any{"orderId": "o-1"})
 	a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "23h59m59s"})
 	a.must(200, "GET", "/client-session?clientToken="+tok, nil)
@@ -164,7 +201,7 @@ func TestClientTokenExpiry(t *testing.T) {
 }
 
 func TestClientSessionValidation(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	long := strings.Repeat("x", 256)
 	tests := []struct {
 		name    string
@@ -229,7 +266,7 @@ func TestClientSessionValidation(t *testing.T) {
 // the vendor's sum: line items (amount x quantity - discount + tax), plus
 // shipping and fees.
 func TestClientSessionComputedAmount(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	tests := []struct {
 		name  string
 		order map[string]any
@@ -275,7 +312,7 @@ func TestClientSessionComputedAmount(t *testing.T) {
 }
 
 func TestClientSessionPatch(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	newSession := func(t *testing.T) string {
 		t.Helper()
 		return a.session(fullSession())
@@ -402,7 +439,7 @@ func TestClientSessionPatch(t *testing.T) {
 	other := a.as(a.newTenant(nil))
 	tokens := []struct {
 		name string
-		app  *testApp
+		app  *testAPI
 		body string
 	}{
 		{name: "missing clientToken", app: a, body: `{"orderId": "o"}`},
@@ -430,7 +467,7 @@ func TestClientSessionPatch(t *testing.T) {
 }
 
 func TestClientSessionTenantIsolation(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	tok := a.session(map[string]any{"orderId": "secret-order"})
 	b := a.as(a.newTenant(nil))
 	for _, path := range []string{"/client-session?clientToken=" + tok, "/client-session?clientToken=", "/client-session", "/client-session?clientToken=cst_nope"} {
@@ -445,7 +482,7 @@ func TestClientSessionTenantIsolation(t *testing.T) {
 // Numbers in free-form metadata come back exactly as sent, also beyond 2^53,
 // on the session, after a PATCH, and on the payment made from it.
 func TestMetadataNumbersStayExact(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	body := `{"orderId": "o-1", "currencyCode": "EUR", "amount": 100, "metadata": {"big": 9007199254740993, "neg": -12345678901234567, "frac": 0.1}}`
 	ct := a.must(200, "POST", "/client-session", body).Str("clientToken")
 	for _, raw := range [][]byte{

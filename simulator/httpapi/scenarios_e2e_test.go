@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 
 // asNewTenant is a copy of a that speaks as a fresh tenant (its own data,
 // clock and rules).
-func (a *testApp) asNewTenant() *testApp {
+func (a *testAPI) asNewTenant() *testAPI {
 	a.t.Helper()
 	r := a.must(201, "POST", "/_sandbox/tenants", nil, "X-API-KEY:")
 	c := *a
@@ -23,14 +23,14 @@ func (a *testApp) asNewTenant() *testApp {
 }
 
 // putRules replaces the tenant's rules with a YAML document.
-func (a *testApp) putRules(doc string) *resp {
+func (a *testAPI) putRules(doc string) *resp {
 	a.t.Helper()
 	return a.req("PUT", "/_sandbox/scenarios", doc, "Content-Type: application/yaml")
 }
 
 // payFull pays amount with number in a fresh session; extra fields go on
 // POST /payments. It answers whatever the API answers.
-func (a *testApp) payFull(amount int64, number string, extra map[string]any, headers ...string) *resp {
+func (a *testAPI) payFull(amount int64, number string, extra map[string]any, headers ...string) *resp {
 	a.t.Helper()
 	tok := a.session(map[string]any{"orderId": "order-1", "currencyCode": "EUR", "amount": amount, "customerId": "cust-1"})
 	body := map[string]any{"paymentMethodToken": a.tokenize(tok, number).Str("token")}
@@ -40,7 +40,13 @@ func (a *testApp) payFull(amount int64, number string, extra map[string]any, hea
 	return a.req("POST", "/payments", body, headers...)
 }
 
-func (a *testApp) payment(id string) *resp {
+// advance moves the tenant's clock by d through the control plane.
+func (a *testAPI) advance(d string) *resp {
+	a.t.Helper()
+	return a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": d})
+}
+
+func (a *testAPI) payment(id string) *resp {
 	a.t.Helper()
 	return a.must(200, "GET", "/payments/"+id+"?expand=transactions.events", nil)
 }
@@ -60,7 +66,7 @@ const visa = "4111111111111111"
 // TestScenarioOutcomesE2E drives each outcome of the shipped scenarios
 // through the HTTP API, with clock advances instead of sleeps.
 func TestScenarioOutcomesE2E(t *testing.T) {
-	root := newTestApp(t)
+	root := newTestAPI(t)
 
 	t.Run("decline and fail cards", func(t *testing.T) {
 		a := root.asNewTenant()
@@ -197,7 +203,7 @@ func TestScenarioOutcomesE2E(t *testing.T) {
 	})
 }
 
-func tenantIDOf(t *testing.T, a *testApp) string {
+func tenantIDOf(t *testing.T, a *testAPI) string {
 	var id string
 	require.NoError(t, a.DB.View(func(tx simulator.Tx) error {
 		tn, err := tx.TenantByAPIKey(a.Key)
@@ -209,7 +215,7 @@ func tenantIDOf(t *testing.T, a *testApp) string {
 	return id
 }
 
-func disputeJobs(t *testing.T, a *testApp, tid string) []*simulator.Job {
+func disputeJobs(t *testing.T, a *testAPI, tid string) []*simulator.Job {
 	var out []*simulator.Job
 	require.NoError(t, a.DB.View(func(tx simulator.Tx) error {
 		jobs, err := tx.DueJobs(tid, time.Unix(1<<40, 0), 0)
@@ -227,9 +233,7 @@ func disputeJobs(t *testing.T, a *testApp, tid string) []*simulator.Job {
 // resolves on the tenant clock; a retry with the same key gets 409 with the
 // payment's id, never a second payment.
 func TestScenarioTimeoutE2E(t *testing.T) {
-	cfg := testConfig()
-	cfg.RequestTimeout = 200 * time.Millisecond // the shipped rules hold until request_timeout
-	root := startApp(t, cfg)
+	root, _ := startAPI(t, apiOptions{RequestTimeout: 200 * time.Millisecond}) // the shipped rules hold until request_timeout
 	for _, tc := range []struct {
 		amount int64
 		final  string
@@ -273,7 +277,7 @@ func TestScenarioTimeoutE2E(t *testing.T) {
 		assert.Equal(t, "AUTHORIZED", w.Str("status"))
 	})
 	t.Run("holdFor answers 504 sooner than request_timeout", func(t *testing.T) {
-		a := startApp(t, testConfig()).asNewTenant() // request_timeout 5s
+		a := newTestAPI(t).asNewTenant() // request_timeout 5s
 		r := a.putRules("rules:\n  - name: quick-timeout\n    when: { amount: 1234 }\n    timeout: { resolveTo: DECLINED, after: 10s, holdFor: 10ms }\n")
 		require.Equal(t, 200, r.Status, "%s", r.Body)
 		p := a.payFull(1234, visa, nil)
@@ -288,7 +292,7 @@ func TestScenarioTimeoutE2E(t *testing.T) {
 
 // TestScenarioRulesAPI: per-tenant rules at run time.
 func TestScenarioRulesAPI(t *testing.T) {
-	root := newTestApp(t)
+	root := newTestAPI(t)
 	a := root.asNewTenant()
 
 	get := a.must(200, "GET", "/_sandbox/scenarios", nil)
@@ -343,7 +347,7 @@ func TestScenarioRulesAPI(t *testing.T) {
 
 // TestScenarioExplainAndPick: explain a request; metadata.sandboxScenario.
 func TestScenarioExplainAndPick(t *testing.T) {
-	a := newTestApp(t).asNewTenant()
+	a := newTestAPI(t).asNewTenant()
 	ex := a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"amount": 7050, "currencyCode": "EUR", "orderId": "o", "card": visa})
 	assert.Equal(t, "slow-settlement", ex.JSON["matched"])
 	rules := ex.JSON["rules"].([]any)

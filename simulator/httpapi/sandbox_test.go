@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 )
 
 func TestCreateTenant(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	r := a.must(201, "POST", "/_sandbox/tenants", nil, "X-API-KEY:")
 	assert.ElementsMatch(t, []string{"tenantId", "apiKey", "signingSecret"}, keys(r.JSON))
 	for _, k := range []string{"tenantId", "apiKey", "signingSecret"} {
@@ -64,45 +64,10 @@ func keys(m map[string]any) []string {
 	return out
 }
 
-func TestCreateTenantAdminKey(t *testing.T) {
-	cfg := testConfig()
-	cfg.AdminKey = "let-me-in"
-	a := startApp(t, cfg)
-	tests := []struct {
-		name   string
-		header string
-		status int
-	}{
-		{name: "missing", header: "X-Admin-Key:", status: 401},
-		{name: "wrong", header: "X-Admin-Key: let-me-out", status: 401},
-		{name: "a tenant's API key is not the admin key", header: "X-Admin-Key: sandbox-api-key", status: 401},
-		{name: "prefix of the key", header: "X-Admin-Key: let-me", status: 401},
-		{name: "right", header: "X-Admin-Key: let-me-in", status: 201},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := a.req("POST", "/_sandbox/tenants", map[string]any{}, tc.header)
-			require.Equal(t, tc.status, r.Status, "%s", r.Body)
-			if tc.status == 401 {
-				assert.Equal(t, "Unauthorized", r.ErrorID())
-				assert.Equal(t, r.Header.Get("X-Request-Id"), r.Err()["diagnosticsId"])
-			}
-		})
-	}
-	t.Run("the admin key is checked before the body", func(t *testing.T) {
-		r := a.req("POST", "/_sandbox/tenants", "{", "X-Admin-Key: nope")
-		require.Equal(t, 401, r.Status, "%s", r.Body)
-	})
-	t.Run("without admin_key no key is needed", func(t *testing.T) {
-		b := newTestApp(t)
-		b.must(201, "POST", "/_sandbox/tenants", nil, "X-API-KEY:", "X-Admin-Key:")
-	})
-}
-
 // TestTenantScopes: a tenant's key is limited to its scopes (SANDBOX.md
 // section 3's table); the control plane needs a key but no scope.
 func TestTenantScopes(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	// Data of the default tenant the narrow keys cannot reach anyway; the
 	// point is the 403 before any lookup.
 	endpoints := []struct {
@@ -152,25 +117,12 @@ func TestTenantScopes(t *testing.T) {
 		a.as(none).must(200, "GET", "/_sandbox/clock", nil)
 		a.as(none).must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "1s"})
 	})
-	t.Run("scopes from the config file", func(t *testing.T) {
-		cfg := testConfig()
-		cfg.Tenants = []TenantConfig{{ID: "shop", APIKeys: []APIKeyConfig{
-			{Key: "shop-read", Scopes: []string{"transactions:retrieve"}},
-			{Key: "shop-all"},
-		}}}
-		b := startApp(t, cfg)
-		b.as("shop-read").must(200, "GET", "/payments", nil)
-		r := b.as("shop-read").req("POST", "/client-session", map[string]any{})
-		assert.Equal(t, 403, r.Status, "%s", r.Body)
-		tok := b.as("shop-all").session(map[string]any{"orderId": "o"})
-		assert.Equal(t, 400, b.req("GET", "/client-session?clientToken="+tok, nil).Status, "the default tenant cannot see it")
-	})
 }
 
 func TestTenantClocks(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	b := a.as(a.newTenant(nil))
-	now := func(app *testApp) string { return app.must(200, "GET", "/_sandbox/clock", nil).Str("now") }
+	now := func(app *testAPI) string { return app.must(200, "GET", "/_sandbox/clock", nil).Str("now") }
 	assert.Equal(t, "2026-11-22T07:30:00.000000Z", now(a))
 	assert.Equal(t, "2026-11-22T07:30:00.000000Z", now(b))
 
@@ -206,7 +158,7 @@ func TestTenantClocks(t *testing.T) {
 }
 
 func TestResetTenant(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	b := a.as(a.newTenant(nil))
 	tokA := a.session(map[string]any{"orderId": "o-a"})
 	tokB := b.session(map[string]any{"orderId": "o-b", "customerId": "cust-b"})
@@ -227,7 +179,7 @@ func TestResetTenant(t *testing.T) {
 }
 
 func TestDeleteTenant(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	key := a.newTenant(nil)
 	b := a.as(key)
 	tok := b.session(map[string]any{"orderId": "o-b"})
@@ -245,7 +197,7 @@ func TestDeleteTenant(t *testing.T) {
 // TestTenantTTL: a tenant made with a ttl is deleted when the wall clock
 // passes it; advancing its own clock never expires it.
 func TestTenantTTL(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	r := a.must(201, "POST", "/_sandbox/tenants", map[string]any{"ttl": "2h"})
 	assert.Equal(t, "2026-11-22T09:30:00.000000Z", r.Str("expiresAt"))
 	id := r.Str("tenantId")
@@ -290,7 +242,7 @@ func TestTenantTTL(t *testing.T) {
 }
 
 func TestControlPlaneNeedsKey(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	for _, e := range []struct{ method, path string }{
 		{"GET", "/_sandbox/clock"}, {"POST", "/_sandbox/clock/advance"}, {"POST", "/_sandbox/reset"},
 		{"DELETE", "/_sandbox/tenant"}, {"GET", "/_sandbox/payment-attempts/00000000-0000-4000-8000-000000000001"},

@@ -1,10 +1,7 @@
-package main
+package httpapi_test
 
 import (
-	"io"
-	"net/http"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +14,7 @@ import (
 
 // manualSession makes a MANUAL session: amount 1000 EUR, order-1, cust-1
 // unless fields say otherwise (a nil value removes a field).
-func manualSession(a *testApp, fields map[string]any) string {
+func manualSession(a *testAPI, fields map[string]any) string {
 	a.t.Helper()
 	body := plainSession(1000)
 	body["approvalMode"] = "MANUAL"
@@ -32,7 +29,7 @@ func manualSession(a *testApp, fields map[string]any) string {
 }
 
 // newAttempt tokenises number in the MANUAL session ct: the attempt and its token.
-func newAttempt(a *testApp, ct, number string) (string, string) {
+func newAttempt(a *testAPI, ct, number string) (string, string) {
 	a.t.Helper()
 	r := a.tokenize(ct, number)
 	id := r.Str("paymentAttemptId")
@@ -41,32 +38,32 @@ func newAttempt(a *testApp, ct, number string) (string, string) {
 }
 
 // freshAttempt is newAttempt in a new MANUAL session.
-func freshAttempt(a *testApp, number string) string {
+func freshAttempt(a *testAPI, number string) string {
 	a.t.Helper()
 	id, _ := newAttempt(a, manualSession(a, nil), number)
 	return id
 }
 
-func attApprove(a *testApp, id string) *resp {
+func attApprove(a *testAPI, id string) *resp {
 	return a.req("POST", "/payment-attempts/"+id+"/approve", nil)
 }
-func attAbort(a *testApp, id string) *resp {
+func attAbort(a *testAPI, id string) *resp {
 	return a.req("POST", "/payment-attempts/"+id+"/abort", nil)
 }
-func attGet(a *testApp, id string) *resp {
+func attGet(a *testAPI, id string) *resp {
 	return a.req("GET", "/_sandbox/payment-attempts/"+id, nil, "X-API-VERSION:")
 }
 
 // runDueNow runs every job due now: when it returns, the background
 // authorization of an approved attempt has run (the scheduler and a clock
 // advance serialise per tenant).
-func runDueNow(a *testApp) {
+func runDueNow(a *testAPI) {
 	a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "1ns"}) // 0 is refused; 1ns stays within the microsecond
 }
 
 // TestAttemptApprove: the manual-approval flow end to end.
 func TestAttemptApprove(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	ct := manualSession(a, nil)
 	tk := a.tokenize(ct, numOK)
 	id := tk.Str("paymentAttemptId")
@@ -116,7 +113,7 @@ func TestAttemptApprove(t *testing.T) {
 
 // TestAttemptOutcomes: the background authorization follows the card.
 func TestAttemptOutcomes(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	t.Run("decline card -> DECLINED", func(t *testing.T) {
 		pid := a.must(200, "POST", "/payment-attempts/"+freshAttempt(a, numDecline)+"/approve", nil).Str("merchantPaymentId")
 		w := a.must(200, "GET", "/_sandbox/wait?paymentId="+pid+"&status=DECLINED&timeout=5s", nil)
@@ -158,7 +155,7 @@ func TestAttemptOutcomes(t *testing.T) {
 // TestAttemptSuperseded: a later tokenisation supersedes the current attempt,
 // which then cannot be approved but can be aborted.
 func TestAttemptSuperseded(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	ct := manualSession(a, nil)
 	first, _ := newAttempt(a, ct, numOK)
 	second, _ := newAttempt(a, ct, numOK2)
@@ -173,7 +170,7 @@ func TestAttemptSuperseded(t *testing.T) {
 
 // TestAttemptAbort: no payment, the token is invalidated, abort is final.
 func TestAttemptAbort(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	ct := manualSession(a, nil)
 	id, token := newAttempt(a, ct, numOK)
 	r := a.must(200, "POST", "/payment-attempts/"+id+"/abort", nil)
@@ -193,7 +190,7 @@ func TestAttemptAbort(t *testing.T) {
 
 // TestAttemptExpiry: by the control plane and by the tenant's clock.
 func TestAttemptExpiry(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	t.Run("control plane expire", func(t *testing.T) {
 		id := freshAttempt(a, numOK)
 		r := a.must(200, "POST", "/_sandbox/payment-attempts/"+id+"/expire", nil)
@@ -235,7 +232,7 @@ func TestAttemptExpiry(t *testing.T) {
 
 // TestAttemptRefusals: existence, tenancy, path ids, scopes, session content.
 func TestAttemptRefusals(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	mine := freshAttempt(a, numOK)
 	other := tenantApp(a, nil)
 	const unknown = "00000000-0000-4000-8000-999999999999"
@@ -298,7 +295,7 @@ func TestAttemptRefusals(t *testing.T) {
 // TestAttemptConvergence: concurrent approvals of one attempt converge on one
 // payment; approve racing abort or expire has one winner. Repeated rounds.
 func TestAttemptConvergence(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	count := func() int { return len(listIDs(a.must(200, "GET", "/payments?limit=100", nil))) }
 
 	for round := range 3 {
@@ -366,30 +363,16 @@ func TestAttemptConvergence(t *testing.T) {
 	})
 }
 
-// startOn starts the app with its scheduler on cfg and clk (random ids, so a
-// reopened store gets no colliding ids) and returns its stop function.
-func startOn(t testing.TB, cfg Config, clk *clock.Manual) (*testApp, func()) {
-	t.Helper()
-	app, err := Open(cfg, AppOptions{LogOut: io.Discard, Clock: clk})
-	require.NoError(t, err)
-	require.NoError(t, app.Start())
-	var once sync.Once
-	stop := func() { once.Do(func() { _ = app.Close() }) }
-	t.Cleanup(stop)
-	return &testApp{App: app, t: t, Clock: clk, Key: simulator.DefaultAPIKey, http: &http.Client{Timeout: 30 * time.Second}}, stop
-}
-
 // TestAttemptRestartResumesScheduledWork: scheduled work is stored, so a
 // restart runs it: an attempt's expiry, and the background authorization of
 // an approved attempt.
 func TestAttemptRestartResumesScheduledWork(t *testing.T) {
-	cfg := testConfig()
-	cfg.DB = filepath.Join(t.TempDir(), "paysandbox.db")
-	cfg.Fsync = "always"
+	path := filepath.Join(t.TempDir(), "paysandbox.db")
 
 	// First life, scheduler stopped: an awaiting attempt, and an approved one
-	// whose payment is still PENDING.
-	a, stop := openPausedStop(t, cfg, nil, simulator.RandomIDs{})
+	// whose payment is still PENDING. Random ids, so the reopened store gets
+	// no colliding ids.
+	a, stop := startAPI(t, apiOptions{Path: path, Fsync: "always", IDs: simulator.RandomIDs{}, Paused: true})
 	awaiting := freshAttempt(a, numOK)
 	approved := freshAttempt(a, numOK)
 	pid := a.must(200, "POST", "/payment-attempts/"+approved+"/approve", nil).Str("merchantPaymentId")
@@ -407,7 +390,7 @@ func TestAttemptRestartResumesScheduledWork(t *testing.T) {
 	stop()
 
 	// Second life, with the scheduler, 16 minutes later.
-	b, _ := startOn(t, cfg, clock.NewManual(testEpoch.Add(16*time.Minute)))
+	b, _ := startAPI(t, apiOptions{Path: path, Fsync: "always", IDs: simulator.RandomIDs{}, Clock: clock.NewManual(testEpoch.Add(16 * time.Minute))})
 	w := b.must(200, "GET", "/_sandbox/wait?paymentId="+pid+"&status=AUTHORIZED&timeout=5s", nil)
 	assert.Equal(t, "AUTHORIZED", w.Str("status"))
 
@@ -431,7 +414,7 @@ func TestAttemptRestartResumesScheduledWork(t *testing.T) {
 // A MANUAL session's token must not become a MULTI_USE token before its
 // attempt is approved: the vaulted copy would pay without approval.
 func TestAttemptTokenVaultOnlyAfterApproval(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	vault := func(tok string) *resp {
 		return a.req("POST", "/payment-instruments/"+tok+"/vault", map[string]any{"customerId": "cust-1"})
 	}

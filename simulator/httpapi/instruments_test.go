@@ -1,25 +1,12 @@
-package main
+package httpapi_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/paysandbox/paysandbox/simulator"
 )
-
-func randomIDs() simulator.IDGen { return simulator.RandomIDs{} }
-
-// card is a tokenisation request body for number.
-func card(number string) map[string]any {
-	return map[string]any{"paymentInstrument": map[string]any{
-		"number": number, "cvv": "123", "expirationMonth": "12", "expirationYear": "2030", "cardholderName": "Jane Doe",
-	}}
-}
 
 // cardWith is card(number) with some fields of paymentInstrument replaced (nil removes).
 func cardWith(number string, fields map[string]any) map[string]any {
@@ -36,7 +23,7 @@ func cardWith(number string, fields map[string]any) map[string]any {
 }
 
 func TestTokenize(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	tok := a.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000})
 	r := a.tokenize(tok, "4111111111111111")
 	assertGolden(t, "tokenize_visa", r.Body)
@@ -89,7 +76,7 @@ func TestTokenize(t *testing.T) {
 }
 
 func TestTokenizeRefused(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	tok := a.session(map[string]any{"orderId": "o-1"})
 	tests := []struct {
 		name    string
@@ -153,7 +140,7 @@ func TestTokenizeRefused(t *testing.T) {
 }
 
 func TestTokenizeManualSession(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	tok := a.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000, "approvalMode": "MANUAL"})
 	r := a.tokenize(tok, "4111111111111111")
 	assertGolden(t, "tokenize_manual", r.Body)
@@ -163,62 +150,8 @@ func TestTokenizeManualSession(t *testing.T) {
 	assert.Equal(t, "AWAITING_APPROVAL", g.Str("status"))
 }
 
-// TestFirst6DigitsOptIn: first6Digits is null unless the tenant opted in
-// (config file tenants: first6_digits: true).
-func TestFirst6DigitsOptIn(t *testing.T) {
-	cfg := testConfig()
-	cfg.Tenants = []TenantConfig{{ID: "binshop", APIKeys: []APIKeyConfig{{Key: "binshop-key"}}, First6Digits: true}}
-	a := startApp(t, cfg)
-	b := a.as("binshop-key")
-	tok := b.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000, "customerId": "c-1"})
-	r := b.tokenize(tok, "4111111111111111")
-	assertGolden(t, "tokenize_first6", r.Body)
-	assert.Equal(t, "411111", r.JSON["paymentInstrumentData"].(map[string]any)["first6Digits"])
-
-	v := b.must(200, "POST", "/payment-instruments/"+r.Str("token")+"/vault", map[string]any{"customerId": "c-1"})
-	assert.Equal(t, "411111", v.JSON["paymentMethodData"].(map[string]any)["first6Digits"])
-	l := b.must(200, "GET", "/payment-instruments?customer_id=c-1", nil)
-	assert.Equal(t, "411111", l.JSON["data"].([]any)[0].(map[string]any)["paymentMethodData"].(map[string]any)["first6Digits"])
-
-	t.Run("the default tenant has not opted in", func(t *testing.T) {
-		tok := a.session(map[string]any{"orderId": "o-1"})
-		d := a.tokenize(tok, "4111111111111111").JSON["paymentInstrumentData"].(map[string]any)
-		assert.Nil(t, d["first6Digits"])
-	})
-}
-
-// TestCardNumberNeverStored: after tokenising, vaulting and paying, neither
-// the store file nor the log holds the card number.
-func TestCardNumberNeverStored(t *testing.T) {
-	cfg := testConfig()
-	cfg.DB = filepath.Join(t.TempDir(), "pan.db")
-	cfg.LogLevel = "debug"
-	cfg.Fsync = "always"
-	logs := &syncBuffer{}
-	a := startAppWith(t, cfg, appHooks{logOut: logs})
-	pans := []string{"4242424242424242", "4000056655665556", "378282246310005"}
-	for i, pan := range pans {
-		tok := a.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000 + i, "customerId": "c-1"})
-		pt := a.tokenize(tok, pan).Str("token")
-		vt := a.must(200, "POST", "/payment-instruments/"+pt+"/vault", map[string]any{"customerId": "c-1", "verify": true}).Str("token")
-		a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": vt, "orderId": "o-v", "currencyCode": "EUR", "amount": 500, "customerId": "c-1"})
-		// A refused request carrying the number is not logged with it either.
-		a.req("POST", "/client/payment-instruments", cardWith(pan, map[string]any{"expirationMonth": "13"}), "X-Client-Token: "+tok)
-	}
-	require.NoError(t, a.Close())
-	raw, err := os.ReadFile(cfg.DB)
-	require.NoError(t, err)
-	require.NotEmpty(t, raw)
-	assert.Contains(t, string(raw), "tok_test_", "the store holds the tokens")
-	for _, pan := range pans {
-		assert.NotContains(t, string(raw), pan, "card number in the store")
-		assert.NotContains(t, logs.String(), pan, "card number in the log")
-	}
-	assert.NotEmpty(t, logs.String(), "requests were logged")
-}
-
 func TestVault(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	single := func(t *testing.T, number string) string {
 		t.Helper()
 		tok := a.session(map[string]any{"orderId": "o-1", "customerId": "cust-1"})
@@ -268,7 +201,7 @@ func TestVault(t *testing.T) {
 	other := a.as(a.newTenant(nil))
 	refused := []struct {
 		name    string
-		app     *testApp
+		app     *testAPI
 		token   string
 		body    any
 		status  int
@@ -302,7 +235,7 @@ func TestVault(t *testing.T) {
 }
 
 func TestSavedPaymentMethods(t *testing.T) {
-	a := newTestApp(t)
+	a := newTestAPI(t)
 	vault := func(t *testing.T, cust, number string) string {
 		t.Helper()
 		tok := a.session(map[string]any{"orderId": "o-1"})

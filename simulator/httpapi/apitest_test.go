@@ -1,0 +1,317 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/fixtures"
+	"github.com/paysandbox/paysandbox/processors"
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/httpapi"
+	"github.com/paysandbox/paysandbox/simulator/idgen"
+	"github.com/paysandbox/paysandbox/simulator/service"
+	"github.com/paysandbox/paysandbox/simulator/store"
+)
+
+// The merchant API's behaviour tests run against the real echo server over
+// the real service, store and fake processors (the built-in scenarios), with
+// a manual clock and deterministic ids; serve's wiring, flags and output are
+// cmd/paysandbox's to test.
+
+// update rewrites golden files: go test ./simulator/httpapi -run X -update
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// testEpoch is the manual clock's start; golden files depend on it.
+var testEpoch = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
+
+// apiOptions adjust startAPI; the zero value is an in-memory store, the
+// test epoch, sequential ids and a running scheduler.
+type apiOptions struct {
+	Path  string          // the store's file (default ":memory:")
+	Fsync string          // default "never"
+	Clock *clock.Manual   // default a manual clock at testEpoch
+	IDs   simulator.IDGen // default sequential ids
+	// Paused leaves the scheduler loop stopped: background work (the
+	// authorization after an approval, expiries, settlements) runs only when
+	// the clock is advanced through /_sandbox/clock/advance. It is the one
+	// way to hold an approved payment PENDING, which POST
+	// /payments/{id}/authorize needs.
+	Paused bool
+	// RequestTimeout cuts merchant and client requests with 504 (default 5s).
+	RequestTimeout time.Duration
+}
+
+// testAPI is the HTTP API served on a free loopback port.
+type testAPI struct {
+	t     testing.TB
+	srv   *httptest.Server
+	DB    *store.DB
+	Svc   *service.Service
+	Clock *clock.Manual
+	Key   string // API key sent by default (the default tenant's)
+	http  *http.Client
+}
+
+// newTestAPI serves the API with the default options.
+func newTestAPI(t testing.TB) *testAPI {
+	t.Helper()
+	a, _ := startAPI(t, apiOptions{})
+	return a
+}
+
+// newPausedAPI serves the API without its scheduler loop (apiOptions.Paused).
+func newPausedAPI(t testing.TB) *testAPI {
+	t.Helper()
+	a, _ := startAPI(t, apiOptions{Paused: true})
+	return a
+}
+
+// startAPI serves the API and returns it with its stop function (a restart
+// test stops it before the test ends; stopping twice is fine).
+func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
+	t.Helper()
+	if o.Path == "" {
+		o.Path = ":memory:"
+	}
+	if o.Fsync == "" {
+		o.Fsync = "never"
+	}
+	if o.Clock == nil {
+		o.Clock = clock.NewManual(testEpoch)
+	}
+	if o.IDs == nil {
+		o.IDs = &idgen.Seq{}
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 5 * time.Second
+	}
+	db, err := store.Open(o.Path, o.Fsync)
+	require.NoError(t, err)
+	svc := newService(t, db, o.Clock, o.IDs)
+	_, err = svc.EnsureTenant(service.TenantSpec{
+		ID: simulator.DefaultTenantID, SigningSecret: simulator.DefaultSigningSecret,
+		APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}},
+	})
+	require.NoError(t, err)
+	api := httpapi.New(svc, httpapi.Options{
+		RequestTimeout: o.RequestTimeout, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
+	})
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config = api.HTTPServer(api.Routes(), nil) // serve's limits: the header cap, the read timeout
+	srv.Start()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	if !o.Paused {
+		wg.Go(func() { svc.Scheduler().Run(ctx) })
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			srv.Close()
+			cancel()
+			wg.Wait()
+			_ = db.Close()
+		})
+	}
+	t.Cleanup(stop)
+	client := srv.Client()
+	client.Timeout = 30 * time.Second
+	return &testAPI{t: t, srv: srv, DB: db, Svc: svc, Clock: o.Clock, Key: simulator.DefaultAPIKey, http: client}, stop
+}
+
+// newService builds the service as serve does: the fake processors on the
+// built-in scenarios (and each tenant's own rules) and the card catalogue.
+func newService(t testing.TB, db *store.DB, clk simulator.Clock, ids simulator.IDGen) *service.Service {
+	t.Helper()
+	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	require.NoError(t, err)
+	proc := processors.NewFake(nil, func(tenantID string) string {
+		if tn, err := db.CachedTenant(tenantID); err == nil && tn != nil {
+			return tn.Scenarios
+		}
+		return ""
+	})
+	return service.NewService(db, clk, ids, cards, proc, nil, service.Config{AttemptTTL: 15 * time.Minute})
+}
+
+// URL is the server's base URL.
+func (a *testAPI) URL() string { return a.srv.URL }
+
+// as is the same API seen with another API key.
+func (a *testAPI) as(key string) *testAPI {
+	b := *a
+	b.Key = key
+	return &b
+}
+
+// newTenant creates a tenant through the control plane and returns its key.
+func (a *testAPI) newTenant(body map[string]any) string {
+	a.t.Helper()
+	var b any
+	if body != nil {
+		b = body
+	}
+	key := a.must(201, "POST", "/_sandbox/tenants", b).Str("apiKey")
+	require.NotEmpty(a.t, key)
+	return key
+}
+
+// resp is an answer with its decoded JSON body.
+type resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   map[string]any
+}
+
+// ErrorID is error.errorId of an error body, "" otherwise.
+func (r *resp) ErrorID() string {
+	s, _ := r.Err()["errorId"].(string)
+	return s
+}
+
+// Str reads a top-level string field.
+func (r *resp) Str(key string) string { s, _ := r.JSON[key].(string); return s }
+
+// Err reads the error object.
+func (r *resp) Err() map[string]any { e, _ := r.JSON["error"].(map[string]any); return e }
+
+// req sends a request. body: nil (no body), string or []byte (raw), else JSON.
+// headers are "Name: value" pairs; the API key and version are sent unless
+// overridden (an empty value removes the header).
+func (a *testAPI) req(method, path string, body any, headers ...string) *resp {
+	a.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		require.NoError(a.t, err)
+		rd = bytes.NewReader(raw)
+	}
+	r, err := http.NewRequest(method, a.URL()+path, rd)
+	require.NoError(a.t, err)
+	r.Header.Set("X-API-KEY", a.Key)
+	r.Header.Set("X-API-VERSION", "2.4")
+	if rd != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		if v = strings.TrimSpace(v); v == "" {
+			r.Header.Del(k)
+		} else {
+			r.Header.Set(k, v)
+		}
+	}
+	res, err := a.http.Do(r)
+	require.NoError(a.t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(a.t, err)
+	out := &resp{Status: res.StatusCode, Header: res.Header, Body: raw}
+	if len(raw) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		require.NoError(a.t, json.Unmarshal(raw, &out.JSON), "body: %s", raw)
+	}
+	return out
+}
+
+// must sends a request and requires the status.
+func (a *testAPI) must(status int, method, path string, body any, headers ...string) *resp {
+	a.t.Helper()
+	r := a.req(method, path, body, headers...)
+	require.Equal(a.t, status, r.Status, "%s %s: %s", method, path, r.Body)
+	return r
+}
+
+// session creates a client session and returns its client token.
+func (a *testAPI) session(body map[string]any) string {
+	a.t.Helper()
+	return a.must(200, "POST", "/client-session", body).Str("clientToken")
+}
+
+// tokenize tokenises a card in the session and returns the answer.
+func (a *testAPI) tokenize(clientToken, number string) *resp {
+	a.t.Helper()
+	return a.must(200, "POST", "/client/payment-instruments", card(number), "X-Client-Token: "+clientToken)
+}
+
+// pay makes a session (plainSession), tokenises number and pays with it.
+func (a *testAPI) pay(amount int64, number string) *resp {
+	a.t.Helper()
+	pt := a.tokenize(a.session(plainSession(amount)), number).Str("token")
+	return a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": pt})
+}
+
+// card is a tokenisation request body for number.
+func card(number string) map[string]any {
+	return map[string]any{"paymentInstrument": map[string]any{
+		"number": number, "cvv": "123", "expirationMonth": "12", "expirationYear": "2030", "cardholderName": "Jane Doe",
+	}}
+}
+
+// plainSession is the content pay uses: amount EUR, order-1, cust-1.
+func plainSession(amount int64) map[string]any {
+	return map[string]any{"orderId": "order-1", "currencyCode": "EUR", "amount": amount, "customerId": "cust-1"}
+}
+
+// assertGolden compares body (re-indented, diagnosticsId scrubbed) with
+// testdata/<name>.json; -update rewrites it.
+func assertGolden(t testing.TB, name string, body []byte) {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(body, &v))
+	scrub(v)
+	got, err := json.MarshalIndent(v, "", "  ")
+	require.NoError(t, err)
+	got = append(got, '\n')
+	path := filepath.Join("testdata", name+".json")
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "golden file missing: run with -update")
+	require.Equal(t, string(want), string(got), "golden %s differs (run with -update if intended)", path)
+}
+
+// scrub replaces what differs per run: diagnostics ids and the server's port.
+func scrub(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if k == "diagnosticsId" {
+				x[k] = "<diagnosticsId>"
+				continue
+			}
+			if s, ok := val.(string); ok && strings.HasPrefix(s, "http://127.0.0.1:") {
+				x[k] = "http://HOST" + s[strings.IndexByte(s[len("http://"):], '/')+len("http://"):]
+				continue
+			}
+			scrub(val)
+		}
+	case []any:
+		for _, val := range x {
+			scrub(val)
+		}
+	}
+}
