@@ -60,7 +60,7 @@ func (s *Service) mutatePaymentAt(t *Tenant, id, idemKey string, at time.Time, f
 			return err
 		}
 		if p.Status != before {
-			if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, now), p, nil, nil); err != nil {
+			if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, now), p, nil); err != nil {
 				return err
 			}
 		}

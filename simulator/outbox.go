@@ -2,7 +2,6 @@ package simulator
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 )
@@ -29,17 +28,29 @@ const (
 const ErrNoEndpoint = "no endpoint"
 
 // Event is one outbox entry, written in the same transaction as the change
-// that caused it. Body is the webhook body, rendered once when the event is
-// made (by the Service's EventRenderer); only signedAt is set per attempt.
+// that caused it. Its webhook body is fixed when the event is made: Payment
+// and Dispute are what the body is rendered from (the EventRenderer, at
+// send time and for whoever shows it), so it is byte-identical on every
+// attempt and replay; only signedAt is set per attempt.
 type Event struct {
-	ID        string          `json:"id"`
-	TenantID  string          `json:"tenantId"`
-	Type      string          `json:"eventType"`
-	PaymentID string          `json:"paymentId"`
-	DisputeID string          `json:"disputeId,omitempty"`
-	CreatedAt time.Time       `json:"createdAt"`
-	Body      json.RawMessage `json:"body"`
-	Status    string          `json:"status"`
+	ID        string    `json:"id"`
+	TenantID  string    `json:"tenantId"`
+	Type      string    `json:"eventType"`
+	PaymentID string    `json:"paymentId"`
+	DisputeID string    `json:"disputeId,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	// Payment is the payment as it was when the event was made (a
+	// PAYMENT.REFUND's refund is its last transaction); Dispute is the
+	// dispute of a DISPUTE.* event. Tx.AppendEvent stores them as they are
+	// at that call, so the caller may go on changing them. Events read by
+	// Tx.Events (a listing) leave them nil.
+	Payment *Payment `json:"-"`
+	Dispute *Dispute `json:"-"`
+	// Body is the rendered body an event stored by an earlier release
+	// carries instead of Payment and Dispute: it is sent as it is (with
+	// signedAt set). Nil for the events made now.
+	Body   json.RawMessage `json:"body"`
+	Status string          `json:"status"`
 	// NextAt is when the next attempt is due on the tenant clock (PENDING only;
 	// zero means at once).
 	NextAt   time.Time         `json:"nextAt,omitzero"`
@@ -105,12 +116,18 @@ type Dispute struct {
 	Then                []DisputeStep `json:"then,omitempty"` // scripted steps not yet run
 }
 
-// EventRenderer renders an event's webhook body once, when the event is made
-// (the webhooks package implements it; the simulator must not import it).
-// p is the payment after the change; refund is the refund transaction of a
-// PAYMENT.REFUND, d the dispute of a DISPUTE.* event.
+// EventRenderer renders webhook bodies from what an event carries (the
+// webhooks package implements it, and is the only one to set signedAt; the
+// kernel must not import it). The service asks it for whoever shows a body
+// (EventBody, SentBody).
 type EventRenderer interface {
-	RenderEvent(ev *Event, p *Payment, refund *Transaction, d *Dispute) (json.RawMessage, error)
+	// Body is ev's webhook body with signedAt empty, as every attempt sends
+	// it but for signedAt: rendered from ev.Payment and ev.Dispute, or an
+	// earlier release's stored ev.Body as it is.
+	Body(ev *Event) (json.RawMessage, error)
+	// Sent is the body attempt a of ev sent: Body with signedAt set to
+	// a.SignedAt; nil when a sent nothing (no signedAt).
+	Sent(ev *Event, a DeliveryAttempt) (json.RawMessage, error)
 }
 
 // EventQuery filters GET /_sandbox/webhooks/events. Empty filters match all.
@@ -138,16 +155,11 @@ func (s *Service) newEvent(typ string, p *Payment, now time.Time) *Event {
 	}
 }
 
-// appendEvent renders ev's body from p as it is now (refund and d as the
-// event type needs) and appends it to the outbox in tx.
-func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction, d *Dispute) error {
-	if s.renderer != nil {
-		body, err := s.renderer.RenderEvent(ev, p, refund, d)
-		if err != nil {
-			return fmt.Errorf("rendering %s: %w", ev.Type, err)
-		}
-		ev.Body = body
-	}
+// appendEvent appends ev to the outbox in tx with what its body is
+// rendered from: p as it is now, and d for a DISPUTE.* event. The
+// dispatcher is told after the commit (WebhookRunner.Appended).
+func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, d *Dispute) error {
+	ev.Payment, ev.Dispute = p, d
 	if d != nil {
 		ev.DisputeID = d.ID
 	}
@@ -157,10 +169,35 @@ func (s *Service) appendEvent(tx Tx, ev *Event, p *Payment, refund *Transaction,
 	if err := tx.AppendEvent(ev); err != nil {
 		return err
 	}
-	if s.webhooks != nil { // still inside tx: see WebhookRunner.Appended
-		s.webhooks.Appended(ev.TenantID, ev.Status == DeliveryPending)
+	if s.webhooks != nil {
+		tenantID, pending := ev.TenantID, ev.Status == DeliveryPending
+		tx.AfterCommit(func() { s.webhooks.Appended(tenantID, pending) })
 	}
 	return nil
+}
+
+// EventBody is the body ev's latest attempt sent, or before any attempt
+// the body every attempt will send but for signedAt (empty); nil without
+// a renderer.
+func (s *Service) EventBody(ev *Event) (json.RawMessage, error) {
+	if s.renderer == nil {
+		return ev.Body, nil
+	}
+	for i := len(ev.Attempts) - 1; i >= 0; i-- {
+		if ev.Attempts[i].SignedAt != "" {
+			return s.renderer.Sent(ev, ev.Attempts[i])
+		}
+	}
+	return s.renderer.Body(ev)
+}
+
+// SentBody is the body attempt a of ev sent; nil when it sent nothing (no
+// endpoint) or without a renderer.
+func (s *Service) SentBody(ev *Event, a DeliveryAttempt) (json.RawMessage, error) {
+	if s.renderer == nil {
+		return nil, nil
+	}
+	return s.renderer.Sent(ev, a)
 }
 
 // exhaustWithoutEndpoint makes ev, about to be appended, EXHAUSTED with the

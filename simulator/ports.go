@@ -26,6 +26,11 @@ type Store interface {
 // not exist. Every record is scoped to its tenant, so another tenant's id
 // behaves as unknown.
 type Tx interface {
+	// AfterCommit runs fn after the transaction commits, outside it (in
+	// the order given); never when it rolls back, nor in a read
+	// transaction.
+	AfterCommit(fn func())
+
 	Tenant(id string) (*Tenant, error)
 	TenantByAPIKey(key string) (*Tenant, error)
 	Tenants() ([]*Tenant, error)
@@ -72,6 +77,8 @@ type Tx interface {
 	// Attempts lists the tenant's payment attempts (any order).
 	Attempts(tenantID string) ([]*Attempt, error)
 
+	// AppendEvent stores a new event with what its body is rendered from
+	// (Event.Payment and Event.Dispute as they are now).
 	AppendEvent(e *Event) error
 	// Webhook outbox and disputes (SANDBOX.md sections 7 and 8).
 	Event(tenantID, id string) (*Event, error)

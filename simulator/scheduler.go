@@ -397,7 +397,7 @@ func (s *Service) resolveRefund(tx Tx, p *Payment, j *Job, now time.Time) error 
 			txn.ProcessorStatusReason = defaultReason(StatusFailed)
 			p.releaseRefund(txn.Allocations)
 		}
-		return s.appendEvent(tx, s.newEvent(EventPaymentRefund, p, now), p, txn, nil)
+		return s.appendEvent(tx, s.newEvent(EventPaymentRefund, p, now), p, nil)
 	}
 	return nil
 }

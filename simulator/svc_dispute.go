@@ -76,7 +76,7 @@ func (s *Service) openDispute(t *Tenant, paymentID, reason string, amount *int64
 			return err
 		}
 		out = d
-		return s.appendEvent(tx, s.newEvent(EventDisputeOpened, p, now), p, nil, d)
+		return s.appendEvent(tx, s.newEvent(EventDisputeOpened, p, now), p, d)
 	})
 	if err == nil {
 		s.Kick()
@@ -170,7 +170,7 @@ func (s *Service) moveDispute(tx Tx, t *Tenant, d *Dispute, status, typ string, 
 	if p == nil { // the payment is gone (reset): the dispute record stays, with no event
 		return nil
 	}
-	return s.appendEvent(tx, s.newEvent(EventDisputeStatus, p, now), p, nil, d)
+	return s.appendEvent(tx, s.newEvent(EventDisputeStatus, p, now), p, d)
 }
 
 // Disputes lists the tenant's disputes, newest first, of one payment when

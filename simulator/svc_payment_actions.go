@@ -211,7 +211,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *Tenant, id string, req R
 		p.Transactions = append(p.Transactions, txn)
 		if d.Status != StatusPending {
 			refundEvent = s.newEvent(EventPaymentRefund, p, now)
-			return s.appendEvent(tx, refundEvent, p, &p.Transactions[len(p.Transactions)-1], nil)
+			return s.appendEvent(tx, refundEvent, p, nil)
 		}
 		return nil
 	})

@@ -176,7 +176,7 @@ func paymentSource(tx sourceReader, t *Tenant, req PaymentRequest) (*Instrument,
 // decision applied as authorizing a stored payment applies it (the same
 // records and events, in the same order), with no recovery job.
 func (s *Service) createAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDecision) error {
-	if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
+	if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, p.Date), p, nil); err != nil {
 		return err
 	}
 	// The id the recovery job would have had is drawn all the same, so that a
@@ -192,7 +192,7 @@ func (s *Service) createAuthorized(tx Tx, t *Tenant, p *Payment, d AuthorizeDeci
 		return err
 	}
 	if p.Status != before {
-		if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, now), p, nil, nil); err != nil {
+		if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, now), p, nil); err != nil {
 			return err
 		}
 	}
@@ -205,7 +205,7 @@ func (s *Service) insertPayment(tx Tx, t *Tenant, p *Payment) error {
 	if err := tx.PutPayment(p); err != nil {
 		return err
 	}
-	if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
+	if err := s.appendEvent(tx, s.newEvent(EventPaymentStatus, p, p.Date), p, nil); err != nil {
 		return err
 	}
 	j := s.newJob(t, JobAuthorize, p.Date)

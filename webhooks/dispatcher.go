@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -8,7 +9,6 @@ import (
 	"math/rand"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -727,8 +727,13 @@ func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulato
 		a.Error = simulator.ErrNoEndpoint
 		return a
 	}
-	a.SignedAt = strconv.FormatInt(now.Unix(), 10)
-	body := Stamp(ev.Body, now)
+	signedAt := signedAtOf(now)
+	body, err := render(ev, signedAt)
+	if err != nil {
+		a.Error = "rendering the body: " + err.Error()
+		return a
+	}
+	a.SignedAt = signedAt
 	a.Headers = map[string]string{
 		"Content-Type":         "application/json",
 		HeaderEventID:          ev.ID,
@@ -739,7 +744,7 @@ func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulato
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.WebhookURL, strings.NewReader(string(body)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.WebhookURL, bytes.NewReader(body))
 	if err != nil {
 		a.Error = err.Error()
 		return a
