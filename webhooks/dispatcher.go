@@ -172,9 +172,11 @@ func (d *Dispatcher) Appended(tenantID string, pending bool) {
 
 // idle reports that the last pass found no PENDING event in any tenant and
 // none was appended since: there is nothing to deliver until Appended. It is
-// exact because Appended runs inside the appending write transaction and a
-// pass loads queued before its read transaction, which therefore waits for
-// that write to end.
+// exact because Appended runs after the appending write transaction commits
+// and a pass loads queued before its read transaction: an Appended after
+// the load leaves queued ahead of what the pass recorded (not idle, whatever
+// its read saw); one before the load follows the commit, so the pass's read
+// sees the event (not idle either).
 func (d *Dispatcher) idle() bool {
 	at := d.idleAt.Load()
 	return at != 0 && at == d.queued.Load()+1
