@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -231,4 +232,34 @@ func TestSignVerify(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The encoding contract of every body, beyond the goldens: strings are
+// written as they are (no HTML escaping: a receiver that re-serialises the
+// body to check its signature gets the same bytes), metadata numbers keep
+// their digits, signedAt comes third and is empty until an attempt signs
+// it, and nothing follows the closing brace.
+func TestBodyEncoding(t *testing.T) {
+	p := &simulator.Payment{ID: "p1", TenantID: "t1", Status: simulator.StatusAuthorized, OrderID: "<o&1>", CurrencyCode: "EUR", Amount: 1,
+		Metadata: map[string]any{"n": json.Number("12345678901234567890")}, Customer: &simulator.Customer{FirstName: "Jane <&> \u2028"}}
+	ev := &simulator.Event{ID: "e1", TenantID: "t1", Type: simulator.EventPaymentStatus, CreatedAt: epoch, Payment: p}
+	body, err := webhooks.Renderer{}.Body(ev)
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(body, []byte(`{"eventType":"PAYMENT.STATUS","date":"2026-11-22T07:30:00.000000Z","signedAt":"","notificationConfig":{`)), "%s", body)
+	assert.Contains(t, string(body), `"orderId":"<o&1>"`)
+	assert.Contains(t, string(body), `"firstName":"Jane <&> \u2028"`)
+	assert.Contains(t, string(body), `"metadata":{"n":12345678901234567890}`)
+	assert.Contains(t, string(body), `"first6Digits":null`)
+	assert.Contains(t, string(body), `"transactions":[]`)
+	assert.Equal(t, byte('}'), body[len(body)-1])
+
+	sent, err := webhooks.Renderer{}.Sent(ev, simulator.DeliveryAttempt{SignedAt: "1795332600"})
+	require.NoError(t, err)
+	assert.Equal(t, strings.Replace(string(body), `"signedAt":""`, `"signedAt":"1795332600"`, 1), string(sent))
+	sent, err = webhooks.Renderer{}.Sent(ev, simulator.DeliveryAttempt{Error: simulator.ErrNoEndpoint})
+	require.NoError(t, err)
+	assert.Nil(t, sent, "an attempt that sent nothing")
+
+	_, err = webhooks.Renderer{}.Body(&simulator.Event{ID: "e2", Type: simulator.EventPaymentStatus})
+	assert.Error(t, err, "an event with neither its inputs nor a stored body")
 }
