@@ -82,6 +82,9 @@ type Tx interface {
 	AppendEvent(e *Event) error
 	// Webhook outbox and disputes (SANDBOX.md sections 7 and 8).
 	Event(tenantID, id string) (*Event, error)
+	// EventRecord reads an event as Events lists it: without what its body
+	// is rendered from (an update of its delivery state needs no more).
+	EventRecord(tenantID, id string) (*Event, error)
 	// PutEvent stores an event again (after an attempt), keeping the
 	// tenant's pending queue in step with its status.
 	PutEvent(e *Event) error

@@ -196,11 +196,12 @@ func (s *Service) Event(t *Tenant, id string) (*Event, error) {
 // attempt schedules the next retry (NextRetry) or, after the sixth, marks it
 // EXHAUSTED; "no endpoint" exhausts it at once. Replays and chaos duplicates
 // (a.Replay, a.Chaos == "duplicate") only mark DELIVERED on a 2xx. It
-// answers the event as stored (nil when it is gone).
+// answers the event as stored, without what its body is rendered from (nil
+// when it is gone).
 func (s *Service) RecordAttempt(tenantID, id string, a DeliveryAttempt) (*Event, error) {
 	var out *Event
 	err := s.Store.Update(func(tx Tx) error {
-		ev, err := tx.Event(tenantID, id)
+		ev, err := tx.EventRecord(tenantID, id)
 		if err != nil || ev == nil {
 			return err
 		}

@@ -132,10 +132,16 @@ func TestEventInputs(t *testing.T) {
 		e := read(id)
 		assert.Equal(t, want, e.Payment, id)
 		assert.Nil(t, e.Body, "%s: no rendered body is stored", id)
-		e.Status = simulator.DeliveryDelivered
-		e.Attempts = append(e.Attempts, simulator.DeliveryAttempt{At: created, StatusCode: 200, SignedAt: "1"})
-		require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutEvent(e) }))
-		assert.Equal(t, want, read(id).Payment, "%s: an attempt keeps the inputs", id)
+		var rec *simulator.Event
+		require.NoError(t, db.View(func(tx simulator.Tx) (err error) { rec, err = tx.EventRecord("t1", id); return }))
+		assert.Nil(t, rec.Payment, "%s: the record alone", id)
+		assert.Nil(t, rec.Dispute, "%s: the record alone", id)
+		rec.Status = simulator.DeliveryDelivered
+		rec.Attempts = append(rec.Attempts, simulator.DeliveryAttempt{At: created, StatusCode: 200, SignedAt: "1"})
+		require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutEvent(rec) }))
+		e = read(id)
+		assert.Equal(t, want, e.Payment, "%s: an attempt keeps the inputs", id)
+		assert.Equal(t, simulator.DeliveryDelivered, e.Status, id)
 	}
 	assert.Nil(t, read("e1").Dispute)
 	assert.Equal(t, &wantD, read("e2").Dispute)

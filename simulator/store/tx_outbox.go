@@ -161,20 +161,8 @@ func splitEvent(v string) (rec, body string) {
 }
 
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
-	if id == "" || strings.ContainsAny(id, ":/") {
-		return nil, nil
-	}
-	k, err := t.eventKey(tid, id)
-	if err != nil || k == "" {
-		return nil, err
-	}
-	v, err := t.raw(k)
-	if err != nil || v == "" {
-		return nil, err
-	}
-	recRaw, body := splitEvent(v)
-	e, err := decodeEvent(recRaw, tid)
-	if err != nil {
+	e, body, err := t.event(tid, id)
+	if err != nil || e == nil {
 		return nil, err
 	}
 	if body == "" {
@@ -186,6 +174,33 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 		return nil, fmt.Errorf("store: event %s: %w", id, err)
 	}
 	return e, nil
+}
+
+func (t *Tx) EventRecord(tid, id string) (*simulator.Event, error) {
+	e, _, err := t.event(tid, id)
+	return e, err
+}
+
+// event reads the record of event id and answers it with what follows it
+// in the stored value (splitEvent); nil when there is no such event.
+func (t *Tx) event(tid, id string) (*simulator.Event, string, error) {
+	if id == "" || strings.ContainsAny(id, ":/") {
+		return nil, "", nil
+	}
+	k, err := t.eventKey(tid, id)
+	if err != nil || k == "" {
+		return nil, "", err
+	}
+	v, err := t.raw(k)
+	if err != nil || v == "" {
+		return nil, "", err
+	}
+	recRaw, body := splitEvent(v)
+	e, err := decodeEvent(recRaw, tid)
+	if err != nil {
+		return nil, "", err
+	}
+	return e, body, nil
 }
 
 // Tags of the parts that follow an event's record (see the keys above).
