@@ -27,17 +27,29 @@ const (
 const ErrNoEndpoint = "no endpoint"
 
 // Event is one outbox entry, written in the same transaction as the change
-// that caused it. Body is the webhook body, rendered once when the event is
-// made (by the Service's EventRenderer); only signedAt is set per attempt.
+// that caused it. Its webhook body is fixed when the event is made: Payment
+// and Dispute are what the body is rendered from (the EventRenderer, at
+// send time and for whoever shows it), so it is byte-identical on every
+// attempt and replay; only signedAt is set per attempt.
 type Event struct {
-	ID        string          `json:"id"`
-	TenantID  string          `json:"tenantId"`
-	Type      string          `json:"eventType"`
-	PaymentID string          `json:"paymentId"`
-	DisputeID string          `json:"disputeId,omitempty"`
-	CreatedAt time.Time       `json:"createdAt"`
-	Body      json.RawMessage `json:"body"`
-	Status    string          `json:"status"`
+	ID        string    `json:"id"`
+	TenantID  string    `json:"tenantId"`
+	Type      string    `json:"eventType"`
+	PaymentID string    `json:"paymentId"`
+	DisputeID string    `json:"disputeId,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	// Payment is the payment as it was when the event was made (a
+	// PAYMENT.REFUND's refund is its last transaction); Dispute is the
+	// dispute of a DISPUTE.* event. Tx.AppendEvent stores them as they are
+	// at that call, so the caller may go on changing them. Events read by
+	// Tx.Events (a listing) leave them nil.
+	Payment *Payment `json:"-"`
+	Dispute *Dispute `json:"-"`
+	// Body is the rendered body an event stored by an earlier release
+	// carries instead of Payment and Dispute: it is sent as it is (with
+	// signedAt set). Nil for the events made now.
+	Body   json.RawMessage `json:"body"`
+	Status string          `json:"status"`
 	// NextAt is when the next attempt is due on the tenant clock (PENDING only;
 	// zero means at once).
 	NextAt   time.Time         `json:"nextAt,omitzero"`
@@ -103,12 +115,18 @@ type Dispute struct {
 	Then                []DisputeStep `json:"then,omitempty"` // scripted steps not yet run
 }
 
-// EventRenderer renders an event's webhook body once, when the event is made
-// (the webhooks package implements it; the simulator must not import it).
-// p is the payment after the change; refund is the refund transaction of a
-// PAYMENT.REFUND, d the dispute of a DISPUTE.* event.
+// EventRenderer renders webhook bodies from what an event carries (the
+// webhooks package implements it, and is the only one to set signedAt; the
+// kernel must not import it). The service asks it for whoever shows a body
+// (EventBody, SentBody).
 type EventRenderer interface {
-	RenderEvent(ev *Event, p *Payment, refund *Transaction, d *Dispute) (json.RawMessage, error)
+	// Body is ev's webhook body with signedAt empty, as every attempt sends
+	// it but for signedAt: rendered from ev.Payment and ev.Dispute, or an
+	// earlier release's stored ev.Body as it is.
+	Body(ev *Event) (json.RawMessage, error)
+	// Sent is the body attempt a of ev sent: Body with signedAt set to
+	// a.SignedAt; nil when a sent nothing (no signedAt).
+	Sent(ev *Event, a DeliveryAttempt) (json.RawMessage, error)
 }
 
 // EventQuery filters GET /_sandbox/webhooks/events. Empty filters match all.

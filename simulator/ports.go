@@ -43,6 +43,11 @@ type ChangeFeed interface {
 // not exist. Every record is scoped to its tenant, so another tenant's id
 // behaves as unknown.
 type Tx interface {
+	// AfterCommit runs fn after the transaction commits, outside it (in
+	// the order given); never when it rolls back, nor in a read
+	// transaction.
+	AfterCommit(fn func())
+
 	Tenant(id string) (*Tenant, error)
 	TenantByAPIKey(key string) (*Tenant, error)
 	Tenants() ([]*Tenant, error)
@@ -89,9 +94,14 @@ type Tx interface {
 	// Attempts lists the tenant's payment attempts (any order).
 	Attempts(tenantID string) ([]*Attempt, error)
 
+	// AppendEvent stores a new event with what its body is rendered from
+	// (Event.Payment and Event.Dispute as they are now).
 	AppendEvent(e *Event) error
 	// Webhook outbox and disputes (SANDBOX.md sections 7 and 8).
 	Event(tenantID, id string) (*Event, error)
+	// EventRecord reads an event as Events lists it: without what its body
+	// is rendered from (an update of its delivery state needs no more).
+	EventRecord(tenantID, id string) (*Event, error)
 	// PutEvent stores an event again (after an attempt), keeping the
 	// tenant's pending queue in step with its status.
 	PutEvent(e *Event) error

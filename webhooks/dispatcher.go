@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -8,7 +9,6 @@ import (
 	"math/rand"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,9 +173,11 @@ func (d *Dispatcher) Appended(tenantID string, pending bool) {
 
 // idle reports that the last pass found no PENDING event in any tenant and
 // none was appended since: there is nothing to deliver until Appended. It is
-// exact because Appended runs inside the appending write transaction and a
-// pass loads queued before its read transaction, which therefore waits for
-// that write to end.
+// exact because Appended runs after the appending write transaction commits
+// and a pass loads queued before its read transaction: an Appended after
+// the load leaves queued ahead of what the pass recorded (not idle, whatever
+// its read saw); one before the load follows the commit, so the pass's read
+// sees the event (not idle either).
 func (d *Dispatcher) idle() bool {
 	at := d.idleAt.Load()
 	return at != 0 && at == d.queued.Load()+1
@@ -728,8 +730,13 @@ func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulato
 		a.Error = simulator.ErrNoEndpoint
 		return a
 	}
-	a.SignedAt = strconv.FormatInt(now.Unix(), 10)
-	body := Stamp(ev.Body, now)
+	signedAt := signedAtOf(now)
+	body, err := render(ev, signedAt)
+	if err != nil {
+		a.Error = "rendering the body: " + err.Error()
+		return a
+	}
+	a.SignedAt = signedAt
 	a.Headers = map[string]string{
 		"Content-Type":         "application/json",
 		HeaderEventID:          ev.ID,
@@ -740,7 +747,7 @@ func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulato
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.WebhookURL, strings.NewReader(string(body)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.WebhookURL, bytes.NewReader(body))
 	if err != nil {
 		a.Error = err.Error()
 		return a

@@ -1,10 +1,12 @@
-// Package webhooks delivers the outbox: it renders webhook bodies (payload
-// DTOs mapped field by field from the domain, in the webhook's own field
-// names), signs them (X-Signature-Primary/Secondary), and runs the
-// Dispatcher that POSTs them with retries on the tenant clock and records
-// every attempt. Its Guard decides where deliveries may go (serve's
-// --webhook-allow): the service asks it when an endpoint is set, and the
-// dispatcher dials through it, never through an environment proxy.
+// Package webhooks delivers the outbox. It renders webhook bodies with
+// encoding/json (payload DTOs mapped field by field from what an event
+// carries, in the webhook's own field names) whenever one is sent or
+// shown, and is the only one to set their signedAt; it signs them
+// (X-Signature-Primary/Secondary), and runs the Dispatcher that POSTs them
+// with retries on the tenant clock and records every attempt. Its Guard
+// decides where deliveries may go (serve's --webhook-allow): the service
+// asks it when an endpoint is set, and the dispatcher dials through it,
+// never through an environment proxy.
 //
 // It depends on simulator, simulator/service and internal/redact only
 // (never on httpapi, store or echo); the composition root injects it into the

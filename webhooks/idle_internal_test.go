@@ -92,3 +92,51 @@ func TestDispatcherIdleWithoutPending(t *testing.T) {
 	d.pass(ctx)
 	assert.False(t, d.idle(), "events waiting for their retry are pending")
 }
+
+// hookStore runs afterView once, right after the next read transaction
+// the dispatcher opens has ended.
+type hookStore struct {
+	simulator.Store
+	afterView func()
+}
+
+func (h *hookStore) View(fn func(simulator.Tx) error) error {
+	err := h.Store.View(fn)
+	if f := h.afterView; f != nil {
+		h.afterView = nil
+		f()
+	}
+	return err
+}
+
+// A pass that starts before a PENDING event commits and ends after it (its
+// read saw an empty outbox) does not leave the dispatcher idle: the
+// notification that follows the commit is not lost, and the next wake-up
+// reads the outbox and finds the event.
+func TestDispatcherIdleNotLostAcrossCommit(t *testing.T) {
+	db, err := store.Open(":memory:", store.FsyncNever)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	require.NoError(t, err)
+	st := &hookStore{Store: db}
+	var d *Dispatcher
+	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil,
+		service.Config{Renderer: Renderer{}, Webhooks: Attach(&d, Options{Timeout: time.Second, Concurrency: 2})})
+	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "t1", SigningSecret: "s", WebhookURL: "http://127.0.0.1:1/hook",
+		APIKeys: []simulator.APIKey{{Key: "k", Scopes: simulator.AllScopes}}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	d.pass(ctx)
+	require.True(t, d.idle(), "an empty outbox")
+
+	pending := func() int {
+		var refs []simulator.PendingRef
+		require.NoError(t, db.View(func(tx simulator.Tx) (err error) { refs, err = tx.PendingEvents("t1"); return }))
+		return len(refs)
+	}
+	st.afterView = func() { pay(t, svc, tn) } // commits between the pass's read and its end
+	d.pass(ctx)
+	require.Equal(t, 2, pending(), "the pass did not see the events")
+	assert.False(t, d.idle(), "the events appended during the pass wake the dispatcher")
+}

@@ -30,7 +30,9 @@ func TestNoEndpointExhaustedOnAppend(t *testing.T) {
 		assert.Equal(t, p.ID, ev.PaymentID)
 		assert.True(t, ev.NextAt.IsZero())
 		assert.Equal(t, []simulator.DeliveryAttempt{{At: ev.CreatedAt, Error: simulator.ErrNoEndpoint}}, ev.Attempts)
-		assert.NotEmpty(t, ev.Body, "the body is rendered as for any event")
+		body, err := e.svc.EventBody(ev)
+		require.NoError(t, err)
+		assert.NotEmpty(t, body, "the body is rendered as for any event")
 	}
 	var pending []simulator.PendingRef
 	require.NoError(t, e.svc.Store.View(func(tx simulator.Tx) (err error) { pending, err = tx.PendingEvents(e.t.ID); return }))

@@ -15,37 +15,60 @@ import (
 // Version is the payload version of every webhook body.
 const Version = "2.4"
 
-// Renderer renders event bodies; it implements simulator.EventRenderer.
+// Renderer renders event bodies for the kernel's readers; it implements
+// simulator.EventRenderer. The dispatcher renders what it sends with the
+// same functions.
 type Renderer struct{}
 
 var _ simulator.EventRenderer = Renderer{}
 
-// signedAtSlot is the placeholder every rendered body carries, before any
-// field whose value comes from outside; Stamp fills it per attempt.
-const signedAtSlot = `"signedAt":""`
+// Body implements simulator.EventRenderer: ev's body with signedAt empty.
+func (Renderer) Body(ev *simulator.Event) (json.RawMessage, error) { return render(ev, "") }
 
-// RenderEvent renders ev's webhook body from the domain records as they are
-// now. The body is fixed from then on except signedAt (see Stamp).
-func (Renderer) RenderEvent(ev *simulator.Event, p *simulator.Payment, refund *simulator.Transaction, d *simulator.Dispute) (json.RawMessage, error) {
+// Sent implements simulator.EventRenderer: the body attempt a sent, nil
+// when it sent nothing.
+func (Renderer) Sent(ev *simulator.Event, a simulator.DeliveryAttempt) (json.RawMessage, error) {
+	if a.SignedAt == "" {
+		return nil, nil
+	}
+	return render(ev, a.SignedAt)
+}
+
+// signedAtOf is the signedAt of a body signed at t: unix seconds as a
+// string, as the vendor sends it.
+func signedAtOf(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
+
+// render is ev's webhook body signed at signedAt ("" before any attempt),
+// rendered from what the event carries (Event.Payment, Event.Dispute) and
+// nothing else, so every attempt and replay sends the same bytes but for
+// signedAt. An event stored by an earlier release carries its rendered
+// body instead: that is sent as stored, with its signedAt slot filled.
+func render(ev *simulator.Event, signedAt string) (json.RawMessage, error) {
 	var body any
-	switch ev.Type {
-	case simulator.EventPaymentStatus, simulator.EventPaymentRefund:
-		if p == nil {
+	switch {
+	case ev.Payment == nil && ev.Dispute == nil:
+		if len(ev.Body) == 0 {
+			return nil, fmt.Errorf("%s event %s carries no body", ev.Type, ev.ID)
+		}
+		return stamp(ev.Body, signedAt), nil
+	case ev.Type == simulator.EventPaymentStatus || ev.Type == simulator.EventPaymentRefund:
+		if ev.Payment == nil {
 			return nil, fmt.Errorf("%s without a payment", ev.Type)
 		}
-		// Hand-written encoder, byte for byte encoding/json's of
-		// paymentEventBody (payload_encode.go).
-		return renderPaymentBody(ev, p)
-	case simulator.EventDisputeOpened:
-		if d == nil {
+		body = paymentEventBody{
+			EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt,
+			NotificationConfig: notificationConfig(ev.TenantID), Version: Version, Payment: toPaymentDTO(ev.Payment),
+		}
+	case ev.Type == simulator.EventDisputeOpened:
+		if ev.Dispute == nil {
 			return nil, fmt.Errorf("%s without a dispute", ev.Type)
 		}
-		body = toDisputeOpened(ev, d)
-	case simulator.EventDisputeStatus:
-		if d == nil {
+		body = toDisputeOpened(ev, ev.Dispute, signedAt)
+	case ev.Type == simulator.EventDisputeStatus:
+		if ev.Dispute == nil {
 			return nil, fmt.Errorf("%s without a dispute", ev.Type)
 		}
-		body = toDisputeStatus(ev, d)
+		body = toDisputeStatus(ev, ev.Dispute, signedAt)
 	default:
 		return nil, fmt.Errorf("unknown event type %q", ev.Type)
 	}
@@ -55,19 +78,23 @@ func (Renderer) RenderEvent(ev *simulator.Event, p *simulator.Payment, refund *s
 	if err := enc.Encode(body); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// Stamp returns the body sent by an attempt: the stored body with signedAt
-// set to the attempt's signing time (unix seconds as a string, as the vendor
-// sends it). Bodies without the slot are returned as they are.
-func Stamp(body []byte, signedAt time.Time) []byte {
+// signedAtSlot is the placeholder the bodies stored by earlier releases
+// carry, before any field whose value comes from outside; stamp fills it.
+const signedAtSlot = `"signedAt":""`
+
+// stamp is a stored body with its signedAt slot set to signedAt (the body
+// as it is when signedAt is ""). Bodies without the slot are returned as
+// they are.
+func stamp(body []byte, signedAt string) []byte {
 	i := bytes.Index(body, []byte(signedAtSlot))
-	if i < 0 {
+	if i < 0 || signedAt == "" {
 		return body
 	}
-	v := `"signedAt":"` + strconv.FormatInt(signedAt.Unix(), 10) + `"`
-	out := make([]byte, 0, len(body)+12)
+	v := `"signedAt":"` + signedAt + `"`
+	out := make([]byte, 0, len(body)+len(signedAt))
 	out = append(out, body[:i]...)
 	out = append(out, v...)
 	return append(out, body[i+len(signedAtSlot):]...)
@@ -86,10 +113,8 @@ func notificationConfig(tenantID string) notificationConfigDTO {
 
 func ts(t time.Time) string { return simulator.FormatTime(t) }
 
-// Payment bodies (PAYMENT.STATUS, PAYMENT.REFUND). The DTOs below and
-// toPaymentDTO define them: RenderEvent writes them with appendPaymentBody
-// (payload_encode.go), which the tests hold byte for byte to encoding/json's
-// encoding of paymentEventBody.
+// Payment bodies (PAYMENT.STATUS, PAYMENT.REFUND): the DTOs below, mapped
+// field by field from the domain by toPaymentDTO.
 
 type paymentEventBody struct {
 	EventType          string                `json:"eventType"`
@@ -340,9 +365,9 @@ type rawProcessorCallbackDTO struct {
 	Created       int64  `json:"created"`
 }
 
-func toDisputeOpened(ev *simulator.Event, d *simulator.Dispute) disputeOpenedDTO {
+func toDisputeOpened(ev *simulator.Event, d *simulator.Dispute, signedAt string) disputeOpenedDTO {
 	return disputeOpenedDTO{
-		EventType: ev.Type, Date: ts(ev.CreatedAt), Version: Version, PlatformAccountID: ev.TenantID,
+		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: Version, PlatformAccountID: ev.TenantID,
 		TransactionID: d.TransactionID, OrderID: d.OrderID, ProcessorID: d.Processor,
 		ProcessorDisputeID: d.ID, PaymentID: d.PaymentID,
 		RawProcessorCallback: rawProcessorCallbackDTO{
@@ -384,9 +409,9 @@ type disputeCardNetworkDTO struct {
 	Network string `json:"network,omitempty"`
 }
 
-func toDisputeStatus(ev *simulator.Event, d *simulator.Dispute) disputeStatusDTO {
+func toDisputeStatus(ev *simulator.Event, d *simulator.Dispute, signedAt string) disputeStatusDTO {
 	return disputeStatusDTO{
-		EventType: ev.Type, Date: ts(ev.CreatedAt), Version: Version, Type: d.Type, Status: d.Status,
+		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: Version, Type: d.Type, Status: d.Status,
 		PrimerAccountID: ev.TenantID, TransactionID: d.TransactionID, OrderID: d.OrderID, PaymentID: d.PaymentID,
 		PaymentMethod: disputePaymentMethodDTO{
 			PaymentMethodType: d.PaymentMethodType, PaymentMethodData: disputeCardNetworkDTO{Network: d.Network},

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
-	"github.com/paysandbox/paysandbox/webhooks"
 )
 
 // The dashboard's sources over the real implementations: the dashboard
@@ -92,7 +90,11 @@ func (w uiWebhooks) Events(t *simulator.Tenant, paymentID string, limit int) ([]
 	}
 	out := make([]dashboard.WebhookEvent, 0, len(evs))
 	for _, ev := range evs {
-		out = append(out, toUIEvent(ev))
+		ue, err := w.toUIEvent(ev)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ue)
 	}
 	return out, nil
 }
@@ -106,7 +108,7 @@ func (w uiWebhooks) Replay(ctx context.Context, t *simulator.Tenant, id string) 
 	if err != nil {
 		return dashboard.WebhookAttempt{}, err
 	}
-	return toUIAttempt(ev.Body, a), nil
+	return w.toUIAttempt(ev, a)
 }
 
 func (w uiWebhooks) DeliverNow(ctx context.Context, t *simulator.Tenant) (int, int, error) {
@@ -121,25 +123,29 @@ func (w uiWebhooks) RotateSecret(t *simulator.Tenant) (string, error) {
 	return cur.SigningSecret, nil
 }
 
-// toUIEvent is an event with each attempt's exact body (the stored body
-// stamped with that attempt's signedAt); the event's Body is the latest
-// attempt's, or the stored body before any attempt was sent.
-func toUIEvent(ev *simulator.Event) dashboard.WebhookEvent {
+// toUIEvent is an event with each attempt's exact body (the webhooks
+// package renders it, signedAt included); the event's Body is the latest
+// attempt's, or the body before any attempt was sent.
+func (w uiWebhooks) toUIEvent(ev *simulator.Event) (dashboard.WebhookEvent, error) {
+	body, err := w.svc.EventBody(ev)
+	if err != nil {
+		return dashboard.WebhookEvent{}, err
+	}
 	out := dashboard.WebhookEvent{ID: ev.ID, Type: ev.Type, PaymentID: ev.PaymentID, Status: ev.Status,
-		CreatedAt: ev.CreatedAt, Body: string(ev.Body)}
+		CreatedAt: ev.CreatedAt, Body: string(body)}
 	for _, a := range ev.Attempts {
-		ua := toUIAttempt(ev.Body, a)
-		if ua.Body != "" {
-			out.Body = ua.Body
+		ua, err := w.toUIAttempt(ev, a)
+		if err != nil {
+			return dashboard.WebhookEvent{}, err
 		}
 		out.Attempts = append(out.Attempts, ua)
 	}
-	return out
+	return out, nil
 }
 
-// toUIAttempt describes attempt a of an event whose stored body is body. An
-// attempt that sent nothing (no endpoint) has no headers and no body.
-func toUIAttempt(body []byte, a simulator.DeliveryAttempt) dashboard.WebhookAttempt {
+// toUIAttempt describes attempt a of event ev. An attempt that sent
+// nothing (no endpoint) has no headers and no body.
+func (w uiWebhooks) toUIAttempt(ev *simulator.Event, a simulator.DeliveryAttempt) (dashboard.WebhookAttempt, error) {
 	out := dashboard.WebhookAttempt{At: a.At, StatusCode: a.StatusCode, Latency: time.Duration(a.LatencyMs) * time.Millisecond,
 		Error: a.Error, Headers: a.Headers, Response: a.ResponseBodyHead}
 	switch {
@@ -148,10 +154,9 @@ func toUIAttempt(body []byte, a simulator.DeliveryAttempt) dashboard.WebhookAtte
 	case a.Chaos != "":
 		out.Kind = "chaos: " + a.Chaos
 	}
-	if sec, err := strconv.ParseInt(a.SignedAt, 10, 64); err == nil {
-		out.Body = string(webhooks.Stamp(body, time.Unix(sec, 0)))
-	}
-	return out
+	body, err := w.svc.SentBody(ev, a)
+	out.Body = string(body)
+	return out, err
 }
 
 // uiScenarios is dashboard.Scenarios over the service's scenario methods

@@ -1,13 +1,13 @@
 // Package jsonappend holds the primitives of the reflection-free JSON
-// encoders (the HTTP answers in simulator/httpapi, the webhook bodies in
-// webhooks): strings, object keys, integers, booleans and floats appended to
+// encoders (the HTTP answers in simulator/httpapi, the store's records):
+// strings, object keys, integers, booleans and floats appended to
 // a byte slice.
 //
 // Contract: every function writes exactly the bytes encoding/json's Encoder
 // with SetEscapeHTML(false) writes for the same Go value (a field helper: for
 // that struct field, with or without omitempty as its name says). The
 // callers' differential tests and fuzz targets (FuzzAnswerEncoding,
-// FuzzWebhookBody) compare them with encoding/json.
+// FuzzRecordEncoding) compare them with encoding/json.
 package jsonappend
 
 import (

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -57,13 +56,12 @@ func toAttemptOut(a simulator.DeliveryAttempt) attemptOutDTO {
 	return out
 }
 
-// toEventOut renders an event; withBody adds the exact body of its latest
-// attempt (the stored body with that attempt's signedAt), or the stored body
-// before any attempt.
-func toEventOut(ev *simulator.Event, withBody bool) eventOutDTO {
+// toEventOut renders an event; body, when set, is the body its latest
+// attempt sent (or the body before any attempt): Service.EventBody.
+func toEventOut(ev *simulator.Event, body json.RawMessage) eventOutDTO {
 	out := eventOutDTO{
 		ID: ev.ID, EventType: ev.Type, PaymentID: ev.PaymentID, DisputeID: ev.DisputeID,
-		CreatedAt: ts(ev.CreatedAt), Status: ev.Status, Attempts: []attemptOutDTO{},
+		CreatedAt: ts(ev.CreatedAt), Status: ev.Status, Attempts: []attemptOutDTO{}, Body: body,
 	}
 	if ev.Status == simulator.DeliveryPending {
 		out.NextAttemptAt = ts(ev.CreatedAt)
@@ -74,22 +72,16 @@ func toEventOut(ev *simulator.Event, withBody bool) eventOutDTO {
 	for _, a := range ev.Attempts {
 		out.Attempts = append(out.Attempts, toAttemptOut(a))
 	}
-	if withBody {
-		out.Body = ev.Body
-		for i := len(ev.Attempts) - 1; i >= 0; i-- {
-			if s := ev.Attempts[i].SignedAt; s != "" {
-				out.Body = stampBody(ev.Body, s)
-				break
-			}
-		}
-	}
 	return out
 }
 
-// stampBody sets signedAt in a stored body (the bytes an attempt sent), as
-// webhooks.Stamp does (httpapi does not import webhooks).
-func stampBody(body []byte, signedAt string) json.RawMessage {
-	return json.RawMessage(strings.Replace(string(body), `"signedAt":""`, `"signedAt":"`+signedAt+`"`, 1))
+// eventWithBody answers ev with the body its latest attempt sent.
+func (s *Server) eventWithBody(c echo.Context, ev *simulator.Event) error {
+	body, err := s.svc.EventBody(ev)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toEventOut(ev, body))
 }
 
 func (s *Server) putWebhookEndpoint(c echo.Context) error {
@@ -158,7 +150,7 @@ func (s *Server) listWebhookEvents(c echo.Context) error {
 		Data []eventOutDTO `json:"data"`
 	}{Data: []eventOutDTO{}}
 	for _, ev := range evs {
-		out.Data = append(out.Data, toEventOut(ev, false))
+		out.Data = append(out.Data, toEventOut(ev, nil))
 	}
 	return writeJSON(c, http.StatusOK, out)
 }
@@ -168,7 +160,7 @@ func (s *Server) getWebhookEvent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toEventOut(ev, true))
+	return s.eventWithBody(c, ev)
 }
 
 func (s *Server) deliverWebhooks(c echo.Context) error {
@@ -210,7 +202,7 @@ func (s *Server) waitWebhook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toEventOut(ev, true))
+	return s.eventWithBody(c, ev)
 }
 
 func (s *Server) putWebhookChaos(c echo.Context) error {

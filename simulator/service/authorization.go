@@ -62,7 +62,7 @@ func (s *Service) mutatePaymentAt(t *simulator.Tenant, id, idemKey string, at ti
 			return err
 		}
 		if p.Status != before {
-			if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, now), p, nil, nil); err != nil {
+			if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, now), p, nil); err != nil {
 				return err
 			}
 		}

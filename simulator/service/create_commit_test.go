@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -44,18 +43,11 @@ func newCountingEnv(t *testing.T, decide func(p *simulator.Payment) simulator.Au
 	cs := &countingStore{DB: db}
 	clk := clock.NewManual(svcEpoch)
 	proc := &stubProcessor{Fake: processors.NewFake(nil, nil), authorize: decide}
-	svc := service.NewService(cs, clk, &idgen.Seq{}, cards, proc, nil, service.Config{Renderer: statusRenderer{}})
+	svc := service.NewService(cs, clk, &idgen.Seq{}, cards, proc, nil, service.Config{})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)
 	return &svcEnv{svc: svc, db: db, clk: clk, t: tn}, cs
-}
-
-// statusRenderer renders an event's body as the payment's status when the event was made.
-type statusRenderer struct{}
-
-func (statusRenderer) RenderEvent(_ *simulator.Event, p *simulator.Payment, _ *simulator.Transaction, _ *simulator.Dispute) (json.RawMessage, error) {
-	return json.Marshal(map[string]any{"status": p.Status})
 }
 
 // A payment the processor decides at once is created and authorized in one
@@ -97,9 +89,8 @@ func TestCreatePaymentCommitsOnce(t *testing.T) {
 			for i := len(evs) - 1; i >= 0; i-- { // listed newest first
 				var ev *simulator.Event
 				require.NoError(t, e.db.View(func(tx simulator.Tx) (err error) { ev, err = tx.Event(e.t.ID, evs[i].ID); return }))
-				var body struct{ Status simulator.PaymentStatus }
-				require.NoError(t, json.Unmarshal(ev.Body, &body), string(ev.Body))
-				got = append(got, body.Status)
+				require.NotNil(t, ev.Payment, "the event carries the payment it is rendered from")
+				got = append(got, ev.Payment.Status)
 			}
 			assert.Equal(t, tt.events, got, "events in order, the PENDING one first")
 			if tt.commits == 1 {

@@ -69,7 +69,7 @@ func (s *Service) openDispute(t *simulator.Tenant, paymentID, reason string, amo
 			return err
 		}
 		out = d
-		return s.appendEvent(tx, s.newEvent(simulator.EventDisputeOpened, p, now), p, nil, d)
+		return s.appendEvent(tx, s.newEvent(simulator.EventDisputeOpened, p, now), p, d)
 	})
 	if err == nil {
 		s.Kick()
@@ -184,7 +184,7 @@ func (s *Service) moveDispute(tx simulator.Tx, t *simulator.Tenant, d *simulator
 	if p == nil { // the payment is gone (reset): the dispute record stays, with no event
 		return nil
 	}
-	return s.appendEvent(tx, s.newEvent(simulator.EventDisputeStatus, p, now), p, nil, d)
+	return s.appendEvent(tx, s.newEvent(simulator.EventDisputeStatus, p, now), p, d)
 }
 
 // Disputes lists the tenant's disputes, newest first, of one payment when

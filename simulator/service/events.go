@@ -1,7 +1,7 @@
 package service
 
 import (
-	"fmt"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -16,16 +16,11 @@ func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *sim
 	}
 }
 
-// appendEvent renders ev's body from p as it is now (refund and d as the
-// event type needs) and appends it to the outbox in tx.
-func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator.Payment, refund *simulator.Transaction, d *simulator.Dispute) error {
-	if s.renderer != nil {
-		body, err := s.renderer.RenderEvent(ev, p, refund, d)
-		if err != nil {
-			return fmt.Errorf("rendering %s: %w", ev.Type, err)
-		}
-		ev.Body = body
-	}
+// appendEvent appends ev to the outbox in tx with what its body is
+// rendered from: p as it is now, and d for a DISPUTE.* event. The
+// dispatcher is told after the commit (WebhookRunner.Appended).
+func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) error {
+	ev.Payment, ev.Dispute = p, d
 	if d != nil {
 		ev.DisputeID = d.ID
 	}
@@ -35,10 +30,35 @@ func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator
 	if err := tx.AppendEvent(ev); err != nil {
 		return err
 	}
-	if s.webhooks != nil { // still inside tx: see WebhookRunner.Appended
-		s.webhooks.Appended(ev.TenantID, ev.Status == simulator.DeliveryPending)
+	if s.webhooks != nil {
+		tenantID, pending := ev.TenantID, ev.Status == simulator.DeliveryPending
+		tx.AfterCommit(func() { s.webhooks.Appended(tenantID, pending) })
 	}
 	return nil
+}
+
+// EventBody is the body ev's latest attempt sent, or before any attempt
+// the body every attempt will send but for signedAt (empty); nil without
+// a renderer.
+func (s *Service) EventBody(ev *simulator.Event) (json.RawMessage, error) {
+	if s.renderer == nil {
+		return ev.Body, nil
+	}
+	for i := len(ev.Attempts) - 1; i >= 0; i-- {
+		if ev.Attempts[i].SignedAt != "" {
+			return s.renderer.Sent(ev, ev.Attempts[i])
+		}
+	}
+	return s.renderer.Body(ev)
+}
+
+// SentBody is the body attempt a of ev sent; nil when it sent nothing (no
+// endpoint) or without a renderer.
+func (s *Service) SentBody(ev *simulator.Event, a simulator.DeliveryAttempt) (json.RawMessage, error) {
+	if s.renderer == nil {
+		return nil, nil
+	}
+	return s.renderer.Sent(ev, a)
 }
 
 // exhaustWithoutEndpoint makes ev, about to be appended, EXHAUSTED with the

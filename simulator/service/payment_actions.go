@@ -213,7 +213,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *simulator.Tenant, id str
 		p.Transactions = append(p.Transactions, txn)
 		if d.Status != simulator.StatusPending {
 			refundEvent = s.newEvent(simulator.EventPaymentRefund, p, now)
-			return s.appendEvent(tx, refundEvent, p, &p.Transactions[len(p.Transactions)-1], nil)
+			return s.appendEvent(tx, refundEvent, p, nil)
 		}
 		return nil
 	})

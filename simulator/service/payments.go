@@ -180,7 +180,7 @@ func paymentSource(tx sourceReader, t *simulator.Tenant, req PaymentRequest) (*s
 // decision applied as authorizing a stored payment applies it (the same
 // records and events, in the same order), with no recovery job.
 func (s *Service) createAuthorized(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision) error {
-	if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
+	if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil); err != nil {
 		return err
 	}
 	// The id the recovery job would have had is drawn all the same, so that a
@@ -196,7 +196,7 @@ func (s *Service) createAuthorized(tx simulator.Tx, t *simulator.Tenant, p *simu
 		return err
 	}
 	if p.Status != before {
-		if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, now), p, nil, nil); err != nil {
+		if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, now), p, nil); err != nil {
 			return err
 		}
 	}
@@ -209,7 +209,7 @@ func (s *Service) insertPayment(tx simulator.Tx, t *simulator.Tenant, p *simulat
 	if err := tx.PutPayment(p); err != nil {
 		return err
 	}
-	if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil, nil); err != nil {
+	if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil); err != nil {
 		return err
 	}
 	j := s.newJob(t, simulator.JobAuthorize, p.Date)

@@ -416,7 +416,7 @@ func (s *Service) resolveRefund(tx simulator.Tx, p *simulator.Payment, j *simula
 			txn.ProcessorStatusReason = simulator.DefaultReason(simulator.StatusFailed)
 			p.ReleaseRefund(txn.Allocations)
 		}
-		return s.appendEvent(tx, s.newEvent(simulator.EventPaymentRefund, p, now), p, txn, nil)
+		return s.appendEvent(tx, s.newEvent(simulator.EventPaymentRefund, p, now), p, nil)
 	}
 	return nil
 }

@@ -32,8 +32,8 @@ type Service struct {
 	// sched is made by NewService: the service kicks it after storing a
 	// job, it runs the service's jobs (the cycle stays inside this package).
 	sched *Scheduler
-	// renderer renders webhook bodies when events are made (nil: events
-	// carry no body). Config.Renderer.
+	// renderer renders the webhook bodies the service shows (EventBody,
+	// SentBody; nil: only an earlier release's stored ones). Config.Renderer.
 	renderer simulator.EventRenderer
 	// webhooks is the dispatcher port (nil: none attached): events are
 	// announced to it, a clock advance runs and waits for the attempts it
@@ -52,8 +52,10 @@ type Config struct {
 	// AdvanceWait bounds how long a clock advance waits for the webhook
 	// attempts it makes due (0: DefaultAdvanceWait).
 	AdvanceWait time.Duration
-	// Renderer renders webhook bodies when events are made (nil: events
-	// carry no body).
+	// Renderer renders the webhook bodies the service shows (the event
+	// detail, waits, the dashboard); nil shows only the bodies events of an
+	// earlier release stored. Events carry what their body is rendered
+	// from either way.
 	Renderer simulator.EventRenderer
 	// Webhooks makes the service's webhook dispatcher (nil: none, events
 	// stay PENDING for whoever attempts them). The dispatcher and the

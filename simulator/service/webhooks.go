@@ -59,12 +59,12 @@ type WebhookRunner interface {
 	// Replay makes one immediate attempt at an event (same X-Event-Id, new
 	// signedAt); a 2xx marks it DELIVERED, a failure schedules nothing.
 	Replay(ctx context.Context, tenantID, eventID string) (simulator.DeliveryAttempt, error)
-	// Appended is told about every event the service appends, inside the
-	// write transaction that appends it (so a store read that starts after
-	// the call sees the commit or the rollback): pending is true for an event
-	// queued for delivery, false for one finished at once (EXHAUSTED: no
-	// endpoint), which only the retention bound still concerns. It must
-	// not block or read the store.
+	// Appended is told about every event the service appends, after the
+	// write transaction that appends it has committed (never for one rolled
+	// back; so a store read that starts after the call sees the event):
+	// pending is true for an event queued for delivery, false for one
+	// finished at once (EXHAUSTED: no endpoint), which only the retention
+	// bound still concerns. It must not block.
 	Appended(tenantID string, pending bool)
 	// Wake is called by Service.Kick, after the service stored a job (and
 	// so, often, events): the dispatcher looks at the outbox again. It must
@@ -182,11 +182,12 @@ func (s *Service) Event(t *simulator.Tenant, id string) (*simulator.Event, error
 // attempt schedules the next retry (NextRetry) or, after the sixth, marks it
 // EXHAUSTED; "no endpoint" exhausts it at once. Replays and chaos duplicates
 // (a.Replay, a.Chaos == "duplicate") only mark DELIVERED on a 2xx. It
-// answers the event as stored (nil when it is gone).
+// answers the event as stored, without what its body is rendered from (nil
+// when it is gone).
 func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt) (*simulator.Event, error) {
 	var out *simulator.Event
 	err := s.Store.Update(func(tx simulator.Tx) error {
-		ev, err := tx.Event(tenantID, id)
+		ev, err := tx.EventRecord(tenantID, id)
 		if err != nil || ev == nil {
 			return err
 		}

@@ -118,6 +118,9 @@ func (d *DB) Update(fn func(simulator.Tx) error) error {
 	if err == nil { // (a transaction that wrote nothing costs an fsync of nothing)
 		d.disk.committed()
 		d.notifyChanges(tx.wrote)
+		for _, fn := range tx.after {
+			fn()
+		}
 	}
 	return err
 }

@@ -84,3 +84,32 @@ func TestTenantScopedKeys(t *testing.T) {
 		return nil
 	}))
 }
+
+// AfterCommit runs its functions once the transaction has committed (a read
+// then sees the write), in order; never after a rollback or a read.
+func TestAfterCommit(t *testing.T) {
+	db := openDB(t)
+	var ran []string
+	seen := func(name string) func() {
+		return func() { ran = append(ran, name+":"+string(read(t, db, "t1", "p1").Status)) }
+	}
+	require.NoError(t, db.Update(func(tx simulator.Tx) error {
+		tx.AfterCommit(seen("a"))
+		tx.AfterCommit(seen("b"))
+		assert.Empty(t, ran, "nothing runs inside the transaction")
+		return tx.PutPayment(payment("p1", simulator.StatusPending))
+	}))
+	assert.Equal(t, []string{"a:PENDING", "b:PENDING"}, ran)
+
+	ran = nil
+	err := db.Update(func(tx simulator.Tx) error {
+		tx.AfterCommit(seen("rolled back"))
+		if err := tx.PutPayment(payment("p1", simulator.StatusAuthorized)); err != nil {
+			return err
+		}
+		return errors.New("no")
+	})
+	require.Error(t, err)
+	require.NoError(t, db.View(func(tx simulator.Tx) error { tx.AfterCommit(seen("read")); return nil }))
+	assert.Empty(t, ran)
+}

@@ -90,3 +90,67 @@ func TestEventRecordShapes(t *testing.T) {
 	require.NoError(t, db.TenantRecords("t1", func(string, string) bool { left++; return true }))
 	assert.Zero(t, left)
 }
+
+// An event stores what its body is rendered from, as it was at AppendEvent:
+// the payment and the dispute read back equal (a later change of the
+// caller's records is not seen), an attempt's rewrite keeps them, and a
+// listing leaves them out.
+func TestEventInputs(t *testing.T) {
+	created := time.UnixMicro(1700000000000001).UTC()
+	db := openDB(t)
+	p := payment("p1", simulator.StatusAuthorized)
+	p.Date, p.DateUpdated = created, created
+	p.CurrencyCode, p.OrderID = "EUR", "o-1"
+	p.Metadata = map[string]any{"n": json.Number("12345678901234567890"), "s": "<&>"}
+	d := &simulator.Dispute{ID: "d1", TenantID: "t1", PaymentID: "p1", Reason: "FRAUDULENT", Amount: 70, CurrencyCode: "EUR",
+		Status: "OPEN", Type: "DISPUTE", OpenedAt: created, UpdatedAt: created,
+		Then: []simulator.DisputeStep{{Status: "WON"}}}
+	evs := []*simulator.Event{
+		{ID: "e1", TenantID: "t1", Type: simulator.EventPaymentStatus, PaymentID: "p1", CreatedAt: created, Status: simulator.DeliveryPending, Payment: p},
+		{ID: "e2", TenantID: "t1", Type: simulator.EventDisputeOpened, PaymentID: "p1", DisputeID: "d1", CreatedAt: created.Add(time.Microsecond),
+			Status: simulator.DeliveryPending, Payment: p, Dispute: d},
+	}
+	want := p.Clone()
+	wantD := *d
+	wantD.Then = nil // scripted steps are no part of a body
+	require.NoError(t, db.Update(func(tx simulator.Tx) error {
+		for _, ev := range evs {
+			if err := tx.AppendEvent(ev); err != nil {
+				return err
+			}
+		}
+		p.Status, d.Status = simulator.StatusSettled, "WON" // after the events were made
+		return nil
+	}))
+	read := func(id string) *simulator.Event {
+		var e *simulator.Event
+		require.NoError(t, db.View(func(tx simulator.Tx) (err error) { e, err = tx.Event("t1", id); return }))
+		require.NotNil(t, e, id)
+		return e
+	}
+	for _, id := range []string{"e1", "e2"} {
+		e := read(id)
+		assert.Equal(t, want, e.Payment, id)
+		assert.Nil(t, e.Body, "%s: no rendered body is stored", id)
+		var rec *simulator.Event
+		require.NoError(t, db.View(func(tx simulator.Tx) (err error) { rec, err = tx.EventRecord("t1", id); return }))
+		assert.Nil(t, rec.Payment, "%s: the record alone", id)
+		assert.Nil(t, rec.Dispute, "%s: the record alone", id)
+		rec.Status = simulator.DeliveryDelivered
+		rec.Attempts = append(rec.Attempts, simulator.DeliveryAttempt{At: created, StatusCode: 200, SignedAt: "1"})
+		require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutEvent(rec) }))
+		e = read(id)
+		assert.Equal(t, want, e.Payment, "%s: an attempt keeps the inputs", id)
+		assert.Equal(t, simulator.DeliveryDelivered, e.Status, id)
+	}
+	assert.Nil(t, read("e1").Dispute)
+	assert.Equal(t, &wantD, read("e2").Dispute)
+
+	var list []*simulator.Event
+	require.NoError(t, db.View(func(tx simulator.Tx) (err error) { list, err = tx.Events("t1", simulator.EventQuery{}); return }))
+	require.Len(t, list, 2)
+	for _, e := range list {
+		assert.Nil(t, e.Payment)
+		assert.Nil(t, e.Dispute)
+	}
+}

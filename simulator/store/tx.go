@@ -28,9 +28,19 @@ type Tx struct {
 	wroteBuf [2]string    // wrote's first backing array: most transactions write one tenant
 	tenants  *tenantCache // nil: always read the store
 	events   *eventIndex  // events by payment (event_index.go); nil: scan
+	// after: what AfterCommit was given, run by DB.Update after the commit.
+	after []func()
 }
 
 var _ simulator.Tx = (*Tx)(nil)
+
+// AfterCommit keeps fn for DB.Update to run once the transaction has
+// committed (a read transaction never commits: fn is dropped).
+func (t *Tx) AfterCommit(fn func()) {
+	if t.write {
+		t.after = append(t.after, fn)
+	}
+}
 
 func (t *Tx) get(key string, v any) (bool, error) {
 	s, err := t.tx.Get(key)
@@ -521,11 +531,11 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
 		return err
 	}
-	body := e.Body
-	if body == nil {
-		body = []byte{}
+	inputs, err := encodeEventInputs(e)
+	if err != nil {
+		return err
 	}
-	return t.putEvent(k, e, body)
+	return t.putEvent(k, e, inputs)
 }
 
 // Jobs.

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,11 +21,15 @@ import (
 // A payment's events are listed through the in-memory buntdb index
 // event_index.go keeps over the evt: keys (no key of its own).
 //
-// An event is one key: its record (JSON, which holds no raw newline), then,
-// after a newline, its webhook body as rendered when the event was made. The
-// body is never parsed when events are listed; recording an attempt rewrites
-// it unchanged. Events written before this format keep their body apart, at
-// evb, which is still read (and deleted with the event).
+// An event is one key: its record (JSON, which holds no raw newline), then
+// what its webhook body is rendered from, each part after a newline and
+// tagged by its first byte: 'p' and the payment as it was (the payment
+// record's encoding), 'd' and the dispute of a DISPUTE.* event (JSON).
+// Events stored by earlier releases have their rendered body there instead
+// (a JSON object, '{'), or, older still, apart at evb; those are read as
+// Event.Body (and evb is deleted with the event). The parts are never
+// parsed when events are listed; recording an attempt rewrites them
+// unchanged.
 func pPending(tid string) string { return tenantPrefix(tid) + "whp:" }
 func kPending(e *simulator.Event) string {
 	return pPending(e.TenantID) + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
@@ -119,8 +124,9 @@ func (t *Tx) eventKey(tid, id string) (string, error) {
 	return pEvent(tid) + v + ":" + id, nil
 }
 
-// putEvent writes the event record at k with body, or when body is nil with
-// the body the stored event has (an update).
+// putEvent writes the event record at k with body (what follows the
+// record's newline: encodeEventInputs), or when body is nil with the body
+// the stored event has (an update).
 func (t *Tx) putEvent(k string, e *simulator.Event, body []byte) error {
 	b, err := encodeEvent(e)
 	if err != nil {
@@ -145,8 +151,8 @@ func (t *Tx) putEvent(k string, e *simulator.Event, body []byte) error {
 	return t.setRaw(k, string(v))
 }
 
-// splitEvent splits a stored event into its record and its body ("" when
-// the body is kept apart, as in records before the one-key format).
+// splitEvent splits a stored event into its record and what follows it
+// ("" when the body is kept apart, at evb).
 func splitEvent(v string) (rec, body string) {
 	if i := strings.IndexByte(v, '\n'); i >= 0 {
 		return v[:i], v[i+1:]
@@ -155,20 +161,8 @@ func splitEvent(v string) (rec, body string) {
 }
 
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
-	if id == "" || strings.ContainsAny(id, ":/") {
-		return nil, nil
-	}
-	k, err := t.eventKey(tid, id)
-	if err != nil || k == "" {
-		return nil, err
-	}
-	v, err := t.raw(k)
-	if err != nil || v == "" {
-		return nil, err
-	}
-	recRaw, body := splitEvent(v)
-	e, err := decodeEvent(recRaw, tid)
-	if err != nil {
+	e, body, err := t.event(tid, id)
+	if err != nil || e == nil {
 		return nil, err
 	}
 	if body == "" {
@@ -176,10 +170,106 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 			return nil, err
 		}
 	}
-	if body != "" {
-		e.Body = []byte(body)
+	if err := decodeEventInputs(e, body); err != nil {
+		return nil, fmt.Errorf("store: event %s: %w", id, err)
 	}
 	return e, nil
+}
+
+func (t *Tx) EventRecord(tid, id string) (*simulator.Event, error) {
+	e, _, err := t.event(tid, id)
+	return e, err
+}
+
+// event reads the record of event id and answers it with what follows it
+// in the stored value (splitEvent); nil when there is no such event.
+func (t *Tx) event(tid, id string) (*simulator.Event, string, error) {
+	if id == "" || strings.ContainsAny(id, ":/") {
+		return nil, "", nil
+	}
+	k, err := t.eventKey(tid, id)
+	if err != nil || k == "" {
+		return nil, "", err
+	}
+	v, err := t.raw(k)
+	if err != nil || v == "" {
+		return nil, "", err
+	}
+	recRaw, body := splitEvent(v)
+	e, err := decodeEvent(recRaw, tid)
+	if err != nil {
+		return nil, "", err
+	}
+	return e, body, nil
+}
+
+// Tags of the parts that follow an event's record (see the keys above).
+const (
+	tagPayment = 'p'
+	tagDispute = 'd'
+)
+
+// encodeEventInputs is what follows e's record: its payment and dispute,
+// each tagged, or the rendered body an event of an earlier release carries.
+func encodeEventInputs(e *simulator.Event) ([]byte, error) {
+	if e.Payment == nil && e.Dispute == nil {
+		return append([]byte{}, e.Body...), nil
+	}
+	var out []byte
+	if e.Payment != nil {
+		b, err := encodePayment(e.Payment)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, tagPayment), b...)
+	}
+	if e.Dispute != nil {
+		d := *e.Dispute
+		d.Then = nil // scripted steps yet to run: not part of any body
+		b, err := json.Marshal(&d)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(append(out, tagDispute), b...)
+	}
+	return out, nil
+}
+
+// decodeEventInputs reads what follows e's record into e: its payment and
+// dispute, or an earlier release's rendered body (Event.Body).
+func decodeEventInputs(e *simulator.Event, v string) error {
+	if v == "" || v[0] == '{' {
+		if v != "" {
+			e.Body = []byte(v)
+		}
+		return nil
+	}
+	for part := range strings.SplitSeq(v, "\n") {
+		if part == "" {
+			continue
+		}
+		switch part[0] {
+		case tagPayment:
+			p, err := decodePayment(part[1:], e.TenantID)
+			if err != nil {
+				return err
+			}
+			e.Payment = p
+		case tagDispute:
+			var d simulator.Dispute
+			if err := decode(part[1:], &d); err != nil {
+				return err
+			}
+			e.Dispute = &d
+		default:
+			return fmt.Errorf("unknown part %q", part[:1])
+		}
+	}
+	e.Body = nil // "null": the record's, not a body
+	return nil
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
