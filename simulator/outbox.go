@@ -38,16 +38,14 @@ type Event struct {
 	PaymentID string    `json:"paymentId"`
 	DisputeID string    `json:"disputeId,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
-	// Payment is the payment as it was when the event was made (a
-	// PAYMENT.REFUND's refund is its last transaction); Dispute is the
-	// dispute of a DISPUTE.* event. Tx.AppendEvent stores them as they are
-	// at that call, so the caller may go on changing them. Events read by
+	// Payment is the payment as it was when the event was made (refunds
+	// among its transactions), Dispute the dispute of a DISPUTE.* event;
+	// Tx.AppendEvent stores them as they are at that call. Events read by
 	// Tx.Events (a listing) leave them nil.
 	Payment *Payment `json:"-"`
 	Dispute *Dispute `json:"-"`
-	// Body is the rendered body an event stored by an earlier release
-	// carries instead of Payment and Dispute: it is sent as it is (with
-	// signedAt set). Nil for the events made now.
+	// Body is the body an event stored by an earlier release carries instead
+	// of Payment and Dispute, sent as stored but for signedAt (nil: new).
 	Body   json.RawMessage `json:"body"`
 	Status string          `json:"status"`
 	// NextAt is when the next attempt is due on the tenant clock (PENDING only;
