@@ -1,13 +1,13 @@
-// Package jsonappend holds the primitives of the reflection-free JSON
-// encoders (the HTTP answers in simulator/httpapi, the webhook bodies in
-// webhooks): strings, object keys, integers, booleans and floats appended to
-// a byte slice.
+// Package jsonappend holds the primitives of the reflection-free encoder of
+// the webhook bodies (webhooks/payload_encode.go): strings, object keys,
+// integers, booleans and floats appended to a byte slice. The store keeps
+// its own copy (simulator/store/json_append.go).
 //
 // Contract: every function writes exactly the bytes encoding/json's Encoder
 // with SetEscapeHTML(false) writes for the same Go value (a field helper: for
 // that struct field, with or without omitempty as its name says). The
-// callers' differential tests and fuzz targets (FuzzAnswerEncoding,
-// FuzzWebhookBody) compare them with encoding/json.
+// caller's differential tests and fuzz target (FuzzWebhookBody) compare them
+// with encoding/json.
 package jsonappend
 
 import (

@@ -1,5 +1,6 @@
-// Package wire appends the domain records that API answers and webhook
-// bodies write the same way, without reflection.
+// Package wire appends the domain records webhook bodies write
+// (webhooks/payload_encode.go), without reflection. The store keeps its own
+// copy (simulator/store/json_append.go).
 package wire
 
 import (
@@ -9,8 +10,8 @@ import (
 
 // Each function appends exactly what encoding/json makes of the value
 // with its json tags (HTML escaping off), without reflection; the
-// differential tests of simulator/httpapi (TestAnswerEncodingMatchesEncodingJSON)
-// and webhooks (TestPaymentBodyMatchesEncodingJSON) hold them to it.
+// differential test of webhooks (TestPaymentBodyMatchesEncodingJSON) holds
+// them to it.
 
 // Address appends a as encoding/json encodes it.
 func Address(dst []byte, a *simulator.Address) []byte {
