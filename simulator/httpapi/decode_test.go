@@ -124,3 +124,53 @@ func fieldErrors(err error) string {
 	}
 	return b.String()
 }
+
+// FuzzDecode: for any body, decodeFull's request struct and error are the
+// ones the validated tree gives (decodeTree). The first byte picks the
+// request type.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte("\x00" + benchPaymentTypical))
+	f.Add([]byte("\x00" + `{"paymentMethodToken":"a","customer":{"firstName":"A"},"customer":{"lastName":"B"}}`))
+	f.Add([]byte("\x01" + `{"paymentMethod":{"options":{"a":1},"options":{"b":2}}}`))
+	f.Add([]byte("\x02" + `{"b":1.5,"a":2.5}`))
+	type two struct {
+		B int64 `json:"b"`
+		A int64 `json:"a"`
+	}
+	kinds := []struct {
+		s   *schema
+		dst func() any
+	}{
+		{paymentCreate, func() any { return new(createPaymentBody) }},
+		{clientSessionCreate, func() any { return new(createSessionRequest) }},
+		{obj(true, field("a", number()), field("b", number())), func() any { return new(two) }},
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		k := kinds[int(data[0])%len(kinds)]
+		b := data[1:]
+		got := k.dst()
+		_, err := decodeFull(b, k.s, "M", got, true, nil)
+		tree, perr := parseJSON(b, true)
+		if perr != nil {
+			require.Error(t, err)
+			return
+		}
+		want := k.dst()
+		var errs []simulator.FieldError
+		k.s.validate(tree, "$", &errs)
+		if len(errs) > 0 {
+			require.Error(t, err)
+			return
+		}
+		if wantErr := decodeTree(tree, want); wantErr != nil {
+			require.Error(t, err)
+			assert.Contains(t, fieldErrors(err), wantErr.Error())
+			return
+		}
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	})
+}
