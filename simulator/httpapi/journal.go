@@ -53,19 +53,6 @@ type JournalEntry struct {
 
 	at         time.Time
 	paymentIDs []string // the path id, a created payment, approve's merchantPaymentId, an error's paymentId
-	// reqBody and respBody become RequestBody and ResponseBody when the
-	// entry is first read (masked), unless pending is false.
-	reqBody, respBody bodyWindow
-	pending           bool
-}
-
-// settle fills the bodies of an entry recorded with pending windows.
-func (e *JournalEntry) settle() {
-	if !e.pending {
-		return
-	}
-	e.RequestBody, e.ResponseBody = e.reqBody.text(), e.respBody.text()
-	e.reqBody, e.respBody, e.pending = bodyWindow{}, bodyWindow{}, false
 }
 
 // JournalQuery filters GET /_sandbox/requests. Zero values match all.
@@ -232,12 +219,11 @@ func (j *Journal) Entries(tenantID string, q JournalQuery) []JournalEntry {
 	}
 	n := len(tj.ring)
 	for i := 0; i < n; i++ {
-		e := &tj.ring[(tj.next-1-i+2*n)%n] // newest first
+		e := tj.ring[(tj.next-1-i+2*n)%n] // newest first
 		if !e.matches(q) {
 			continue
 		}
-		e.settle() // once per entry, under the lock
-		out = append(out, *e)
+		out = append(out, e)
 		if q.Limit > 0 && len(out) == q.Limit {
 			break
 		}

@@ -149,31 +149,12 @@ const journalLookahead = 64
 // journalBodyMax. Masking comes first so that the cut cannot leave the
 // digits of a number it split in clear. cut says b is already the head of a
 // longer body.
-func journalText(b []byte, cut bool) string { return journalWindow(b, cut).text() }
-
-// bodyWindow is what the journal keeps of a body until its entry is first
-// read (Journal.Entries): the head journalText works on, copied, and whether
-// a digit run may cross the cut. Masking at the first read instead of at
-// every request keeps the scan off the request path, and most entries are
-// never read: on GET /payments/{id} (`paysandbox bench --flow read
-// --cpuprofile`) the scan was 3.9% of the process's CPU.
-type bodyWindow struct {
-	w   []byte
-	cut bool
-}
-
-// journalWindow is the window journalText masks of b.
-func journalWindow(b []byte, cut bool) bodyWindow {
+func journalText(b []byte, cut bool) string {
 	w := b[:min(len(b), journalBodyMax+journalLookahead)]
 	if cut || len(w) < len(b) {
 		cut = tailRunStart(w) < journalBodyMax // a run wholly past the cut is not kept anyway
 	}
-	return bodyWindow{w: bytes.Clone(w), cut: cut}
-}
-
-// text is the window masked, then cut to journalBodyMax.
-func (bw bodyWindow) text() string {
-	m := redact.Bytes(bw.w, bw.cut)
+	m := redact.Bytes(w, cut)
 	return string(m[:min(len(m), journalBodyMax)])
 }
 
@@ -214,17 +195,17 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 	reqBody := body(c)
 	e := JournalEntry{
 		At: ts(now), at: now, Method: r.Method, Path: redact.String(r.URL.Path), Status: status,
-		LatencyMs: time.Since(start).Milliseconds(), TenantID: t.ID, RequestID: requestID(c), pending: true,
+		LatencyMs: time.Since(start).Milliseconds(), TenantID: t.ID, RequestID: requestID(c),
 	}
 	if len(red.req) > 0 {
-		e.reqBody = journalWindow(redactFields(reqBody, red.req, false, false), false)
+		e.RequestBody = journalText(redactFields(reqBody, red.req, false, false), false)
 	} else {
-		e.reqBody = journalWindow(reqBody, false)
+		e.RequestBody = journalText(reqBody, false)
 	}
 	if len(red.resp) > 0 {
-		e.respBody = journalWindow(redactFields(cw.buf, red.resp, cw.over, true), false)
+		e.ResponseBody = journalText(redactFields(cw.buf, red.resp, cw.over, true), false)
 	} else {
-		e.respBody = journalWindow(cw.buf, cw.over)
+		e.ResponseBody = journalText(cw.buf, cw.over)
 	}
 	e.paymentIDs = journalPaymentIDs(c, route, status, cw.buf)
 	e.Hints, _ = c.Get(ctxHints).([]Hint)
