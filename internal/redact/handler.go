@@ -17,6 +17,12 @@ type handler struct{ h slog.Handler }
 func (r handler) Enabled(ctx context.Context, l slog.Level) bool { return r.h.Enabled(ctx, l) }
 
 func (r handler) Handle(ctx context.Context, rec slog.Record) error {
+	if !needsPass(rec.Message, false) && !anyAttr(rec, masks) {
+		// Most lines: passed on as they are, without a copy of the record
+		// (BenchmarkHandler, the request line: 4 allocations to 1, about
+		// 1.2 µs less of 3.4; end to end within the shared benchmark's noise).
+		return r.h.Handle(ctx, rec)
+	}
 	out := slog.NewRecord(rec.Time, rec.Level, String(rec.Message), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(maskAttr(a))
@@ -35,6 +41,38 @@ func (r handler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (r handler) WithGroup(name string) slog.Handler { return handler{r.h.WithGroup(name)} }
 
+// anyAttr reports whether f holds for one of rec's attributes.
+func anyAttr(rec slog.Record, f func(slog.Attr) bool) bool {
+	found := false
+	rec.Attrs(func(a slog.Attr) bool {
+		found = f(a)
+		return !found
+	})
+	return found
+}
+
+// masks reports whether maskAttr changes a's text.
+func masks(a slog.Attr) bool {
+	v := a.Value.Resolve()
+	if SecurityKey(a.Key) && v.Kind() != slog.KindGroup {
+		return true
+	}
+	switch v.Kind() {
+	case slog.KindString:
+		return needsPass(v.String(), false)
+	case slog.KindInt64, slog.KindUint64, slog.KindAny:
+		m := maskAttr(slog.Attr{Key: a.Key, Value: v})
+		return m.Value.Kind() != v.Kind() // masked: now a string
+	case slog.KindGroup:
+		for _, g := range v.Group() {
+			if masks(g) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func maskAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	if SecurityKey(a.Key) && v.Kind() != slog.KindGroup {
@@ -46,6 +84,9 @@ func maskAttr(a slog.Attr) slog.Attr {
 			return slog.String(a.Key, String(s))
 		}
 	case slog.KindInt64, slog.KindUint64:
+		if under12Digits(v) {
+			break // no card number, and no text to format
+		}
 		if s := v.String(); len(s) >= 12 {
 			if m := String(s); m != s {
 				return slog.String(a.Key, m)
@@ -75,4 +116,13 @@ func maskAttr(a slog.Attr) slog.Attr {
 		}
 	}
 	return slog.Attr{Key: a.Key, Value: v}
+}
+
+// under12Digits reports whether an integer value has fewer than 12 digits.
+func under12Digits(v slog.Value) bool {
+	if v.Kind() == slog.KindUint64 {
+		return v.Uint64() < 1e11
+	}
+	i := v.Int64()
+	return i > -1e11 && i < 1e11
 }

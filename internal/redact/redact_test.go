@@ -180,3 +180,46 @@ func TestHandler(t *testing.T) {
 	assert.Contains(t, out, "ok=12")
 	assert.True(t, Handler(slog.NewTextHandler(&buf, nil)).Enabled(context.Background(), slog.LevelInfo))
 }
+
+// cardValuer is a LogValuer that resolves to a card number.
+type cardValuer struct{}
+
+func (cardValuer) LogValue() slog.Value { return slog.StringValue("pan 4111111111111111") }
+
+// TestHandlerEachAttr: a line whose message is clean is still masked when
+// one attribute alone needs it, whatever its kind; a clean line is written
+// exactly as the wrapped handler writes it.
+func TestHandlerEachAttr(t *testing.T) {
+	attrs := map[string]slog.Attr{
+		"string":     slog.String("path", "/payments/4111111111111111"),
+		"key":        slog.Int("cvv", 123),
+		"error":      slog.Any("err", errors.New("bad number 4111 1111 1111 1111")),
+		"int64":      slog.Int64("n", 4111111111111111),
+		"uint64":     slog.Uint64("n", 4111111111111111),
+		"group":      slog.Group("g", "securityCode", 999),
+		"group text": slog.Group("g", "url", "/x?token=secret"),
+		"valuer":     slog.Any("v", cardValuer{}),
+		"bytes":      slog.Any("b", []byte("4111111111111111")),
+	}
+	for name, a := range attrs {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			slog.New(Handler(slog.NewTextHandler(&buf, nil))).LogAttrs(context.Background(), slog.LevelInfo, "request", a)
+			for _, leak := range []string{"4111111111111111", "4111 1111 1111 1111", "123", "999", "secret"} {
+				assert.NotContains(t, buf.String(), leak)
+			}
+		})
+	}
+	clean := []slog.Attr{slog.String("path", "/payments/abc"), slog.Int("status", 200), slog.Int64("big", -99999999999),
+		slog.Any("v", slog.StringValue("x")), slog.Group("g", "k", "v"), slog.Any("err", errors.New("plain"))}
+	var want, got bytes.Buffer
+	opts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}
+	slog.New(slog.NewTextHandler(&want, opts)).LogAttrs(context.Background(), slog.LevelInfo, "request", clean...)
+	slog.New(Handler(slog.NewTextHandler(&got, opts))).LogAttrs(context.Background(), slog.LevelInfo, "request", clean...)
+	assert.Equal(t, want.String(), got.String())
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -66,7 +67,7 @@ func decodeWith(c echo.Context, s *schema, model string, dst any, optional bool,
 }
 
 // decodeFull decodes a body as a generic tree, lists every broken rule, then
-// decodes the tree into dst.
+// fills dst (a pointer to a zero value, or nil) from the body (decodeDTO).
 func decodeFull(b []byte, s *schema, model string, dst any, optional bool, extra func(tree map[string]any) []simulator.FieldError, pathErrs ...simulator.FieldError) (map[string]any, error) {
 	tree, err := parseJSON(b, optional)
 	if err != nil {
@@ -81,14 +82,87 @@ func decodeFull(b []byte, s *schema, model string, dst any, optional bool, extra
 		return nil, simulator.ValidationError(model, errs...)
 	}
 	if dst != nil {
-		raw, _ := json.Marshal(tree)
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber() // free-form values (metadata) keep their exact numbers
-		if err := dec.Decode(dst); err != nil {
+		if err := decodeDTO(b, tree, dst); err != nil {
 			return nil, simulator.ValidationError(model, simulator.FieldError{Path: "$", Description: err.Error()})
 		}
 	}
 	return tree, nil
+}
+
+// decodeDTO fills dst, a pointer to a zero value, from the body b of the
+// validated tree. The contract is the tree's: dst ends as decoding the tree
+// re-encoded (decodeTree) leaves it, error included. Decoding b itself
+// gives the same for one decode less, except where b repeats a key (the
+// tree keeps the last value, a decode of b merges both objects into a
+// struct or map) or the decode fails (the first error follows the key order,
+// which the tree sorts): those take decodeTree. Two keys of one object that
+// encoding/json's case-insensitive match sends to one field would differ
+// too; the closed schemas only let through keys that are their properties,
+// and no two properties of a schema fold alike (TestSchemaPropertiesFoldApart).
+func decodeDTO(b []byte, tree map[string]any, dst any) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil // an optional empty body is {}: nothing to fill
+	}
+	if members(b) == treeMembers(tree) { // no repeated key
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber() // free-form values (metadata) keep their exact numbers
+		if dec.Decode(dst) == nil {
+			return nil
+		}
+		reflect.ValueOf(dst).Elem().SetZero()
+	}
+	return decodeTree(tree, dst)
+}
+
+// decodeTree fills dst from the tree re-encoded.
+func decodeTree(tree map[string]any, dst any) error {
+	raw, _ := json.Marshal(tree)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(dst)
+}
+
+// members counts the object members of the JSON text b: its colons outside
+// strings.
+func members(b []byte) int {
+	n := 0
+	inStr, esc := false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case inStr:
+			switch c {
+			case '\\':
+				esc = true
+			case '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == ':':
+			n++
+		}
+	}
+	return n
+}
+
+// treeMembers counts the object members of a parsed tree; fewer than
+// members of its text means a key was repeated.
+func treeMembers(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		n += len(v)
+		for _, e := range v {
+			n += treeMembers(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += treeMembers(e)
+		}
+	}
+	return n
 }
 
 // withModel names the request model of a 422 made before it was known.

@@ -1,9 +1,10 @@
 // Package httpapi is the HTTP adapter: one echo server with one route table
 // (routes.go), the middleware of the request pipeline (request id and log,
 // auth, version, body limit, timeout, CORS), the one code->status table and
-// error handler (errors.go), request schemas, wire DTOs and the encoders of
-// the hot answers without reflection (dto_encode.go), one handler
-// file per resource, and the per-tenant request journal with its hints
-// (journal.go holds the state, journal_http.go the small middleware hook). Handlers run parse -> validate -> service -> render.
+// error handler (errors.go), request schemas, wire DTOs (every answer is
+// written by encoding/json through writeJSON), one handler file per
+// resource, and the per-tenant request journal with its hints (journal.go
+// holds the state, journal_http.go the small middleware hook). Handlers run
+// parse -> validate -> service -> render.
 // It imports simulator and simulator/service; never store, processors or webhooks.
 package httpapi

@@ -90,10 +90,11 @@ const redactedMark = "[REDACTED]"
 // case, as encoding/json matches them) of a JSON body. A body that is not
 // JSON, or was cut, is replaced whole: a secret never leaks through a parse
 // failure. Responses (ours, so exact key names) are parsed only when a
-// field's name occurs in them; requests always are.
-func redactFields(b []byte, fields []string, cut, response bool) string {
+// field's name occurs in them; requests always are. b itself is returned
+// when there is nothing to rewrite.
+func redactFields(b []byte, fields []string, cut, response bool) []byte {
 	if len(fields) == 0 || len(b) == 0 {
-		return string(b)
+		return b
 	}
 	if response && !cut {
 		present := false // most answers of these routes carry no secret
@@ -104,12 +105,12 @@ func redactFields(b []byte, fields []string, cut, response bool) string {
 			}
 		}
 		if !present {
-			return string(b)
+			return b
 		}
 	}
 	var v any
 	if cut || json.Unmarshal(b, &v) != nil {
-		return redactedMark + " (body not parsed)"
+		return []byte(redactedMark + " (body not parsed)")
 	}
 	var walk func(any)
 	walk = func(x any) {
@@ -132,9 +133,9 @@ func redactFields(b []byte, fields []string, cut, response bool) string {
 	walk(v)
 	out, err := jsonBytes(v)
 	if err != nil {
-		return redactedMark
+		return []byte(redactedMark)
 	}
-	return string(out)
+	return out
 }
 
 // journalLookahead is how far past journalBodyMax a body is read for
@@ -197,12 +198,12 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		LatencyMs: time.Since(start).Milliseconds(), TenantID: t.ID, RequestID: requestID(c),
 	}
 	if len(red.req) > 0 {
-		e.RequestBody = journalText([]byte(redactFields(reqBody, red.req, false, false)), false)
+		e.RequestBody = journalText(redactFields(reqBody, red.req, false, false), false)
 	} else {
 		e.RequestBody = journalText(reqBody, false)
 	}
 	if len(red.resp) > 0 {
-		e.ResponseBody = journalText([]byte(redactFields(cw.buf, red.resp, cw.over, true)), false)
+		e.ResponseBody = journalText(redactFields(cw.buf, red.resp, cw.over, true), false)
 	} else {
 		e.ResponseBody = journalText(cw.buf, cw.over)
 	}

@@ -134,7 +134,7 @@ func TestRedact(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, redactFields([]byte(tc.in), tc.fields, tc.cut, tc.response))
+			assert.Equal(t, tc.want, string(redactFields([]byte(tc.in), tc.fields, tc.cut, tc.response)))
 		})
 	}
 }

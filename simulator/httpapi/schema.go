@@ -72,6 +72,17 @@ func amount() *schema { return amountOf(&zero) }
 // a fraction: what the API wants instead.
 const minorUnitsHelp = ": amounts are integers in minor units (1000 = 10.00)"
 
+// hasProp reports whether name is one of the object's properties (a scan:
+// a schema has a handful, and a map per validated object cost more).
+func (s *schema) hasProp(name string) bool {
+	for _, p := range s.props {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // validate checks v against s at path and appends every broken rule to errs.
 // A null is the same as an absent field (required fields must have a value).
 func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
@@ -88,9 +99,7 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 			add("Value must be an object")
 			return
 		}
-		known := make(map[string]bool, len(s.props))
 		for _, p := range s.props {
-			known[p.name] = true
 			pv, present := m[p.name]
 			if p.req && (!present || pv == nil) {
 				*errs = append(*errs, simulator.FieldError{Path: path + "." + p.name, Description: "Field required"})
@@ -103,7 +112,7 @@ func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
 		if s.closed {
 			var extra []string
 			for k := range m {
-				if !known[k] {
+				if !s.hasProp(k) {
 					extra = append(extra, k)
 				}
 			}

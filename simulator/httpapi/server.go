@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -122,20 +121,13 @@ func writeJSON(c echo.Context, status int, v any) error {
 	case attemptDTO:
 		c.Set(ctxAnswerPayment, d.PaymentID)
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if a, ok := v.(jsonAppender); ok { // the hot answers: no reflection (dto_encode.go)
-		b, err := a.appendJSON(buf.AvailableBuffer())
-		if err != nil {
-			return err
-		}
-		buf.Write(b) // keeps the grown buffer for the pool
-		return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
-	}
-	if err := newJSONEncoder(buf).Encode(v); err != nil {
+	e := getAnswerEncoder()
+	defer putAnswerEncoder(e)
+	b, err := e.encode(v)
+	if err != nil {
 		return err
 	}
-	return c.Blob(status, echo.MIMEApplicationJSON, bytes.TrimRight(buf.Bytes(), "\n"))
+	return c.Blob(status, echo.MIMEApplicationJSON, b)
 }
 
 func newJSONEncoder(w io.Writer) *json.Encoder {

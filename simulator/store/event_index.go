@@ -8,7 +8,6 @@ import (
 
 	"github.com/tidwall/buntdb"
 
-	"github.com/paysandbox/paysandbox/internal/jsonappend"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -124,7 +123,7 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 	}
 	// As the event encoder writes it (appendEvRec); payment ids are ours and
 	// never hold the characters json.Marshal would write otherwise.
-	want := string(jsonappend.String(nil, q.PaymentID))
+	want := string(jsonString(nil, q.PaymentID))
 	pivot := paymentIDField + want
 	p := pEvent(tid)
 	var out []*simulator.Event
