@@ -36,11 +36,12 @@ func keyHash(key string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// sign makes "payload.mac" for purpose (so a link is never a cookie).
+// sign makes "payload.mac" for purpose (so a link is never a cookie),
+// prefixed with the instance's name when it has one.
 func (s *Server) sign(purpose string, c claims) string {
 	b, _ := json.Marshal(c)
 	p := base64.RawURLEncoding.EncodeToString(b)
-	return p + "." + s.mac(purpose, p)
+	return simulator.WithInstance(s.opt.Instance, p+"."+s.mac(purpose, p))
 }
 
 func (s *Server) mac(purpose, payload string) string {
@@ -51,9 +52,20 @@ func (s *Server) mac(purpose, payload string) string {
 
 var errSignIn = errors.New("sign in")
 
+// instanceParam is the query parameter of a sign-in redirected to the
+// instance that issued its key: the only dashboard request whose credential
+// travels in the body, where a proxy cannot see it.
+const instanceParam = "instance"
+
 // verify checks a signed value of purpose, its expiry, and that its tenant
 // and key still exist; it returns the tenant and the key's record.
 func (s *Server) verify(purpose, v string) (*simulator.Tenant, simulator.APIKey, error) {
+	if s.opt.Instance != "" {
+		var ok bool
+		if v, ok = strings.CutPrefix(v, s.opt.Instance+simulator.InstanceSep); !ok {
+			return nil, simulator.APIKey{}, errSignIn // another instance's, or unnamed
+		}
+	}
 	p, sig, ok := strings.Cut(v, ".")
 	if !ok || !hmac.Equal([]byte(sig), []byte(s.mac(purpose, p))) {
 		return nil, simulator.APIKey{}, errSignIn
@@ -171,6 +183,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, _, err := s.svc.Authenticate(key)
+	if other := simulator.ForeignInstance(s.opt.Instance, key); err != nil && other != "" && r.URL.Query().Get(instanceParam) != other {
+		// Another instance's key: the proxy routes a sign-in by this
+		// parameter (307 keeps the method and the form).
+		http.Redirect(w, r, Prefix+"/login?"+instanceParam+"="+url.QueryEscape(other), http.StatusTemporaryRedirect)
+		return
+	}
 	if err != nil {
 		s.render(w, r, http.StatusUnauthorized, "login", &view{Title: "Sign in", Bare: true, Data: loginData{Next: next, Error: "That API key is not valid. " + plain(err)}})
 		return

@@ -59,6 +59,11 @@ type Options struct {
 	// scheme, host and address (the session cookie's Secure, checkout links,
 	// the same-origin check, the log); nil: loopback and private ranges.
 	Trust *forwarded.Trust
+	// Instance names this instance among several behind one proxy (serve's
+	// --instance): session cookies and checkout links carry it as a prefix
+	// (simulator.WithInstance) so the proxy can route them, and a sign-in
+	// with another instance's key is redirected to it. Empty: no prefix.
+	Instance string
 }
 
 // Server serves the dashboard and the demo checkout.

@@ -112,6 +112,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	svc := service.NewService(db, opt.Clock, opt.IDs, cards, proc, log, service.Config{
 		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
 		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
+		Instance: cfg.Instance,
 	})
 	a.Svc = svc
 	if n, err := svc.ConvertTenantExpiries(); err != nil { // before the scheduler runs
@@ -137,8 +138,9 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		opt.UI.Logger = log
 	}
 	opt.UI.Trust = trust
+	opt.UI.Instance = cfg.Instance
 	if opt.UI.PrefillKey == "" {
-		opt.UI.PrefillKey = simulator.DefaultAPIKey
+		opt.UI.PrefillKey = cfg.DefaultAPIKey()
 	}
 	// The dashboard's sources and the webhook-non-2xx hint (ui_sources.go).
 	uiSources(a, &opt.UI)
@@ -147,7 +149,20 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		return nil, err
 	}
 	a.Handler = a.UI.Wrap(a.Server.Routes())
+	if name := cfg.Instance; name != "" {
+		a.Handler = instanceHeader(name, a.Handler)
+	}
 	return a, nil
+}
+
+// instanceHeader names the instance on every answer (X-Paysandbox-Instance),
+// so whoever runs several behind a proxy sees which one answered.
+func instanceHeader(name string, next http.Handler) http.Handler {
+	v := []string{name}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["X-Paysandbox-Instance"] = v
+		next.ServeHTTP(w, r)
+	})
 }
 
 // edges builds what stands between the server and the network: the webhook
@@ -180,7 +195,7 @@ func (c Config) edges(r webhooks.Resolver) (*webhooks.Guard, *forwarded.Trust, e
 func (a *App) ensureTenants() error {
 	specs := []service.TenantSpec{{
 		ID: simulator.DefaultTenantID, SigningSecret: simulator.DefaultSigningSecret, WebhookURL: a.Config.WebhookURL,
-		APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}},
+		APIKeys: []simulator.APIKey{{Key: a.Config.DefaultAPIKey(), Scopes: simulator.AllScopes}},
 	}}
 	for _, t := range a.Config.Tenants {
 		spec := service.TenantSpec{ID: t.ID, SigningSecret: t.SigningSecret, WebhookURL: t.WebhookURL, First6Digits: t.First6Digits}
@@ -196,13 +211,18 @@ func (a *App) ensureTenants() error {
 				}
 			}
 			spec.APIKeys = append(spec.APIKeys, simulator.APIKey{Key: k.Key, Scopes: scopes})
+			if in := a.Config.Instance; in != "" && simulator.InstanceOf(k.Key) != in {
+				a.Log.Warn("a config tenant's API key lacks this instance's prefix: a proxy routing by prefixes cannot send its requests here", "tenant", t.ID, "instance", in, "prefix", in+simulator.InstanceSep)
+			}
 		}
 		specs = append(specs, spec)
 	}
 	if !a.Config.DefaultTenantOn() { // --no-default-tenant: the public key must not answer
 		specs = specs[1:]
-		if _, err := a.Svc.RevokeAPIKey(simulator.DefaultAPIKey); err != nil {
-			return fmt.Errorf("revoking the default key: %w", err)
+		for _, k := range []string{simulator.DefaultAPIKey, a.Config.DefaultAPIKey()} {
+			if _, err := a.Svc.RevokeAPIKey(k); err != nil {
+				return fmt.Errorf("revoking the default key: %w", err)
+			}
 		}
 	}
 	for _, s := range specs {

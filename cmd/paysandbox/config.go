@@ -60,6 +60,10 @@ type Config struct {
 	// client's scheme, host and address (forwarded.Trust); empty: loopback
 	// and private ranges; "none": no peer.
 	TrustedProxy []string `mapstructure:"trusted_proxy"`
+	// Instance names this instance among several behind one HTTP proxy:
+	// every credential it issues starts with "NAME." so the proxy routes a
+	// tenant's requests by it (docs/scaling.md). Empty: no prefix.
+	Instance string `mapstructure:"instance"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -106,6 +110,7 @@ var defaults = map[string]any{
 	"journal_size":             500,
 	"webhook_allow":            []string{},
 	"trusted_proxy":            []string{},
+	"instance":                 "",
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -132,6 +137,7 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.StringSlice("webhook-allow", nil, "exact host names and IPs/CIDRs webhook endpoints may reach, checked when set and on the address dialled (repeat or comma-separate; unset: any)")
 	fs.StringSlice("trusted-proxy", nil, "CIDRs whose X-Forwarded-Proto/-Host/-For count for the client's scheme, host and address (repeat or comma-separate; unset: loopback and private ranges; none: no peer)")
 	fs.Int("webhook-slots-per-tenant", webhooks.DefaultSlotsPerTenant, fmt.Sprintf("webhook attempts in flight per tenant at most (a share of the %d delivery slots)", webhooks.DefaultConcurrency))
+	fs.String("instance", "", "name of this instance among several behind one proxy: the credentials it issues (API keys, client and 3DS tokens, dashboard cookies, checkout links) start with NAME. and the default key is NAME.sandbox-api-key (empty: no prefix)")
 	fs.Duration("advance-wait", service.DefaultAdvanceWait, "a clock advance waits this long at most for the webhook attempts it makes due; later ones finish on their own")
 }
 
@@ -193,6 +199,12 @@ func (c Config) webhookURLs() (keys, urls []string) {
 		}
 	}
 	return keys, urls
+}
+
+// DefaultAPIKey is the default tenant's key: sandbox-api-key, prefixed with
+// the instance's name when it has one (so a proxy routes it like any other).
+func (c Config) DefaultAPIKey() string {
+	return simulator.WithInstance(c.Instance, simulator.DefaultAPIKey)
 }
 
 // DefaultTenantOn reports whether the default tenant is created.
@@ -274,6 +286,11 @@ func (c Config) Validate() error {
 	}
 	if c.AdvanceWait < 0 {
 		bad("advance_wait: %s must not be negative", c.AdvanceWait)
+	}
+	if c.Instance != "" {
+		if err := simulator.CheckInstanceName(c.Instance); err != nil {
+			bad("instance: %v", err)
+		}
 	}
 	ids, keys := map[string]bool{simulator.DefaultTenantID: true}, map[string]bool{simulator.DefaultAPIKey: true}
 	for i, t := range c.Tenants {

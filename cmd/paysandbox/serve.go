@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/paysandbox/paysandbox/simulator"
 )
 
 type serveOptions struct {
@@ -66,7 +65,7 @@ func runServe(ctx context.Context, opts *serveOptions, cmd *cobra.Command) error
 // printStartup says once, at start, where the sandbox answers, with which
 // key, and where its data lives.
 func printStartup(w io.Writer, app *App) {
-	key := simulator.DefaultAPIKey + " (tenant default)"
+	key := app.Config.DefaultAPIKey() + " (tenant default)"
 	if !app.Config.DefaultTenantOn() {
 		key = "none: the default tenant is off (--no-default-tenant); create one with POST /_sandbox/tenants"
 	}

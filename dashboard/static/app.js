@@ -162,7 +162,9 @@
       status.textContent = "Creating the payment session…";
       var token;
       var data = new URLSearchParams({ l: link, amount: form.elements.amount.value, currency: form.elements.currency.value, orderId: form.elements.orderId.value });
-      post(form.dataset.session, { "Content-Type": "application/x-www-form-urlencoded" }, data.toString())
+      // The link also rides in the query, where a proxy routing several
+      // instances by their prefixes sees it.
+      post(form.dataset.session + "?l=" + encodeURIComponent(link), { "Content-Type": "application/x-www-form-urlencoded" }, data.toString())
         .then(function (s) {
           token = s.clientToken;
           status.textContent = "Tokenising the card…";

@@ -270,7 +270,7 @@ func (s *Service) AnswerChallenge(challengeToken, result string) (string, *simul
 		return "", nil, err
 	}
 	if snap == nil {
-		return "", nil, simulator.ErrClientToken()
+		return "", nil, s.errClientToken(challengeToken)
 	}
 	t, err := s.Tenant(snap.TenantID)
 	if err != nil {

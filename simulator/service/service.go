@@ -39,6 +39,8 @@ type Service struct {
 	// announced to it, a clock advance runs and waits for the attempts it
 	// makes due, Kick wakes it. Made by Config.Webhooks inside NewService.
 	webhooks WebhookRunner
+	// instance prefixes the credentials the service issues (Config.Instance).
+	instance string
 }
 
 // Config is what NewService needs besides the ports.
@@ -64,6 +66,12 @@ type Config struct {
 	// for later and not call its methods before NewService returns. The
 	// composition root keeps what it returns to run it (a closure).
 	Webhooks func(*Service) WebhookRunner
+	// Instance names this instance among several behind one proxy (serve's
+	// --instance): the tenant ids, API keys, client tokens and 3DS
+	// challenge tokens it issues carry it as a prefix
+	// (simulator.WithInstance), and a credential of another instance is
+	// refused naming both. Empty: no prefix, as a single instance.
+	Instance string
 }
 
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
@@ -85,12 +93,20 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
-		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer}
+		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance}
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {
 		s.webhooks = cfg.Webhooks(s)
 	}
 	return s
+}
+
+// Instance is this instance's name (Config.Instance; empty: none).
+func (s *Service) Instance() string { return s.instance }
+
+// credential is a new credential as this instance issues it.
+func (s *Service) credential(kind simulator.IDKind) string {
+	return simulator.WithInstance(s.instance, s.IDs.NewID(kind))
 }
 
 // Scheduler returns the service's scheduler (run it with Scheduler().Run).

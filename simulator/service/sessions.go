@@ -18,7 +18,7 @@ func (s *Service) CreateSession(t *simulator.Tenant, data simulator.SessionData,
 	}
 	now := s.now(t)
 	cs := &simulator.ClientSession{
-		ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, ClientToken: s.IDs.NewID(simulator.IDClientToken),
+		ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, ClientToken: s.credential(simulator.IDClientToken),
 		CreatedAt: now, ExpiresAt: now.Add(simulator.ClientTokenTTL), ApprovalMode: mode, Data: data,
 	}
 	if err := s.Store.Update(func(tx simulator.Tx) error { return tx.PutSession(cs) }); err != nil {
@@ -69,7 +69,7 @@ func (s *Service) clientTokenTx(tx simulator.Tx, clientToken string) (*simulator
 	}
 	cs, err := tx.SessionByToken(clientToken)
 	if err != nil || cs == nil {
-		return nil, nil, errorsJoin(err, simulator.ErrClientToken())
+		return nil, nil, errorsJoin(err, s.errClientToken(clientToken))
 	}
 	t, err := tx.Tenant(cs.TenantID)
 	if err != nil || t == nil || cs.Expired(s.now(t)) {
@@ -129,11 +129,21 @@ func (s *Service) ClientSession(clientToken string) (*simulator.ClientSession, *
 	}
 	cs, err := s.hot().HotSessionByToken(clientToken)
 	if err != nil || cs == nil {
-		return nil, nil, errorsJoin(err, simulator.ErrClientToken())
+		return nil, nil, errorsJoin(err, s.errClientToken(clientToken))
 	}
 	t, err := s.tenantByID(cs.TenantID)
 	if err != nil || t == nil || cs.Expired(s.now(t)) {
 		return nil, nil, errorsJoin(err, simulator.ErrClientToken())
 	}
 	return cs, t, nil
+}
+
+// errClientToken is the error of an unknown client (or 3DS challenge) token:
+// ClientSessionValidationError, naming the instance that issued it when that
+// is another one.
+func (s *Service) errClientToken(tok string) *simulator.Error {
+	if other := simulator.ForeignInstance(s.instance, tok); other != "" {
+		return simulator.ErrForeignInstance(simulator.CodeClientSessionValidationError, "client token", other, s.instance)
+	}
+	return simulator.ErrClientToken()
 }

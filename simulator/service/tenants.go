@@ -72,8 +72,8 @@ func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, ttl 
 		id = id[:16]
 	}
 	t := &simulator.Tenant{
-		ID:            "t_" + id,
-		APIKeys:       []simulator.APIKey{{Key: "sk_" + s.IDs.NewID(simulator.IDSecret), Scopes: scopes}},
+		ID:            simulator.WithInstance(s.instance, "t_"+id),
+		APIKeys:       []simulator.APIKey{{Key: simulator.WithInstance(s.instance, "sk_"+s.IDs.NewID(simulator.IDSecret)), Scopes: scopes}},
 		SigningSecret: "whsec_" + s.IDs.NewID(simulator.IDSecret),
 		WebhookURL:    webhookURL,
 		CreatedAt:     now,
@@ -109,6 +109,9 @@ func (s *Service) Authenticate(key string) (*simulator.Tenant, simulator.APIKey,
 		}
 		if x != nil && s.Clock.Now().Before(x.DeletedAt.Add(simulator.ExpiredTenantWindow)) {
 			return nil, simulator.APIKey{}, errTenantExpired(x.TenantID, x.ExpiredAt)
+		}
+		if other := simulator.ForeignInstance(s.instance, key); other != "" {
+			return nil, simulator.APIKey{}, simulator.ErrForeignInstance(simulator.CodeUnauthorized, "API key", other, s.instance)
 		}
 		return nil, simulator.APIKey{}, simulator.Errorf(simulator.CodeUnauthorized, "The API key is not valid").
 			WithRecovery("Use an API key of a tenant of this sandbox.")

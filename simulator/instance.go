@@ -1,0 +1,82 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Several instances can run behind one ordinary HTTP proxy (serve's
+// --instance). Tenants share nothing, so every credential a request can carry
+// (API key, client token, 3DS challenge token, checkout link, dashboard
+// session cookie) names the instance that issued it as a prefix, and the
+// proxy routes on that prefix alone: "NAME.credential". The separator "." is
+// unreserved in URLs (never percent-encoded), allowed in header values and
+// cookie values, and never part of a name. An instance with no name issues
+// credentials without a prefix.
+
+// InstanceSep separates an instance's name from the credential it issued.
+const InstanceSep = "."
+
+// MaxInstanceName is the longest instance name.
+const MaxInstanceName = 32
+
+// CheckInstanceName: a name is 1-32 lower-case letters, digits or '-',
+// starting and ending with a letter or digit (so it reads the same in a
+// proxy's regular expression, a host name and a file name).
+func CheckInstanceName(name string) error {
+	if name == "" || len(name) > MaxInstanceName {
+		return fmt.Errorf("%q must be 1-%d characters", name, MaxInstanceName)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(name)-1:
+		default:
+			return fmt.Errorf("%q must be lower-case letters, digits and inner '-'", name)
+		}
+	}
+	return nil
+}
+
+// WithInstance is cred as instance issues it: "instance.cred", or cred
+// itself when the instance has no name.
+func WithInstance(instance, cred string) string {
+	if instance == "" {
+		return cred
+	}
+	return instance + InstanceSep + cred
+}
+
+// InstanceOf is the instance name cred carries as its prefix ("" when its
+// start is not a valid instance name followed by the separator).
+func InstanceOf(cred string) string {
+	name, _, ok := strings.Cut(cred, InstanceSep)
+	if !ok || CheckInstanceName(name) != nil {
+		return ""
+	}
+	return name
+}
+
+// ForeignInstance is the other instance a credential unknown to instance
+// self was issued by: its prefix, when self has a name and the prefix names
+// another instance ("" otherwise, and always for an unnamed instance, whose
+// answers stay as they are).
+func ForeignInstance(self, cred string) string {
+	if self == "" {
+		return ""
+	}
+	if other := InstanceOf(cred); other != self {
+		return other
+	}
+	return ""
+}
+
+// ErrForeignInstance is the error of a credential of kind (e.g. "API key")
+// that another instance issued, with code (what an unknown credential of
+// that kind answers, e.g. CodeUnauthorized): the request reached the wrong
+// instance, so the proxy's routing is what to fix.
+func ErrForeignInstance(code Code, kind, other, self string) *Error {
+	return Errorf(code, "The %s was issued by paysandbox instance %s, but this is instance %s", kind, other, self).
+		WithRecovery("Send every request to the instance named by its credential's prefix (the part before the first '.'): check the proxy's routes.")
+}
