@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-
 )
 
 type serveOptions struct {
