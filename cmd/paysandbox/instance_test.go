@@ -70,8 +70,9 @@ func issue(t *testing.T, a *testApp, prefix string) creds {
 	c.challengeToken = dig(p.JSON, "requiredAction", "clientToken").(string)
 	assert.True(t, strings.HasPrefix(c.challengeToken, prefix), "challenge token %q", c.challengeToken)
 	assert.Contains(t, dig(p.JSON, "requiredAction", "challengeUrl"), "?token="+prefix)
-	res, _ := noRedirect(t, "GET", a.URL()+simulator.ChallengePageURL("", c.challengeToken), nil, "")
+	res, page := noRedirect(t, "GET", a.URL()+simulator.ChallengePageURL("", c.challengeToken), nil, "")
 	assert.Equal(t, 200, res.StatusCode, "challenge page")
+	assert.Contains(t, page, `action="/_sandbox/ui/checkout/challenge?token=`+prefix, "the answer's URL carries the token a proxy routes by")
 
 	res, _ = noRedirect(t, "POST", a.URL()+"/_sandbox/ui/login", url.Values{"apiKey": {c.key}}, "")
 	require.Equal(t, http.StatusSeeOther, res.StatusCode, "sign-in")
