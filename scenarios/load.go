@@ -446,19 +446,7 @@ func (l *loader) when(n *yaml.Node, doc *Doc) When {
 	l.mapping(n, "when", whenKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "card":
-			w.fingerprints = map[string]bool{}
-			for _, cn := range list(v) {
-				s, ok := l.str(cn, "card")
-				if !ok {
-					continue
-				}
-				if !simulator.LuhnValid(s) {
-					l.bad(cn, "card %q is not 12-19 digits passing the Luhn check, so no payment can ever use it", s)
-					continue
-				}
-				w.Cards = append(w.Cards, s)
-				w.fingerprints[simulator.CardFingerprint(s)] = true
-			}
+			w.Cards, w.fingerprints = l.cards(v)
 		case "bin":
 			if s, ok := l.str(v, "bin"); ok {
 				if !isDigits(s) || len(s) > 6 {
@@ -501,17 +489,42 @@ func (l *loader) when(n *yaml.Node, doc *Doc) When {
 		case "processorMerchantId":
 			if s, ok := l.str(v, "processorMerchantId"); ok {
 				w.ProcessorMerchantID = s
-				found := false
-				for _, p := range doc.Processors {
-					found = found || p.ProcessorMerchantID == s
-				}
-				if !found && len(doc.Processors) > 0 {
-					l.bad(v, "processorMerchantId %q belongs to no processor, so the rule can never match", s)
-				}
+				l.checkMerchantID(v, s, doc)
 			}
 		}
 	})
 	return w
+}
+
+// cards reads when.card (one number or a list): the valid numbers and
+// their fingerprints; a number failing the Luhn check is a problem.
+func (l *loader) cards(v *yaml.Node) (cards []string, fingerprints map[string]bool) {
+	fingerprints = map[string]bool{}
+	for _, cn := range list(v) {
+		s, ok := l.str(cn, "card")
+		if !ok {
+			continue
+		}
+		if !simulator.LuhnValid(s) {
+			l.bad(cn, "card %q is not 12-19 digits passing the Luhn check, so no payment can ever use it", s)
+			continue
+		}
+		cards = append(cards, s)
+		fingerprints[simulator.CardFingerprint(s)] = true
+	}
+	return cards, fingerprints
+}
+
+// checkMerchantID reports a when.processorMerchantId s (at v) that no
+// processor of doc has (when doc has processors): the rule could never match.
+func (l *loader) checkMerchantID(v *yaml.Node, s string, doc *Doc) {
+	found := false
+	for _, p := range doc.Processors {
+		found = found || p.ProcessorMerchantID == s
+	}
+	if !found && len(doc.Processors) > 0 {
+		l.bad(v, "processorMerchantId %q belongs to no processor, so the rule can never match", s)
+	}
 }
 
 func (l *loader) amount(n *yaml.Node) *AmountRange {
