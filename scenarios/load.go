@@ -107,23 +107,13 @@ func Load(name string, data []byte, base *Doc) (*Doc, error) {
 	return doc, nil
 }
 
+// load reads the document in data (nil when it is not a YAML mapping),
+// noting every problem in l.
 func (l *loader) load(data []byte, base *Doc) *Doc {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 1
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = strings.Replace(msg, m[0], "", 1)
-		}
-		l.problems = append(l.problems, Problem{Line: line, Message: "the file is not valid YAML: " + msg})
+	top := l.parse(data)
+	if top == nil {
 		return nil
 	}
-	if len(root.Content) == 0 {
-		l.bad(nil, "the document is empty: it needs at least `rules`")
-		return nil
-	}
-	top := root.Content[0]
 	doc := &Doc{Version: 1}
 	var procNode, rulesNode, defNode *yaml.Node
 	ok := l.mapping(top, "the document", topKeys, func(key string, k, v *yaml.Node) {
@@ -143,7 +133,41 @@ func (l *loader) load(data []byte, base *Doc) *Doc {
 	if !ok {
 		return nil
 	}
-	// Processors.
+	l.processorsOf(doc, top, procNode, defNode, base)
+	if rulesNode == nil {
+		l.bad(top, "rules is missing (an empty list `rules: []` means: the default processor authorizes everything)")
+		return doc
+	}
+	doc.Rules = l.rules(rulesNode, doc)
+	return doc
+}
+
+// parse is the top node of the YAML in data, or nil (a problem noted) when
+// data is not valid YAML or is empty.
+func (l *loader) parse(data []byte) *yaml.Node {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line := 1
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = strings.Replace(msg, m[0], "", 1)
+		}
+		l.problems = append(l.problems, Problem{Line: line, Message: "the file is not valid YAML: " + msg})
+		return nil
+	}
+	if len(root.Content) == 0 {
+		l.bad(nil, "the document is empty: it needs at least `rules`")
+		return nil
+	}
+	return root.Content[0]
+}
+
+// processorsOf sets doc's processors and default processor from their
+// nodes (nil: absent), else from base (the server's document), else the
+// first processor is the default; a missing list or an unknown default is
+// a problem.
+func (l *loader) processorsOf(doc *Doc, top, procNode, defNode *yaml.Node, base *Doc) {
 	switch {
 	case procNode != nil:
 		doc.Processors = l.processors(procNode)
@@ -165,12 +189,6 @@ func (l *loader) load(data []byte, base *Doc) *Doc {
 	case len(doc.Processors) > 0:
 		doc.DefaultProcessor = doc.Processors[0].Name
 	}
-	if rulesNode == nil {
-		l.bad(top, "rules is missing (an empty list `rules: []` means: the default processor authorizes everything)")
-		return doc
-	}
-	doc.Rules = l.rules(rulesNode, doc)
-	return doc
 }
 
 func procNames(d *Doc) string {
