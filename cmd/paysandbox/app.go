@@ -76,6 +76,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	log := newLogger(opt.LogOut, cfg.LogFormat, cfg.LogLevel)
 	rules, err := loadScenarios(cfg.Scenarios) // a missing or invalid file stops the start
 	if err != nil {
+		closeLog(logBuf)
 		return nil, err
 	}
 	guard, trust, err := cfg.edges(opt.Resolver)
