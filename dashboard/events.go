@@ -98,27 +98,61 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	look := func() uint64 { s.looks.Add(1); return fp() }
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	changed := s.svc.Changed(tid) // before the read: a change during it wakes the loop
-	lastLook := time.Now()
-	last := look()
-	cost := time.Since(lastLook)
+	st := &eventStream{s: s, w: w, rc: http.NewResponseController(w), fp: fp, tid: tid}
+	st.last = st.look()
 	fmt.Fprintf(w, "retry: 2000\nevent: ready\ndata: {}\n\n")
 	// The page was rendered at its fingerprint fp: a change between its render
 	// and this connection (or during a reconnection) would otherwise reach
 	// nobody.
-	if seen := r.URL.Query().Get("fp"); seen != "" && seen != strconv.FormatUint(last, 16) {
+	if seen := r.URL.Query().Get("fp"); seen != "" && seen != strconv.FormatUint(st.last, 16) {
 		fmt.Fprintf(w, "event: change\ndata: {}\n\n")
 	}
-	if rc.Flush() != nil {
+	if st.rc.Flush() != nil {
 		return
 	}
+	st.run(r.Context())
+}
+
+// eventStream is one open stream of events: the view's fingerprint fp, the
+// last one sent, and when the last look was and what it cost.
+type eventStream struct {
+	s        *Server
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	fp       func() uint64
+	tid      string
+	changed  <-chan struct{} // closed at the tenant's next change after the last look
+	lastLook time.Time
+	last     uint64
+	cost     time.Duration
+}
+
+// look takes the view's fingerprint, having first asked to hear of the
+// tenant's next change (so a change during the read wakes the stream).
+func (st *eventStream) look() uint64 {
+	st.changed = st.s.svc.Changed(st.tid)
+	st.lastLook = time.Now()
+	st.s.looks.Add(1)
+	cur := st.fp()
+	st.cost = time.Since(st.lastLook)
+	return cur
+}
+
+// send writes msg and flushes it; false when the client is gone.
+func (st *eventStream) send(msg string) bool {
+	fmt.Fprint(st.w, msg)
+	return st.rc.Flush() == nil
+}
+
+// run sends keep-alives and a "change" each time a look finds a new
+// fingerprint, until the client, the server or the stream's lifetime ends.
+func (st *eventStream) run(ctx context.Context) {
+	s := st.s
 	end := time.NewTimer(sseLifetime)
 	defer end.Stop()
 	beat := time.NewTicker(s.keepAlive)
@@ -126,7 +160,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	var hold <-chan time.Time // a change waiting for the looks' spacing
 	for {
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			return
 		case <-s.done.ch:
 			return
@@ -135,30 +169,25 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-end.C:
 			return
 		case <-beat.C:
-			fmt.Fprintf(w, ": keep-alive\n\n")
-			if rc.Flush() != nil {
+			if !st.send(": keep-alive\n\n") {
 				return
 			}
 			continue
-		case <-changed:
-			changed = nil
-			if d := time.Until(lastLook.Add(max(s.opt.PollInterval, 10*cost))); d > 0 {
+		case <-st.changed:
+			st.changed = nil
+			if d := time.Until(st.lastLook.Add(max(s.opt.PollInterval, 10*st.cost))); d > 0 {
 				hold = time.After(d)
 				continue
 			}
 		case <-hold:
 			hold = nil
 		}
-		changed = s.svc.Changed(tid)
-		lastLook = time.Now()
-		cur := look()
-		cost = time.Since(lastLook)
-		if cur == last {
+		cur := st.look()
+		if cur == st.last {
 			continue
 		}
-		last = cur
-		fmt.Fprintf(w, "event: change\ndata: {}\n\n")
-		if rc.Flush() != nil {
+		st.last = cur
+		if !st.send("event: change\ndata: {}\n\n") {
 			return
 		}
 	}
@@ -197,88 +226,100 @@ func refuseStream(w http.ResponseWriter, err error) {
 // fingerprinter returns a function that hashes what the topic's view shows.
 func (s *Server) fingerprinter(a *auth, topic string, r *http.Request) func() uint64 {
 	t := a.Tenant
-	hash := func(write func(b *strings.Builder)) uint64 {
-		var b strings.Builder
-		write(&b)
-		h := fnv.New64a()
-		h.Write([]byte(b.String()))
-		return h.Sum64()
-	}
-	clockLine := func(b *strings.Builder) {
-		if cur, err := s.svc.Tenant(t.ID); err == nil && cur != nil {
-			fmt.Fprintf(b, "%d|", cur.ClockOffset)
-		}
-	}
 	switch {
 	case topic == "payments":
 		_, pq, msg := parseFilter(r.URL.Query())
 		if msg != "" || !a.Key.Has(simulator.ScopeTransactionsRetrieve) {
 			return func() uint64 { return 0 }
 		}
-		return func() uint64 {
-			return hash(func(b *strings.Builder) {
-				page, err := s.svc.ListPayments(t, pq)
-				fmt.Fprintf(b, "%v|", err)
-				for _, p := range page.Payments {
-					fmt.Fprintf(b, "%s:%s:%d;", p.ID, p.Status, p.DateUpdated.UnixMicro())
-				}
-			})
-		}
+		return func() uint64 { return fingerprint(func(b *strings.Builder) { s.writePaymentsFP(b, t, pq) }) }
 	case strings.HasPrefix(topic, "payment:"):
 		id := strings.TrimPrefix(topic, "payment:")
-		return func() uint64 {
-			return hash(func(b *strings.Builder) {
-				if p, err := s.svc.Payment(t, id); err == nil {
-					fmt.Fprintf(b, "%s:%d:%d;", p.Status, p.DateUpdated.UnixMicro(), len(p.Transactions))
-				}
-				if s.opt.Webhooks != nil {
-					evs, _ := s.opt.Webhooks.Events(t, id, 200)
-					for _, e := range evs {
-						fmt.Fprintf(b, "%s:%s:%d;", e.ID, e.Status, len(e.Attempts))
-					}
-				}
-				if s.opt.Journal != nil {
-					reqs, _ := s.opt.Journal.Requests(t, id, 200)
-					fmt.Fprintf(b, "j%d;", len(reqs))
-				}
-			})
-		}
+		return func() uint64 { return fingerprint(func(b *strings.Builder) { s.writePaymentFP(b, t, id) }) }
 	case topic == "attempts":
-		return func() uint64 {
-			return hash(func(b *strings.Builder) {
-				clockLine(b)
-				list, _ := s.svc.Attempts(t, "")
-				for _, at := range list {
-					fmt.Fprintf(b, "%s:%s;", at.ID, at.Status)
-				}
-			})
-		}
+		return func() uint64 { return fingerprint(func(b *strings.Builder) { s.writeAttemptsFP(b, t) }) }
 	case topic == "clock":
-		return func() uint64 {
-			return hash(func(b *strings.Builder) {
-				clockLine(b)
-				_ = s.svc.Store.View(func(tx simulator.Tx) error {
-					jobs, err := tx.DueJobs(t.ID, time.Unix(1<<40, 0), 20)
-					for _, j := range jobs {
-						fmt.Fprintf(b, "%s;", j.ID)
-					}
-					return err
-				})
-			})
-		}
+		return func() uint64 { return fingerprint(func(b *strings.Builder) { s.writeClockFP(b, t) }) }
 	case topic == "webhooks":
-		return func() uint64 {
-			return hash(func(b *strings.Builder) {
-				if s.opt.Webhooks != nil {
-					evs, _ := s.opt.Webhooks.Events(t, "", 100)
-					for _, e := range evs {
-						fmt.Fprintf(b, "%s:%s:%d;", e.ID, e.Status, len(e.Attempts))
-					}
-				}
-			})
-		}
+		return func() uint64 { return fingerprint(func(b *strings.Builder) { s.writeWebhooksFP(b, t) }) }
 	}
 	return nil
+}
+
+// fingerprint is the FNV-64a hash of what write writes.
+func fingerprint(write func(b *strings.Builder)) uint64 {
+	var b strings.Builder
+	write(&b)
+	h := fnv.New64a()
+	h.Write([]byte(b.String()))
+	return h.Sum64()
+}
+
+// writeClockLine writes the tenant's clock offset (nothing when the tenant
+// cannot be read).
+func (s *Server) writeClockLine(b *strings.Builder, t *simulator.Tenant) {
+	if cur, err := s.svc.Tenant(t.ID); err == nil && cur != nil {
+		fmt.Fprintf(b, "%d|", cur.ClockOffset)
+	}
+}
+
+// writePaymentsFP writes what the payments list shows for query pq: the
+// error, then each payment's id, status and update time.
+func (s *Server) writePaymentsFP(b *strings.Builder, t *simulator.Tenant, pq simulator.PaymentQuery) {
+	page, err := s.svc.ListPayments(t, pq)
+	fmt.Fprintf(b, "%v|", err)
+	for _, p := range page.Payments {
+		fmt.Fprintf(b, "%s:%s:%d;", p.ID, p.Status, p.DateUpdated.UnixMicro())
+	}
+}
+
+// writePaymentFP writes what payment id's page shows: its status, update
+// time and transactions, its events' states, and its journal's length.
+func (s *Server) writePaymentFP(b *strings.Builder, t *simulator.Tenant, id string) {
+	if p, err := s.svc.Payment(t, id); err == nil {
+		fmt.Fprintf(b, "%s:%d:%d;", p.Status, p.DateUpdated.UnixMicro(), len(p.Transactions))
+	}
+	if s.opt.Webhooks != nil {
+		evs, _ := s.opt.Webhooks.Events(t, id, 200)
+		for _, e := range evs {
+			fmt.Fprintf(b, "%s:%s:%d;", e.ID, e.Status, len(e.Attempts))
+		}
+	}
+	if s.opt.Journal != nil {
+		reqs, _ := s.opt.Journal.Requests(t, id, 200)
+		fmt.Fprintf(b, "j%d;", len(reqs))
+	}
+}
+
+// writeAttemptsFP writes the clock line and each attempt's id and status.
+func (s *Server) writeAttemptsFP(b *strings.Builder, t *simulator.Tenant) {
+	s.writeClockLine(b, t)
+	list, _ := s.svc.Attempts(t, "")
+	for _, at := range list {
+		fmt.Fprintf(b, "%s:%s;", at.ID, at.Status)
+	}
+}
+
+// writeClockFP writes the clock line and the ids of the first 20 jobs due.
+func (s *Server) writeClockFP(b *strings.Builder, t *simulator.Tenant) {
+	s.writeClockLine(b, t)
+	_ = s.svc.Store.View(func(tx simulator.Tx) error {
+		jobs, err := tx.DueJobs(t.ID, time.Unix(1<<40, 0), 20)
+		for _, j := range jobs {
+			fmt.Fprintf(b, "%s;", j.ID)
+		}
+		return err
+	})
+}
+
+// writeWebhooksFP writes the newest 100 events' ids, states and attempts.
+func (s *Server) writeWebhooksFP(b *strings.Builder, t *simulator.Tenant) {
+	if s.opt.Webhooks != nil {
+		evs, _ := s.opt.Webhooks.Events(t, "", 100)
+		for _, e := range evs {
+			fmt.Fprintf(b, "%s:%s:%d;", e.ID, e.Status, len(e.Attempts))
+		}
+	}
 }
 
 // fixedTopic is the topic function of a page whose topic does not depend on

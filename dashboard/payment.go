@@ -130,7 +130,14 @@ func (s *Server) paymentAction(w http.ResponseWriter, r *http.Request) {
 		done(w, r, back, err, "")
 		return
 	}
-	var msg string
+	msg, err := s.runPaymentAction(ctx, r, a, id, action, amount)
+	done(w, r, back, err, msg)
+}
+
+// runPaymentAction runs action (a known one) on payment id through the
+// service, with the form's other fields, and says what happened (msg) or
+// why not (err).
+func (s *Server) runPaymentAction(ctx context.Context, r *http.Request, a *auth, id, action string, amount *int64) (msg string, err error) {
 	switch action {
 	case "capture":
 		final := r.PostFormValue("final") != "no"
@@ -170,7 +177,7 @@ func (s *Server) paymentAction(w http.ResponseWriter, r *http.Request) {
 			msg = "3DS challenge answered. The payment is " + string(p.Status) + "."
 		}
 	}
-	done(w, r, back, err, msg)
+	return msg, err
 }
 
 // formAmount reads an optional minor-units amount; empty means "all".

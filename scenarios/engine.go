@@ -278,48 +278,14 @@ func (e *Engine) Explain(r Request) (Explanation, error) {
 // match reports whether the request meets every condition; the reason is
 // the conditions that held (on a match) or the first that failed.
 func (w *When) match(r Request) (bool, string) {
-	var held []string
+	held, miss := w.matchCard(r)
+	if miss != "" {
+		return false, miss
+	}
 	fail := func(format string, args ...any) (bool, string) { return false, fmt.Sprintf(format, args...) }
-	if len(w.Cards) > 0 {
-		switch {
-		case r.CardFingerprint == "":
-			return fail("the request has no card")
-		case !w.fingerprints[r.CardFingerprint]:
-			if len(w.Cards) == 1 {
-				return fail("card is not %s", w.Cards[0])
-			}
-			return fail("card is none of %s", strings.Join(w.Cards, ", "))
-		}
-		held = append(held, "card matches")
-	}
-	if w.BIN != "" {
-		if !strings.HasPrefix(r.First6, w.BIN) {
-			return fail("card BIN %s does not start with %s", orNone(r.First6), w.BIN)
-		}
-		held = append(held, "BIN starts with "+w.BIN)
-	}
-	if len(w.Networks) > 0 {
-		found := false
-		for _, n := range w.Networks {
-			found = found || n == r.Network
-		}
-		if !found {
-			return fail("network %s is not %s", orNone(r.Network), strings.Join(w.Networks, " or "))
-		}
-		held = append(held, "network is "+r.Network)
-	}
 	if a := w.Amount; a != nil {
 		if !a.contains(r.Amount) {
-			switch {
-			case a.Exact:
-				return fail("amount %d is not %d", r.Amount, *a.Min)
-			case a.Min != nil && a.Max != nil:
-				return fail("amount %d is not in %d..%d", r.Amount, *a.Min, *a.Max)
-			case a.Min != nil:
-				return fail("amount %d is below %d", r.Amount, *a.Min)
-			default:
-				return fail("amount %d is above %d", r.Amount, *a.Max)
-			}
+			return false, a.miss(r.Amount)
 		}
 		held = append(held, "amount "+strconv.FormatInt(r.Amount, 10)+" "+a.describe())
 	}
@@ -362,6 +328,54 @@ func (w *When) match(r Request) (bool, string) {
 		return true, "no conditions: matches every payment"
 	}
 	return true, strings.Join(held, "; ")
+}
+
+// matchCard checks the card conditions (cards, BIN, networks): it returns
+// those that held, or the first that failed (miss, not empty).
+func (w *When) matchCard(r Request) (held []string, miss string) {
+	if len(w.Cards) > 0 {
+		switch {
+		case r.CardFingerprint == "":
+			return nil, "the request has no card"
+		case !w.fingerprints[r.CardFingerprint]:
+			if len(w.Cards) == 1 {
+				return nil, fmt.Sprintf("card is not %s", w.Cards[0])
+			}
+			return nil, fmt.Sprintf("card is none of %s", strings.Join(w.Cards, ", "))
+		}
+		held = append(held, "card matches")
+	}
+	if w.BIN != "" {
+		if !strings.HasPrefix(r.First6, w.BIN) {
+			return nil, fmt.Sprintf("card BIN %s does not start with %s", orNone(r.First6), w.BIN)
+		}
+		held = append(held, "BIN starts with "+w.BIN)
+	}
+	if len(w.Networks) > 0 {
+		found := false
+		for _, n := range w.Networks {
+			found = found || n == r.Network
+		}
+		if !found {
+			return nil, fmt.Sprintf("network %s is not %s", orNone(r.Network), strings.Join(w.Networks, " or "))
+		}
+		held = append(held, "network is "+r.Network)
+	}
+	return held, ""
+}
+
+// miss says why amount (outside a) fails the condition.
+func (a AmountRange) miss(amount int64) string {
+	switch {
+	case a.Exact:
+		return fmt.Sprintf("amount %d is not %d", amount, *a.Min)
+	case a.Min != nil && a.Max != nil:
+		return fmt.Sprintf("amount %d is not in %d..%d", amount, *a.Min, *a.Max)
+	case a.Min != nil:
+		return fmt.Sprintf("amount %d is below %d", amount, *a.Min)
+	default:
+		return fmt.Sprintf("amount %d is above %d", amount, *a.Max)
+	}
 }
 
 func (a AmountRange) describe() string {

@@ -107,23 +107,13 @@ func Load(name string, data []byte, base *Doc) (*Doc, error) {
 	return doc, nil
 }
 
+// load reads the document in data (nil when it is not a YAML mapping),
+// noting every problem in l.
 func (l *loader) load(data []byte, base *Doc) *Doc {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 1
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = strings.Replace(msg, m[0], "", 1)
-		}
-		l.problems = append(l.problems, Problem{Line: line, Message: "the file is not valid YAML: " + msg})
+	top := l.parse(data)
+	if top == nil {
 		return nil
 	}
-	if len(root.Content) == 0 {
-		l.bad(nil, "the document is empty: it needs at least `rules`")
-		return nil
-	}
-	top := root.Content[0]
 	doc := &Doc{Version: 1}
 	var procNode, rulesNode, defNode *yaml.Node
 	ok := l.mapping(top, "the document", topKeys, func(key string, k, v *yaml.Node) {
@@ -143,7 +133,41 @@ func (l *loader) load(data []byte, base *Doc) *Doc {
 	if !ok {
 		return nil
 	}
-	// Processors.
+	l.processorsOf(doc, top, procNode, defNode, base)
+	if rulesNode == nil {
+		l.bad(top, "rules is missing (an empty list `rules: []` means: the default processor authorizes everything)")
+		return doc
+	}
+	doc.Rules = l.rules(rulesNode, doc)
+	return doc
+}
+
+// parse is the top node of the YAML in data, or nil (a problem noted) when
+// data is not valid YAML or is empty.
+func (l *loader) parse(data []byte) *yaml.Node {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line := 1
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = strings.Replace(msg, m[0], "", 1)
+		}
+		l.problems = append(l.problems, Problem{Line: line, Message: "the file is not valid YAML: " + msg})
+		return nil
+	}
+	if len(root.Content) == 0 {
+		l.bad(nil, "the document is empty: it needs at least `rules`")
+		return nil
+	}
+	return root.Content[0]
+}
+
+// processorsOf sets doc's processors and default processor from their
+// nodes (nil: absent), else from base (the server's document), else the
+// first processor is the default; a missing list or an unknown default is
+// a problem.
+func (l *loader) processorsOf(doc *Doc, top, procNode, defNode *yaml.Node, base *Doc) {
 	switch {
 	case procNode != nil:
 		doc.Processors = l.processors(procNode)
@@ -165,12 +189,6 @@ func (l *loader) load(data []byte, base *Doc) *Doc {
 	case len(doc.Processors) > 0:
 		doc.DefaultProcessor = doc.Processors[0].Name
 	}
-	if rulesNode == nil {
-		l.bad(top, "rules is missing (an empty list `rules: []` means: the default processor authorizes everything)")
-		return doc
-	}
-	doc.Rules = l.rules(rulesNode, doc)
-	return doc
 }
 
 func procNames(d *Doc) string {
@@ -446,19 +464,7 @@ func (l *loader) when(n *yaml.Node, doc *Doc) When {
 	l.mapping(n, "when", whenKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "card":
-			w.fingerprints = map[string]bool{}
-			for _, cn := range list(v) {
-				s, ok := l.str(cn, "card")
-				if !ok {
-					continue
-				}
-				if !simulator.LuhnValid(s) {
-					l.bad(cn, "card %q is not 12-19 digits passing the Luhn check, so no payment can ever use it", s)
-					continue
-				}
-				w.Cards = append(w.Cards, s)
-				w.fingerprints[simulator.CardFingerprint(s)] = true
-			}
+			w.Cards, w.fingerprints = l.cards(v)
 		case "bin":
 			if s, ok := l.str(v, "bin"); ok {
 				if !isDigits(s) || len(s) > 6 {
@@ -501,17 +507,42 @@ func (l *loader) when(n *yaml.Node, doc *Doc) When {
 		case "processorMerchantId":
 			if s, ok := l.str(v, "processorMerchantId"); ok {
 				w.ProcessorMerchantID = s
-				found := false
-				for _, p := range doc.Processors {
-					found = found || p.ProcessorMerchantID == s
-				}
-				if !found && len(doc.Processors) > 0 {
-					l.bad(v, "processorMerchantId %q belongs to no processor, so the rule can never match", s)
-				}
+				l.checkMerchantID(v, s, doc)
 			}
 		}
 	})
 	return w
+}
+
+// cards reads when.card (one number or a list): the valid numbers and
+// their fingerprints; a number failing the Luhn check is a problem.
+func (l *loader) cards(v *yaml.Node) (cards []string, fingerprints map[string]bool) {
+	fingerprints = map[string]bool{}
+	for _, cn := range list(v) {
+		s, ok := l.str(cn, "card")
+		if !ok {
+			continue
+		}
+		if !simulator.LuhnValid(s) {
+			l.bad(cn, "card %q is not 12-19 digits passing the Luhn check, so no payment can ever use it", s)
+			continue
+		}
+		cards = append(cards, s)
+		fingerprints[simulator.CardFingerprint(s)] = true
+	}
+	return cards, fingerprints
+}
+
+// checkMerchantID reports a when.processorMerchantId s (at v) that no
+// processor of doc has (when doc has processors): the rule could never match.
+func (l *loader) checkMerchantID(v *yaml.Node, s string, doc *Doc) {
+	found := false
+	for _, p := range doc.Processors {
+		found = found || p.ProcessorMerchantID == s
+	}
+	if !found && len(doc.Processors) > 0 {
+		l.bad(v, "processorMerchantId %q belongs to no processor, so the rule can never match", s)
+	}
 }
 
 func (l *loader) amount(n *yaml.Node) *AmountRange {

@@ -44,8 +44,9 @@ type Event struct {
 	// Tx.Events (a listing) leave them nil.
 	Payment *Payment `json:"-"`
 	Dispute *Dispute `json:"-"`
-	// Body is the body an event stored by an earlier release carries instead
-	// of Payment and Dispute, sent as stored but for signedAt (nil: new).
+	// Body is the rendered body an event stored in the body form carries
+	// instead of Payment and Dispute, sent as stored but for signedAt (nil:
+	// the event carries its inputs).
 	Body   json.RawMessage `json:"body"`
 	Status string          `json:"status"`
 	// NextAt is when the next attempt is due on the tenant clock (PENDING only;
@@ -119,8 +120,8 @@ type Dispute struct {
 // (EventBody, SentBody).
 type EventRenderer interface {
 	// Body is ev's webhook body with signedAt empty, as every attempt sends
-	// it but for signedAt: rendered from ev.Payment and ev.Dispute, or an
-	// earlier release's stored ev.Body as it is.
+	// it but for signedAt: rendered from ev.Payment and ev.Dispute, or a
+	// stored ev.Body (the body form) as it is.
 	Body(ev *Event) (json.RawMessage, error)
 	// Sent is the body attempt a of ev sent: Body with signedAt set to
 	// a.SignedAt; nil when a sent nothing (no signedAt).

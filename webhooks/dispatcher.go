@@ -365,53 +365,19 @@ func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen, hold
 	if len(ready) == 0 {
 		return
 	}
-	slices.SortFunc(ready, func(a, b dueWork) int { return strings.Compare(a.t.ID, b.t.ID) })
-	d.mu.Lock()
-	turn := d.turn
-	d.mu.Unlock()
-	first, _ := slices.BinarySearchFunc(ready, turn, func(w dueWork, id string) int {
-		if w.t.ID <= id {
-			return -1
-		}
-		return 1
-	})
-	ready = slices.Concat(ready[first:], ready[:first])
+	ready = d.inTurnOrder(ready)
 	var poll *time.Timer
 	for ctx.Err() == nil {
 		d.mu.Lock()
 		freed := d.freed
 		d.mu.Unlock()
-		// One round: each tenant starts at most one attempt.
-		var left []dueWork
-		resume, progressed, noSlots := -1, false, false
-		for _, w := range ready {
-			for !noSlots && len(w.heads) > 0 {
-				r := d.start(ctx, w.t, w.heads[0], gen, holds)
-				if r == stale {
-					d.Wake() // the loop reads the outbox again at once
-					return
-				}
-				if r == noSlot {
-					noSlots, resume = true, len(left)
-				}
-				if r == noSlot || r == tenantFull {
-					break
-				}
-				w.heads = w.heads[1:] // started, or its payment is busy
-				if r == started {
-					progressed = true
-					break
-				}
-			}
-			if len(w.heads) > 0 {
-				left = append(left, w)
-			}
+		left, progressed, noSlots, isStale := d.startRound(ctx, ready, gen, holds)
+		if isStale {
+			d.Wake() // the loop reads the outbox again at once
+			return
 		}
 		if len(left) == 0 {
 			return
-		}
-		if resume > 0 { // the tenant that found no slot goes first next round
-			left = slices.Concat(left[resume:], left[:resume])
 		}
 		ready = left
 		if progressed && !noSlots {
@@ -433,6 +399,56 @@ func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen, hold
 			return
 		}
 	}
+}
+
+// inTurnOrder is ready sorted by tenant id and rotated to begin after the
+// tenant served last (d.turn).
+func (d *Dispatcher) inTurnOrder(ready []dueWork) []dueWork {
+	slices.SortFunc(ready, func(a, b dueWork) int { return strings.Compare(a.t.ID, b.t.ID) })
+	d.mu.Lock()
+	turn := d.turn
+	d.mu.Unlock()
+	first, _ := slices.BinarySearchFunc(ready, turn, func(w dueWork, id string) int {
+		if w.t.ID <= id {
+			return -1
+		}
+		return 1
+	})
+	return slices.Concat(ready[first:], ready[:first])
+}
+
+// startRound is one round of startInTurn: each tenant of ready starts at
+// most one attempt. It returns the tenants with heads left (the one that
+// found no slot first), whether an attempt started, whether the slots ran
+// out, and isStale when the outbox must be read again (nothing else set).
+func (d *Dispatcher) startRound(ctx context.Context, ready []dueWork, gen, holds uint64) (left []dueWork, progressed, noSlots, isStale bool) {
+	resume := -1
+	for _, w := range ready {
+		for !noSlots && len(w.heads) > 0 {
+			r := d.start(ctx, w.t, w.heads[0], gen, holds)
+			if r == stale {
+				return nil, false, false, true
+			}
+			if r == noSlot {
+				noSlots, resume = true, len(left)
+			}
+			if r == noSlot || r == tenantFull {
+				break
+			}
+			w.heads = w.heads[1:] // started, or its payment is busy
+			if r == started {
+				progressed = true
+				break
+			}
+		}
+		if len(w.heads) > 0 {
+			left = append(left, w)
+		}
+	}
+	if resume > 0 { // the tenant that found no slot goes first next round
+		left = slices.Concat(left[resume:], left[:resume])
+	}
+	return left, progressed, noSlots, false
 }
 
 // What start did with a head.
@@ -942,13 +958,8 @@ func (d *Dispatcher) RunAt(ctx context.Context, tenantID string, at, deadline ti
 	}
 	wctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	var (
-		mu       sync.Mutex
-		fired    []service.Fired
-		cut      bool                      // the caller stopped waiting
-		inFlight = map[int]service.Fired{} // queue index -> its attempt in flight
-		wg       sync.WaitGroup
-	)
+	r := &advanceRun{d: d, ctx: ctx, wctx: wctx, tenantID: tenantID, t: t, at: at, inFlight: map[int]service.Fired{}}
+	var wg sync.WaitGroup
 	for i, q := range paymentQueues(refs) {
 		if headOf(t, q).due.After(at) {
 			continue
@@ -956,62 +967,93 @@ func (d *Dispatcher) RunAt(ctx context.Context, tenantID string, at, deadline ti
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pid := q[0].PaymentID
-			done, ok := d.claimWait(wctx, tenantID, pid)
-			if !ok {
-				return
-			}
-			defer d.release(tenantID, pid, done)
-			q := slices.Clone(q)
-			for len(q) > 0 && wctx.Err() == nil {
-				h := headOf(t, q)
-				if h.due.After(at) || !d.acquire(wctx, tenantID) {
-					return
-				}
-				f := service.Fired{Kind: service.FiredWebhook, At: at, PaymentID: pid, EventID: h.ref.EventID}
-				mu.Lock()
-				if cut {
-					mu.Unlock()
-					d.releaseSlot(tenantID)
-					return
-				}
-				inFlight[i] = f
-				mu.Unlock()
-				_, rec := d.attempt(context.WithoutCancel(ctx), t, h.ref.EventID, h.chaos, dueAttempt, at)
-				d.releaseSlot(tenantID)
-				mu.Lock()
-				delete(inFlight, i)
-				if rec != nil && !cut {
-					fired = append(fired, f)
-				}
-				mu.Unlock()
-				if rec == nil { // the event changed under us: leave its queue to the next step
-					return
-				}
-				q = moveOn(q, rec)
-			}
+			r.runQueue(i, q)
 		}()
 	}
 	all := make(chan struct{})
 	go func() { wg.Wait(); close(all) }()
 	select {
 	case <-all:
-		return fired, true
+		return r.fired, true
 	case <-wctx.Done():
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	cut = true
-	out := slices.Clone(fired)
+	return r.stop(), false
+}
+
+// advanceRun is one RunAt: the attempts it made (fired), those in flight
+// (by queue index), and whether the caller stopped waiting (cut); mu guards
+// the three. ctx is the caller's, wctx ends at the deadline.
+type advanceRun struct {
+	d         *Dispatcher
+	ctx, wctx context.Context
+	tenantID  string
+	t         *simulator.Tenant
+	at        time.Time
+
+	mu       sync.Mutex
+	fired    []service.Fired
+	cut      bool
+	inFlight map[int]service.Fired
+}
+
+// runQueue claims payment queue q (index i) and attempts its events due at
+// r.at in order, each with a slot of the tenant's share, until none is due,
+// the deadline passes, or an event changed under it; once cut it starts no
+// attempt, and one that finishes after is not counted as fired.
+func (r *advanceRun) runQueue(i int, q []simulator.PendingRef) {
+	d, t, tenantID := r.d, r.t, r.tenantID
+	pid := q[0].PaymentID
+	done, ok := d.claimWait(r.wctx, tenantID, pid)
+	if !ok {
+		return
+	}
+	defer d.release(tenantID, pid, done)
+	q = slices.Clone(q)
+	for len(q) > 0 && r.wctx.Err() == nil {
+		h := headOf(t, q)
+		if h.due.After(r.at) || !d.acquire(r.wctx, tenantID) {
+			return
+		}
+		f := service.Fired{Kind: service.FiredWebhook, At: r.at, PaymentID: pid, EventID: h.ref.EventID}
+		r.mu.Lock()
+		if r.cut {
+			r.mu.Unlock()
+			d.releaseSlot(tenantID)
+			return
+		}
+		r.inFlight[i] = f
+		r.mu.Unlock()
+		_, rec := d.attempt(context.WithoutCancel(r.ctx), t, h.ref.EventID, h.chaos, dueAttempt, r.at)
+		d.releaseSlot(tenantID)
+		r.mu.Lock()
+		delete(r.inFlight, i)
+		if rec != nil && !r.cut {
+			r.fired = append(r.fired, f)
+		}
+		r.mu.Unlock()
+		if rec == nil { // the event changed under us: leave its queue to the next step
+			return
+		}
+		q = moveOn(q, rec)
+	}
+}
+
+// stop cuts the run at its deadline: the attempts fired so far, then those
+// in flight marked Pending, by payment and event id.
+func (r *advanceRun) stop() []service.Fired {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cut = true
+	out := slices.Clone(r.fired)
 	var pending []service.Fired
-	for _, f := range inFlight {
+	for _, f := range r.inFlight {
 		f.Pending = true
 		pending = append(pending, f)
 	}
 	slices.SortFunc(pending, func(a, b service.Fired) int {
 		return strings.Compare(a.PaymentID+"/"+a.EventID, b.PaymentID+"/"+b.EventID)
 	})
-	return append(out, pending...), false
+	return append(out, pending...)
 }
 
 // moveOn updates payment queue q after an attempt at ev: a delivered or

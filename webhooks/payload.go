@@ -41,8 +41,8 @@ func signedAtOf(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 // render is ev's webhook body signed at signedAt ("" before any attempt),
 // rendered from what the event carries (Event.Payment, Event.Dispute) and
 // nothing else, so every attempt and replay sends the same bytes but for
-// signedAt. An event stored by an earlier release carries its rendered
-// body instead: that is sent as stored, with its signedAt slot filled.
+// signedAt. An event stored in the body form carries its rendered body
+// instead: that is sent as stored, with its signedAt slot filled.
 func render(ev *simulator.Event, signedAt string) (json.RawMessage, error) {
 	var body any
 	switch {
@@ -81,7 +81,7 @@ func render(ev *simulator.Event, signedAt string) (json.RawMessage, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// signedAtSlot is the placeholder the bodies stored by earlier releases
+// signedAtSlot is the placeholder the bodies stored in the body form
 // carry, before any field whose value comes from outside; stamp fills it.
 const signedAtSlot = `"signedAt":""`
 

@@ -27,12 +27,11 @@ import (
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
-// Events stored by the release before bodies were rendered at send time
-// (testdata/release_store.aof, written by that release: the goldenBodies
-// flow, PENDING, each event with its rendered body and not the records it
-// came from) send exactly their stored bytes, signedAt filled in, on every
-// attempt and replay, and show them; and those bytes are the ones today's
-// renderer makes (the goldens).
+// Events stored in the body form (testdata/release_store.aof: the
+// goldenBodies flow, PENDING, each event with its rendered body and not the
+// records it came from) send exactly their stored bytes, signedAt filled in,
+// on every attempt and replay, and show them; and those bytes are the ones
+// the renderer makes (the goldens).
 func TestReleaseEventsSendTheirStoredBodies(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("testdata", "release_store.aof"))
 	require.NoError(t, err)
@@ -104,7 +103,7 @@ func TestReleaseEventsSendTheirStoredBodies(t *testing.T) {
 		assert.Equal(t, want[1], string(shown), "%s: the event's body is its latest attempt's", id)
 	}
 
-	// The earlier release's bodies are today's: signed at epoch they are the goldens.
+	// The stored bodies are the renderer's: signed at epoch they are the goldens.
 	goldens := map[string]bool{}
 	for _, body := range stored {
 		var b struct {

@@ -67,21 +67,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if opt.LogOut == nil {
-		opt.LogOut = os.Stderr
-	}
-	if cfg.ShutdownTimeout == 0 { // zero values of the limits are their defaults
-		cfg.ShutdownTimeout = 5 * time.Second
-	}
-	if cfg.MaxConnections == 0 {
-		cfg.MaxConnections = 4096
-	}
-	if opt.Clock == nil {
-		opt.Clock = clock.Real{}
-	}
-	if opt.IDs == nil {
-		opt.IDs = simulator.RandomIDs{}
-	}
+	cfg, opt = withDefaults(cfg, opt)
 	var logBuf *logBuffer
 	if opt.LogOut != io.Discard { // requests never wait for the log output
 		logBuf = newLogBuffer(opt.LogOut)
@@ -90,6 +76,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	log := newLogger(opt.LogOut, cfg.LogFormat, cfg.LogLevel)
 	rules, err := loadScenarios(cfg.Scenarios) // a missing or invalid file stops the start
 	if err != nil {
+		closeLog(logBuf)
 		return nil, err
 	}
 	guard, trust, err := cfg.edges(opt.Resolver)
@@ -115,44 +102,81 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		Instance: cfg.Instance,
 	})
 	a.Svc = svc
-	if n, err := svc.ConvertTenantExpiries(); err != nil { // before the scheduler runs
-		db.Close()
-		closeLog(logBuf)
-		return nil, fmt.Errorf("converting tenant ttls to the wall clock: %w", err)
-	} else if n > 0 {
-		log.Info("tenant ttls now run on the wall clock; each kept its remaining lifetime", "tenants", n)
-	}
-	if err := a.ensureTenants(); err != nil {
+	if err := a.prepareTenants(); err != nil {
 		db.Close()
 		closeLog(logBuf)
 		return nil, err
 	}
-	a.Server = httpapi.New(svc, httpapi.Options{
-		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: db.Ready, Logger: log, Version: version,
+	if err := a.buildHandler(opt.UI, trust); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// withDefaults is cfg and opt with their zero values replaced by the
+// defaults: stderr, the real clock, random ids, the limits' defaults.
+func withDefaults(cfg Config, opt AppOptions) (Config, AppOptions) {
+	if opt.LogOut == nil {
+		opt.LogOut = os.Stderr
+	}
+	if cfg.ShutdownTimeout == 0 { // zero values of the limits are their defaults
+		cfg.ShutdownTimeout = 5 * time.Second
+	}
+	if cfg.MaxConnections == 0 {
+		cfg.MaxConnections = 4096
+	}
+	if opt.Clock == nil {
+		opt.Clock = clock.Real{}
+	}
+	if opt.IDs == nil {
+		opt.IDs = simulator.RandomIDs{}
+	}
+	return cfg, opt
+}
+
+// prepareTenants converts stored tenant ttls to the wall clock (before the
+// scheduler runs) and makes the configured tenants exist.
+func (a *App) prepareTenants() error {
+	if n, err := a.Svc.ConvertTenantExpiries(); err != nil {
+		return fmt.Errorf("converting tenant ttls to the wall clock: %w", err)
+	} else if n > 0 {
+		a.Log.Info("tenant ttls now run on the wall clock; each kept its remaining lifetime", "tenants", n)
+	}
+	return a.ensureTenants()
+}
+
+// buildHandler makes the API server and the dashboard (ui with the app's
+// logger, trust, prefill key and sources filled in) and the handler serving
+// both.
+func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
+	cfg, log := a.Config, a.Log
+	a.Server = httpapi.New(a.Svc, httpapi.Options{
+		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: a.DB.Ready, Logger: log, Version: version,
 		ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout,
 		OnChaos:     a.Webhooks.ResetChaos,
 		JournalSize: cfg.JournalSize,
 		Trust:       trust,
 	})
-	if opt.UI.Logger == nil {
-		opt.UI.Logger = log
+	if ui.Logger == nil {
+		ui.Logger = log
 	}
-	opt.UI.Trust = trust
-	opt.UI.Instance = cfg.Instance
-	if opt.UI.PrefillKey == "" {
-		opt.UI.PrefillKey = cfg.DefaultAPIKey()
+	ui.Trust = trust
+	ui.Instance = cfg.Instance
+	if ui.PrefillKey == "" {
+		ui.PrefillKey = cfg.DefaultAPIKey()
 	}
 	// The dashboard's sources and the webhook-non-2xx hint (ui_sources.go).
-	uiSources(a, &opt.UI)
-	if a.UI, err = dashboard.New(svc, opt.UI); err != nil {
-		db.Close()
-		return nil, err
+	uiSources(a, &ui)
+	var err error
+	if a.UI, err = dashboard.New(a.Svc, ui); err != nil {
+		return err
 	}
 	a.Handler = a.UI.Wrap(a.Server.Routes())
 	if name := cfg.Instance; name != "" {
 		a.Handler = instanceHeader(name, a.Handler)
 	}
-	return a, nil
+	return nil
 }
 
 // instanceHeader names the instance on every answer (X-Paysandbox-Instance),

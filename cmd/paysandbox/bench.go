@@ -155,6 +155,13 @@ func runBench(ctx context.Context, opts *benchOptions, out io.Writer) error {
 	if err := writeMemProfile(opts.MemProfile); err != nil {
 		return err
 	}
+	rep := newBenchReport(opts, target, rounds, res, cres)
+	return rep.write(out, opts.Output)
+}
+
+// newBenchReport summarises a run: res measured on the server, cres (nil:
+// not measured) on the ceiling, with their ratios.
+func newBenchReport(opts *benchOptions, target string, rounds int, res, cres *loadResult) benchReport {
 	rep := benchReport{Flow: opts.Flow, Target: target, Concurrency: opts.Concurrency, Duration: opts.Duration.String(),
 		Rounds: rounds, GoMaxProcs: runtime.GOMAXPROCS(0), Server: res.summary()}
 	if cres != nil {
@@ -165,7 +172,7 @@ func runBench(ctx context.Context, opts *benchOptions, out io.Writer) error {
 			rep.CPURatio = 0
 		}
 	}
-	return rep.write(out, opts.Output)
+	return rep
 }
 
 // benchTarget is the sandbox to measure: --url, or the real server started

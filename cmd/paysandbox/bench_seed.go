@@ -83,6 +83,7 @@ func (r *recordingIDs) NewID(kind simulator.IDKind) string {
 var seedKinds = []simulator.IDKind{simulator.IDPayment, simulator.IDUUID, simulator.IDClientToken,
 	simulator.IDPaymentToken, simulator.IDAnalytics, simulator.IDProcessorTxn}
 
+// runBenchSeed fills opts.DB as newBenchSeedCmd says and prints a summary.
 func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 	start := time.Now()
 	rec := &recordingIDs{ids: map[simulator.IDKind][]string{}}
@@ -93,10 +94,51 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 		return err
 	}
 	defer app.Close()
+	t, p, err := seedTemplate(app, rec)
+	if err != nil {
+		return err
+	}
+	var tmpl [][2]string
+	if err := app.DB.TenantRecords(t.ID, func(k, v string) bool { tmpl = append(tmpl, [2]string{k, v}); return true }); err != nil {
+		return err
+	}
+	olds, kinds := rec.replaced()
+	sz := sizeOfTemplate(tmpl)
+	// withEvents: copies from this index on keep their events; the
+	// template (copy 0) loses its own when it is not among them. Whole
+	// checkouts are kept (every copy has the template's event times).
+	withEvents := 0
+	if opts.KeepEvents > 0 && sz.events > 0 {
+		withEvents = max(0, opts.Payments-opts.KeepEvents/sz.events)
+	}
+	if err := copyTemplate(app, tmpl, olds, kinds, opts, withEvents); err != nil {
+		return err
+	}
+	if withEvents > 0 {
+		if err := deleteTemplateEvents(app, tmpl); err != nil {
+			return err
+		}
+	}
+	kept := (opts.Payments - withEvents) * sz.events
+	if err := app.Close(); err != nil {
+		return err
+	}
+	avgKeys := float64(len(tmpl)-sz.evKeys) + float64(kept*sz.evKeys)/float64(max(1, sz.events)*opts.Payments)
+	avgBytes := float64(sz.bytes-sz.evBytes) + float64(kept*sz.evBytes)/float64(max(1, sz.events)*opts.Payments)
+	fmt.Fprintf(out, "seeded %d checkouts (payment %s is the template, %s) in tenant %s (API key %s): %d keys, %d bytes of keys and values each with its %d events (%d B of them); %d events kept (--webhook-retention-count %d): %.1f keys, %.0f bytes per checkout on average; in %s\n",
+		opts.Payments, p.ID, p.Status, t.ID, t.APIKeys[0].Key, len(tmpl), sz.bytes, sz.events, sz.evBytes, kept, opts.KeepEvents,
+		avgKeys, avgBytes, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// seedTemplate makes a new tenant and one checkout in it through the
+// service (session, token, payment authorized at once); rec holds the ids
+// of that checkout alone when it returns.
+func seedTemplate(app *App, rec *recordingIDs) (*simulator.Tenant, *simulator.Payment, error) {
 	svc := app.Svc
 	t, err := svc.CreateTenant(nil, "", 0)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	rec.mu.Lock()
 	clear(rec.ids)
@@ -104,48 +146,58 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 	amount := int64(1000)
 	cs, err := svc.CreateSession(t, simulator.SessionData{OrderID: "seed", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalAuto)
 	if err != nil {
-		return fmt.Errorf("bench seed: session: %w", err)
+		return nil, nil, fmt.Errorf("bench seed: session: %w", err)
 	}
 	tk, err := svc.Tokenize(cs.ClientToken, service.CardInput{Number: "4111111111111111", CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Seed"})
 	if err != nil {
-		return fmt.Errorf("bench seed: tokenise: %w", err)
+		return nil, nil, fmt.Errorf("bench seed: tokenise: %w", err)
 	}
 	p, err := svc.CreatePayment(context.Background(), t, service.PaymentRequest{Token: tk.Instrument.Token})
 	if err != nil {
-		return fmt.Errorf("bench seed: payment: %w", err)
+		return nil, nil, fmt.Errorf("bench seed: payment: %w", err)
 	}
-	var tmpl [][2]string
-	if err := app.DB.TenantRecords(t.ID, func(k, v string) bool { tmpl = append(tmpl, [2]string{k, v}); return true }); err != nil {
-		return err
-	}
-	rec.mu.Lock()
-	var olds []string
-	var kinds []simulator.IDKind
+	return t, p, nil
+}
+
+// replaced lists the ids a copy replaces (those of seedKinds, in that
+// order), each with its kind.
+func (r *recordingIDs) replaced() (olds []string, kinds []simulator.IDKind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, k := range seedKinds {
-		for _, id := range rec.ids[k] {
+		for _, id := range r.ids[k] {
 			olds = append(olds, id)
 			kinds = append(kinds, k)
 		}
 	}
-	rec.mu.Unlock()
-	var bytesPer, evBytes, evKeys, events int
+	return olds, kinds
+}
+
+// templateSize is the size of a checkout's records: bytes of keys and
+// values in all, and of its outbox event keys (evKeys keys, evBytes bytes,
+// events of them event records).
+type templateSize struct{ bytes, evBytes, evKeys, events int }
+
+// sizeOfTemplate measures tmpl.
+func sizeOfTemplate(tmpl [][2]string) templateSize {
+	var sz templateSize
 	for _, kv := range tmpl {
-		bytesPer += len(kv[0]) + len(kv[1])
+		sz.bytes += len(kv[0]) + len(kv[1])
 		if isEventKey(kv[0]) {
-			evKeys++
-			evBytes += len(kv[0]) + len(kv[1])
+			sz.evKeys++
+			sz.evBytes += len(kv[0]) + len(kv[1])
 			if strings.Contains(kv[0], ":evt:") {
-				events++
+				sz.events++
 			}
 		}
 	}
-	// withEvents: copies from this index on keep their events; the
-	// template (copy 0) loses its own when it is not among them. Whole
-	// checkouts are kept (every copy has the template's event times).
-	withEvents := 0
-	if opts.KeepEvents > 0 && events > 0 {
-		withEvents = max(0, opts.Payments-opts.KeepEvents/events)
-	}
+	return sz
+}
+
+// copyTemplate stores opts.Payments-1 copies of tmpl, each with fresh ids in
+// place of olds (of kinds), opts.Batch copies per transaction; copies before
+// index withEvents leave out the event keys.
+func copyTemplate(app *App, tmpl [][2]string, olds []string, kinds []simulator.IDKind, opts *benchSeedOptions, withEvents int) error {
 	gen := simulator.RandomIDs{}
 	batch := make([][2]string, 0, opts.Batch*len(tmpl))
 	pairs := make([]string, 2*len(olds))
@@ -167,27 +219,18 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 			batch = batch[:0]
 		}
 	}
-	if withEvents > 0 {
-		var doomed []string
-		for _, kv := range tmpl {
-			if isEventKey(kv[0]) {
-				doomed = append(doomed, kv[0])
-			}
-		}
-		if err := app.DB.DeleteRaw(doomed); err != nil {
-			return err
-		}
-	}
-	kept := (opts.Payments - withEvents) * events
-	if err := app.Close(); err != nil {
-		return err
-	}
-	avgKeys := float64(len(tmpl)-evKeys) + float64(kept*evKeys)/float64(max(1, events)*opts.Payments)
-	avgBytes := float64(bytesPer-evBytes) + float64(kept*evBytes)/float64(max(1, events)*opts.Payments)
-	fmt.Fprintf(out, "seeded %d checkouts (payment %s is the template, %s) in tenant %s (API key %s): %d keys, %d bytes of keys and values each with its %d events (%d B of them); %d events kept (--webhook-retention-count %d): %.1f keys, %.0f bytes per checkout on average; in %s\n",
-		opts.Payments, p.ID, p.Status, t.ID, t.APIKeys[0].Key, len(tmpl), bytesPer, events, evBytes, kept, opts.KeepEvents,
-		avgKeys, avgBytes, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// deleteTemplateEvents deletes the template checkout's own event keys.
+func deleteTemplateEvents(app *App, tmpl [][2]string) error {
+	var doomed []string
+	for _, kv := range tmpl {
+		if isEventKey(kv[0]) {
+			doomed = append(doomed, kv[0])
+		}
+	}
+	return app.DB.DeleteRaw(doomed)
 }
 
 // isEventKey reports whether a tenant key is an outbox event's (its record,

@@ -41,46 +41,15 @@ type webhookBenchResult struct {
 // `paysandbox bench --webhooks` prints it.
 func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Writer) (webhookBenchResult, error) {
 	var res webhookBenchResult
-	if opts.Events <= 0 {
-		opts.Events = 20000
-	}
-	if opts.Payments <= 0 {
-		opts.Payments = 2000
-	}
-	if opts.Steady <= 0 {
-		opts.Steady = 500
-	}
-	if opts.Interval <= 0 {
-		opts.Interval = 2 * time.Millisecond
-	}
-	// The receiver notes when each event id arrives.
-	var mu sync.Mutex
-	arrived := map[string]time.Time{}
-	var count atomic.Int64
-	all := make(chan struct{}, 1)
-	var want atomic.Int64
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	opts = opts.withDefaults()
+	recv, err := startBenchReceiver()
 	if err != nil {
 		return res, err
 	}
-	recv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		now := time.Now()
-		mu.Lock()
-		arrived[r.Header.Get(webhooks.HeaderEventID)] = now
-		mu.Unlock()
-		if count.Add(1) == want.Load() {
-			select {
-			case all <- struct{}{}:
-			default:
-			}
-		}
-	})}
-	go func() { _ = recv.Serve(ln) }()
 	defer recv.Close()
 
 	cfg := Config{Addr: "127.0.0.1:0", DB: ":memory:", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
-		Fsync: "never", LogFormat: "text", LogLevel: "error", WebhookURL: "http://" + ln.Addr().String() + "/"}
+		Fsync: "never", LogFormat: "text", LogLevel: "error", WebhookURL: recv.URL()}
 	app, err := Open(cfg, AppOptions{LogOut: io.Discard})
 	if err != nil {
 		return res, err
@@ -93,21 +62,125 @@ func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Write
 	if err != nil {
 		return res, err
 	}
-	p := benchPayment(t)
-	seq := 0
-	newEvent := func(pid string) *simulator.Event {
-		seq++
-		return &simulator.Event{ID: fmt.Sprintf("bench-%08d", seq), TenantID: t.ID, Type: simulator.EventPaymentStatus,
-			PaymentID: pid, CreatedAt: app.Svc.Now(t), Payment: p, Status: simulator.DeliveryPending}
+	b := &webhookBench{app: app, t: t, recv: recv, p: benchPayment(t)}
+	if err := b.throughput(ctx, opts, &res); err != nil {
+		return res, err
 	}
+	if err := b.lag(ctx, opts, &res); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(out, "webhook deliveries: %d in %s = %.0f/s (%d payments, concurrency %d)\n",
+		res.Delivered, res.Elapsed.Round(time.Millisecond), res.PerSecond, opts.Payments, app.Webhooks.Concurrency)
+	fmt.Fprintf(out, "lag from commit to arrival (idle, %d events): median %s, p99 %s\n",
+		res.LagSamples, res.LagMedian.Round(10*time.Microsecond), res.LagP99.Round(10*time.Microsecond))
+	return res, nil
+}
 
-	// Throughput: a backlog held back, then released at once.
-	release := app.Webhooks.Hold(t.ID)
-	want.Store(int64(opts.Events))
+// withDefaults is o with every zero or negative field set to its default.
+func (o webhookBenchOptions) withDefaults() webhookBenchOptions {
+	if o.Events <= 0 {
+		o.Events = 20000
+	}
+	if o.Payments <= 0 {
+		o.Payments = 2000
+	}
+	if o.Steady <= 0 {
+		o.Steady = 500
+	}
+	if o.Interval <= 0 {
+		o.Interval = 2 * time.Millisecond
+	}
+	return o
+}
+
+// benchReceiver is the webhook endpoint of the bench: it answers 200, notes
+// when each event id arrives, and signals all once want deliveries arrived.
+type benchReceiver struct {
+	*http.Server
+	ln      net.Listener
+	mu      sync.Mutex
+	arrived map[string]time.Time
+	count   atomic.Int64
+	want    atomic.Int64
+	all     chan struct{}
+}
+
+// startBenchReceiver serves a benchReceiver on a local port until Close.
+func startBenchReceiver() (*benchReceiver, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &benchReceiver{ln: ln, arrived: map[string]time.Time{}, all: make(chan struct{}, 1)}
+	r.Server = &http.Server{Handler: http.HandlerFunc(r.serve)}
+	go func() { _ = r.Serve(ln) }()
+	return r, nil
+}
+
+// URL is the receiver's webhook URL.
+func (r *benchReceiver) URL() string { return "http://" + r.ln.Addr().String() + "/" }
+
+// serve answers one delivery: 200, its arrival noted.
+func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
+	_, _ = io.Copy(io.Discard, req.Body)
+	now := time.Now()
+	r.mu.Lock()
+	r.arrived[req.Header.Get(webhooks.HeaderEventID)] = now
+	r.mu.Unlock()
+	if r.count.Add(1) == r.want.Load() {
+		select {
+		case r.all <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// expect starts counting arrivals again, up to n.
+func (r *benchReceiver) expect(n int) {
+	r.count.Store(0)
+	r.want.Store(int64(n))
+}
+
+// await returns once the expected deliveries arrived, or an error naming
+// what ("deliveries", "steady deliveries") when ctx ends or limit passes.
+func (r *benchReceiver) await(ctx context.Context, limit time.Duration, n int, what string) error {
+	select {
+	case <-r.all:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(limit):
+		return fmt.Errorf("bench: only %d of %d %s arrived", r.count.Load(), n, what)
+	}
+}
+
+// webhookBench is one run of runWebhookBench: the app, its default tenant,
+// the receiver, and the payment every event carries.
+type webhookBench struct {
+	app  *App
+	t    *simulator.Tenant
+	recv *benchReceiver
+	p    *simulator.Payment
+	seq  int
+}
+
+// newEvent is the next PENDING PAYMENT.STATUS event of payment pid
+// (ids bench-00000001, bench-00000002, ...).
+func (b *webhookBench) newEvent(pid string) *simulator.Event {
+	b.seq++
+	return &simulator.Event{ID: fmt.Sprintf("bench-%08d", b.seq), TenantID: b.t.ID, Type: simulator.EventPaymentStatus,
+		PaymentID: pid, CreatedAt: b.app.Svc.Now(b.t), Payment: b.p, Status: simulator.DeliveryPending}
+}
+
+// throughput appends a backlog of opts.Events events held back, releases it
+// at once, and sets res's Delivered, Elapsed and PerSecond.
+func (b *webhookBench) throughput(ctx context.Context, opts webhookBenchOptions, res *webhookBenchResult) error {
+	release := b.app.Webhooks.Hold(b.t.ID)
+	b.recv.want.Store(int64(opts.Events))
 	for i := 0; i < opts.Events; {
-		err := app.DB.Update(func(tx simulator.Tx) error {
+		err := b.app.DB.Update(func(tx simulator.Tx) error {
 			for j := 0; j < 500 && i < opts.Events; j, i = j+1, i+1 {
-				if err := tx.AppendEvent(newEvent(fmt.Sprintf("p%05d", i%opts.Payments))); err != nil {
+				if err := tx.AppendEvent(b.newEvent(fmt.Sprintf("p%05d", i%opts.Payments))); err != nil {
 					return err
 				}
 			}
@@ -115,59 +188,50 @@ func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Write
 		})
 		if err != nil {
 			release()
-			return res, err
+			return err
 		}
 	}
 	start := time.Now()
 	release()
-	select {
-	case <-all:
-	case <-ctx.Done():
-		return res, ctx.Err()
-	case <-time.After(5 * time.Minute):
-		return res, fmt.Errorf("bench: only %d of %d deliveries arrived", count.Load(), opts.Events)
+	if err := b.recv.await(ctx, 5*time.Minute, opts.Events, "deliveries"); err != nil {
+		return err
 	}
 	res.Delivered, res.Elapsed = opts.Events, time.Since(start)
 	res.PerSecond = float64(opts.Events) / res.Elapsed.Seconds()
+	return nil
+}
 
-	// Lag: one event at a time on an idle dispatcher, each on its own payment.
-	count.Store(0)
-	want.Store(int64(opts.Steady))
+// lag sends opts.Steady events one at a time on an idle dispatcher, each on
+// its own payment, and sets res's lag figures from commit to arrival.
+func (b *webhookBench) lag(ctx context.Context, opts webhookBenchOptions, res *webhookBenchResult) error {
+	b.recv.expect(opts.Steady)
 	committed := map[string]time.Time{}
 	for i := range opts.Steady {
-		ev := newEvent(fmt.Sprintf("s%05d", i))
-		if err := app.DB.Update(func(tx simulator.Tx) error { return tx.AppendEvent(ev) }); err != nil {
-			return res, err
+		ev := b.newEvent(fmt.Sprintf("s%05d", i))
+		if err := b.app.DB.Update(func(tx simulator.Tx) error { return tx.AppendEvent(ev) }); err != nil {
+			return err
 		}
 		committed[ev.ID] = time.Now()
-		app.Webhooks.Appended(t.ID, true) // appended without the service: tell the dispatcher
-		app.Svc.Kick()
+		b.app.Webhooks.Appended(b.t.ID, true) // appended without the service: tell the dispatcher
+		b.app.Svc.Kick()
 		time.Sleep(opts.Interval)
 	}
-	select {
-	case <-all:
-	case <-ctx.Done():
-		return res, ctx.Err()
-	case <-time.After(time.Minute):
-		return res, fmt.Errorf("bench: only %d of %d steady deliveries arrived", count.Load(), opts.Steady)
+	if err := b.recv.await(ctx, time.Minute, opts.Steady, "steady deliveries"); err != nil {
+		return err
 	}
 	var lags []time.Duration
-	mu.Lock()
+	b.recv.mu.Lock()
 	for id, c := range committed {
-		if a, ok := arrived[id]; ok {
+		if a, ok := b.recv.arrived[id]; ok {
 			lags = append(lags, a.Sub(c))
 		}
 	}
-	mu.Unlock()
+	b.recv.mu.Unlock()
 	slices.Sort(lags)
 	if len(lags) > 0 {
 		res.LagSamples, res.LagMedian, res.LagP99 = len(lags), lags[len(lags)/2], lags[len(lags)*99/100]
 	}
-	fmt.Fprintf(out, "webhook deliveries: %d in %s = %.0f/s (%d payments, concurrency %d)\n",
-		res.Delivered, res.Elapsed.Round(time.Millisecond), res.PerSecond, opts.Payments, app.Webhooks.Concurrency)
-	fmt.Fprintf(out, "lag from commit to arrival (idle, %d events): median %s, p99 %s\n",
-		res.LagSamples, res.LagMedian.Round(10*time.Microsecond), res.LagP99.Round(10*time.Microsecond))
-	return res, nil
+	return nil
 }
 
 // benchPayment is a realistic payment for PAYMENT.STATUS events (their

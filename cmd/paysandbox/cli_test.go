@@ -347,7 +347,7 @@ func TestEveryCommandHasHelpWithExample(t *testing.T) {
 	extra := newParentCmd("scenarios", "scenario rules", "  paysandbox scenarios list",
 		newScenariosListCmd(deps, nil), newScenariosExplainCmd(deps, nil), newScenariosApplyCmd(deps, nil))
 	var walk func(c *cobra.Command)
-	client := map[string]bool{"serve": true, "bench": true, "healthcheck": true} // commands of other issues
+	client := map[string]bool{"serve": true, "bench": true, "healthcheck": true} // skipped: the commands that are not API clients
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
 			if client[sub.Name()] || sub.Name() == "help" {

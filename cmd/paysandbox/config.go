@@ -218,6 +218,18 @@ var tenantIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	c.checkServer(bad)
+	c.checkWebhooks(bad)
+	c.checkTenants(bad)
+	return errors.Join(errs...)
+}
+
+// complain records one problem of a Config (a printf-style message).
+type complain func(format string, args ...any)
+
+// checkServer complains about the server's own settings: address, db,
+// timeouts, caps, journal, fsync, logging and the instance name.
+func (c Config) checkServer(bad complain) {
 	if c.Addr == "" {
 		bad("addr: must not be empty")
 	}
@@ -263,6 +275,17 @@ func (c Config) Validate() error {
 	default:
 		bad("log_level: %q is not debug, info, warn or error", c.LogLevel)
 	}
+	if c.Instance != "" {
+		if err := simulator.CheckInstanceName(c.Instance); err != nil {
+			bad("instance: %v", err)
+		}
+	}
+}
+
+// checkWebhooks complains about the webhook settings (URL, allow list,
+// timeout, retention, slots, advance wait) and trusted_proxy, which is
+// checked among them so the problems keep their order.
+func (c Config) checkWebhooks(bad complain) {
 	if err := simulator.CheckWebhookURL(c.WebhookURL); err != nil {
 		bad("webhook_url: %q %v", c.WebhookURL, err)
 	}
@@ -287,11 +310,12 @@ func (c Config) Validate() error {
 	if c.AdvanceWait < 0 {
 		bad("advance_wait: %s must not be negative", c.AdvanceWait)
 	}
-	if c.Instance != "" {
-		if err := simulator.CheckInstanceName(c.Instance); err != nil {
-			bad("instance: %v", err)
-		}
-	}
+}
+
+// checkTenants complains about the configured tenants: ids and API keys
+// well formed and unique (the default tenant's included), scopes known,
+// webhook URLs valid.
+func (c Config) checkTenants(bad complain) {
 	ids, keys := map[string]bool{simulator.DefaultTenantID: true}, map[string]bool{simulator.DefaultAPIKey: true}
 	for i, t := range c.Tenants {
 		at := fmt.Sprintf("tenants[%d]", i)
@@ -321,5 +345,4 @@ func (c Config) Validate() error {
 			bad("%s.webhook_url: %q %v", at, t.WebhookURL, err)
 		}
 	}
-	return errors.Join(errs...)
 }

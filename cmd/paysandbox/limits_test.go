@@ -293,17 +293,6 @@ func TestShutdownDoesNotWaitForClients(t *testing.T) {
 	assert.Error(t, err, "the listener is closed")
 }
 
-// A wait that is already satisfied answers at once, even with timeout 0.
-func TestWaitAlreadySatisfiedAnswersAtOnce(t *testing.T) {
-	a := newTestApp(t)
-	pay := a.pay(1000, "4111111111111111")
-	tn, err := a.Svc.Tenant(simulator.DefaultTenantID)
-	require.NoError(t, err)
-	r, err := a.Svc.WaitForStatus(t.Context(), tn, pay.Str("id"), simulator.PaymentStatus(pay.Str("status")), 0)
-	require.NoError(t, err, "already satisfied: answered at once even with timeout 0")
-	assert.Equal(t, pay.Str("id"), r.ID)
-}
-
 // TestMeasureLatencyUnderAttack measures (and logs, never asserts) a normal
 // client's latency while slow-body and big-header attackers hold
 // connections, at a small scale. PAYSANDBOX_MEASURE=1 runs it:

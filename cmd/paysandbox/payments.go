@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -72,43 +73,7 @@ func newPaymentsListCmd(deps *cliDeps, runF func(*paymentsListOptions) error) *c
 			if runF != nil {
 				return runF(o)
 			}
-			q := url.Values{}
-			add := func(name string, vals []string) {
-				if len(vals) > 0 {
-					q.Set(name, strings.Join(vals, ","))
-				}
-			}
-			add("status", o.Status)
-			add("currency_code", o.Currency)
-			add("customer_id", o.Customer)
-			add("order_id", o.Order)
-			add("last_4_digits", o.Last4)
-			add("processor", o.Processor)
-			add("from_date", o.From)
-			add("to_date", o.To)
-			add("cursor", o.Cursor)
-			if o.MinAmount != "" {
-				q.Set("min_amount", o.MinAmount)
-			}
-			if o.MaxAmount != "" {
-				q.Set("max_amount", o.MaxAmount)
-			}
-			if o.Limit > 0 {
-				q.Set("limit", strconv.Itoa(o.Limit))
-			}
-			raw, err := o.Client.do(ctxOf(cmd), request{Method: "GET", Path: "/payments", Query: q})
-			if err != nil {
-				return err
-			}
-			return o.Client.render(raw, func(w io.Writer, v map[string]any) error {
-				if err := listTable("id", "status", "amount", "currencyCode", "orderId", "date")(w, v); err != nil {
-					return err
-				}
-				if next, _ := v["nextCursor"].(string); next != "" {
-					fmt.Fprintf(w, "more: --cursor %s\n", next)
-				}
-				return nil
-			})
+			return runPaymentsList(ctxOf(cmd), o)
 		},
 	}
 	addClientFlags(cmd, &o.Client, deps)
@@ -126,6 +91,53 @@ func newPaymentsListCmd(deps *cliDeps, runF func(*paymentsListOptions) error) *c
 	f.StringVar(&o.MaxAmount, "max-amount", "", "maximum amount (max_amount)")
 	f.IntVar(&o.Limit, "limit", 0, "page size, 1-100 (limit; default 100)")
 	return cmd
+}
+
+// query is the GET /payments query of o's filters (empty ones left out).
+func (o *paymentsListOptions) query() url.Values {
+	q := url.Values{}
+	add := func(name string, vals []string) {
+		if len(vals) > 0 {
+			q.Set(name, strings.Join(vals, ","))
+		}
+	}
+	add("status", o.Status)
+	add("currency_code", o.Currency)
+	add("customer_id", o.Customer)
+	add("order_id", o.Order)
+	add("last_4_digits", o.Last4)
+	add("processor", o.Processor)
+	add("from_date", o.From)
+	add("to_date", o.To)
+	add("cursor", o.Cursor)
+	if o.MinAmount != "" {
+		q.Set("min_amount", o.MinAmount)
+	}
+	if o.MaxAmount != "" {
+		q.Set("max_amount", o.MaxAmount)
+	}
+	if o.Limit > 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	return q
+}
+
+// runPaymentsList asks GET /payments with o's filters and renders the page
+// (a table, then "more: --cursor X" when there is a next page).
+func runPaymentsList(ctx context.Context, o *paymentsListOptions) error {
+	raw, err := o.Client.do(ctx, request{Method: "GET", Path: "/payments", Query: o.query()})
+	if err != nil {
+		return err
+	}
+	return o.Client.render(raw, func(w io.Writer, v map[string]any) error {
+		if err := listTable("id", "status", "amount", "currencyCode", "orderId", "date")(w, v); err != nil {
+			return err
+		}
+		if next, _ := v["nextCursor"].(string); next != "" {
+			fmt.Fprintf(w, "more: --cursor %s\n", next)
+		}
+		return nil
+	})
 }
 
 type paymentsGetOptions struct {

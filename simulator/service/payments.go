@@ -245,20 +245,8 @@ func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs
 		return nil, err
 	}
 	amount, hasAmount, _ := d.TotalAmount()
-	var missing []simulator.FieldError
-	if !hasAmount {
-		missing = append(missing, simulator.FieldError{Path: "$.amount", Description: "amount must be provided via the client session or the payment request"})
-	}
-	if d.CurrencyCode == "" {
-		missing = append(missing, simulator.FieldError{Path: "$.currencyCode", Description: "currencyCode must be provided via the client session or the payment request"})
-	}
-	if d.OrderID == "" {
-		missing = append(missing, simulator.FieldError{Path: "$.orderId", Description: "orderId must be provided via the client session or the payment request"})
-	}
-	if len(missing) > 0 {
-		e := simulator.ValidationError("PaymentCreationAPIRequest", missing...)
-		e.Message = "Missing fields for payment."
-		return nil, e.WithRecovery("When creating a payment `amount`, `currencyCode` and `orderId` must be provided via the Client Session or the Payment request.")
+	if err := checkRequired(d, hasAmount); err != nil {
+		return nil, err
 	}
 	now := s.now(t)
 	p := &simulator.Payment{
@@ -273,16 +261,45 @@ func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs
 		},
 	}
 	if pm != nil {
-		p.PaymentMethod.PaymentType = pm.PaymentType
-		p.PaymentMethod.Descriptor = pm.Descriptor
-		if pm.AuthorizationType != "" {
-			p.PaymentMethod.AuthorizationType = pm.AuthorizationType
-		}
-		p.PaymentMethod.FirstPaymentReason = pm.FirstPaymentReason
-		p.PaymentMethod.VaultOnSuccess = pm.VaultOnSuccess != nil && *pm.VaultOnSuccess && in.TokenType == simulator.TokenSingleUse
-		p.PaymentMethod.VaultOnAgreement = pm.VaultOnAgreement != nil && *pm.VaultOnAgreement
+		applyPaymentMethod(&p.PaymentMethod, pm, in.TokenType)
 	}
 	return p, nil
+}
+
+// checkRequired is the ValidationError naming what a payment needs that
+// neither the session nor the request gave (amount, currencyCode, orderId),
+// or nil.
+func checkRequired(d simulator.SessionData, hasAmount bool) error {
+	var missing []simulator.FieldError
+	if !hasAmount {
+		missing = append(missing, simulator.FieldError{Path: "$.amount", Description: "amount must be provided via the client session or the payment request"})
+	}
+	if d.CurrencyCode == "" {
+		missing = append(missing, simulator.FieldError{Path: "$.currencyCode", Description: "currencyCode must be provided via the client session or the payment request"})
+	}
+	if d.OrderID == "" {
+		missing = append(missing, simulator.FieldError{Path: "$.orderId", Description: "orderId must be provided via the client session or the payment request"})
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	e := simulator.ValidationError("PaymentCreationAPIRequest", missing...)
+	e.Message = "Missing fields for payment."
+	return e.WithRecovery("When creating a payment `amount`, `currencyCode` and `orderId` must be provided via the Client Session or the Payment request.")
+}
+
+// applyPaymentMethod sets the payment method options pm gives on m (the
+// authorization type only when given; vaultOnSuccess only for a single-use
+// token of kind tokenType).
+func applyPaymentMethod(m *simulator.PaymentMethod, pm *simulator.SessionPaymentMethod, tokenType simulator.TokenType) {
+	m.PaymentType = pm.PaymentType
+	m.Descriptor = pm.Descriptor
+	if pm.AuthorizationType != "" {
+		m.AuthorizationType = pm.AuthorizationType
+	}
+	m.FirstPaymentReason = pm.FirstPaymentReason
+	m.VaultOnSuccess = pm.VaultOnSuccess != nil && *pm.VaultOnSuccess && tokenType == simulator.TokenSingleUse
+	m.VaultOnAgreement = pm.VaultOnAgreement != nil && *pm.VaultOnAgreement
 }
 
 // checkVaultedRequest checks a request that pays with a vaulted (MULTI_USE)

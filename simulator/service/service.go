@@ -33,7 +33,7 @@ type Service struct {
 	// job, it runs the service's jobs (the cycle stays inside this package).
 	sched *Scheduler
 	// renderer renders the webhook bodies the service shows (EventBody,
-	// SentBody; nil: only an earlier release's stored ones). Config.Renderer.
+	// SentBody; nil: only bodies stored in the body form). Config.Renderer.
 	renderer simulator.EventRenderer
 	// webhooks is the dispatcher port (nil: none attached): events are
 	// announced to it, a clock advance runs and waits for the attempts it
@@ -55,8 +55,8 @@ type Config struct {
 	// attempts it makes due (0: DefaultAdvanceWait).
 	AdvanceWait time.Duration
 	// Renderer renders the webhook bodies the service shows (the event
-	// detail, waits, the dashboard); nil shows only the bodies events of an
-	// earlier release stored. Events carry what their body is rendered
+	// detail, waits, the dashboard); nil shows only the bodies stored in the
+	// body form (Event.Body). Events carry what their body is rendered
 	// from either way.
 	Renderer simulator.EventRenderer
 	// Webhooks makes the service's webhook dispatcher (nil: none, events

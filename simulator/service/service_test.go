@@ -23,7 +23,7 @@ import (
 // (":memory:"), with the scheduler loop not running, so background work
 // (authorization after approve, settlements, refunds, timeouts) happens only
 // when a test advances the tenant's clock. They reach what HTTP cannot reach
-// deterministically today: authorize on a PENDING payment, the async
+// deterministically: authorize on a PENDING payment, the async
 // processor (SETTLING), and the processor decisions only scenarios would make.
 
 const cardOK = "4111111111111111"

@@ -19,12 +19,11 @@ import (
 //
 // A card is stored by reference only when the catalogue rebuilds exactly
 // what was stored (checked at every write); otherwise the record keeps it
-// whole, as records written before this format did. Both forms are read, so
-// a db written by an earlier build opens and reads unchanged. The tenant id
-// is not stored in these records: it is the key's.
+// whole (the long form). Both forms are read, and decode to the same domain
+// values, so any stored db opens and reads unchanged. The compact form does
+// not store the tenant id: it is the key's.
 //
-// The wire is unaffected: these are storage types only, and the domain
-// values they decode to are the ones the earlier format decoded to.
+// The wire is unaffected: these are storage types only.
 
 var (
 	catalogOnce sync.Once
@@ -47,8 +46,8 @@ func cards() *simulator.CardCatalog {
 // payment's fields of the same JSON name.
 type payRec struct {
 	simulator.Payment
-	TenantID      string              `json:"tenantId,omitempty"` // records before the compact format
-	Card          *simulator.CardInfo `json:"card,omitempty"`     // a card the catalogue cannot rebuild, or an older record
+	TenantID      string              `json:"tenantId,omitempty"` // read from records in the long form, never written
+	Card          *simulator.CardInfo `json:"card,omitempty"`     // a card the catalogue cannot rebuild, or a record in the long form
 	Ref           *simulator.CardRef  `json:"cr,omitempty"`
 	PaymentMethod pmRec               `json:"paymentMethod"`
 	Plan          *planRec            `json:"plan,omitempty"` // records before the short names (read only)
@@ -142,10 +141,10 @@ type procRec struct {
 	AmountRefunded      int64  `json:"amountRefunded,omitempty"`
 }
 
-// planRec is the plan as builds before the short names stored it (the
-// decision types under their Go field names, which have no JSON tags), with
-// the authorizing account as the index (from 1) of the step that names it.
-// It is only read now: planShort is written.
+// planRec is the plan in its long form (the decision types under their Go
+// field names, which have no JSON tags), with the authorizing account as the
+// index (from 1) of the step that names it. It is read, never written:
+// planShort is written.
 type planRec struct {
 	simulator.Plan
 	Account     *simulator.ProcessorAccount `json:"account,omitempty"`
@@ -386,7 +385,7 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 // instRec is an instrument as stored.
 type instRec struct {
 	simulator.Instrument
-	TenantID string              `json:"tenantId,omitempty"` // records before the compact format
+	TenantID string              `json:"tenantId,omitempty"` // read from records in the long form, never written
 	Card     *simulator.CardInfo `json:"card,omitempty"`
 	Ref      *simulator.CardRef  `json:"cr,omitempty"`
 }

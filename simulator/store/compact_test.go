@@ -107,10 +107,9 @@ func errorsJoin(errs ...error) error {
 	return nil
 }
 
-// Records written by builds before the compact format (whole card, tenant
-// id, plan account, events with their body under evb) still read unchanged,
-// and updates and pruning handle them.
-func TestRecordsBeforeCompactFormatRead(t *testing.T) {
+// Records in the long form (whole card, tenant id, plan account, events with
+// their body under evb) read unchanged, and updates and pruning handle them.
+func TestLongFormRecordsRead(t *testing.T) {
 	cat := catalog(t)
 	db := openDB(t)
 	p := cardPayment("old1", cat.Identify("4111111111111111"), true)

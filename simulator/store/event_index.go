@@ -21,8 +21,8 @@ import (
 // events of one tenant are therefore a contiguous range, in creation order.
 // buntdb maintains it inside the transaction that sets or deletes an event
 // key (append, attempt, prune, tenant reset or delete; a rollback undoes it
-// too) and builds it in memory over every stored event, so records of older
-// builds (bodies apart at evb:) are indexed like new ones: nothing is stored
+// too) and builds it in memory over every stored event, so records in any
+// stored form (bodies apart at evb: too) are indexed alike: nothing is stored
 // for it and no file needs a migration. Its cost is a B-tree of pointers
 // (about 10 bytes per event) and, to build it, one pass matching every key
 // of the store against eventKeyPattern: 9% of opening a file of a million

@@ -121,9 +121,9 @@ func TestEventsOfOnePaymentAmongMany(t *testing.T) {
 	assert.Len(t, listed(t, db, "t2", simulator.EventQuery{PaymentID: "pay-7"}), 6, "another tenant's events stay")
 }
 
-// A file written by an older build (no index, an event's body apart at
-// evb:, records without it) is indexed when it is opened.
-func TestEventsOfPaymentInOldFile(t *testing.T) {
+// A file without the index whose events have their body apart at evb:
+// (records without it) is indexed when it is opened.
+func TestEventsOfPaymentInFileWithoutIndex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	old, err := buntdb.Open(path)
 	require.NoError(t, err)

@@ -59,8 +59,8 @@ func TestPruneEventsBatches(t *testing.T) {
 	}
 }
 
-// A record whose top-level status comes after an object (an older shape with
-// the body inline) is decoded to read its status instead of being misread.
+// A record whose top-level status comes after an object (the shape with the
+// body inline) is decoded to read its status instead of being misread.
 func TestPruneEventsStatusAfterObject(t *testing.T) {
 	db := openDB(t)
 	rec := func(id, status string, us int) [2]string {

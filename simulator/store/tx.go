@@ -344,117 +344,173 @@ func (t *Tx) DeleteChallenge(tok string) error        { return t.del(kCh3DS(tok)
 // more than the page in each direction to know whether there is a next and a
 // previous page.
 func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.PaymentPage, error) {
-	prefix := pPayIdx(tid)
+	w := &paymentWalk{t: t, tid: tid, prefix: pPayIdx(tid), q: q, pre: newListPrefilter(q)}
 	var page simulator.PaymentPage
-	var ferr error
-	pre := newListPrefilter(q)
-	collect := func(dst *[]*simulator.Payment, max int) func(k, _ string) bool {
-		return func(k, _ string) bool {
-			if !strings.HasPrefix(k, prefix) {
-				return false
-			}
-			switch pre.dated(k[len(prefix):]) {
-			case dateStop:
-				return false
-			case dateSkip:
-				return true
-			}
-			id := k[strings.LastIndexByte(k, ':')+1:]
-			if len(pre.needles) > 0 {
-				raw, err := t.raw(kPayment(tid, id))
-				if err != nil {
-					ferr = err
-					return false
-				}
-				if !pre.may(raw) {
-					return true
-				}
-			}
-			p, err := t.Payment(tid, id)
-			if err != nil {
-				ferr = err
-				return false
-			}
-			if p != nil && matches(p, q) {
-				*dst = append(*dst, p)
-			}
-			return len(*dst) < max
-		}
-	}
-	older := func(from string, inclusive bool, dst *[]*simulator.Payment, max int) error {
-		pre.descending = true
-		if from == "" {
-			return t.tx.DescendLessOrEqual("", prefix+"~", collect(dst, max))
-		}
-		if inclusive {
-			return t.tx.DescendLessOrEqual("", from, collect(dst, max))
-		}
-		return t.tx.DescendLessOrEqual("", from, func(k, v string) bool {
-			if k == from {
-				return true
-			}
-			return collect(dst, max)(k, v)
-		})
-	}
-	newer := func(from string, dst *[]*simulator.Payment, max int) error {
-		pre.descending = false
-		return t.tx.AscendGreaterOrEqual("", from, func(k, v string) bool {
-			if k == from {
-				return true
-			}
-			return collect(dst, max)(k, v)
-		})
-	}
-	var items []*simulator.Payment
+	var err error
 	switch {
 	case q.Cursor == nil:
-		if err := older("", true, &items, q.Limit+1); err != nil {
-			return page, err
-		}
-		if len(items) > q.Limit {
-			items = items[:q.Limit]
-			page.Next = cursorOf(items[len(items)-1], false)
-		}
+		err = w.firstPage(&page)
 	case !q.Cursor.Before:
-		from := kPayIdx(tid, q.Cursor.Date, q.Cursor.ID)
-		if err := older(from, false, &items, q.Limit+1); err != nil {
-			return page, err
-		}
-		if len(items) > q.Limit {
-			items = items[:q.Limit]
-			page.Next = cursorOf(items[len(items)-1], false)
-		}
-		if len(items) > 0 {
-			var probe []*simulator.Payment
-			if err := newer(kPayIdx(tid, items[0].Date, items[0].ID), &probe, 1); err != nil {
-				return page, err
-			}
-			if len(probe) > 0 {
-				page.Prev = cursorOf(items[0], true)
-			}
-		}
+		err = w.pageAfter(&page)
 	default:
-		from := kPayIdx(tid, q.Cursor.Date, q.Cursor.ID)
-		if err := newer(from, &items, q.Limit+1); err != nil {
-			return page, err
+		err = w.pageBefore(&page)
+	}
+	if err != nil {
+		return page, err
+	}
+	return page, w.ferr
+}
+
+// paymentWalk is one ListPayments: it walks the tenant's (date, id) index
+// under prefix, keeping the payments that pass q's filters; ferr is the
+// first error met reading a payment (the walk stops there).
+type paymentWalk struct {
+	t      *Tx
+	tid    string
+	prefix string
+	q      simulator.PaymentQuery
+	pre    *listPrefilter
+	ferr   error
+}
+
+// collect is the visitor of index keys that appends the matching payments
+// to dst and goes on while dst has fewer than max.
+func (w *paymentWalk) collect(dst *[]*simulator.Payment, max int) func(k, _ string) bool {
+	return func(k, _ string) bool {
+		if !strings.HasPrefix(k, w.prefix) {
+			return false
 		}
-		if len(items) > q.Limit {
-			items = items[:q.Limit]
+		switch w.pre.dated(k[len(w.prefix):]) {
+		case dateStop:
+			return false
+		case dateSkip:
+			return true
 		}
-		slices.Reverse(items)
-		if len(items) > 0 {
-			var probe []*simulator.Payment
-			if err := newer(kPayIdx(tid, items[0].Date, items[0].ID), &probe, 1); err != nil {
-				return page, err
+		id := k[strings.LastIndexByte(k, ':')+1:]
+		if len(w.pre.needles) > 0 {
+			raw, err := w.t.raw(kPayment(w.tid, id))
+			if err != nil {
+				w.ferr = err
+				return false
 			}
-			if len(probe) > 0 {
-				page.Prev = cursorOf(items[0], true)
+			if !w.pre.may(raw) {
+				return true
 			}
-			page.Next = cursorOf(items[len(items)-1], false)
+		}
+		p, err := w.t.Payment(w.tid, id)
+		if err != nil {
+			w.ferr = err
+			return false
+		}
+		if p != nil && matches(p, w.q) {
+			*dst = append(*dst, p)
+		}
+		return len(*dst) < max
+	}
+}
+
+// older collects into dst, newest first, the payments at index key from
+// (the newest when from is ""; from itself only when inclusive) and older.
+func (w *paymentWalk) older(from string, inclusive bool, dst *[]*simulator.Payment, max int) error {
+	w.pre.descending = true
+	if from == "" {
+		return w.t.tx.DescendLessOrEqual("", w.prefix+"~", w.collect(dst, max))
+	}
+	if inclusive {
+		return w.t.tx.DescendLessOrEqual("", from, w.collect(dst, max))
+	}
+	return w.t.tx.DescendLessOrEqual("", from, func(k, v string) bool {
+		if k == from {
+			return true
+		}
+		return w.collect(dst, max)(k, v)
+	})
+}
+
+// newer collects into dst, oldest first, the payments newer than index key
+// from.
+func (w *paymentWalk) newer(from string, dst *[]*simulator.Payment, max int) error {
+	w.pre.descending = false
+	return w.t.tx.AscendGreaterOrEqual("", from, func(k, v string) bool {
+		if k == from {
+			return true
+		}
+		return w.collect(dst, max)(k, v)
+	})
+}
+
+// hasNewer reports whether a payment passing the filters is newer than p.
+func (w *paymentWalk) hasNewer(p *simulator.Payment) (bool, error) {
+	var probe []*simulator.Payment
+	if err := w.newer(kPayIdx(w.tid, p.Date, p.ID), &probe, 1); err != nil {
+		return false, err
+	}
+	return len(probe) > 0, nil
+}
+
+// firstPage is the newest page, with Next when there are more.
+func (w *paymentWalk) firstPage(page *simulator.PaymentPage) error {
+	var items []*simulator.Payment
+	if err := w.older("", true, &items, w.q.Limit+1); err != nil {
+		return err
+	}
+	if len(items) > w.q.Limit {
+		items = items[:w.q.Limit]
+		page.Next = cursorOf(items[len(items)-1], false)
+	}
+	page.Payments = items
+	return nil
+}
+
+// pageAfter is the page older than the cursor, with Next when there are
+// more and Prev when a newer payment passes the filters.
+func (w *paymentWalk) pageAfter(page *simulator.PaymentPage) error {
+	var items []*simulator.Payment
+	from := kPayIdx(w.tid, w.q.Cursor.Date, w.q.Cursor.ID)
+	if err := w.older(from, false, &items, w.q.Limit+1); err != nil {
+		return err
+	}
+	if len(items) > w.q.Limit {
+		items = items[:w.q.Limit]
+		page.Next = cursorOf(items[len(items)-1], false)
+	}
+	if len(items) > 0 {
+		more, err := w.hasNewer(items[0])
+		if err != nil {
+			return err
+		}
+		if more {
+			page.Prev = cursorOf(items[0], true)
 		}
 	}
 	page.Payments = items
-	return page, ferr
+	return nil
+}
+
+// pageBefore is the page newer than the cursor (newest first), with Next,
+// and Prev when a still newer payment passes the filters.
+func (w *paymentWalk) pageBefore(page *simulator.PaymentPage) error {
+	var items []*simulator.Payment
+	from := kPayIdx(w.tid, w.q.Cursor.Date, w.q.Cursor.ID)
+	if err := w.newer(from, &items, w.q.Limit+1); err != nil {
+		return err
+	}
+	if len(items) > w.q.Limit {
+		items = items[:w.q.Limit]
+	}
+	slices.Reverse(items)
+	if len(items) > 0 {
+		more, err := w.hasNewer(items[0])
+		if err != nil {
+			return err
+		}
+		if more {
+			page.Prev = cursorOf(items[0], true)
+		}
+		page.Next = cursorOf(items[len(items)-1], false)
+	}
+	page.Payments = items
+	return nil
 }
 
 func cursorOf(p *simulator.Payment, before bool) *simulator.Cursor {

@@ -25,9 +25,8 @@ import (
 // what its webhook body is rendered from, each part after a newline and
 // tagged by its first byte: 'p' and the payment as it was (the payment
 // record's encoding), 'd' and the dispute of a DISPUTE.* event (JSON).
-// Events stored by earlier releases have their rendered body there instead
-// (a JSON object, '{'), or, older still, apart at evb; those are read as
-// Event.Body (and evb is deleted with the event). The parts are never
+// An event in the body form has its rendered body there instead (a JSON
+// object, '{'), or apart at evb; those are read as Event.Body (and evb is deleted with the event). The parts are never
 // parsed when events are listed; recording an attempt rewrites them
 // unchanged.
 func pPending(tid string) string { return tenantPrefix(tid) + "whp:" }
@@ -52,7 +51,7 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 
 // evRec is an event record as stored: the tenant id is the key's, the body
 // follows the record in the same value (putEvent), and attempts leave out
-// their zero values. Records of earlier builds (tenantId, "body":null, zero
+// their zero values. Records in the long form (tenantId, "body":null, zero
 // status codes and latencies) read the same.
 type evRec struct {
 	ID        string          `json:"id"`
@@ -114,7 +113,7 @@ func decodeEvent(raw, tid string) (*simulator.Event, error) {
 }
 
 // eventKey resolves an event id to its record's key through its evi entry,
-// which holds the key's creation stamp (earlier builds: the whole key); ""
+// which holds the key's creation stamp (or, in the long form, the whole key); ""
 // when there is no such event.
 func (t *Tx) eventKey(tid, id string) (string, error) {
 	v, err := t.raw(kEventID(tid, id))
@@ -210,7 +209,7 @@ const (
 )
 
 // encodeEventInputs is what follows e's record: its payment and dispute,
-// each tagged, or the rendered body an event of an earlier release carries.
+// each tagged, or the rendered body of an event in the body form.
 func encodeEventInputs(e *simulator.Event) ([]byte, error) {
 	if e.Payment == nil && e.Dispute == nil {
 		return append([]byte{}, e.Body...), nil
@@ -239,7 +238,7 @@ func encodeEventInputs(e *simulator.Event) ([]byte, error) {
 }
 
 // decodeEventInputs reads what follows e's record into e: its payment and
-// dispute, or an earlier release's rendered body (Event.Body).
+// dispute, or the rendered body of the body form (Event.Body).
 func decodeEventInputs(e *simulator.Event, v string) error {
 	if v == "" || v[0] == '{' {
 		if v != "" {
