@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"maps"
 	"path/filepath"
 	"regexp"
@@ -159,4 +160,69 @@ func TestBenchSeed(t *testing.T) {
 		byPayment[e.(map[string]any)["paymentId"].(string)]++
 	}
 	assert.Equal(t, []int{2, 2}, slices.Collect(maps.Values(byPayment)), "two checkouts' events")
+}
+
+// TestBenchSeedTenants: 30 checkouts over 3 tenants print 3 keys, one a
+// line; each key reads its own 10 payments and none of another's.
+func TestBenchSeedTenants(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "seed.db")
+	var out bytes.Buffer
+	require.NoError(t, runBenchSeed(&benchSeedOptions{DB: db, Payments: 30, Tenants: 3, Batch: 4, KeepEvents: 4}, &out))
+	keys := regexp.MustCompile(`(?m)^API key: (\S+)$`).FindAllStringSubmatch(out.String(), -1)
+	require.Len(t, keys, 3, out.String())
+
+	cfg := testConfig()
+	cfg.DB = db
+	a := startApp(t, cfg)
+	owner := map[string]string{}
+	for _, k := range keys {
+		tn := a.as(k[1])
+		r := tn.must(200, "GET", "/payments?limit=100", nil)
+		data, _ := r.JSON["data"].([]any)
+		require.Len(t, data, 10, "tenant of %s", k[1])
+		for _, d := range data {
+			id := d.(map[string]any)["id"].(string)
+			require.Empty(t, owner[id], "payment %s listed by two tenants", id)
+			owner[id] = k[1]
+			assert.Equal(t, "AUTHORIZED", tn.must(200, "GET", "/payments/"+id, nil).Str("status"))
+		}
+	}
+	for id, key := range owner {
+		for _, k := range keys {
+			if k[1] != key {
+				assert.Equal(t, 400, a.as(k[1]).req("GET", "/payments/"+id, nil).Status, "payment %s read with another tenant's key", id)
+			}
+		}
+	}
+	evs := a.as(keys[2][1]).must(200, "GET", "/_sandbox/webhooks/events", nil).JSON["data"].([]any)
+	assert.Len(t, evs, 4, "the retention bound holds per tenant")
+}
+
+// TestBenchSeedFlags: --tenants is checked against --payments.
+func TestBenchSeedFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+		want benchSeedOptions
+	}{
+		{args: []string{"--db", "x.db", "--payments", "30", "--tenants", "3"}, want: benchSeedOptions{DB: "x.db", Payments: 30, Tenants: 3}},
+		{args: []string{"--db", "x.db"}, want: benchSeedOptions{DB: "x.db", Payments: 100000, Tenants: 1}},
+		{args: []string{"--db", "x.db", "--payments", "2", "--tenants", "3"}, err: "must not exceed --payments"},
+		{args: []string{"--db", "x.db", "--tenants", "0"}, err: "at least 1"},
+	} {
+		var got *benchSeedOptions
+		cmd := newBenchSeedCmd(func(o *benchSeedOptions) error { got = o; return nil })
+		cmd.SetArgs(tc.args)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.args)
+			continue
+		}
+		require.NoError(t, err, tc.args)
+		assert.Equal(t, tc.want.DB, got.DB)
+		assert.Equal(t, tc.want.Payments, got.Payments)
+		assert.Equal(t, tc.want.Tenants, got.Tenants)
+	}
 }

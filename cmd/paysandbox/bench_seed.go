@@ -18,7 +18,10 @@ import (
 type benchSeedOptions struct {
 	DB       string
 	Payments int
-	Batch    int
+	// Tenants is how many new tenants share the checkouts, as evenly as
+	// can be (each has its own template checkout and API key).
+	Tenants int
+	Batch   int
 	// KeepEvents is the webhook retention bound the file is written under
 	// (the tenant has no endpoint, so its events are finished when made):
 	// only the events of the newest checkouts within it are stored, what a
@@ -26,27 +29,33 @@ type benchSeedOptions struct {
 	KeepEvents int
 }
 
-// newBenchSeedCmd fills a db file with N checkouts (client session, card
-// token and a payment authorized at once) in a new tenant, quickly: one
-// checkout runs through the real service, then its stored records are copied
-// N-1 times with fresh ids in large transactions. The copies are byte for
+// newBenchSeedCmd fills a db file with M checkouts (client session, card
+// token and a payment authorized at once) spread over N new tenants,
+// quickly: in each tenant one checkout runs through the real service, then
+// its stored records are copied with fresh ids in large transactions. The copies are byte for
 // byte what the service stores for such a checkout, so memory, file size and
 // start-up measured on the result are those of real data. Outbox events are
 // stored only within the webhook retention bound (--webhook-retention-count,
-// default that of serve), as a server applying it would have kept them.
+// default that of serve; per tenant), as a server applying it would have
+// kept them. It prints each seeded tenant's key as "API key: KEY", one per
+// line.
 func newBenchSeedCmd(runF func(*benchSeedOptions) error) *cobra.Command {
 	opts := &benchSeedOptions{}
 	cmd := &cobra.Command{
-		Use:     "seed",
-		Short:   "Fill a db file with N stored checkouts (payment, session, token) for start-up and memory measurements",
-		Example: "  paysandbox bench seed --payments 100000 --db /tmp/seeded.db",
-		Args:    cobra.NoArgs,
+		Use:   "seed",
+		Short: "Fill a db file with N stored checkouts (payment, session, token) for start-up and memory measurements",
+		Example: "  paysandbox bench seed --payments 100000 --db /tmp/seeded.db\n" +
+			"  paysandbox bench seed --tenants 1000 --payments 1000000 --db /tmp/many.db",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.DB == "" || opts.DB == ":memory:" {
 				return fmt.Errorf("bench seed: --db must name a file")
 			}
-			if opts.Payments < 1 || opts.Batch < 1 {
-				return fmt.Errorf("bench seed: --payments and --batch must be at least 1")
+			if opts.Payments < 1 || opts.Batch < 1 || opts.Tenants < 1 {
+				return fmt.Errorf("bench seed: --payments, --tenants and --batch must be at least 1")
+			}
+			if opts.Tenants > opts.Payments {
+				return fmt.Errorf("bench seed: --tenants (%d) must not exceed --payments (%d): each tenant gets at least one checkout", opts.Tenants, opts.Payments)
 			}
 			if opts.KeepEvents < 0 {
 				return fmt.Errorf("bench seed: --webhook-retention-count must not be negative")
@@ -58,7 +67,8 @@ func newBenchSeedCmd(runF func(*benchSeedOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.DB, "db", "", "db file to fill (created if missing; existing data stays)")
-	cmd.Flags().IntVar(&opts.Payments, "payments", 100000, "checkouts to store")
+	cmd.Flags().IntVar(&opts.Payments, "payments", 100000, "checkouts to store, in all")
+	cmd.Flags().IntVar(&opts.Tenants, "tenants", 1, "new tenants to spread the checkouts over, as evenly as can be")
 	cmd.Flags().IntVar(&opts.Batch, "batch", 2000, "checkouts per store transaction")
 	cmd.Flags().IntVar(&opts.KeepEvents, "webhook-retention-count", service.DefaultRetention.Keep,
 		"store the webhook events a server with this retention bound keeps (0: every checkout's)")
@@ -83,9 +93,11 @@ func (r *recordingIDs) NewID(kind simulator.IDKind) string {
 var seedKinds = []simulator.IDKind{simulator.IDPayment, simulator.IDUUID, simulator.IDClientToken,
 	simulator.IDPaymentToken, simulator.IDAnalytics, simulator.IDProcessorTxn}
 
-// runBenchSeed fills opts.DB as newBenchSeedCmd says and prints a summary.
+// runBenchSeed fills opts.DB as newBenchSeedCmd says and prints a summary,
+// then each tenant's key as "API key: KEY".
 func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 	start := time.Now()
+	tenants := max(1, opts.Tenants)
 	rec := &recordingIDs{ids: map[simulator.IDKind][]string{}}
 	cfg := Config{Addr: "127.0.0.1:0", DB: opts.DB, RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "never", LogFormat: "text", LogLevel: "error"}
@@ -94,41 +106,103 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 		return err
 	}
 	defer app.Close()
+	var seeded []seededTenant
+	for i := range tenants {
+		n := opts.Payments / tenants
+		if i < opts.Payments%tenants {
+			n++
+		}
+		st, err := seedTenant(app, rec, opts, n)
+		if err != nil {
+			return err
+		}
+		seeded = append(seeded, st)
+	}
+	if err := app.Close(); err != nil {
+		return err
+	}
+	printSeeded(out, opts, seeded, time.Since(start))
+	return nil
+}
+
+// printSeeded prints the summary of a seed (the first tenant's template
+// sizes, the averages over every checkout) and each tenant's key as
+// "API key: KEY", one a line.
+func printSeeded(out io.Writer, opts *benchSeedOptions, seeded []seededTenant, took time.Duration) {
+	var keys, nbytes float64
+	kept := 0
+	for _, st := range seeded {
+		keys += st.keys
+		nbytes += st.bytes
+		kept += st.kept
+	}
+	first, tenants := seeded[0], len(seeded)
+	sz, m := first.size, float64(opts.Payments)
+	if tenants == 1 {
+		fmt.Fprintf(out, "seeded %d checkouts (payment %s is the template, %s) in tenant %s (API key %s): %d keys, %d bytes of keys and values each with its %d events (%d B of them); %d events kept (--webhook-retention-count %d): %.1f keys, %.0f bytes per checkout on average; in %s\n",
+			opts.Payments, first.payment.ID, first.payment.Status, first.tenant.ID, first.tenant.APIKeys[0].Key, sz.keys, sz.bytes, sz.events, sz.evBytes, kept, opts.KeepEvents,
+			keys/m, nbytes/m, took.Round(time.Millisecond))
+	} else {
+		each := fmt.Sprintf("%d each", opts.Payments/tenants)
+		if opts.Payments%tenants != 0 {
+			each = fmt.Sprintf("%d or %d each", opts.Payments/tenants, opts.Payments/tenants+1)
+		}
+		fmt.Fprintf(out, "seeded %d checkouts over %d tenants, %s (each tenant's first payment is its template, %s): %d keys, %d bytes of keys and values each with its %d events (%d B of them); %d events kept (--webhook-retention-count %d per tenant): %.1f keys, %.0f bytes per checkout on average; in %s\n",
+			opts.Payments, tenants, each, first.payment.Status, sz.keys, sz.bytes, sz.events, sz.evBytes, kept, opts.KeepEvents,
+			keys/m, nbytes/m, took.Round(time.Millisecond))
+	}
+	for _, st := range seeded {
+		fmt.Fprintf(out, "API key: %s\n", st.tenant.APIKeys[0].Key)
+	}
+}
+
+// seededTenant is what seedTenant stored: the tenant, its template payment,
+// the size of one checkout, the events kept, and the keys and bytes stored
+// in all.
+type seededTenant struct {
+	tenant      *simulator.Tenant
+	payment     *simulator.Payment
+	size        templateSize
+	kept        int
+	keys, bytes float64
+}
+
+// seedTenant makes a new tenant with n checkouts: one through the service
+// (the template), n-1 copies of it; only the newest checkouts within the
+// retention bound keep their events.
+func seedTenant(app *App, rec *recordingIDs, opts *benchSeedOptions, n int) (seededTenant, error) {
 	t, p, err := seedTemplate(app, rec)
 	if err != nil {
-		return err
+		return seededTenant{}, err
 	}
 	var tmpl [][2]string
 	if err := app.DB.TenantRecords(t.ID, func(k, v string) bool { tmpl = append(tmpl, [2]string{k, v}); return true }); err != nil {
-		return err
+		return seededTenant{}, err
 	}
 	olds, kinds := rec.replaced()
 	sz := sizeOfTemplate(tmpl)
+	sz.keys = len(tmpl)
 	// withEvents: copies from this index on keep their events; the
 	// template (copy 0) loses its own when it is not among them. Whole
 	// checkouts are kept (every copy has the template's event times).
 	withEvents := 0
 	if opts.KeepEvents > 0 && sz.events > 0 {
-		withEvents = max(0, opts.Payments-opts.KeepEvents/sz.events)
+		withEvents = max(0, n-opts.KeepEvents/sz.events)
 	}
-	if err := copyTemplate(app, tmpl, olds, kinds, opts, withEvents); err != nil {
-		return err
+	if err := copyTemplate(app, tmpl, olds, kinds, n, opts.Batch, withEvents); err != nil {
+		return seededTenant{}, err
 	}
 	if withEvents > 0 {
 		if err := deleteTemplateEvents(app, tmpl); err != nil {
-			return err
+			return seededTenant{}, err
 		}
 	}
-	kept := (opts.Payments - withEvents) * sz.events
-	if err := app.Close(); err != nil {
-		return err
-	}
-	avgKeys := float64(len(tmpl)-sz.evKeys) + float64(kept*sz.evKeys)/float64(max(1, sz.events)*opts.Payments)
-	avgBytes := float64(sz.bytes-sz.evBytes) + float64(kept*sz.evBytes)/float64(max(1, sz.events)*opts.Payments)
-	fmt.Fprintf(out, "seeded %d checkouts (payment %s is the template, %s) in tenant %s (API key %s): %d keys, %d bytes of keys and values each with its %d events (%d B of them); %d events kept (--webhook-retention-count %d): %.1f keys, %.0f bytes per checkout on average; in %s\n",
-		opts.Payments, p.ID, p.Status, t.ID, t.APIKeys[0].Key, len(tmpl), sz.bytes, sz.events, sz.evBytes, kept, opts.KeepEvents,
-		avgKeys, avgBytes, time.Since(start).Round(time.Millisecond))
-	return nil
+	kept := (n - withEvents) * sz.events
+	keptShare := float64(kept) / float64(max(1, sz.events)) // checkouts whose events stay
+	return seededTenant{tenant: t, payment: p, size: sz, kept: kept,
+		keys:  float64(n*(len(tmpl)-sz.evKeys)) + keptShare*float64(sz.evKeys),
+		bytes: float64(n*(sz.bytes-sz.evBytes)) + keptShare*float64(sz.evBytes),
+	}, nil
 }
 
 // seedTemplate makes a new tenant and one checkout in it through the
@@ -173,10 +247,10 @@ func (r *recordingIDs) replaced() (olds []string, kinds []simulator.IDKind) {
 	return olds, kinds
 }
 
-// templateSize is the size of a checkout's records: bytes of keys and
-// values in all, and of its outbox event keys (evKeys keys, evBytes bytes,
-// events of them event records).
-type templateSize struct{ bytes, evBytes, evKeys, events int }
+// templateSize is the size of a checkout's records: keys and bytes of keys
+// and values in all, and of its outbox event keys (evKeys keys, evBytes
+// bytes, events of them event records).
+type templateSize struct{ keys, bytes, evBytes, evKeys, events int }
 
 // sizeOfTemplate measures tmpl.
 func sizeOfTemplate(tmpl [][2]string) templateSize {
@@ -194,14 +268,14 @@ func sizeOfTemplate(tmpl [][2]string) templateSize {
 	return sz
 }
 
-// copyTemplate stores opts.Payments-1 copies of tmpl, each with fresh ids in
-// place of olds (of kinds), opts.Batch copies per transaction; copies before
-// index withEvents leave out the event keys.
-func copyTemplate(app *App, tmpl [][2]string, olds []string, kinds []simulator.IDKind, opts *benchSeedOptions, withEvents int) error {
+// copyTemplate stores n-1 copies of tmpl, each with fresh ids in place of
+// olds (of kinds), per copies per transaction; copies before index
+// withEvents leave out the event keys.
+func copyTemplate(app *App, tmpl [][2]string, olds []string, kinds []simulator.IDKind, n, per, withEvents int) error {
 	gen := simulator.RandomIDs{}
-	batch := make([][2]string, 0, opts.Batch*len(tmpl))
+	batch := make([][2]string, 0, min(n, per)*len(tmpl))
 	pairs := make([]string, 2*len(olds))
-	for i := 1; i < opts.Payments; i++ {
+	for i := 1; i < n; i++ {
 		for j, old := range olds {
 			pairs[2*j], pairs[2*j+1] = old, gen.NewID(kinds[j])
 		}
@@ -212,7 +286,7 @@ func copyTemplate(app *App, tmpl [][2]string, olds []string, kinds []simulator.I
 			}
 			batch = append(batch, [2]string{r.Replace(kv[0]), r.Replace(kv[1])})
 		}
-		if len(batch) >= opts.Batch*len(tmpl) || i == opts.Payments-1 {
+		if len(batch) >= per*len(tmpl) || i == n-1 {
 			if err := app.DB.PutRaw(batch); err != nil {
 				return err
 			}
