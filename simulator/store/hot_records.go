@@ -12,8 +12,6 @@ import (
 // The typed records the hot cache (hotcache.go) holds, how transactions use
 // it, and the lock-free readers the service's hot paths call.
 
-var _ simulator.RecordMemory = (*DB)(nil)
-
 func decodeSession(raw, _ string) (*simulator.ClientSession, error) {
 	var cs simulator.ClientSession
 	if err := decode(raw, &cs); err != nil {
@@ -33,7 +31,7 @@ func decodeAttempt(raw, _ string) (*simulator.Attempt, error) {
 // HotPayment returns payment id of tenant tid from memory, reading the store
 // (one read transaction, the JSON decoded outside it) only on a miss. The
 // payment is shared with every other reader: callers must not change it
-// (simulator.RecordMemory). nil when there is no such payment.
+// (service.RecordMemory). nil when there is no such payment.
 func (d *DB) HotPayment(tid, id string) (*simulator.Payment, error) {
 	if !validID(id) {
 		return nil, nil
