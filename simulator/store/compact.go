@@ -19,9 +19,10 @@ import (
 //
 // A card is stored by reference only when the catalogue rebuilds exactly
 // what was stored (checked at every write); otherwise the record keeps it
-// whole, as records written before this format did. Both forms are read, so
-// a db written by an earlier build opens and reads unchanged. The tenant id
-// is not stored in these records: it is the key's.
+// whole. Members that only JSON records of earlier builds have (tenantId, a
+// card stored whole, the plan under Go names) are read by the migration
+// (migrate.go), which decodes those records into these same types. The
+// tenant id is not stored in these records: it is the key's.
 //
 // The wire is unaffected: these are storage types only, and the domain
 // values they decode to are the ones the earlier format decoded to.
@@ -276,8 +277,11 @@ func (ps *planShort) plan() *simulator.Plan {
 	return pl
 }
 
-func encodePayment(p *simulator.Payment) ([]byte, error) {
-	rec := payRec{Payment: *p, FinalCaptured: p.FinalCaptured}
+func encodePayment(p *simulator.Payment) ([]byte, error) { return marshal(payRecOf(p)) }
+
+// payRecOf is p as stored.
+func payRecOf(p *simulator.Payment) *payRec {
+	rec := &payRec{Payment: *p, FinalCaptured: p.FinalCaptured}
 	if p.Authorized != p.Amount {
 		a := p.Authorized
 		rec.Authorized = &a
@@ -319,7 +323,7 @@ func encodePayment(p *simulator.Payment) ([]byte, error) {
 	if p.Plan != nil {
 		rec.PL = shortPlan(p.Plan)
 	}
-	return appendPayRec(make([]byte, 0, 1536), &rec)
+	return rec
 }
 
 func decodePayment(raw, tid string) (*simulator.Payment, error) {
@@ -327,6 +331,11 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 	if err := decode(raw, &rec); err != nil {
 		return nil, err
 	}
+	return rec.payment(tid)
+}
+
+// payment is the payment rec stores, of tenant tid.
+func (rec *payRec) payment(tid string) (*simulator.Payment, error) {
 	p := rec.Payment
 	p.TenantID = tid
 	p.FinalCaptured = rec.FinalCaptured
@@ -391,15 +400,17 @@ type instRec struct {
 	Ref      *simulator.CardRef  `json:"cr,omitempty"`
 }
 
-func encodeInstrument(in *simulator.Instrument) ([]byte, error) {
-	rec := instRec{Instrument: *in}
+func encodeInstrument(in *simulator.Instrument) ([]byte, error) { return marshal(instRecOf(in)) }
+
+func instRecOf(in *simulator.Instrument) *instRec {
+	rec := &instRec{Instrument: *in}
 	if ref, ok := cards().RefOf(in.Card); ok {
 		rec.Ref = &ref
 	} else {
 		c := in.Card
 		rec.Card = &c
 	}
-	return appendInstRec(make([]byte, 0, 512), &rec)
+	return rec
 }
 
 func decodeInstrument(raw, tid string) (*simulator.Instrument, error) {
@@ -407,6 +418,11 @@ func decodeInstrument(raw, tid string) (*simulator.Instrument, error) {
 	if err := decode(raw, &rec); err != nil {
 		return nil, err
 	}
+	return rec.instrument(tid)
+}
+
+// instrument is the instrument rec stores, of tenant tid.
+func (rec *instRec) instrument(tid string) (*simulator.Instrument, error) {
 	in := rec.Instrument
 	in.TenantID = tid
 	card, err := cardOf(rec.Card, rec.Ref)

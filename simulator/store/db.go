@@ -66,6 +66,12 @@ func Open(path, fsync string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if path != ":memory:" {
+		if err := migrate(db, path); err != nil { // JSON records of earlier builds (migrate.go)
+			db.Close()
+			return nil, err
+		}
+	}
 	hot := newHotCache()
 	dk, err := openDisk(db, path, fsync, hot.clear)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
 // TestListPrefilterChangesNoAnswer: queries with date bounds and exact
@@ -121,4 +122,55 @@ func ids(ps []*simulator.Payment) []string {
 		out = append(out, p.ID)
 	}
 	return out
+}
+
+// BenchmarkListPayments lists a page of 10,000 payments with and without
+// exact filters, reading from the hot cache (warm) and decoding every record
+// it reads (cold):
+//
+//	go test ./simulator/store -run '^$' -bench ListPayments
+func BenchmarkListPayments(b *testing.B) {
+	db, err := store.Open(":memory:", store.FsyncNever)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = db.Close() })
+	base := time.Unix(1700000000, 0).UTC()
+	statuses := []simulator.PaymentStatus{simulator.StatusAuthorized, simulator.StatusAuthorized, simulator.StatusSettled, simulator.StatusDeclined}
+	require.NoError(b, db.Update(func(tx simulator.Tx) error {
+		for i := range 10000 {
+			p := payment(fmt.Sprintf("p%05d", i), statuses[i%len(statuses)])
+			p.Date, p.DateUpdated = base.Add(time.Duration(i)*time.Second), base
+			p.OrderID, p.CurrencyCode, p.CustomerID = fmt.Sprintf("order-%05d", i), "EUR", fmt.Sprintf("cust-%d", i%50)
+			if err := tx.PutPayment(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	queries := []struct {
+		name string
+		q    simulator.PaymentQuery
+	}{
+		{"all", simulator.PaymentQuery{Limit: 25}},
+		{"status_DECLINED", simulator.PaymentQuery{Limit: 25, Status: []simulator.PaymentStatus{simulator.StatusDeclined}}},
+		{"order_id", simulator.PaymentQuery{Limit: 25, OrderID: "order-00042"}},
+		{"customer", simulator.PaymentQuery{Limit: 25, CustomerID: []string{"cust-7"}}},
+	}
+	for _, cold := range []bool{false, true} {
+		for _, q := range queries {
+			name := "warm/" + q.name
+			if cold {
+				name = "cold/" + q.name
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					if cold {
+						db.DropHotCache()
+					}
+					if err := db.View(func(tx simulator.Tx) error { _, err := tx.ListPayments("t1", q.q); return err }); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }

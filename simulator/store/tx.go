@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -53,13 +52,6 @@ func (t *Tx) get(key string, v any) (bool, error) {
 	return true, decode(s, v)
 }
 
-// decode reads one stored record; free-form values (metadata) keep their exact numbers.
-func decode(raw string, v any) error {
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	return dec.Decode(v)
-}
-
 func (t *Tx) raw(key string) (string, error) {
 	s, err := t.tx.Get(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
@@ -72,7 +64,7 @@ func (t *Tx) put(key string, v any) error {
 	if !t.write {
 		return errReadOnly
 	}
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		return err
 	}
@@ -149,7 +141,7 @@ func (t *Tx) tenantList() ([]*simulator.Tenant, error) {
 	var ferr error
 	err := t.prefix(pTenant, func(_, v string) bool {
 		var tn simulator.Tenant
-		if ferr = json.Unmarshal([]byte(v), &tn); ferr != nil {
+		if ferr = decode(v, &tn); ferr != nil {
 			return false
 		}
 		out = append(out, &tn)
@@ -199,17 +191,17 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 		switch {
 		case strings.HasPrefix(rest, "cs:"):
 			var cs simulator.ClientSession
-			if json.Unmarshal([]byte(v), &cs) == nil {
+			if decode(v, &cs) == nil {
 				globals = append(globals, kCTok(cs.ClientToken))
 			}
 		case strings.HasPrefix(rest, "pay:"):
-			var p simulator.Payment
-			if json.Unmarshal([]byte(v), &p) == nil && p.ThreeDS != nil {
+			var p payRec
+			if decode(v, &p) == nil && p.ThreeDS != nil {
 				globals = append(globals, kCh3DS(p.ThreeDS.ChallengeToken))
 			}
 		case strings.HasPrefix(rest, "job:"):
 			var j simulator.Job
-			if json.Unmarshal([]byte(v), &j) == nil {
+			if decode(v, &j) == nil {
 				globals = append(globals, kJobQ(j.RealDue, j.TenantID, j.ID))
 			}
 		}
@@ -317,7 +309,7 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if !t.write {
 		return errReadOnly
 	}
-	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), ""); err != nil {
+	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), listIndexValue(p)); err != nil {
 		return err
 	}
 	b, err := encodePayment(p)
@@ -348,8 +340,8 @@ func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.Payme
 	var page simulator.PaymentPage
 	var ferr error
 	pre := newListPrefilter(q)
-	collect := func(dst *[]*simulator.Payment, max int) func(k, _ string) bool {
-		return func(k, _ string) bool {
+	collect := func(dst *[]*simulator.Payment, max int) func(k, v string) bool {
+		return func(k, v string) bool {
 			if !strings.HasPrefix(k, prefix) {
 				return false
 			}
@@ -360,15 +352,8 @@ func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.Payme
 				return true
 			}
 			id := k[strings.LastIndexByte(k, ':')+1:]
-			if len(pre.needles) > 0 {
-				raw, err := t.raw(kPayment(tid, id))
-				if err != nil {
-					ferr = err
-					return false
-				}
-				if !pre.may(raw) {
-					return true
-				}
+			if !pre.may(v) {
+				return true
 			}
 			p, err := t.Payment(tid, id)
 			if err != nil {
@@ -512,7 +497,7 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 	var ferr error
 	err := t.prefix(kAttempt(tid, ""), func(_, v string) bool {
 		var a simulator.Attempt
-		if ferr = json.Unmarshal([]byte(v), &a); ferr != nil {
+		if ferr = decode(v, &a); ferr != nil {
 			return false
 		}
 		out = append(out, &a)
@@ -531,11 +516,11 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
 		return err
 	}
-	inputs, err := encodeEventInputs(e)
+	st, err := eventInputs(e)
 	if err != nil {
 		return err
 	}
-	return t.putEvent(k, e, inputs)
+	return t.putEvent(k, st)
 }
 
 // Jobs.
