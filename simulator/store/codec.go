@@ -14,20 +14,24 @@ import (
 // types and the storage types in compact.go and tx_outbox.go each keep
 // their names in one place); keys are the short names those tags give.
 //
-// Chosen by measurement (codec_bench_test.go, go1.26, 2-core machine; a
-// typical checkout's payment with its plan and two transactions, an event
-// with the payment it was made from, a client session):
+// Chosen by measurement (BenchmarkCodec in codec_bench_test.go, go1.26,
+// 2-core machine shared with other builds; a typical checkout's records: a
+// settled payment with its plan and two transactions, its event with the
+// payment it was made from, a client session):
 //
-//	              bytes: payment  event  session   encode+decode ns/op: payment  event  session
-//	JSON (before)           966    1100      491                         17,300  19,700    6,800
-//	CBOR                    808     930      407                         10,900  12,300    4,000
-//	msgpack                 807     929      406                         14,200  16,400    5,600
+//	             bytes: payment  event  session   encode+decode µs: payment  event  session
+//	encoding/json          1230   1924      337                         69     108     10.1
+//	CBOR                    998   1241      295                         19      36      4.4
+//	msgpack v5.4.1         3708   3929      251                         86      89      7.0
 //
-// The two binary codecs are the same size (both write field names as
-// strings; integer keys saved a further ~25% of a payment, not worth a
-// second set of tags); CBOR is faster here and keeps RFC 3339 times
-// exactly (msgpack's time extension decodes to the local zone) and
-// `omitzero`, which the domain types use.
+// msgpack (read through the same json tags) does not follow encoding/json's
+// rules for embedded structs, so the storage types' shadowing fields (the
+// card by reference, the short plan) were written beside the embedded
+// domain's own: it would need a second set of types. CBOR reads the tags
+// as encoding/json does, keeps `omitzero`, and was 3-4x faster than
+// encoding/json and 2-4x faster than msgpack. Integer keys (keyasint) were
+// not taken: field names are a minority of a record's bytes once the
+// storage types shortened the long ones.
 //
 // Times are RFC 3339 with nanoseconds, as JSON had them, so every time
 // reads back exactly (zone and monotonic reading aside, as with JSON).
