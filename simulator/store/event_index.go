@@ -18,13 +18,13 @@ import (
 // timeline and crash-test check cost grew with the tenant's traffic.
 //
 // idxEventPayment is a buntdb index over the evt: keys ordered by the
-// event's payment id (read from its record), then by key: one payment's
+// event's payment id (the head of the stored value, before the encoded
+// record: a slice, no decoding, see evStore), then by key: one payment's
 // events of one tenant are therefore a contiguous range, in creation order.
 // buntdb maintains it inside the transaction that sets or deletes an event
 // key (append, attempt, prune, tenant reset or delete; a rollback undoes it
-// too) and builds it in memory over every stored event, so records of older
-// builds (bodies apart at evb:) are indexed like new ones: nothing is stored
-// for it and no file needs a migration. Its cost is a B-tree of pointers
+// too) and builds it in memory over every stored event: nothing else is
+// stored for it. Its cost is a B-tree of pointers
 // (about 10 bytes per event) and, to build it, one pass matching every key
 // of the store against eventKeyPattern: 9% of opening a file of a million
 // checkouts. It is therefore built on first use, in the background (under
