@@ -62,7 +62,7 @@ func EventJSON(v string) string {
 }
 
 // Migrate runs the JSON record migration over d (records put with PutRaw).
-func (d *DB) Migrate() error { return migrate(d.db, d.path) }
+func (d *DB) Migrate() error { _, err := migrate(d.db, d.path); return err }
 
 // SetMigrateBatch makes each migration transaction convert at most n
 // records, and cut the migration (Open fails) after stop batches when stop

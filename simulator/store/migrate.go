@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -37,8 +36,9 @@ var (
 	migrateCut func(batches int) error
 )
 
-// migrate converts every JSON record of db and marks the file migrated.
-func migrate(db *buntdb.DB, path string) error {
+// migrate converts every JSON record of db and marks the file migrated; it
+// answers how many records it converted.
+func migrate(db *buntdb.DB, path string) (int, error) {
 	done := false
 	if err := db.View(func(tx *buntdb.Tx) error {
 		v, err := tx.Get(kFormat)
@@ -48,7 +48,7 @@ func migrate(db *buntdb.DB, path string) error {
 		}
 		return err
 	}); err != nil || done {
-		return err
+		return 0, err
 	}
 	from, total, batches := "", 0, 0
 	for {
@@ -93,7 +93,7 @@ func migrate(db *buntdb.DB, path string) error {
 			return err
 		})
 		if err != nil {
-			return err
+			return total, err
 		}
 		total += n
 		batches++
@@ -103,14 +103,11 @@ func migrate(db *buntdb.DB, path string) error {
 		from = next
 		if migrateCut != nil {
 			if err := migrateCut(batches); err != nil {
-				return err
+				return total, err
 			}
 		}
 	}
-	if total > 0 {
-		slog.Info("store: records migrated from JSON to the binary format", "records", total, "batches", batches, "file", path)
-	}
-	return nil
+	return total, nil
 }
 
 // recordKind names the kind of record a key holds ("" for keys whose values

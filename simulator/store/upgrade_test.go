@@ -61,6 +61,7 @@ func TestUpgradeFromJSONRecords(t *testing.T) {
 	db, err := store.Open(path, store.FsyncNever)
 	require.NoError(t, err)
 	checkUpgraded(t, db)
+	assert.Positive(t, db.Migrated())
 	var n int
 	require.NoError(t, db.View(func(tx simulator.Tx) error {
 		ps, err := tx.ListPayments("t2", simulator.PaymentQuery{Limit: 10, OrderID: "o-9", CustomerID: []string{"cust-9"}})
@@ -74,6 +75,7 @@ func TestUpgradeFromJSONRecords(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	checkUpgraded(t, db)
+	assert.Zero(t, db.Migrated(), "a converted file is not scanned again")
 }
 
 // A migration cut after some of its batches (as by kill -9: each batch is
