@@ -74,6 +74,12 @@ func Open(path, fsync string) (*DB, error) {
 			db.Close()
 			return nil, err
 		}
+		if migrated > 0 { // every converted record is in the file twice: rewrite it once
+			if err := db.Shrink(); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("store: compacting %s after converting its records: %w", path, err)
+			}
+		}
 	}
 	hot := newHotCache()
 	dk, err := openDisk(db, path, fsync, hot.clear)
