@@ -45,7 +45,7 @@ func cards() *simulator.CardCatalog {
 }
 
 // payRec is a payment as stored. Its own fields shadow the embedded
-// payment's fields of the same JSON name.
+// payment's fields of the same name (their tags).
 type payRec struct {
 	simulator.Payment
 	TenantID      string              `json:"tenantId,omitempty"` // records before the compact format
@@ -146,7 +146,7 @@ type procRec struct {
 // planRec is the plan as builds before the short names stored it (the
 // decision types under their Go field names, which have no JSON tags), with
 // the authorizing account as the index (from 1) of the step that names it.
-// It is only read now: planShort is written.
+// Only the migration (migrate.go) reads it: planShort is written.
 type planRec struct {
 	simulator.Plan
 	Account     *simulator.ProcessorAccount `json:"account,omitempty"`
