@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
@@ -172,5 +173,38 @@ func BenchmarkListPayments(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// A payment whose list entry holds nothing (as a file's entries before the
+// list fields were indexed) is read and judged by its record, not skipped.
+func TestListEntryWithoutFields(t *testing.T) {
+	db := openDB(t)
+	p := payment("p1", simulator.StatusDeclined)
+	p.OrderID, p.CurrencyCode, p.CustomerID = "o-1", "EUR", "c-1"
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
+	key := fmt.Sprintf("t:t1:payx:%020d:p1", p.Date.UnixMicro())
+	var before string
+	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool {
+		if k == key {
+			before = v
+		}
+		return true
+	}))
+	require.NotEmpty(t, before, "the entry lists the payment's fields")
+	require.NoError(t, db.PutRaw([][2]string{{key, ""}}))
+	q := simulator.PaymentQuery{Limit: 10, OrderID: "o-1", CustomerID: []string{"c-1"}, CurrencyCode: []string{"EUR"},
+		Status: []simulator.PaymentStatus{simulator.StatusDeclined}}
+	for _, tc := range []struct {
+		name string
+		q    simulator.PaymentQuery
+		want []string
+	}{
+		{"matching", q, []string{"p1"}},
+		{"other order", simulator.PaymentQuery{Limit: 10, OrderID: "o-2"}, []string{}},
+	} {
+		var page simulator.PaymentPage
+		require.NoError(t, db.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments("t1", tc.q); return }))
+		assert.Equal(t, tc.want, ids(page.Payments), tc.name)
 	}
 }
