@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -48,6 +49,9 @@ func migrate(db *buntdb.DB, path string) (int, error) {
 		}
 		return err
 	}); err != nil || done {
+		return 0, err
+	}
+	if err := keepOriginal(db, path); err != nil {
 		return 0, err
 	}
 	from, total, batches := "", 0, 0
@@ -250,4 +254,45 @@ func eventFromJSON(v, tid string) (*evStore, error) {
 		}
 	}
 	return &st, nil
+}
+
+// BackupSuffix names the copy of a data file that Open keeps before it
+// converts the file's JSON records: PATH+BackupSuffix holds the file as the
+// earlier build left it, until the user removes it.
+const BackupSuffix = ".before-cbor"
+
+// keepOriginal copies the data file at path to path+BackupSuffix before the
+// migration writes to it, when the file holds a JSON record and no copy
+// exists yet (a migration cut short and resumed keeps the first copy, the
+// one taken before anything was converted).
+func keepOriginal(db *buntdb.DB, path string) error {
+	old := false
+	if err := db.View(func(tx *buntdb.Tx) error {
+		return tx.Ascend("", func(k, v string) bool {
+			old = len(v) > 0 && v[0] == '{' && recordKind(k) != ""
+			return !old
+		})
+	}); err != nil || !old {
+		return err
+	}
+	backup := path + BackupSuffix
+	if _, err := os.Stat(backup); err == nil {
+		return nil
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("store: keeping a copy of %s before converting it: %w", path, err)
+	}
+	tmp := backup + ".tmp"
+	if err := os.WriteFile(tmp, src, 0o600); err != nil {
+		return fmt.Errorf("store: keeping a copy of %s before converting it: %w", path, err)
+	}
+	if f, err := os.Open(tmp); err == nil {
+		_ = f.Sync()
+		f.Close()
+	}
+	if err := os.Rename(tmp, backup); err != nil {
+		return fmt.Errorf("store: keeping a copy of %s before converting it: %w", path, err)
+	}
+	return nil
 }

@@ -70,6 +70,11 @@ func TestUpgradeFromJSONRecords(t *testing.T) {
 	}))
 	assert.Equal(t, 1, n, "the list index of a migrated payment")
 	require.NoError(t, db.Close())
+	kept, err := os.ReadFile(path + store.BackupSuffix)
+	require.NoError(t, err, "the file as the earlier build left it is kept beside it")
+	orig, err := os.ReadFile(filepath.Join("testdata", "upgrade_main.aof"))
+	require.NoError(t, err)
+	assert.Equal(t, orig, kept)
 
 	db, err = store.Open(path, store.FsyncNever)
 	require.NoError(t, err)
@@ -97,4 +102,7 @@ func TestUpgradeCutResumes(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	checkUpgraded(t, db)
+	kept, err := os.ReadFile(path + store.BackupSuffix)
+	require.NoError(t, err)
+	assert.Equal(t, orig, kept, "the resumed migration keeps the copy taken before the first batch")
 }
