@@ -16,7 +16,6 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
-	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -50,7 +49,7 @@ func newPipeline(t testing.TB) *pipeline {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	st := &countingStore{DB: db}
-	base := newService(t, db, clock.NewManual(testEpoch), &idgen.Seq{})
+	base := newService(t, db, clock.NewManual(testEpoch), simulator.RandomIDs{}) // production ids: no uuid of 12 digits in a row for redact to check
 	svc := service.NewService(st, base.Clock, base.IDs, base.Cards, base.Processor, nil, service.Config{AttemptTTL: 15 * time.Minute})
 	_, err = svc.EnsureTenant(service.TenantSpec{
 		ID: simulator.DefaultTenantID, SigningSecret: simulator.DefaultSigningSecret,
