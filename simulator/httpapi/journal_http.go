@@ -144,19 +144,38 @@ func redactFields(b []byte, fields []string, cut, response bool) []byte {
 // whole: see redact.Bytes).
 const journalLookahead = 64
 
-// journalText is the journal's copy of a body: masked by value
+// journalHead is the journal's copy of a body: masked by value
 // (internal/redact: card numbers, security codes, URL tokens), then cut to
 // journalBodyMax. Masking comes first so that the cut cannot leave the
 // digits of a number it split in clear. cut says b is already the head of a
-// longer body.
-func journalText(b []byte, cut bool) string {
+// longer body. owned says b belongs to the caller's request alone (the
+// capture buffer, a body rewritten by redactFields) and is never written
+// again, so the record may keep it without a copy; otherwise, and when
+// keeping it would pin much unused memory, the head is copied.
+func journalHead(b []byte, cut, owned bool) []byte {
 	w := b[:min(len(b), journalBodyMax+journalLookahead)]
 	if cut || len(w) < len(b) {
 		cut = tailRunStart(w) < journalBodyMax // a run wholly past the cut is not kept anyway
 	}
 	m := redact.Bytes(w, cut)
-	return string(m[:min(len(m), journalBodyMax)])
+	m = m[:min(len(m), journalBodyMax)]
+	if len(m) == 0 {
+		return nil
+	}
+	if len(w) == 0 || &m[0] != &w[0] {
+		owned = true // redact rewrote it into a new buffer
+	}
+	if owned && cap(m)-len(m) <= journalSlack {
+		return m[:len(m):len(m)]
+	}
+	return bytes.Clone(m)
 }
+
+// journalSlack is how much unused capacity a kept body may carry.
+const journalSlack = 1 << 10
+
+// journalText is journalHead as a string.
+func journalText(b []byte, cut bool) string { return string(journalHead(b, cut, false)) }
 
 // journalStart is the journal's hook at the start of a request: it wraps the
 // response writer and returns the function that records the entry at the end.
@@ -193,30 +212,30 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		now = s.svc.Now(t)
 	}
 	reqBody := body(c)
-	e := JournalEntry{
-		At: ts(now), at: now, Method: r.Method, Path: redact.String(r.URL.Path), Status: status,
-		LatencyMs: time.Since(start).Milliseconds(), TenantID: t.ID, RequestID: requestID(c),
+	e := journalRecord{
+		at: now, method: r.Method, path: redact.String(r.URL.Path), status: status,
+		latencyMs: time.Since(start).Milliseconds(), tenantID: t.ID, requestID: requestID(c),
 	}
+	// The request body is shared with the handler (never written after
+	// readBody): copied unless redactFields made a private one.
 	if len(red.req) > 0 {
-		e.RequestBody = journalText(redactFields(reqBody, red.req, false, false), false)
+		rb := redactFields(reqBody, red.req, false, false)
+		e.reqBody = journalHead(rb, false, len(rb) > 0 && len(reqBody) > 0 && &rb[0] != &reqBody[0])
 	} else {
-		e.RequestBody = journalText(reqBody, false)
+		e.reqBody = journalHead(reqBody, false, false)
 	}
 	if len(red.resp) > 0 {
-		e.ResponseBody = journalText(redactFields(cw.buf, red.resp, cw.over, true), false)
+		e.respBody = journalHead(redactFields(cw.buf, red.resp, cw.over, true), false, true)
 	} else {
-		e.ResponseBody = journalText(cw.buf, cw.over)
+		e.respBody = journalHead(cw.buf, cw.over, true)
 	}
 	e.paymentIDs = journalPaymentIDs(c, route, status, cw.buf)
-	e.Hints, _ = c.Get(ctxHints).([]Hint)
-	e.Hints = append(e.Hints, s.requestHints(c, t, route, status, now)...)
-	if e.Hints == nil {
-		e.Hints = []Hint{}
+	e.hints, _ = c.Get(ctxHints).([]Hint)
+	e.hints = append(e.hints, s.requestHints(c, t, route, status, now)...)
+	for i := range e.hints { // they quote paths and parameters
+		e.hints[i].Message = redact.String(e.hints[i].Message)
 	}
-	for i := range e.Hints { // they quote paths and parameters
-		e.Hints[i].Message = redact.String(e.Hints[i].Message)
-	}
-	s.journal.Add(e)
+	s.journal.add(&e)
 	if s.svc != nil {
 		s.svc.NoteChange(t.ID) // the dashboard's payment page shows the journal
 		if s.journal.NeedsPrune() {
