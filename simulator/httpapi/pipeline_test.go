@@ -33,7 +33,7 @@ func (s *countingStore) Update(fn func(tx simulator.Tx) error) error {
 	return s.DB.Update(fn)
 }
 
-// pipeline is the server called in-process (no connection, no client), with
+// pipeline is the server (Guard over the routes, as serve has it) called in-process (no connection, no client), with
 // the scheduler stopped, so that every store transaction counted is the
 // request's own.
 type pipeline struct {
@@ -56,8 +56,8 @@ func newPipeline(t testing.TB) *pipeline {
 		APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}},
 	})
 	require.NoError(t, err)
-	api := httpapi.New(svc, httpapi.Options{RequestTimeout: 5 * time.Second})
-	return &pipeline{t: t, st: st, svc: svc, h: api.Routes()}
+	api := httpapi.New(svc, httpapi.Options{RequestTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second})
+	return &pipeline{t: t, st: st, svc: svc, h: api.Guard(api.Routes())} // as serve stacks them
 }
 
 // do serves one request and returns the recorder; body nil sends none.
