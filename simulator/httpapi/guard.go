@@ -82,7 +82,7 @@ func headerBlockSize(r *http.Request) int {
 
 // Routes is the API's router without the body guard (for a handler that
 // mounts it under Guard).
-func (s *Server) Routes() http.Handler { return s.e }
+func (s *Server) Routes() http.Handler { return s.api }
 
 // receiving tracks the requests whose body is still arriving, so that
 // shutdown can cut them at once.

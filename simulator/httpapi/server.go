@@ -55,6 +55,7 @@ type Server struct {
 	guarded guardedSet
 
 	journal *Journal
+	api     apiHandler // Routes
 }
 
 // MaxBody is the largest request body accepted (413 above).
@@ -67,10 +68,9 @@ func New(svc *service.Service, opt Options) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize)}
+	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize), api: apiHandler{e}}
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = opt.Trust.ClientIP // c.RealIP()
-	e.Pre(trimTrailingSlash)
 	e.Use(s.requestLog)
 	s.routes()
 	return s
@@ -80,8 +80,18 @@ func New(svc *service.Service, opt Options) *Server {
 // Every body is read under the read deadline first (see receive).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.receive(w, r) {
-		s.e.ServeHTTP(w, r)
+		s.api.ServeHTTP(w, r)
 	}
+}
+
+// apiHandler is the routes as an http.Handler: the path's trailing slash
+// trimmed, then echo. (The trim is not an echo pre-middleware: echo composes
+// those, and the handler that routes after them, anew for every request.)
+type apiHandler struct{ e *echo.Echo }
+
+func (h apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	trimTrailingSlash(r)
+	h.e.ServeHTTP(w, r)
 }
 
 // Context keys.
@@ -137,16 +147,12 @@ func newJSONEncoder(w io.Writer) *json.Encoder {
 }
 
 // trimTrailingSlash routes "/payments/" as "/payments".
-func trimTrailingSlash(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
-			r.URL.Path = strings.TrimRight(p, "/")
-			if r.URL.Path == "" {
-				r.URL.Path = "/"
-			}
-			r.URL.RawPath = ""
+func trimTrailingSlash(r *http.Request) {
+	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
+		r.URL.Path = strings.TrimRight(p, "/")
+		if r.URL.Path == "" {
+			r.URL.Path = "/"
 		}
-		return next(c)
+		r.URL.RawPath = ""
 	}
 }
