@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,20 +32,32 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 			s.e.HTTPErrorHandler(err, c)
 		}
 		journalEnd(start)
-		attrs := []any{
-			"method", c.Request().Method, "path", c.Request().URL.Path,
-			"status", c.Response().Status, "latency", time.Since(start).Round(time.Microsecond).String(),
-			"client", clientAddr{c.Request(), s.opt.Trust},
-		}
-		if t := tenantOf(c); t != nil {
-			attrs = append(attrs, "tenant", t.ID)
-		}
-		if code, _ := c.Get(ctxErrorCode).(string); code != "" {
-			attrs = append(attrs, "errorId", code, "diagnosticsId", rid)
-		}
-		s.log.Info("request", attrs...)
+		s.logRequest(c, start, rid)
 		return nil
 	}
+}
+
+// logRequest writes a request's line: nothing is formatted or boxed when
+// the logger drops Info, and its attributes stay on the stack otherwise.
+func (s *Server) logRequest(c echo.Context, start time.Time, rid string) {
+	ctx := context.Background()
+	if !s.log.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	r := c.Request()
+	var buf [8]slog.Attr
+	attrs := append(buf[:0],
+		slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", c.Response().Status), slog.String("latency", time.Since(start).Round(time.Microsecond).String()),
+		slog.Any("client", clientAddr{r, s.opt.Trust}),
+	)
+	if t := tenantOf(c); t != nil {
+		attrs = append(attrs, slog.String("tenant", t.ID))
+	}
+	if code, _ := c.Get(ctxErrorCode).(string); code != "" {
+		attrs = append(attrs, slog.String("errorId", code), slog.String("diagnosticsId", rid))
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 }
 
 // clientAddr logs the client's address (forwarded.Trust.ClientIP), worked

@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
@@ -56,7 +59,8 @@ func newPipeline(t testing.TB) *pipeline {
 		APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}},
 	})
 	require.NoError(t, err)
-	api := httpapi.New(svc, httpapi.Options{RequestTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second})
+	logger := slog.New(redact.Handler(slog.NewTextHandler(io.Discard, nil))) // serve's logger, at Info
+	api := httpapi.New(svc, httpapi.Options{RequestTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, Logger: logger})
 	return &pipeline{t: t, st: st, svc: svc, h: api.Guard(api.Routes())} // as serve stacks them
 }
 
