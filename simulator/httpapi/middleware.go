@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,7 +23,7 @@ import (
 func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		rid := uuid.NewString()
+		rid := newRequestID()
 		c.Set(ctxRequestID, rid)
 		c.Set(ctxTrust, s.opt.Trust)
 		c.Response().Header().Set("X-Request-Id", rid)
@@ -60,6 +61,16 @@ func (s *Server) logRequest(c echo.Context, start time.Time, rid string) {
 	s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 }
 
+// newRequestID is a random (version 4) uuid, from crypto/rand as
+// uuid.NewString's, without its reader's buffer on the heap.
+func newRequestID() string {
+	var u uuid.UUID
+	_, _ = rand.Read(u[:]) // never fails (crypto/rand)
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return u.String()
+}
+
 // clientAddr logs the client's address (forwarded.Trust.ClientIP), worked
 // out only when the line is written.
 type clientAddr struct {
@@ -84,7 +95,7 @@ func recovered(next echo.HandlerFunc, c echo.Context) (err error) {
 func (s *Server) auth(scope simulator.Scope) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			t, key, err := s.svc.Authenticate(c.Request().Header.Get("X-API-KEY"))
+			t, key, err := s.svc.Authenticate(c.Request().Header.Get("X-Api-Key")) // X-API-KEY in canonical form: looked up without a copy of the name
 			if err != nil {
 				return err
 			}
@@ -101,7 +112,7 @@ func (s *Server) auth(scope simulator.Scope) echo.MiddlewareFunc {
 // version requires X-API-VERSION: 2.4.
 func version(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if v := c.Request().Header.Get("X-API-VERSION"); v != "2.4" {
+		if v := c.Request().Header.Get("X-Api-Version"); v != "2.4" {
 			e := simulator.Errorf(simulator.CodeUnsupportedAPIVersion, "The X-API-VERSION header must be 2.4")
 			if v == "" {
 				e.Message = "The X-API-VERSION header is missing; it must be 2.4"

@@ -131,6 +131,9 @@ func writeJSON(c echo.Context, status int, v any) error {
 	case attemptDTO:
 		c.Set(ctxAnswerPayment, d.PaymentID)
 	}
+	if h := c.Response().Header(); h.Get(echo.HeaderContentType) == "" {
+		h[echo.HeaderContentType] = jsonContentType // what Blob would set, without a new slice
+	}
 	e := getAnswerEncoder()
 	defer putAnswerEncoder(e)
 	b, err := e.encode(v)
@@ -139,6 +142,10 @@ func writeJSON(c echo.Context, status int, v any) error {
 	}
 	return c.Blob(status, echo.MIMEApplicationJSON, b)
 }
+
+// jsonContentType is the Content-Type value of every JSON answer, shared
+// (header values are never written in place).
+var jsonContentType = []string{echo.MIMEApplicationJSON}
 
 func newJSONEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
