@@ -199,14 +199,15 @@ func (tj *tenantJournal) count(h Hint, requestID, eventID string) {
 	}
 	s.Count++
 	s.LastMessage = h.Message
-	push := func(list []string, id string) []string {
+	push := func(list []string, id string) []string { // in place: Hints hands out copies
 		if id == "" {
 			return list
 		}
-		list = append([]string{id}, list...)
-		if len(list) > hintLatest {
-			list = list[:hintLatest]
+		if len(list) < hintLatest {
+			list = append(list, "")
 		}
+		copy(list[1:], list)
+		list[0] = id
 		return list
 	}
 	s.LatestRequestIDs = push(s.LatestRequestIDs, requestID)

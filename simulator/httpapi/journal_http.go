@@ -38,6 +38,7 @@ type captureWriter struct {
 	buf   []byte
 	limit int
 	over  bool
+	route journalRoute
 }
 
 func (w *captureWriter) Write(b []byte) (int, error) {
@@ -177,31 +178,71 @@ const journalSlack = 1 << 10
 // journalText is journalHead as a string.
 func journalText(b []byte, cut bool) string { return string(journalHead(b, cut, false)) }
 
+// journalRoute is what the journal knows of a route before a request:
+// its name ("POST /payments") and which of its bodies' fields are secrets.
+type journalRoute struct {
+	name     string
+	red      redaction
+	redacted bool
+}
+
+// routeKey names a route by method and echo path.
+type routeKey struct{ method, path string }
+
+// journalRouteOf is the route's journalRoute: for the registered routes,
+// made once by New (a lookup costs no string per request); for a request
+// echo did not route, made on the spot.
+func (s *Server) journalRouteOf(method, path string) journalRoute {
+	if jr, ok := s.jroutes[routeKey{method, path}]; ok {
+		return jr
+	}
+	return newJournalRoute(method, path)
+}
+
+func newJournalRoute(method, path string) journalRoute {
+	name := method + " " + path
+	red, redacted := redactions[name]
+	return journalRoute{name: name, red: red, redacted: redacted}
+}
+
+// indexJournalRoutes makes s.jroutes from the registered routes.
+func (s *Server) indexJournalRoutes() {
+	s.jroutes = map[routeKey]journalRoute{}
+	for _, r := range s.e.Routes() {
+		s.jroutes[routeKey{r.Method, r.Path}] = newJournalRoute(r.Method, r.Path)
+	}
+}
+
 // journalStart is the journal's hook at the start of a request: it wraps the
-// response writer and returns the function that records the entry at the end.
-// Requests no tenant can be named for (bad key) and the journal's own routes
-// are not recorded.
-func (s *Server) journalStart(c echo.Context) func(start time.Time) {
-	route := c.Request().Method + " " + c.Path()
+// response writer and returns it, for journalEnd to record the entry at the
+// end (nil: the request is not recorded). Requests no tenant can be named
+// for (bad key) and the journal's own routes are not recorded.
+func (s *Server) journalStart(c echo.Context) *captureWriter {
 	switch c.Path() { // the journal's own routes, and those that empty it
 	case "/_sandbox/requests", "/_sandbox/hints", "/_sandbox/reset", "/_sandbox/tenant":
-		return func(time.Time) {}
+		return nil
 	}
-	red, redacted := redactions[route]
+	jr := s.journalRouteOf(c.Request().Method, c.Path())
 	limit := journalBodyMax + journalLookahead
-	if redacted && len(red.resp) > 0 {
+	if jr.redacted && len(jr.red.resp) > 0 {
 		limit = redactedCaptureMax
 	}
-	cw := &captureWriter{ResponseWriter: c.Response().Writer, limit: limit}
+	cw := &captureWriter{ResponseWriter: c.Response().Writer, limit: limit, route: jr}
 	c.Response().Writer = cw
-	return func(start time.Time) {
-		c.Response().Writer = cw.ResponseWriter
-		t := tenantOf(c)
-		if t == nil {
-			return
-		}
-		s.journalRecord(c, t, route, red, cw, start)
+	return cw
+}
+
+// journalEnd restores the response writer and records the request.
+func (s *Server) journalEnd(c echo.Context, cw *captureWriter, start time.Time) {
+	if cw == nil {
+		return
 	}
+	c.Response().Writer = cw.ResponseWriter
+	t := tenantOf(c)
+	if t == nil {
+		return
+	}
+	s.journalRecord(c, t, cw.route.name, cw.route.red, cw, start)
 }
 
 func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string, red redaction, cw *captureWriter, start time.Time) {

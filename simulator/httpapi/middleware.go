@@ -27,12 +27,12 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(ctxRequestID, rid)
 		c.Set(ctxTrust, s.opt.Trust)
 		c.Response().Header().Set("X-Request-Id", rid)
-		journalEnd := s.journalStart(c)
+		cw := s.journalStart(c)
 		err := recovered(next, c)
 		if err != nil {
 			s.e.HTTPErrorHandler(err, c)
 		}
-		journalEnd(start)
+		s.journalEnd(c, cw, start)
 		s.logRequest(c, start, rid)
 		return nil
 	}

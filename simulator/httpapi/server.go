@@ -55,7 +55,8 @@ type Server struct {
 	guarded guardedSet
 
 	journal *Journal
-	api     apiHandler // Routes
+	jroutes map[routeKey]journalRoute // journalRouteOf
+	api     apiHandler                // Routes
 }
 
 // MaxBody is the largest request body accepted (413 above).
@@ -73,6 +74,7 @@ func New(svc *service.Service, opt Options) *Server {
 	e.IPExtractor = opt.Trust.ClientIP // c.RealIP()
 	e.Use(s.requestLog)
 	s.routes()
+	s.indexJournalRoutes()
 	return s
 }
 
