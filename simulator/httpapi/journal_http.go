@@ -18,8 +18,13 @@ import (
 const ctxHints = "paysandbox.hints"
 
 // ctxAnswerPayment is the payment id of a payment, approve or attempt
-// answer, set by writeJSON ("" when the answer names none).
-const ctxAnswerPayment = "paysandbox.answerPayment"
+// answer, set by writeJSON ("" when the answer names none);
+// ctxErrorPayment the paymentId of an error answer written by writeJSON
+// (unset, or nil after a 504 written by the timeout).
+const (
+	ctxAnswerPayment = "paysandbox.answerPayment"
+	ctxErrorPayment  = "paysandbox.errorPayment"
+)
 
 // addHint attaches a hint to the current request's journal entry (handlers
 // call it; the journal hook collects it).
@@ -331,6 +336,12 @@ func journalPaymentIDs(c echo.Context, route string, status int, resp []byte) []
 	}
 	switch {
 	case status >= 400 && len(resp) > 0:
+		if id, ok := c.Get(ctxErrorPayment).(string); ok { // the error said it: no parse
+			if id != "" {
+				ids = append(ids, id)
+			}
+			break
+		}
 		var eb struct {
 			Error struct {
 				PaymentID string `json:"paymentId"`

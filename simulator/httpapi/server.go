@@ -132,6 +132,8 @@ func writeJSON(c echo.Context, status int, v any) error {
 		c.Set(ctxAnswerPayment, d.MerchantPaymentID)
 	case attemptDTO:
 		c.Set(ctxAnswerPayment, d.PaymentID)
+	case errorBody:
+		c.Set(ctxErrorPayment, d.Error.PaymentID)
 	}
 	if h := c.Response().Header(); h.Get(echo.HeaderContentType) == "" {
 		h[echo.HeaderContentType] = jsonContentType // what Blob would set, without a new slice

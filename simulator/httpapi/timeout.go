@@ -53,6 +53,7 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 			s.log.Debug("late handler error after timeout", "err", err, "diagnosticsId", rid)
 		}
 		res.Status, res.Committed = http.StatusGatewayTimeout, true
+		c.Set(ctxErrorPayment, nil) // the 504's body, not the handler's, went out
 		c.Set(ctxErrorCode, string(simulator.CodeRequestTimeout))
 		return nil
 	}
