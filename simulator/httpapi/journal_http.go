@@ -159,18 +159,11 @@ const journalLookahead = 64
 // again, so the record may keep it without a copy; otherwise, and when
 // keeping it would pin much unused memory, the head is copied.
 func journalHead(b []byte, cut, owned bool) []byte {
-	w := b[:min(len(b), journalBodyMax+journalLookahead)]
-	if cut || len(w) < len(b) {
-		cut = tailRunStart(w) < journalBodyMax // a run wholly past the cut is not kept anyway
-	}
-	m := redact.Bytes(w, cut)
-	m = m[:min(len(m), journalBodyMax)]
+	m, rewritten := journalMask(b, cut)
 	if len(m) == 0 {
 		return nil
 	}
-	if len(w) == 0 || &m[0] != &w[0] {
-		owned = true // redact rewrote it into a new buffer
-	}
+	owned = owned || rewritten
 	if owned && cap(m)-len(m) <= journalSlack {
 		return m[:len(m):len(m)]
 	}
@@ -180,8 +173,23 @@ func journalHead(b []byte, cut, owned bool) []byte {
 // journalSlack is how much unused capacity a kept body may carry.
 const journalSlack = 1 << 10
 
+// journalMask masks b and cuts it to journalBodyMax; rewritten says the
+// result is a new buffer, not b's.
+func journalMask(b []byte, cut bool) (m []byte, rewritten bool) {
+	w := b[:min(len(b), journalBodyMax+journalLookahead)]
+	if cut || len(w) < len(b) {
+		cut = tailRunStart(w) < journalBodyMax // a run wholly past the cut is not kept anyway
+	}
+	m = redact.Bytes(w, cut)
+	rewritten = len(m) > 0 && (len(w) == 0 || &m[0] != &w[0])
+	return m[:min(len(m), journalBodyMax)], rewritten
+}
+
 // journalText is journalHead as a string.
-func journalText(b []byte, cut bool) string { return string(journalHead(b, cut, false)) }
+func journalText(b []byte, cut bool) string {
+	m, _ := journalMask(b, cut)
+	return string(m)
+}
 
 // journalRoute is what the journal knows of a route before a request:
 // its name ("POST /payments") and which of its bodies' fields are secrets.
