@@ -122,8 +122,10 @@ func TestStoreCommitsPerRequest(t *testing.T) {
 	refundable := p.must("POST", "/payments", map[string]any{"paymentMethodToken": tokenize(session())}, "id")
 	p.must("POST", "/payments/"+refundable+"/capture", nil, "")
 
+	cancelable := p.must("POST", "/payments", map[string]any{"paymentMethodToken": tokenize(session())}, "id")
 	ct := session()
 	pt := tokenize(session())
+	vaultable := tokenize(p.must("POST", "/client-session", map[string]any{"orderId": "o"}, "clientToken"))
 	cases := []struct {
 		name         string
 		method, path string
@@ -139,6 +141,9 @@ func TestStoreCommitsPerRequest(t *testing.T) {
 		{"POST /payments", "POST", "/payments", map[string]any{"paymentMethodToken": pt}, []string{"X-Idempotency-Key", "k1"}, 1},
 		{"POST /payments/{id}/capture", "POST", "/payments/" + capturable + "/capture", nil, []string{"X-Idempotency-Key", "k2"}, 1},
 		{"POST /payments/{id}/refund", "POST", "/payments/" + refundable + "/refund", nil, []string{"X-Idempotency-Key", "k3"}, 1},
+		{"POST /payments/{id}/cancel", "POST", "/payments/" + cancelable + "/cancel", nil, []string{"X-Idempotency-Key", "k4"}, 1},
+		{"POST /payment-instruments/{token}/vault", "POST", "/payment-instruments/" + vaultable + "/vault", map[string]any{"customerId": "c"}, nil, 1},
+		{"GET /_sandbox/requests", "GET", "/_sandbox/requests", nil, nil, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
