@@ -271,33 +271,3 @@ type EndpointPolicy interface {
 // store's write lock for long: PruneEvents calls it again until it deletes
 // fewer.
 const PruneBatch = 256
-
-// TenantMemory is implemented by stores that keep tenants and the API key
-// index in memory as typed values (the store stays the source of truth and
-// drops them on every tenant write). The service uses it, when the store has
-// it, to authenticate without a transaction or a JSON decode. Both return nil
-// and no error when there is no such tenant; the tenant returned is the
-// caller's own copy.
-type TenantMemory interface {
-	CachedTenant(id string) (*Tenant, error)
-	CachedTenantByAPIKey(key string) (*Tenant, error)
-}
-
-// RecordMemory is implemented by stores that keep recently used payments,
-// client sessions, payment instruments and attempts in memory as typed values
-// (a bounded cache, coherent with the store: a read after a write returned
-// sees that write or a newer one). The service uses it, when the store has
-// it, to read them on its hot paths without a transaction or a JSON decode.
-// Getters return nil and no error when the record does not exist.
-//
-// The values are SHARED with every other reader and immutable: callers must
-// not change them, nor anything they point to (Clone first to change one).
-// Records to change are read inside Update, which gives private copies.
-type RecordMemory interface {
-	HotPayment(tenantID, id string) (*Payment, error)
-	HotSession(tenantID, id string) (*ClientSession, error)
-	// HotSessionByToken resolves a client token of any tenant, expired or not.
-	HotSessionByToken(clientToken string) (*ClientSession, error)
-	HotInstrument(tenantID, token string) (*Instrument, error)
-	HotAttempt(tenantID, id string) (*Attempt, error)
-}

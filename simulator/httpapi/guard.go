@@ -82,7 +82,7 @@ func headerBlockSize(r *http.Request) int {
 
 // Routes is the API's router without the body guard (for a handler that
 // mounts it under Guard).
-func (s *Server) Routes() http.Handler { return s.e }
+func (s *Server) Routes() http.Handler { return s.api }
 
 // receiving tracks the requests whose body is still arriving, so that
 // shutdown can cut them at once.
@@ -150,11 +150,25 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
 		s.rawError(w, r, simulator.Errorf(simulator.CodeBadRequest, "%s", msg).WithRecovery("Send the whole body at once."))
 		return false
 	}
-	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.Body = &receivedBody{Reader: bytes.NewReader(b), b: b}
 	if len(b) <= MaxBody { // all of it is in: lift the deadline for the handler
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return true
+}
+
+// receivedBody is a body receive read whole: readBody takes its bytes
+// as they are instead of reading them a second time.
+type receivedBody struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (*receivedBody) Close() error { return nil }
+
+// whole returns the body's bytes when nothing has read from it yet.
+func (rb *receivedBody) whole() ([]byte, bool) {
+	return rb.b, rb.Reader.Len() == len(rb.b)
 }
 
 // rawError writes an error envelope outside echo (before routing) and closes

@@ -39,6 +39,8 @@ type Hint struct {
 }
 
 // JournalEntry is one request of a tenant, as GET /_sandbox/requests shows it.
+// The journal keeps a journalRecord per request and makes the entry only
+// when it is read.
 type JournalEntry struct {
 	At           string `json:"at"`
 	Method       string `json:"method"`
@@ -50,9 +52,37 @@ type JournalEntry struct {
 	RequestBody  string `json:"requestBody"`
 	ResponseBody string `json:"responseBody"`
 	Hints        []Hint `json:"hints"`
+}
 
+// journalRecord is what capture keeps of a request: the parts of its entry,
+// the path, bodies and hints already redacted (SANDBOX.md section 11: when
+// the entry is made), the bodies cut to journalBodyMax and owned by the
+// record. Formatting (the timestamp, the strings, the JSON) waits for a read.
+type journalRecord struct {
 	at         time.Time
+	method     string
+	path       string
+	status     int
+	latencyMs  int64
+	tenantID   string
+	requestID  string
+	reqBody    []byte
+	respBody   []byte
+	hints      []Hint
 	paymentIDs []string // the path id, a created payment, approve's merchantPaymentId, an error's paymentId
+}
+
+// entry renders the record as GET /_sandbox/requests shows it.
+func (r *journalRecord) entry() JournalEntry {
+	hints := r.hints
+	if hints == nil {
+		hints = []Hint{}
+	}
+	return JournalEntry{
+		At: ts(r.at), Method: r.method, Path: r.path, Status: r.status, LatencyMs: r.latencyMs,
+		TenantID: r.tenantID, RequestID: r.requestID, RequestBody: string(r.reqBody), ResponseBody: string(r.respBody),
+		Hints: hints,
+	}
 }
 
 // JournalQuery filters GET /_sandbox/requests. Zero values match all.
@@ -93,7 +123,7 @@ type Journal struct {
 const journalPruneEvery = 64
 
 type tenantJournal struct {
-	ring []JournalEntry
+	ring []journalRecord
 	next int // where the next entry goes
 
 	summary map[string]*HintSummary
@@ -115,7 +145,7 @@ func (j *Journal) Size() int { return j.size }
 func (j *Journal) tenant(id string) *tenantJournal {
 	tj := j.by[id]
 	if tj == nil {
-		tj = &tenantJournal{ring: make([]JournalEntry, 0, min(j.size, 64)), summary: map[string]*HintSummary{},
+		tj = &tenantJournal{ring: make([]journalRecord, 0, min(j.size, 64)), summary: map[string]*HintSummary{},
 			polls: map[string][]time.Time{}, timeout: map[string]string{}}
 		j.by[id] = tj
 		j.made++
@@ -143,21 +173,21 @@ func (j *Journal) Retain(keep func(tenantID string) bool) {
 	j.made = 0
 }
 
-// Add appends an entry to its tenant's ring (the oldest goes when full) and
+// add appends a record to its tenant's ring (the oldest goes when full) and
 // counts its hints.
-func (j *Journal) Add(e JournalEntry) {
+func (j *Journal) add(e *journalRecord) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	tj := j.tenant(e.TenantID)
-	for _, h := range e.Hints {
-		tj.count(h, e.RequestID, "")
+	tj := j.tenant(e.tenantID)
+	for _, h := range e.hints {
+		tj.count(h, e.requestID, "")
 	}
 	if len(tj.ring) < j.size {
-		tj.ring = append(tj.ring, e)
+		tj.ring = append(tj.ring, *e)
 		tj.next = len(tj.ring) % j.size
 		return
 	}
-	tj.ring[tj.next] = e
+	tj.ring[tj.next] = *e
 	tj.next = (tj.next + 1) % j.size
 }
 
@@ -169,14 +199,15 @@ func (tj *tenantJournal) count(h Hint, requestID, eventID string) {
 	}
 	s.Count++
 	s.LastMessage = h.Message
-	push := func(list []string, id string) []string {
+	push := func(list []string, id string) []string { // in place: Hints hands out copies
 		if id == "" {
 			return list
 		}
-		list = append([]string{id}, list...)
-		if len(list) > hintLatest {
-			list = list[:hintLatest]
+		if len(list) < hintLatest {
+			list = append(list, "")
 		}
+		copy(list[1:], list)
+		list[0] = id
 		return list
 	}
 	s.LatestRequestIDs = push(s.LatestRequestIDs, requestID)
@@ -208,34 +239,37 @@ func (j *Journal) Clear(tenantID string) {
 	delete(j.by, tenantID)
 }
 
-// Entries returns the tenant's entries matching q, newest first.
+// Entries returns the tenant's entries matching q, newest first, rendered
+// now (outside the journal's lock).
 func (j *Journal) Entries(tenantID string, q JournalQuery) []JournalEntry {
+	var recs []journalRecord // copies: a ring slot may be reused once the lock is released
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := []JournalEntry{}
-	tj := j.by[tenantID]
-	if tj == nil {
-		return out
+	if tj := j.by[tenantID]; tj != nil {
+		n := len(tj.ring)
+		for i := 0; i < n; i++ {
+			e := &tj.ring[(tj.next-1-i+2*n)%n] // newest first
+			if !e.matches(q) {
+				continue
+			}
+			recs = append(recs, *e)
+			if q.Limit > 0 && len(recs) == q.Limit {
+				break
+			}
+		}
 	}
-	n := len(tj.ring)
-	for i := 0; i < n; i++ {
-		e := tj.ring[(tj.next-1-i+2*n)%n] // newest first
-		if !e.matches(q) {
-			continue
-		}
-		out = append(out, e)
-		if q.Limit > 0 && len(out) == q.Limit {
-			break
-		}
+	j.mu.Unlock()
+	out := make([]JournalEntry, len(recs))
+	for i := range recs {
+		out[i] = recs[i].entry()
 	}
 	return out
 }
 
-func (e *JournalEntry) matches(q JournalQuery) bool {
-	if q.Status != 0 && e.Status != q.Status {
+func (e *journalRecord) matches(q JournalQuery) bool {
+	if q.Status != 0 && e.status != q.Status {
 		return false
 	}
-	if q.Class != 0 && e.Status/100 != q.Class {
+	if q.Class != 0 && e.status/100 != q.Class {
 		return false
 	}
 	if !q.Since.IsZero() && e.at.Before(q.Since) {

@@ -12,8 +12,9 @@ import (
 // BenchmarkJournalText is the journal's per-body work (mask by value, then
 // cut to 4 KiB) on a payment answer without a long digit run (the common
 // case: one scan, no copy beyond the string), the same answer with a card
-// number in its metadata (the rewrite), and 4 KiB bodies. "copy" is the
-// string copy alone, the floor any journal pays.
+// number in its metadata (the rewrite), and 4 KiB bodies. "owned" is
+// journalHead on a buffer the record may keep (the captured response);
+// "copy" is the string copy alone.
 func BenchmarkJournalText(b *testing.B) {
 	raw, err := os.ReadFile("testdata/payment_settled.json")
 	if err != nil {
@@ -44,6 +45,13 @@ func BenchmarkJournalText(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = journalText(tc.body, false)
+			}
+		})
+		b.Run(tc.name+"/owned", func(b *testing.B) { // what capture does with the response head it owns
+			b.SetBytes(int64(min(len(tc.body), journalBodyMax)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = journalHead(tc.body, false, true)
 			}
 		})
 		b.Run(tc.name+"/copy", func(b *testing.B) {

@@ -18,8 +18,13 @@ import (
 const ctxHints = "paysandbox.hints"
 
 // ctxAnswerPayment is the payment id of a payment, approve or attempt
-// answer, set by writeJSON ("" when the answer names none).
-const ctxAnswerPayment = "paysandbox.answerPayment"
+// answer, set by writeJSON ("" when the answer names none);
+// ctxErrorPayment the paymentId of an error answer written by writeJSON
+// (unset, or nil after a 504 written by the timeout).
+const (
+	ctxAnswerPayment = "paysandbox.answerPayment"
+	ctxErrorPayment  = "paysandbox.errorPayment"
+)
 
 // addHint attaches a hint to the current request's journal entry (handlers
 // call it; the journal hook collects it).
@@ -38,6 +43,7 @@ type captureWriter struct {
 	buf   []byte
 	limit int
 	over  bool
+	route journalRoute
 }
 
 func (w *captureWriter) Write(b []byte) (int, error) {
@@ -144,45 +150,112 @@ func redactFields(b []byte, fields []string, cut, response bool) []byte {
 // whole: see redact.Bytes).
 const journalLookahead = 64
 
-// journalText is the journal's copy of a body: masked by value
+// journalHead is the journal's copy of a body: masked by value
 // (internal/redact: card numbers, security codes, URL tokens), then cut to
 // journalBodyMax. Masking comes first so that the cut cannot leave the
 // digits of a number it split in clear. cut says b is already the head of a
-// longer body.
-func journalText(b []byte, cut bool) string {
+// longer body. owned says b belongs to the caller's request alone (the
+// capture buffer, a body rewritten by redactFields) and is never written
+// again, so the record may keep it without a copy; otherwise, and when
+// keeping it would pin much unused memory, the head is copied.
+func journalHead(b []byte, cut, owned bool) []byte {
+	m, rewritten := journalMask(b, cut)
+	if len(m) == 0 {
+		return nil
+	}
+	owned = owned || rewritten
+	if owned && cap(m)-len(m) <= journalSlack {
+		return m[:len(m):len(m)]
+	}
+	return bytes.Clone(m)
+}
+
+// journalSlack is how much unused capacity a kept body may carry.
+const journalSlack = 1 << 10
+
+// journalMask masks b and cuts it to journalBodyMax; rewritten says the
+// result is a new buffer, not b's.
+func journalMask(b []byte, cut bool) (m []byte, rewritten bool) {
 	w := b[:min(len(b), journalBodyMax+journalLookahead)]
 	if cut || len(w) < len(b) {
 		cut = tailRunStart(w) < journalBodyMax // a run wholly past the cut is not kept anyway
 	}
-	m := redact.Bytes(w, cut)
-	return string(m[:min(len(m), journalBodyMax)])
+	m = redact.Bytes(w, cut)
+	rewritten = len(m) > 0 && (len(w) == 0 || &m[0] != &w[0])
+	return m[:min(len(m), journalBodyMax)], rewritten
+}
+
+// journalText is journalHead as a string.
+func journalText(b []byte, cut bool) string {
+	m, _ := journalMask(b, cut)
+	return string(m)
+}
+
+// journalRoute is what the journal knows of a route before a request:
+// its name ("POST /payments") and which of its bodies' fields are secrets.
+type journalRoute struct {
+	name     string
+	red      redaction
+	redacted bool
+}
+
+// routeKey names a route by method and echo path.
+type routeKey struct{ method, path string }
+
+// journalRouteOf is the route's journalRoute: for the registered routes,
+// made once by New (a lookup costs no string per request); for a request
+// echo did not route, made on the spot.
+func (s *Server) journalRouteOf(method, path string) journalRoute {
+	if jr, ok := s.jroutes[routeKey{method, path}]; ok {
+		return jr
+	}
+	return newJournalRoute(method, path)
+}
+
+func newJournalRoute(method, path string) journalRoute {
+	name := method + " " + path
+	red, redacted := redactions[name]
+	return journalRoute{name: name, red: red, redacted: redacted}
+}
+
+// indexJournalRoutes makes s.jroutes from the registered routes.
+func (s *Server) indexJournalRoutes() {
+	s.jroutes = map[routeKey]journalRoute{}
+	for _, r := range s.e.Routes() {
+		s.jroutes[routeKey{r.Method, r.Path}] = newJournalRoute(r.Method, r.Path)
+	}
 }
 
 // journalStart is the journal's hook at the start of a request: it wraps the
-// response writer and returns the function that records the entry at the end.
-// Requests no tenant can be named for (bad key) and the journal's own routes
-// are not recorded.
-func (s *Server) journalStart(c echo.Context) func(start time.Time) {
-	route := c.Request().Method + " " + c.Path()
+// response writer and returns it, for journalEnd to record the entry at the
+// end (nil: the request is not recorded). Requests no tenant can be named
+// for (bad key) and the journal's own routes are not recorded.
+func (s *Server) journalStart(c echo.Context) *captureWriter {
 	switch c.Path() { // the journal's own routes, and those that empty it
 	case "/_sandbox/requests", "/_sandbox/hints", "/_sandbox/reset", "/_sandbox/tenant":
-		return func(time.Time) {}
+		return nil
 	}
-	red, redacted := redactions[route]
+	jr := s.journalRouteOf(c.Request().Method, c.Path())
 	limit := journalBodyMax + journalLookahead
-	if redacted && len(red.resp) > 0 {
+	if jr.redacted && len(jr.red.resp) > 0 {
 		limit = redactedCaptureMax
 	}
-	cw := &captureWriter{ResponseWriter: c.Response().Writer, limit: limit}
+	cw := &captureWriter{ResponseWriter: c.Response().Writer, limit: limit, route: jr}
 	c.Response().Writer = cw
-	return func(start time.Time) {
-		c.Response().Writer = cw.ResponseWriter
-		t := tenantOf(c)
-		if t == nil {
-			return
-		}
-		s.journalRecord(c, t, route, red, cw, start)
+	return cw
+}
+
+// journalEnd restores the response writer and records the request.
+func (s *Server) journalEnd(c echo.Context, cw *captureWriter, start time.Time) {
+	if cw == nil {
+		return
 	}
+	c.Response().Writer = cw.ResponseWriter
+	t := tenantOf(c)
+	if t == nil {
+		return
+	}
+	s.journalRecord(c, t, cw.route.name, cw.route.red, cw, start)
 }
 
 func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string, red redaction, cw *captureWriter, start time.Time) {
@@ -193,30 +266,30 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		now = s.svc.Now(t)
 	}
 	reqBody := body(c)
-	e := JournalEntry{
-		At: ts(now), at: now, Method: r.Method, Path: redact.String(r.URL.Path), Status: status,
-		LatencyMs: time.Since(start).Milliseconds(), TenantID: t.ID, RequestID: requestID(c),
+	e := journalRecord{
+		at: now, method: r.Method, path: redact.String(r.URL.Path), status: status,
+		latencyMs: time.Since(start).Milliseconds(), tenantID: t.ID, requestID: requestID(c),
 	}
+	// The request body is shared with the handler (never written after
+	// readBody): copied unless redactFields made a private one.
 	if len(red.req) > 0 {
-		e.RequestBody = journalText(redactFields(reqBody, red.req, false, false), false)
+		rb := redactFields(reqBody, red.req, false, false)
+		e.reqBody = journalHead(rb, false, len(rb) > 0 && len(reqBody) > 0 && &rb[0] != &reqBody[0])
 	} else {
-		e.RequestBody = journalText(reqBody, false)
+		e.reqBody = journalHead(reqBody, false, false)
 	}
 	if len(red.resp) > 0 {
-		e.ResponseBody = journalText(redactFields(cw.buf, red.resp, cw.over, true), false)
+		e.respBody = journalHead(redactFields(cw.buf, red.resp, cw.over, true), false, true)
 	} else {
-		e.ResponseBody = journalText(cw.buf, cw.over)
+		e.respBody = journalHead(cw.buf, cw.over, true)
 	}
 	e.paymentIDs = journalPaymentIDs(c, route, status, cw.buf)
-	e.Hints, _ = c.Get(ctxHints).([]Hint)
-	e.Hints = append(e.Hints, s.requestHints(c, t, route, status, now)...)
-	if e.Hints == nil {
-		e.Hints = []Hint{}
+	e.hints, _ = c.Get(ctxHints).([]Hint)
+	e.hints = append(e.hints, s.requestHints(c, t, route, status, now)...)
+	for i := range e.hints { // they quote paths and parameters
+		e.hints[i].Message = redact.String(e.hints[i].Message)
 	}
-	for i := range e.Hints { // they quote paths and parameters
-		e.Hints[i].Message = redact.String(e.Hints[i].Message)
-	}
-	s.journal.Add(e)
+	s.journal.add(&e)
 	if s.svc != nil {
 		s.svc.NoteChange(t.ID) // the dashboard's payment page shows the journal
 		if s.journal.NeedsPrune() {
@@ -271,6 +344,12 @@ func journalPaymentIDs(c echo.Context, route string, status int, resp []byte) []
 	}
 	switch {
 	case status >= 400 && len(resp) > 0:
+		if id, ok := c.Get(ctxErrorPayment).(string); ok { // the error said it: no parse
+			if id != "" {
+				ids = append(ids, id)
+			}
+			break
+		}
 		var eb struct {
 			Error struct {
 				PaymentID string `json:"paymentId"`

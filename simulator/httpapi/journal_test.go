@@ -14,8 +14,8 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-func entry(tenant, id string, status int, at time.Time, payments ...string) JournalEntry {
-	return JournalEntry{TenantID: tenant, RequestID: id, Status: status, at: at, At: ts(at), paymentIDs: payments, Hints: []Hint{}}
+func entry(tenant, id string, status int, at time.Time, payments ...string) *journalRecord {
+	return &journalRecord{tenantID: tenant, requestID: id, status: status, at: at, paymentIDs: payments}
 }
 
 // TestJournalRing: bounded per tenant, newest first, the oldest dropped,
@@ -24,9 +24,9 @@ func TestJournalRing(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
 	j := NewJournal(3)
 	for i := 1; i <= 5; i++ {
-		j.Add(entry("a", fmt.Sprint("r", i), 200+i, t0.Add(time.Duration(i)*time.Second), fmt.Sprint("p", i%2)))
+		j.add(entry("a", fmt.Sprint("r", i), 200+i, t0.Add(time.Duration(i)*time.Second), fmt.Sprint("p", i%2)))
 	}
-	j.Add(entry("b", "other", 200, t0))
+	j.add(entry("b", "other", 200, t0))
 	ids := func(es []JournalEntry) (out []string) {
 		for _, e := range es {
 			out = append(out, e.RequestID)
@@ -182,7 +182,7 @@ func TestRetryAfter504Hint(t *testing.T) {
 	require.Len(t, es[0].Hints, 1)
 	assert.Equal(t, HintRetryAfter504NewKey, es[0].Hints[0].Kind)
 	assert.Contains(t, es[0].Hints[0].Message, "k2 instead of k1")
-	assert.Equal(t, []string{"pay1"}, es[0].paymentIDs)
+	assert.Equal(t, []string{"pay1"}, s.journal.by["t1"].ring[1].paymentIDs)
 	assert.Empty(t, es[1].Hints, "the first request had a key")
 	assert.Equal(t, 504, es[1].Status)
 	hs := s.journal.Hints("t1")
@@ -195,10 +195,10 @@ func TestRetryAfter504Hint(t *testing.T) {
 func TestJournalRetain(t *testing.T) {
 	j := NewJournal(2)
 	for i := 0; i < journalPruneEvery-1; i++ {
-		j.Add(entry(fmt.Sprint("t", i), "r", 200, time.Time{}))
+		j.add(entry(fmt.Sprint("t", i), "r", 200, time.Time{}))
 	}
 	assert.False(t, j.NeedsPrune())
-	j.Add(entry("last", "r", 200, time.Time{}))
+	j.add(entry("last", "r", 200, time.Time{}))
 	require.True(t, j.NeedsPrune())
 	j.Retain(func(id string) bool { return id == "t1" || id == "last" })
 	assert.False(t, j.NeedsPrune())

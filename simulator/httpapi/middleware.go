@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,26 +26,38 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(ctxRequestID, rid)
 		c.Set(ctxTrust, s.opt.Trust)
 		c.Response().Header().Set("X-Request-Id", rid)
-		journalEnd := s.journalStart(c)
+		cw := s.journalStart(c)
 		err := recovered(next, c)
 		if err != nil {
 			s.e.HTTPErrorHandler(err, c)
 		}
-		journalEnd(start)
-		attrs := []any{
-			"method", c.Request().Method, "path", c.Request().URL.Path,
-			"status", c.Response().Status, "latency", time.Since(start).Round(time.Microsecond).String(),
-			"client", clientAddr{c.Request(), s.opt.Trust},
-		}
-		if t := tenantOf(c); t != nil {
-			attrs = append(attrs, "tenant", t.ID)
-		}
-		if code, _ := c.Get(ctxErrorCode).(string); code != "" {
-			attrs = append(attrs, "errorId", code, "diagnosticsId", rid)
-		}
-		s.log.Info("request", attrs...)
+		s.journalEnd(c, cw, start)
+		s.logRequest(c, start, rid)
 		return nil
 	}
+}
+
+// logRequest writes a request's line: nothing is formatted or boxed when
+// the logger drops Info, and its attributes stay on the stack otherwise.
+func (s *Server) logRequest(c echo.Context, start time.Time, rid string) {
+	ctx := context.Background()
+	if !s.log.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	r := c.Request()
+	var buf [8]slog.Attr
+	attrs := append(buf[:0],
+		slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", c.Response().Status), slog.String("latency", time.Since(start).Round(time.Microsecond).String()),
+		slog.Any("client", clientAddr{r, s.opt.Trust}),
+	)
+	if t := tenantOf(c); t != nil {
+		attrs = append(attrs, slog.String("tenant", t.ID))
+	}
+	if code, _ := c.Get(ctxErrorCode).(string); code != "" {
+		attrs = append(attrs, slog.String("errorId", code), slog.String("diagnosticsId", rid))
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 }
 
 // clientAddr logs the client's address (forwarded.Trust.ClientIP), worked
@@ -71,7 +84,7 @@ func recovered(next echo.HandlerFunc, c echo.Context) (err error) {
 func (s *Server) auth(scope simulator.Scope) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			t, key, err := s.svc.Authenticate(c.Request().Header.Get("X-API-KEY"))
+			t, key, err := s.svc.Authenticate(c.Request().Header.Get("X-Api-Key")) // X-API-KEY in canonical form: looked up without a copy of the name
 			if err != nil {
 				return err
 			}
@@ -88,7 +101,7 @@ func (s *Server) auth(scope simulator.Scope) echo.MiddlewareFunc {
 // version requires X-API-VERSION: 2.4.
 func version(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if v := c.Request().Header.Get("X-API-VERSION"); v != "2.4" {
+		if v := c.Request().Header.Get("X-Api-Version"); v != "2.4" {
 			e := simulator.Errorf(simulator.CodeUnsupportedAPIVersion, "The X-API-VERSION header must be 2.4")
 			if v == "" {
 				e.Message = "The X-API-VERSION header is missing; it must be 2.4"
@@ -105,6 +118,16 @@ func readBody(next echo.HandlerFunc) echo.HandlerFunc {
 		r := c.Request()
 		if r.ContentLength > MaxBody {
 			return errTooLarge()
+		}
+		if r.Body == nil || r.Body == http.NoBody {
+			c.Set(ctxBody, []byte{}) // what reading it would give, without the read's buffer
+			return next(c)
+		}
+		if rb, ok := r.Body.(*receivedBody); ok {
+			if b, whole := rb.whole(); whole && len(b) <= MaxBody {
+				c.Set(ctxBody, b)
+				return next(c)
+			}
 		}
 		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 		if err != nil {

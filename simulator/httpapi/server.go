@@ -55,6 +55,8 @@ type Server struct {
 	guarded guardedSet
 
 	journal *Journal
+	jroutes map[routeKey]journalRoute // journalRouteOf
+	api     apiHandler                // Routes
 }
 
 // MaxBody is the largest request body accepted (413 above).
@@ -67,12 +69,12 @@ func New(svc *service.Service, opt Options) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize)}
+	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize), api: apiHandler{e}}
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = opt.Trust.ClientIP // c.RealIP()
-	e.Pre(trimTrailingSlash)
 	e.Use(s.requestLog)
 	s.routes()
+	s.indexJournalRoutes()
 	return s
 }
 
@@ -80,8 +82,18 @@ func New(svc *service.Service, opt Options) *Server {
 // Every body is read under the read deadline first (see receive).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.receive(w, r) {
-		s.e.ServeHTTP(w, r)
+		s.api.ServeHTTP(w, r)
 	}
+}
+
+// apiHandler is the routes as an http.Handler: the path's trailing slash
+// trimmed, then echo. (The trim is not an echo pre-middleware: echo composes
+// those, and the handler that routes after them, anew for every request.)
+type apiHandler struct{ e *echo.Echo }
+
+func (h apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	trimTrailingSlash(r)
+	h.e.ServeHTTP(w, r)
 }
 
 // Context keys.
@@ -120,6 +132,11 @@ func writeJSON(c echo.Context, status int, v any) error {
 		c.Set(ctxAnswerPayment, d.MerchantPaymentID)
 	case attemptDTO:
 		c.Set(ctxAnswerPayment, d.PaymentID)
+	case errorBody:
+		c.Set(ctxErrorPayment, d.Error.PaymentID)
+	}
+	if h := c.Response().Header(); h.Get(echo.HeaderContentType) == "" {
+		h[echo.HeaderContentType] = jsonContentType // what Blob would set, without a new slice
 	}
 	e := getAnswerEncoder()
 	defer putAnswerEncoder(e)
@@ -130,6 +147,10 @@ func writeJSON(c echo.Context, status int, v any) error {
 	return c.Blob(status, echo.MIMEApplicationJSON, b)
 }
 
+// jsonContentType is the Content-Type value of every JSON answer, shared
+// (header values are never written in place).
+var jsonContentType = []string{echo.MIMEApplicationJSON}
+
 func newJSONEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -137,16 +158,12 @@ func newJSONEncoder(w io.Writer) *json.Encoder {
 }
 
 // trimTrailingSlash routes "/payments/" as "/payments".
-func trimTrailingSlash(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
-			r.URL.Path = strings.TrimRight(p, "/")
-			if r.URL.Path == "" {
-				r.URL.Path = "/"
-			}
-			r.URL.RawPath = ""
+func trimTrailingSlash(r *http.Request) {
+	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
+		r.URL.Path = strings.TrimRight(p, "/")
+		if r.URL.Path == "" {
+			r.URL.Path = "/"
 		}
-		return next(c)
+		r.URL.RawPath = ""
 	}
 }

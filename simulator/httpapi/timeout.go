@@ -37,11 +37,13 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		rid := requestID(c)
 		g := &guardedWriter{w: res.Writer, ctx: ctx, cancel: cancel, d: d, rid: rid, note: note}
 		res.Writer = g
-		stop := context.AfterFunc(ctx, g.expire)
+		// A plain timer, not context.AfterFunc: that one registers with the
+		// context tree (a map entry, a done channel) on every request.
+		timer := time.AfterFunc(d, g.expire)
 		s.guarded.add(g)
 		err := recovered(next, c)
 		s.guarded.remove(g)
-		stop()
+		timer.Stop()
 		timedOut := g.finish()
 		res.Writer = g.w
 		if !timedOut {
@@ -51,6 +53,7 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 			s.log.Debug("late handler error after timeout", "err", err, "diagnosticsId", rid)
 		}
 		res.Status, res.Committed = http.StatusGatewayTimeout, true
+		c.Set(ctxErrorPayment, nil) // the 504's body, not the handler's, went out
 		c.Set(ctxErrorCode, string(simulator.CodeRequestTimeout))
 		return nil
 	}
@@ -196,11 +199,14 @@ func (g *guardedWriter) start(code int) {
 // expired: the deadline passed (a client gone away is not a timeout).
 func (g *guardedWriter) expired() bool { return errors.Is(g.ctx.Err(), context.DeadlineExceeded) }
 
-// expire (the timer) writes the 504 unless the handler's answer started or it returned.
+// expire (the timer, started with the context's deadline d ahead, so the
+// deadline has passed when it runs even if the context's own timer has not
+// fired yet) writes the 504 unless the handler's answer started or it
+// returned, or the client went away first.
 func (g *guardedWriter) expire() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.started || g.done || g.timedOut || !g.expired() {
+	if g.started || g.done || g.timedOut || errors.Is(g.ctx.Err(), context.Canceled) {
 		return
 	}
 	g.write504()

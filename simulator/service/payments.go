@@ -141,7 +141,7 @@ type sourceReader interface {
 }
 
 // hotSource is a sourceReader over RecordMemory: its values are shared.
-type hotSource struct{ m simulator.RecordMemory }
+type hotSource struct{ m RecordMemory }
 
 func (h hotSource) Instrument(tid, tok string) (*simulator.Instrument, error) {
 	return h.m.HotInstrument(tid, tok)

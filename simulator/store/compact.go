@@ -19,11 +19,13 @@ import (
 //
 // A card is stored by reference only when the catalogue rebuilds exactly
 // what was stored (checked at every write); otherwise the record keeps it
-// whole (the long form). Both forms are read, and decode to the same domain
-// values, so any stored db opens and reads unchanged. The compact form does
-// not store the tenant id: it is the key's.
+// whole. Members that only JSON records of earlier builds have (tenantId, a
+// card stored whole, the plan under Go names) are read by the migration
+// (migrate.go), which decodes those records into these same types. The
+// tenant id is not stored in these records: it is the key's.
 //
-// The wire is unaffected: these are storage types only.
+// The wire is unaffected: these are storage types only, and the domain
+// values they decode to are the ones the earlier format decoded to.
 
 var (
 	catalogOnce sync.Once
@@ -43,11 +45,11 @@ func cards() *simulator.CardCatalog {
 }
 
 // payRec is a payment as stored. Its own fields shadow the embedded
-// payment's fields of the same JSON name.
+// payment's fields of the same name (their tags).
 type payRec struct {
 	simulator.Payment
-	TenantID      string              `json:"tenantId,omitempty"` // read from records in the long form, never written
-	Card          *simulator.CardInfo `json:"card,omitempty"`     // a card the catalogue cannot rebuild, or a record in the long form
+	TenantID      string              `json:"tenantId,omitempty"` // records before the compact format
+	Card          *simulator.CardInfo `json:"card,omitempty"`     // a card the catalogue cannot rebuild, or an older record
 	Ref           *simulator.CardRef  `json:"cr,omitempty"`
 	PaymentMethod pmRec               `json:"paymentMethod"`
 	Plan          *planRec            `json:"plan,omitempty"` // records before the short names (read only)
@@ -141,10 +143,10 @@ type procRec struct {
 	AmountRefunded      int64  `json:"amountRefunded,omitempty"`
 }
 
-// planRec is the plan in its long form (the decision types under their Go
-// field names, which have no JSON tags), with the authorizing account as the
-// index (from 1) of the step that names it. It is read, never written:
-// planShort is written.
+// planRec is the plan as builds before the short names stored it (the
+// decision types under their Go field names, which have no JSON tags), with
+// the authorizing account as the index (from 1) of the step that names it.
+// Only the migration (migrate.go) reads it: planShort is written.
 type planRec struct {
 	simulator.Plan
 	Account     *simulator.ProcessorAccount `json:"account,omitempty"`
@@ -275,8 +277,11 @@ func (ps *planShort) plan() *simulator.Plan {
 	return pl
 }
 
-func encodePayment(p *simulator.Payment) ([]byte, error) {
-	rec := payRec{Payment: *p, FinalCaptured: p.FinalCaptured}
+func encodePayment(p *simulator.Payment) ([]byte, error) { return marshal(payRecOf(p)) }
+
+// payRecOf is p as stored.
+func payRecOf(p *simulator.Payment) *payRec {
+	rec := &payRec{Payment: *p, FinalCaptured: p.FinalCaptured}
 	if p.Authorized != p.Amount {
 		a := p.Authorized
 		rec.Authorized = &a
@@ -318,7 +323,7 @@ func encodePayment(p *simulator.Payment) ([]byte, error) {
 	if p.Plan != nil {
 		rec.PL = shortPlan(p.Plan)
 	}
-	return appendPayRec(make([]byte, 0, 1536), &rec)
+	return rec
 }
 
 func decodePayment(raw, tid string) (*simulator.Payment, error) {
@@ -326,6 +331,11 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 	if err := decode(raw, &rec); err != nil {
 		return nil, err
 	}
+	return rec.payment(tid)
+}
+
+// payment is the payment rec stores, of tenant tid.
+func (rec *payRec) payment(tid string) (*simulator.Payment, error) {
 	p := rec.Payment
 	p.TenantID = tid
 	p.FinalCaptured = rec.FinalCaptured
@@ -385,20 +395,22 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 // instRec is an instrument as stored.
 type instRec struct {
 	simulator.Instrument
-	TenantID string              `json:"tenantId,omitempty"` // read from records in the long form, never written
+	TenantID string              `json:"tenantId,omitempty"` // records before the compact format
 	Card     *simulator.CardInfo `json:"card,omitempty"`
 	Ref      *simulator.CardRef  `json:"cr,omitempty"`
 }
 
-func encodeInstrument(in *simulator.Instrument) ([]byte, error) {
-	rec := instRec{Instrument: *in}
+func encodeInstrument(in *simulator.Instrument) ([]byte, error) { return marshal(instRecOf(in)) }
+
+func instRecOf(in *simulator.Instrument) *instRec {
+	rec := &instRec{Instrument: *in}
 	if ref, ok := cards().RefOf(in.Card); ok {
 		rec.Ref = &ref
 	} else {
 		c := in.Card
 		rec.Card = &c
 	}
-	return appendInstRec(make([]byte, 0, 512), &rec)
+	return rec
 }
 
 func decodeInstrument(raw, tid string) (*simulator.Instrument, error) {
@@ -406,6 +418,11 @@ func decodeInstrument(raw, tid string) (*simulator.Instrument, error) {
 	if err := decode(raw, &rec); err != nil {
 		return nil, err
 	}
+	return rec.instrument(tid)
+}
+
+// instrument is the instrument rec stores, of tenant tid.
+func (rec *instRec) instrument(tid string) (*simulator.Instrument, error) {
 	in := rec.Instrument
 	in.TenantID = tid
 	card, err := cardOf(rec.Card, rec.Ref)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
 func catalog(t *testing.T) *simulator.CardCatalog {
@@ -80,7 +81,7 @@ func TestCompactRecordsRoundTrip(t *testing.T) {
 			// A fresh store copy is decoded (the decoded cache holds the written value).
 			raw := map[string]string{}
 			require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
-			pay, inst := raw["t:t1:pay:"+tt.p.ID], raw["t:t1:pi:"+in.Token]
+			pay, inst := store.RecordJSON(raw["t:t1:pay:"+tt.p.ID]), store.RecordJSON(raw["t:t1:pi:"+in.Token])
 			require.NotEmpty(t, pay)
 			assert.Equal(t, tt.byRef, strings.Contains(pay, `"cr":`), pay)
 			assert.Equal(t, tt.byRef, strings.Contains(inst, `"cr":`), inst)
@@ -89,7 +90,7 @@ func TestCompactRecordsRoundTrip(t *testing.T) {
 				assert.NotContains(t, inst, tt.noWhole)
 			}
 			assert.NotContains(t, pay, `"tenantId"`)
-			require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:" + tt.p.ID, pay + " "}})) // same record, not cached
+			require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:" + tt.p.ID, raw["t:t1:pay:"+tt.p.ID]}})) // same record, not cached
 			assert.Equal(t, tt.p, read(t, db, "t1", tt.p.ID))
 			var got *simulator.Instrument
 			require.NoError(t, db.View(func(tx simulator.Tx) (err error) { got, err = tx.Instrument("t1", in.Token); return }))
@@ -129,6 +130,7 @@ func TestLongFormRecordsRead(t *testing.T) {
 		{"t:t1:pay:old1", string(pb)}, {"t:t1:pi:oldtok", string(ib)},
 		{evtKey, string(eb)}, {"t:t1:evi:e-old", evtKey}, {"t:t1:evb:e-old", `{"old":true}`},
 	}))
+	require.NoError(t, db.Migrate())
 	assert.Equal(t, p, read(t, db, "t1", "old1"))
 	var got *simulator.Instrument
 	var ev *simulator.Event

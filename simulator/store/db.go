@@ -31,6 +31,8 @@ type DB struct {
 	disk    *disk // nil for ":memory:"
 	events  *eventIndex
 	changes *changeHub // per-tenant commit notifications (changes.go)
+	// migrated: JSON records Open converted to the binary format (migrate.go).
+	migrated int
 }
 
 // Open opens (creating if missing, with its directory) the database at path;
@@ -66,6 +68,19 @@ func Open(path, fsync string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	migrated := 0
+	if path != ":memory:" {
+		if migrated, err = migrate(db, path); err != nil { // JSON records of earlier builds (migrate.go)
+			db.Close()
+			return nil, err
+		}
+		if migrated > 0 { // every converted record is in the file twice: rewrite it once
+			if err := db.Shrink(); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("store: compacting %s after converting its records: %w", path, err)
+			}
+		}
+	}
 	hot := newHotCache()
 	dk, err := openDisk(db, path, fsync, hot.clear)
 	if err != nil {
@@ -76,8 +91,13 @@ func Open(path, fsync string) (*DB, error) {
 	if dk != nil {
 		pruned = &dk.pruned
 	}
-	return &DB{db: db, path: path, hot: hot, disk: dk, events: newEventIndex(db, pruned), changes: newChangeHub()}, nil // events by payment: built on first use (event_index.go)
+	return &DB{db: db, path: path, hot: hot, disk: dk, events: newEventIndex(db, pruned), changes: newChangeHub(), migrated: migrated}, nil // events by payment: built on first use (event_index.go)
 }
+
+// Migrated answers how many records of an earlier build's JSON format Open
+// converted to the binary format (0 once a file is converted: later opens
+// skip the scan).
+func (d *DB) Migrated() int { return d.migrated }
 
 // Close stops the disk work (shrinking the file if it grew, see disk.go),
 // flushes and closes the database.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"sync"
@@ -17,13 +18,13 @@ import (
 // timeline and crash-test check cost grew with the tenant's traffic.
 //
 // idxEventPayment is a buntdb index over the evt: keys ordered by the
-// event's payment id (read from its record), then by key: one payment's
+// event's payment id (the head of the stored value, before the encoded
+// record: a slice, no decoding, see evStore), then by key: one payment's
 // events of one tenant are therefore a contiguous range, in creation order.
 // buntdb maintains it inside the transaction that sets or deletes an event
 // key (append, attempt, prune, tenant reset or delete; a rollback undoes it
-// too) and builds it in memory over every stored event, so records in any
-// stored form (bodies apart at evb: too) are indexed alike: nothing is stored
-// for it and no file needs a migration. Its cost is a B-tree of pointers
+// too) and builds it in memory over every stored event: nothing else is
+// stored for it. Its cost is a B-tree of pointers
 // (about 10 bytes per event) and, to build it, one pass matching every key
 // of the store against eventKeyPattern: 9% of opening a file of a million
 // checkouts. It is therefore built on first use, in the background (under
@@ -85,34 +86,20 @@ func createEventIndex(db *buntdb.DB) error {
 	})
 }
 
-const paymentIDField = `"paymentId":`
-
-// eventPaymentID returns the JSON-encoded payment id of a stored event
-// record (`"p1"`), or "" when it has none. The record is the value's first
-// line; paymentId is a top-level field and the first occurrence is the
-// top-level one, since the fields before it are strings, in which a quote
-// is always escaped.
+// eventPaymentID returns the payment id at the head of a stored event
+// (evStore), or "" when it has none.
 func eventPaymentID(v string) string {
-	i := strings.Index(v, paymentIDField)
-	if i < 0 || strings.IndexByte(v[:i], '\n') >= 0 { // not in the record (the body's)
-		return ""
-	}
-	v = v[i+len(paymentIDField):]
-	if len(v) == 0 || v[0] != '"' {
-		return ""
-	}
-	for j := 1; j < len(v); j++ {
-		switch v[j] {
-		case '\\':
-			j++
-		case '"':
-			return v[:j+1]
-		}
-	}
-	return ""
+	pid, _, _ := splitEvent(v)
+	return pid
 }
 
 func lessEventPayment(a, b string) bool { return eventPaymentID(a) < eventPaymentID(b) }
+
+// eventPivot is a value whose payment id is pid (for index walks).
+func eventPivot(pid string) string {
+	b := binary.AppendUvarint([]byte{recV1}, uint64(len(pid)))
+	return string(append(b, pid...))
+}
 
 // eventsOfPayment lists tenant tid's events of payment pid, newest first,
 // with q's type and status filters and limit, reading only that payment's
@@ -121,10 +108,8 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 	if !t.events.use() {
 		return t.scanEvents(tid, q)
 	}
-	// As the event encoder writes it (appendEvRec); payment ids are ours and
-	// never hold the characters json.Marshal would write otherwise.
-	want := string(jsonString(nil, q.PaymentID))
-	pivot := paymentIDField + want
+	want := q.PaymentID
+	pivot := eventPivot(want)
 	p := pEvent(tid)
 	var out []*simulator.Event
 	var ferr error
@@ -138,9 +123,8 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 		if !strings.HasPrefix(k, p) { // the same payment id in another tenant
 			return true
 		}
-		rec, _ := splitEvent(v)
 		var e *simulator.Event
-		if e, ferr = decodeEvent(rec, tid); ferr != nil {
+		if e, ferr = decodeEvent(v, tid); ferr != nil {
 			return false
 		}
 		if (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {

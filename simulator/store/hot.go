@@ -193,5 +193,3 @@ func (t *Tx) touch(key string) {
 		t.tenantsWritten = true
 	}
 }
-
-var _ simulator.TenantMemory = (*DB)(nil)

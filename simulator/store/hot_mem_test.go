@@ -18,12 +18,14 @@ import (
 // like the bench's (session, token, payment authorized and captured) fill
 // it, and the heap is measured with the cache and again once it is dropped.
 // It reports bytes per cached entry and per checkout, then per payment with
-// only the payments read into an empty cache; it asserts nothing.
+// only the payments read into an empty cache, and the live heap per stored
+// checkout (its records and events, the cache dropped); it asserts nothing.
 //
 //	go test ./simulator/store -run '^$' -bench HotMemory -benchtime 1x
 func BenchmarkHotMemory(b *testing.B) {
 	const checkouts = 4000
 	for range b.N {
+		base := heap()
 		db, err := store.Open(":memory:", store.FsyncNever)
 		if err != nil {
 			b.Fatal(err)
@@ -67,6 +69,7 @@ func BenchmarkHotMemory(b *testing.B) {
 		with := heap()
 		db.DropHotCache()
 		without := heap()
+		b.ReportMetric(float64(without-base)/float64(checkouts), "B/stored-checkout")
 		b.ReportMetric(float64(with-without)/float64(entries), "B/entry")
 		b.ReportMetric(float64(with-without)/float64(checkouts), "B/checkout")
 		b.ReportMetric(float64(entries), "entries")

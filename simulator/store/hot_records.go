@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -11,8 +10,6 @@ import (
 
 // The typed records the hot cache (hotcache.go) holds, how transactions use
 // it, and the lock-free readers the service's hot paths call.
-
-var _ simulator.RecordMemory = (*DB)(nil)
 
 func decodeSession(raw, _ string) (*simulator.ClientSession, error) {
 	var cs simulator.ClientSession
@@ -31,9 +28,9 @@ func decodeAttempt(raw, _ string) (*simulator.Attempt, error) {
 }
 
 // HotPayment returns payment id of tenant tid from memory, reading the store
-// (one read transaction, the JSON decoded outside it) only on a miss. The
+// (one read transaction, the record decoded outside it) only on a miss. The
 // payment is shared with every other reader: callers must not change it
-// (simulator.RecordMemory). nil when there is no such payment.
+// (service.RecordMemory). nil when there is no such payment.
 func (d *DB) HotPayment(tid, id string) (*simulator.Payment, error) {
 	if !validID(id) {
 		return nil, nil
@@ -128,7 +125,7 @@ func hotGet[T any](d *DB, key, tid string, dec func(raw, tid string) (*T, error)
 
 // txGet is a transaction's read of a typed record: a private copy, taken
 // from this transaction's own write or from the cache when either holds
-// exactly the string stored (so no JSON decode), else decoded. A record this
+// exactly the string stored (so no decode), else decoded. A record this
 // transaction did not write is the committed one (no writer runs beside a
 // transaction), so it is published as of the current sequence number.
 func txGet[T any](t *Tx, key, tid string, dec func(raw, tid string) (*T, error), clone func(*T) *T) (*T, error) {
@@ -215,9 +212,9 @@ func (t *Tx) publishHot() {
 	}
 }
 
-// putTyped stores rec as JSON at key and notes v (see putHot).
+// putTyped stores rec at key and notes v (see putHot).
 func (t *Tx) putTyped(key string, rec, v any) error {
-	b, err := json.Marshal(rec)
+	b, err := marshal(rec)
 	if err != nil {
 		return err
 	}

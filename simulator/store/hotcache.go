@@ -11,7 +11,7 @@ import (
 // client sessions, payment instruments, attempts (decoded, as typed values)
 // and client tokens (the stored "<tenant>/<session id>" reference). buntdb
 // stays the one source of truth; the cache only spares the hot read paths
-// its lock and a JSON decode (see hot_records.go for the readers).
+// its lock and a record decode (see hot_records.go for the readers).
 //
 // Values are immutable once published: a change stores a new value (the
 // writer's private copy), never an edit of the published one. Whoever gets a

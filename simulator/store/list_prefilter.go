@@ -1,27 +1,53 @@
 package store
 
 import (
-	"strings"
+	"encoding/binary"
+	"slices"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// listPrefilter spares ListPayments the decoding of payments a query cannot
+// listPrefilter spares ListPayments the reading of payments a query cannot
 // match. It only ever rules payments out; matches decides on the decoded
 // payment, so answers are the same with or without it.
 //   - Dates: the payx: keys carry the payment's date (stamp), so a walk
 //     newest first stops at the first key older than FromDate, and one
 //     oldest first at the first key newer than ToDate; keys outside the
 //     other bound are passed over without reading the payment.
-//   - Exact fields (orderId, status, currencyCode, customerId): a stored
-//     payment has them as top-level `"name":"value"` members, so a record
-//     that contains none of the wanted members cannot match. Values are only used when made of
-//     characters every JSON encoder writes as they are; anything else leaves
-//     the decision to matches.
+//   - Exact fields (status, currencyCode, customerId, orderId): each payx:
+//     entry holds them (listIndexValue, written with the payment), so a
+//     payment whose entry has none of the wanted values of a filter is
+//     passed over without reading it. An empty entry (not yet written)
+//     rules nothing out.
 type listPrefilter struct {
-	from, to   string     // stamps of FromDate and ToDate ("" none)
-	needles    [][]string // per filter: members of which the record must contain one
-	descending bool       // the walk goes newest first
+	from, to   string      // stamps of FromDate and ToDate ("" none)
+	want       [4][]string // per listed field: the values one of which it must have (nil: any)
+	descending bool        // the walk goes newest first
+}
+
+// The fields a payx: entry lists, in order.
+const (
+	lfStatus = iota
+	lfCurrency
+	lfCustomer
+	lfOrder
+	lfCount
+)
+
+// listIndexValue is p's payx: entry: the listed fields, each a uvarint
+// length and the bytes.
+func listIndexValue(p *simulator.Payment) string {
+	fields := [lfCount]string{string(p.Status), p.CurrencyCode, p.CustomerID, p.OrderID}
+	n := 0
+	for _, f := range fields {
+		n += len(f) + 1
+	}
+	b := make([]byte, 0, n+4)
+	for _, f := range fields {
+		b = binary.AppendUvarint(b, uint64(len(f)))
+		b = append(b, f...)
+	}
+	return string(b)
 }
 
 type dateVerdict int
@@ -43,44 +69,15 @@ func newListPrefilter(q simulator.PaymentQuery) *listPrefilter {
 		// stamps above it are out.
 		f.to = stamp(*q.ToDate)
 	}
-	f.add("orderId", q.OrderID)
-	statuses := make([]string, len(q.Status))
-	for i, st := range q.Status {
-		statuses[i] = string(st)
+	for _, st := range q.Status {
+		f.want[lfStatus] = append(f.want[lfStatus], string(st))
 	}
-	f.add("status", statuses...)
-	f.add("currencyCode", q.CurrencyCode...)
-	f.add("customerId", q.CustomerID...)
+	f.want[lfCurrency] = q.CurrencyCode
+	f.want[lfCustomer] = q.CustomerID
+	if q.OrderID != "" {
+		f.want[lfOrder] = []string{q.OrderID}
+	}
 	return f
-}
-
-// add requires one of values as the member name, when every value is plain.
-func (f *listPrefilter) add(name string, values ...string) {
-	var members []string
-	for _, v := range values {
-		if v == "" {
-			continue
-		}
-		if !plainJSON(v) {
-			return
-		}
-		members = append(members, `"`+name+`":"`+v+`"`)
-	}
-	if len(members) > 0 {
-		f.needles = append(f.needles, members)
-	}
-}
-
-// plainJSON reports whether encoding/json writes s inside quotes unchanged
-// (with or without HTML escaping).
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
 
 // dated judges a payx: key by its date; rest is the key after the tenant's
@@ -105,17 +102,30 @@ func (f *listPrefilter) dated(rest string) dateVerdict {
 	return dateRead
 }
 
-// may reports whether the stored record raw can match every exact filter.
-func (f *listPrefilter) may(raw string) bool {
-	for _, members := range f.needles {
-		found := false
-		for _, m := range members {
-			if strings.Contains(raw, m) {
-				found = true
-				break
-			}
+// filters reports whether any exact filter is set.
+func (f *listPrefilter) filters() bool {
+	for _, w := range f.want {
+		if len(w) > 0 {
+			return true
 		}
-		if !found {
+	}
+	return false
+}
+
+// may reports whether the payment whose payx: entry is v can match every
+// exact filter.
+func (f *listPrefilter) may(v string) bool {
+	for i := range lfCount {
+		if v == "" {
+			return true // not written yet (or malformed): the payment decides
+		}
+		n, k := binary.Uvarint([]byte(v[:min(len(v), binary.MaxVarintLen64)]))
+		if k <= 0 || uint64(len(v)-k) < n {
+			return true
+		}
+		field := v[k : k+int(n)]
+		v = v[k+int(n):]
+		if len(f.want[i]) > 0 && !slices.Contains(f.want[i], field) {
 			return false
 		}
 	}

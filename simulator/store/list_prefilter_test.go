@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
 // TestListPrefilterChangesNoAnswer: queries with date bounds and exact
@@ -121,4 +123,88 @@ func ids(ps []*simulator.Payment) []string {
 		out = append(out, p.ID)
 	}
 	return out
+}
+
+// BenchmarkListPayments lists a page of 10,000 payments with and without
+// exact filters, reading from the hot cache (warm) and decoding every record
+// it reads (cold):
+//
+//	go test ./simulator/store -run '^$' -bench ListPayments
+func BenchmarkListPayments(b *testing.B) {
+	db, err := store.Open(":memory:", store.FsyncNever)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = db.Close() })
+	base := time.Unix(1700000000, 0).UTC()
+	statuses := []simulator.PaymentStatus{simulator.StatusAuthorized, simulator.StatusAuthorized, simulator.StatusSettled, simulator.StatusDeclined}
+	require.NoError(b, db.Update(func(tx simulator.Tx) error {
+		for i := range 10000 {
+			p := payment(fmt.Sprintf("p%05d", i), statuses[i%len(statuses)])
+			p.Date, p.DateUpdated = base.Add(time.Duration(i)*time.Second), base
+			p.OrderID, p.CurrencyCode, p.CustomerID = fmt.Sprintf("order-%05d", i), "EUR", fmt.Sprintf("cust-%d", i%50)
+			if err := tx.PutPayment(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	queries := []struct {
+		name string
+		q    simulator.PaymentQuery
+	}{
+		{"all", simulator.PaymentQuery{Limit: 25}},
+		{"status_DECLINED", simulator.PaymentQuery{Limit: 25, Status: []simulator.PaymentStatus{simulator.StatusDeclined}}},
+		{"order_id", simulator.PaymentQuery{Limit: 25, OrderID: "order-00042"}},
+		{"customer", simulator.PaymentQuery{Limit: 25, CustomerID: []string{"cust-7"}}},
+	}
+	for _, cold := range []bool{false, true} {
+		for _, q := range queries {
+			name := "warm/" + q.name
+			if cold {
+				name = "cold/" + q.name
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					if cold {
+						db.DropHotCache()
+					}
+					if err := db.View(func(tx simulator.Tx) error { _, err := tx.ListPayments("t1", q.q); return err }); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A payment whose list entry holds nothing (as a file's entries before the
+// list fields were indexed) is read and judged by its record, not skipped.
+func TestListEntryWithoutFields(t *testing.T) {
+	db := openDB(t)
+	p := payment("p1", simulator.StatusDeclined)
+	p.OrderID, p.CurrencyCode, p.CustomerID = "o-1", "EUR", "c-1"
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
+	key := fmt.Sprintf("t:t1:payx:%020d:p1", p.Date.UnixMicro())
+	var before string
+	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool {
+		if k == key {
+			before = v
+		}
+		return true
+	}))
+	require.NotEmpty(t, before, "the entry lists the payment's fields")
+	require.NoError(t, db.PutRaw([][2]string{{key, ""}}))
+	q := simulator.PaymentQuery{Limit: 10, OrderID: "o-1", CustomerID: []string{"c-1"}, CurrencyCode: []string{"EUR"},
+		Status: []simulator.PaymentStatus{simulator.StatusDeclined}}
+	for _, tc := range []struct {
+		name string
+		q    simulator.PaymentQuery
+		want []string
+	}{
+		{"matching", q, []string{"p1"}},
+		{"other order", simulator.PaymentQuery{Limit: 10, OrderID: "o-2"}, []string{}},
+	} {
+		var page simulator.PaymentPage
+		require.NoError(t, db.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments("t1", tc.q); return }))
+		assert.Equal(t, tc.want, ids(page.Payments), tc.name)
+	}
 }

@@ -68,6 +68,7 @@ func TestPruneEventsStatusAfterObject(t *testing.T) {
 		return [2]string{k, fmt.Sprintf(`{"id":%q,"tenantId":"t1","eventType":"PAYMENT.STATUS","paymentId":"p1","createdAt":"2023-11-14T22:13:20Z","body":{"status":"PENDING"},"status":%q}`, id, status)}
 	}
 	require.NoError(t, db.PutRaw([][2]string{rec("a", "DELIVERED", 1), rec("b", "PENDING", 2), rec("c", "EXHAUSTED", 3)}))
+	require.NoError(t, db.Migrate())
 	var n int
 	require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 1, time.Time{}); return }))
 	assert.Equal(t, 1, n, "a goes; c is the one kept, b is pending")

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -100,7 +99,7 @@ func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) 
 			return time.Time{}, err
 		}
 		var x simulator.ExpiredTenant
-		if json.Unmarshal([]byte(raw), &x) == nil {
+		if decode(raw, &x) == nil {
 			for _, key := range x.APIKeys {
 				if cur, _ := t.raw(kXKey(key)); cur == k { // a key reused by a later record stays with it
 					if err := t.del(kXKey(key)); err != nil {

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -53,13 +52,6 @@ func (t *Tx) get(key string, v any) (bool, error) {
 	return true, decode(s, v)
 }
 
-// decode reads one stored record; free-form values (metadata) keep their exact numbers.
-func decode(raw string, v any) error {
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	return dec.Decode(v)
-}
-
 func (t *Tx) raw(key string) (string, error) {
 	s, err := t.tx.Get(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
@@ -72,7 +64,7 @@ func (t *Tx) put(key string, v any) error {
 	if !t.write {
 		return errReadOnly
 	}
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		return err
 	}
@@ -149,7 +141,7 @@ func (t *Tx) tenantList() ([]*simulator.Tenant, error) {
 	var ferr error
 	err := t.prefix(pTenant, func(_, v string) bool {
 		var tn simulator.Tenant
-		if ferr = json.Unmarshal([]byte(v), &tn); ferr != nil {
+		if ferr = decode(v, &tn); ferr != nil {
 			return false
 		}
 		out = append(out, &tn)
@@ -199,17 +191,17 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 		switch {
 		case strings.HasPrefix(rest, "cs:"):
 			var cs simulator.ClientSession
-			if json.Unmarshal([]byte(v), &cs) == nil {
+			if decode(v, &cs) == nil {
 				globals = append(globals, kCTok(cs.ClientToken))
 			}
 		case strings.HasPrefix(rest, "pay:"):
-			var p simulator.Payment
-			if json.Unmarshal([]byte(v), &p) == nil && p.ThreeDS != nil {
+			var p payRec
+			if decode(v, &p) == nil && p.ThreeDS != nil {
 				globals = append(globals, kCh3DS(p.ThreeDS.ChallengeToken))
 			}
 		case strings.HasPrefix(rest, "job:"):
 			var j simulator.Job
-			if json.Unmarshal([]byte(v), &j) == nil {
+			if decode(v, &j) == nil {
 				globals = append(globals, kJobQ(j.RealDue, j.TenantID, j.ID))
 			}
 		}
@@ -317,7 +309,7 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if !t.write {
 		return errReadOnly
 	}
-	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), ""); err != nil {
+	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), listIndexValue(p)); err != nil {
 		return err
 	}
 	b, err := encodePayment(p)
@@ -375,8 +367,8 @@ type paymentWalk struct {
 
 // collect is the visitor of index keys that appends the matching payments
 // to dst and goes on while dst has fewer than max.
-func (w *paymentWalk) collect(dst *[]*simulator.Payment, max int) func(k, _ string) bool {
-	return func(k, _ string) bool {
+func (w *paymentWalk) collect(dst *[]*simulator.Payment, max int) func(k, v string) bool {
+	return func(k, v string) bool {
 		if !strings.HasPrefix(k, w.prefix) {
 			return false
 		}
@@ -387,15 +379,8 @@ func (w *paymentWalk) collect(dst *[]*simulator.Payment, max int) func(k, _ stri
 			return true
 		}
 		id := k[strings.LastIndexByte(k, ':')+1:]
-		if len(w.pre.needles) > 0 {
-			raw, err := w.t.raw(kPayment(w.tid, id))
-			if err != nil {
-				w.ferr = err
-				return false
-			}
-			if !w.pre.may(raw) {
-				return true
-			}
+		if !w.pre.may(v) {
+			return true
 		}
 		p, err := w.t.Payment(w.tid, id)
 		if err != nil {
@@ -568,7 +553,7 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 	var ferr error
 	err := t.prefix(kAttempt(tid, ""), func(_, v string) bool {
 		var a simulator.Attempt
-		if ferr = json.Unmarshal([]byte(v), &a); ferr != nil {
+		if ferr = decode(v, &a); ferr != nil {
 			return false
 		}
 		out = append(out, &a)
@@ -587,11 +572,11 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
 		return err
 	}
-	inputs, err := encodeEventInputs(e)
+	st, err := eventInputs(e)
 	if err != nil {
 		return err
 	}
-	return t.putEvent(k, e, inputs)
+	return t.putEvent(k, st)
 }
 
 // Jobs.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,26 +10,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fxamacker/cbor/v2"
+
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Webhook outbox and disputes. Besides the event itself (evt, evi in keys.go):
 //
 //	t:<tenant>:whp:<payment>:<created>:<id>   PENDING events by payment, in creation order -> nextAt
-//	t:<tenant>:evb:<id>                       an event's webhook body (raw JSON)
+//	t:<tenant>:evb:<id>                       an event's webhook body (raw JSON, oldest releases)
 //	t:<tenant>:dsp:<id>                       dispute
 //
 // A payment's events are listed through the in-memory buntdb index
-// event_index.go keeps over the evt: keys (no key of its own).
-//
-// An event is one key: its record (JSON, which holds no raw newline), then
-// what its webhook body is rendered from, each part after a newline and
-// tagged by its first byte: 'p' and the payment as it was (the payment
-// record's encoding), 'd' and the dispute of a DISPUTE.* event (JSON).
-// An event in the body form has its rendered body there instead (a JSON
-// object, '{'), or apart at evb; those are read as Event.Body (and evb is deleted with the event). The parts are never
-// parsed when events are listed; recording an attempt rewrites them
-// unchanged.
+// event_index.go keeps over the evt: keys (no key of its own). An event's
+// value is described at evStore.
 func pPending(tid string) string { return tenantPrefix(tid) + "whp:" }
 func kPending(e *simulator.Event) string {
 	return pPending(e.TenantID) + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
@@ -49,18 +44,35 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 	return t.setRaw(kPending(e), next)
 }
 
-// evRec is an event record as stored: the tenant id is the key's, the body
-// follows the record in the same value (putEvent), and attempts leave out
-// their zero values. Records in the long form (tenantId, "body":null, zero
-// status codes and latencies) read the same.
+// An event is one key. Its value is the record format's version byte, the
+// event's payment id (a uvarint length, then the id: the events-by-payment
+// index reads it there, event_index.go), then an evStore: the record and
+// what its webhook body is rendered from, the payment as it was and the
+// dispute of a DISPUTE.* event, or, for an event of an earlier release, its
+// rendered body (older still, that body is apart at evb). Listing decodes
+// the record only; recording an attempt rewrites the rest unchanged.
+type evStore struct {
+	R evRec           `json:"r"`
+	P cbor.RawMessage `json:"p,omitempty"` // a payRec
+	D cbor.RawMessage `json:"d,omitempty"` // a simulator.Dispute (Then left out)
+	B []byte          `json:"b,omitempty"` // a rendered body (events of earlier releases)
+}
+
+// evHead is the part of an evStore a listing reads.
+type evHead struct {
+	R evRec `json:"r"`
+}
+
+// evRec is an event record as stored: the tenant id is the key's and
+// attempts leave out their zero values.
 type evRec struct {
 	ID        string          `json:"id"`
-	TenantID  string          `json:"tenantId,omitempty"` // read only (earlier records)
+	TenantID  string          `json:"tenantId,omitempty"` // read only (earlier JSON records)
 	Type      string          `json:"eventType"`
 	PaymentID string          `json:"paymentId"`
 	DisputeID string          `json:"disputeId,omitempty"`
 	CreatedAt time.Time       `json:"createdAt"`
-	Body      json.RawMessage `json:"body,omitempty"` // read only: "body":null in earlier records
+	Body      json.RawMessage `json:"body,omitempty"` // what the record of an earlier release held ("null"), kept by the migration
 	Status    string          `json:"status"`
 	NextAt    time.Time       `json:"nextAt,omitzero"`
 	Attempts  []attRec        `json:"attempts,omitempty"`
@@ -79,7 +91,7 @@ type attRec struct {
 	Chaos            string            `json:"chaos,omitempty"`
 }
 
-func encodeEvent(e *simulator.Event) ([]byte, error) {
+func evRecOf(e *simulator.Event) evRec {
 	rec := evRec{ID: e.ID, Type: e.Type, PaymentID: e.PaymentID, DisputeID: e.DisputeID, CreatedAt: e.CreatedAt,
 		Status: e.Status, NextAt: e.NextAt}
 	if len(e.Attempts) > 0 {
@@ -88,16 +100,12 @@ func encodeEvent(e *simulator.Event) ([]byte, error) {
 			rec.Attempts[i] = attRec(a)
 		}
 	}
-	return appendEvRec(make([]byte, 0, 256+512*len(rec.Attempts)), &rec)
+	return rec
 }
 
-// decodeEvent reads an event record (the value's first line) of tenant tid.
-// Its Body is what decoding "body":null gave before: the literal null.
-func decodeEvent(raw, tid string) (*simulator.Event, error) {
-	var rec evRec
-	if err := json.Unmarshal([]byte(raw), &rec); err != nil {
-		return nil, err
-	}
+// event is the record as the domain has it, of tenant tid. Its Body is what
+// decoding "body":null gave JSON records: the literal null.
+func (rec *evRec) event(tid string) *simulator.Event {
 	e := &simulator.Event{ID: rec.ID, TenantID: tid, Type: rec.Type, PaymentID: rec.PaymentID, DisputeID: rec.DisputeID,
 		CreatedAt: rec.CreatedAt, Body: rec.Body, Status: rec.Status, NextAt: rec.NextAt}
 	if e.Body == nil {
@@ -109,11 +117,92 @@ func decodeEvent(raw, tid string) (*simulator.Event, error) {
 			e.Attempts[i] = simulator.DeliveryAttempt(a)
 		}
 	}
-	return e, nil
+	return e
+}
+
+// eventInputs is the evStore of a new event: its payment and dispute, or
+// the rendered body an event of an earlier release carries.
+func eventInputs(e *simulator.Event) (*evStore, error) {
+	st := &evStore{R: evRecOf(e)}
+	if e.Payment == nil && e.Dispute == nil {
+		st.B = e.Body
+		return st, nil
+	}
+	if e.Payment != nil {
+		b, err := encMode.Marshal(payRecOf(e.Payment))
+		if err != nil {
+			return nil, err
+		}
+		st.P = b
+	}
+	if e.Dispute != nil {
+		d := *e.Dispute
+		d.Then = nil // scripted steps yet to run: not part of any body
+		b, err := encMode.Marshal(&d)
+		if err != nil {
+			return nil, err
+		}
+		st.D = b
+	}
+	return st, nil
+}
+
+// eventValue is st as stored (see evStore).
+func eventValue(st *evStore) (string, error) {
+	pid := st.R.PaymentID
+	b := make([]byte, 0, 256+len(st.P)+len(st.D)+len(st.B))
+	b = append(b, recV1)
+	b = binary.AppendUvarint(b, uint64(len(pid)))
+	b = append(b, pid...)
+	enc, err := encMode.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	return string(append(b, enc...)), nil
+}
+
+var errEventValue = errors.New("store: malformed event value")
+
+// splitEvent splits a stored event into its payment id and its evStore's
+// encoding.
+func splitEvent(v string) (pid, rest string, err error) {
+	if len(v) < 2 || v[0] != recV1 {
+		return "", "", errNotRecord
+	}
+	n, k := binary.Uvarint([]byte(v[1:min(len(v), 11)]))
+	if k <= 0 || uint64(len(v)-1-k) < n {
+		return "", "", errEventValue
+	}
+	return v[1+k : 1+k+int(n)], v[1+k+int(n):], nil
+}
+
+// decodeEvent reads the record of a stored event (not its inputs).
+func decodeEvent(v, tid string) (*simulator.Event, error) {
+	_, rest, err := splitEvent(v)
+	if err != nil {
+		return nil, err
+	}
+	var h evHead
+	if err := decMode.Unmarshal([]byte(rest), &h); err != nil {
+		return nil, err
+	}
+	return h.R.event(tid), nil
+}
+
+func decodeEventStore(v string) (*evStore, error) {
+	_, rest, err := splitEvent(v)
+	if err != nil {
+		return nil, err
+	}
+	var st evStore
+	if err := decMode.Unmarshal([]byte(rest), &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
 }
 
 // eventKey resolves an event id to its record's key through its evi entry,
-// which holds the key's creation stamp (or, in the long form, the whole key); ""
+// which holds the key's creation stamp (earlier builds: the whole key); ""
 // when there is no such event.
 func (t *Tx) eventKey(tid, id string) (string, error) {
 	v, err := t.raw(kEventID(tid, id))
@@ -123,152 +212,86 @@ func (t *Tx) eventKey(tid, id string) (string, error) {
 	return pEvent(tid) + v + ":" + id, nil
 }
 
-// putEvent writes the event record at k with body (what follows the
-// record's newline: encodeEventInputs), or when body is nil with the body
-// the stored event has (an update).
-func (t *Tx) putEvent(k string, e *simulator.Event, body []byte) error {
-	b, err := encodeEvent(e)
+// putEvent writes st at k.
+func (t *Tx) putEvent(k string, st *evStore) error {
+	v, err := eventValue(st)
 	if err != nil {
 		return err
 	}
-	if body == nil {
-		old, err := t.raw(k)
-		if err != nil {
-			return err
-		}
-		_, oldBody := splitEvent(old)
-		if oldBody != "" {
-			return t.setRaw(k, string(b)+"\n"+oldBody)
-		}
-		return t.setRaw(k, string(b))
-	}
-	if len(body) == 0 {
-		return t.setRaw(k, string(b))
-	}
-	v := make([]byte, 0, len(b)+1+len(body))
-	v = append(append(append(v, b...), '\n'), body...)
-	return t.setRaw(k, string(v))
-}
-
-// splitEvent splits a stored event into its record and what follows it
-// ("" when the body is kept apart, at evb).
-func splitEvent(v string) (rec, body string) {
-	if i := strings.IndexByte(v, '\n'); i >= 0 {
-		return v[:i], v[i+1:]
-	}
-	return v, ""
+	return t.setRaw(k, v)
 }
 
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
-	e, body, err := t.event(tid, id)
-	if err != nil || e == nil {
+	st, err := t.eventStore(tid, id)
+	if err != nil || st == nil {
 		return nil, err
 	}
-	if body == "" {
-		if body, err = t.raw(kEventBody(tid, id)); err != nil {
+	e := st.R.event(tid)
+	switch {
+	case len(st.P) > 0 || len(st.D) > 0:
+		e.Body = nil // "null": the record's, not a body
+		if len(st.P) > 0 {
+			var rec payRec
+			if err := decMode.Unmarshal(st.P, &rec); err != nil {
+				return nil, fmt.Errorf("store: event %s: %w", id, err)
+			}
+			if e.Payment, err = rec.payment(tid); err != nil {
+				return nil, fmt.Errorf("store: event %s: %w", id, err)
+			}
+		}
+		if len(st.D) > 0 {
+			var d simulator.Dispute
+			if err := decMode.Unmarshal(st.D, &d); err != nil {
+				return nil, fmt.Errorf("store: event %s: %w", id, err)
+			}
+			e.Dispute = &d
+		}
+	case len(st.B) > 0:
+		e.Body = st.B
+	default:
+		body, err := t.raw(kEventBody(tid, id))
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := decodeEventInputs(e, body); err != nil {
-		return nil, fmt.Errorf("store: event %s: %w", id, err)
+		if body != "" {
+			e.Body = []byte(body)
+		}
 	}
 	return e, nil
 }
 
 func (t *Tx) EventRecord(tid, id string) (*simulator.Event, error) {
-	e, _, err := t.event(tid, id)
-	return e, err
-}
-
-// event reads the record of event id and answers it with what follows it
-// in the stored value (splitEvent); nil when there is no such event.
-func (t *Tx) event(tid, id string) (*simulator.Event, string, error) {
-	if id == "" || strings.ContainsAny(id, ":/") {
-		return nil, "", nil
-	}
-	k, err := t.eventKey(tid, id)
+	k, err := t.eventKeyOf(tid, id)
 	if err != nil || k == "" {
-		return nil, "", err
+		return nil, err
 	}
 	v, err := t.raw(k)
 	if err != nil || v == "" {
-		return nil, "", err
+		return nil, err
 	}
-	recRaw, body := splitEvent(v)
-	e, err := decodeEvent(recRaw, tid)
-	if err != nil {
-		return nil, "", err
-	}
-	return e, body, nil
+	return decodeEvent(v, tid)
 }
 
-// Tags of the parts that follow an event's record (see the keys above).
-const (
-	tagPayment = 'p'
-	tagDispute = 'd'
-)
-
-// encodeEventInputs is what follows e's record: its payment and dispute,
-// each tagged, or the rendered body of an event in the body form.
-func encodeEventInputs(e *simulator.Event) ([]byte, error) {
-	if e.Payment == nil && e.Dispute == nil {
-		return append([]byte{}, e.Body...), nil
+// eventKeyOf is eventKey for an id given by a caller ("" for one that
+// cannot be an event's).
+func (t *Tx) eventKeyOf(tid, id string) (string, error) {
+	if id == "" || strings.ContainsAny(id, ":/") {
+		return "", nil
 	}
-	var out []byte
-	if e.Payment != nil {
-		b, err := encodePayment(e.Payment)
-		if err != nil {
-			return nil, err
-		}
-		out = append(append(out, tagPayment), b...)
-	}
-	if e.Dispute != nil {
-		d := *e.Dispute
-		d.Then = nil // scripted steps yet to run: not part of any body
-		b, err := json.Marshal(&d)
-		if err != nil {
-			return nil, err
-		}
-		if len(out) > 0 {
-			out = append(out, '\n')
-		}
-		out = append(append(out, tagDispute), b...)
-	}
-	return out, nil
+	return t.eventKey(tid, id)
 }
 
-// decodeEventInputs reads what follows e's record into e: its payment and
-// dispute, or the rendered body of the body form (Event.Body).
-func decodeEventInputs(e *simulator.Event, v string) error {
-	if v == "" || v[0] == '{' {
-		if v != "" {
-			e.Body = []byte(v)
-		}
-		return nil
+// eventStore reads event id whole; nil when there is no such event.
+func (t *Tx) eventStore(tid, id string) (*evStore, error) {
+	k, err := t.eventKeyOf(tid, id)
+	if err != nil || k == "" {
+		return nil, err
 	}
-	for part := range strings.SplitSeq(v, "\n") {
-		if part == "" {
-			continue
-		}
-		switch part[0] {
-		case tagPayment:
-			p, err := decodePayment(part[1:], e.TenantID)
-			if err != nil {
-				return err
-			}
-			e.Payment = p
-		case tagDispute:
-			var d simulator.Dispute
-			if err := decode(part[1:], &d); err != nil {
-				return err
-			}
-			e.Dispute = &d
-		default:
-			return fmt.Errorf("unknown part %q", part[:1])
-		}
+	v, err := t.raw(k)
+	if err != nil || v == "" {
+		return nil, err
 	}
-	e.Body = nil // "null": the record's, not a body
-	return nil
+	return decodeEventStore(v)
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
@@ -282,7 +305,18 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil {
 		return err
 	}
-	return t.putEvent(k, e, nil)
+	v, err := t.raw(k)
+	if err != nil {
+		return err
+	}
+	st, err := decodeEventStore(v)
+	if err != nil {
+		return err
+	}
+	body := st.R.Body
+	st.R = evRecOf(e)
+	st.R.Body = body
+	return t.putEvent(k, st)
 }
 
 // Events lists the tenant's events newest first; with a payment id it reads
@@ -304,9 +338,8 @@ func (t *Tx) scanEvents(tid string, q simulator.EventQuery) ([]*simulator.Event,
 		if !strings.HasPrefix(k, p) {
 			return false
 		}
-		rec, _ := splitEvent(v)
 		var e *simulator.Event
-		if e, ferr = decodeEvent(rec, tid); ferr != nil {
+		if e, ferr = decodeEvent(v, tid); ferr != nil {
 			return false
 		}
 		if (q.PaymentID == "" || e.PaymentID == q.PaymentID) && (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {
@@ -406,26 +439,20 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 	return len(doomed), nil
 }
 
-const statusField = `"status":"`
-
-// eventStatus reads the delivery status of a stored event (record, newline,
-// body). The record's top-level "status" is found without decoding it: the
-// fields before it are strings (in which a quote is always escaped, so the
-// text "status": cannot occur there) and never objects; a record where an
-// object comes before the first "status": is decoded instead.
+// eventStatus reads the delivery status of a stored event, decoding only
+// that member of its record.
 func eventStatus(v string) (string, error) {
-	rec, _ := splitEvent(v)
-	if i := strings.Index(rec, statusField); i > 0 && strings.IndexByte(rec[1:i], '{') < 0 {
-		rest := rec[i+len(statusField):]
-		if j := strings.IndexByte(rest, '"'); j >= 0 {
-			return rest[:j], nil
-		}
+	_, rest, err := splitEvent(v)
+	if err != nil {
+		return "", err
 	}
-	var e struct {
-		Status string `json:"status"`
+	var st struct {
+		R struct {
+			Status string `json:"status"`
+		} `json:"r"`
 	}
-	err := json.Unmarshal([]byte(rec), &e)
-	return e.Status, err
+	err = decMode.Unmarshal([]byte(rest), &st)
+	return st.R.Status, err
 }
 
 func (t *Tx) Dispute(tid, id string) (*simulator.Dispute, error) {
@@ -442,7 +469,7 @@ func (t *Tx) Disputes(tid, pid string) ([]*simulator.Dispute, error) {
 	var ferr error
 	err := t.prefix(pDispute(tid), func(_, v string) bool {
 		var d simulator.Dispute
-		if ferr = json.Unmarshal([]byte(v), &d); ferr != nil {
+		if ferr = decode(v, &d); ferr != nil {
 			return false
 		}
 		if pid == "" || d.PaymentID == pid {
