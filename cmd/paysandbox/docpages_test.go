@@ -423,3 +423,15 @@ func goSources(t *testing.T) map[string]string {
 	require.NoError(t, err)
 	return out
 }
+
+// TestScalingDocShowsTheTestedConfigs: docs/scaling.md prints the proxy
+// configurations scripts/scaling-smoke runs, verbatim.
+func TestScalingDocShowsTheTestedConfigs(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "scaling.md"))
+	require.NoError(t, err)
+	for _, f := range []string{"nginx.conf", "haproxy.cfg"} {
+		conf, err := os.ReadFile(filepath.Join("..", "..", "scripts", "scaling", f))
+		require.NoError(t, err)
+		assert.Contains(t, string(doc), strings.TrimRight(string(conf), "\n")+"\n```", "docs/scaling.md shows scripts/scaling/%s as it is", f)
+	}
+}
