@@ -136,7 +136,7 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 // of that checkout alone when it returns.
 func seedTemplate(app *App, rec *recordingIDs) (*simulator.Tenant, *simulator.Payment, error) {
 	svc := app.Svc
-	t, err := svc.CreateTenant(nil, "", 0)
+	t, err := svc.CreateTenant(nil, "", "", 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -39,6 +39,8 @@ type Service struct {
 	// announced to it, a clock advance runs and waits for the attempts it
 	// makes due, Kick wakes it. Made by Config.Webhooks inside NewService.
 	webhooks WebhookRunner
+	// webhookVersion is Config.WebhookVersion.
+	webhookVersion simulator.APIVersion
 }
 
 // Config is what NewService needs besides the ports.
@@ -64,6 +66,9 @@ type Config struct {
 	// for later and not call its methods before NewService returns. The
 	// composition root keeps what it returns to run it (a closure).
 	Webhooks func(*Service) WebhookRunner
+	// WebhookVersion is the webhook version of tenants created without one
+	// (serve's webhook_version; "": the current version).
+	WebhookVersion simulator.APIVersion
 }
 
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
@@ -85,7 +90,7 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
-		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer}
+		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, webhookVersion: cfg.WebhookVersion}
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {
 		s.webhooks = cfg.Webhooks(s)
