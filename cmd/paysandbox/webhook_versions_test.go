@@ -142,3 +142,23 @@ func TestWebhookVersionAtTenantCreation(t *testing.T) {
 	assert.NotContains(t, p["paymentMethod"], "isVaulted")
 	assert.Equal(t, "2.4", a.must(201, "POST", "/_sandbox/tenants", nil).Str("webhookVersion"), "the default")
 }
+
+// webhook_version in the config: the default tenant's, config tenants'
+// unless they name their own, and that of tenants created without one.
+func TestWebhookVersionFromConfig(t *testing.T) {
+	cfg := testConfig()
+	cfg.WebhookVersion = "2.3"
+	cfg.Tenants = []TenantConfig{
+		{ID: "old", APIKeys: []APIKeyConfig{{Key: "old-key"}}, WebhookVersion: "2.1"},
+		{ID: "plain", APIKeys: []APIKeyConfig{{Key: "plain-key"}}},
+	}
+	a := startApp(t, cfg)
+	version := func(a *testApp) string {
+		return a.must(200, "GET", "/_sandbox/webhooks/endpoint", nil).Str("version")
+	}
+	assert.Equal(t, "2.3", version(a))
+	assert.Equal(t, "2.1", version(a.as("old-key")))
+	assert.Equal(t, "2.3", version(a.as("plain-key")))
+	assert.Equal(t, "2.3", a.must(201, "POST", "/_sandbox/tenants", nil).Str("webhookVersion"))
+	assert.Equal(t, "2.2", a.must(201, "POST", "/_sandbox/tenants", map[string]any{"webhookVersion": "2.2"}).Str("webhookVersion"))
+}
