@@ -146,3 +146,16 @@ func TestDifferencesMarkdown(t *testing.T) {
 	assert.Contains(t, md, "| Member | Kind | 2.1 | 2.2 | 2.3 | Why |")
 	t.Log("\n" + md)
 }
+
+// An event that names no version (made before events kept one) renders as
+// 2.4; one naming a version not served is an error, not a guess.
+func TestRenderVersionOfEvent(t *testing.T) {
+	p := &simulator.Payment{ID: "p1", TenantID: "t1", Status: simulator.StatusAuthorized, CurrencyCode: "EUR", Amount: 1}
+	ev := &simulator.Event{ID: "e1", TenantID: "t1", Type: simulator.EventPaymentStatus, CreatedAt: epoch, Payment: p}
+	body, err := webhooks.Renderer{}.Body(ev)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), `"version":"2.4"`)
+	ev.Version = "2.9"
+	_, err = webhooks.Renderer{}.Body(ev)
+	assert.Error(t, err)
+}
