@@ -162,3 +162,22 @@ func TestWebhookVersionFromConfig(t *testing.T) {
 	assert.Equal(t, "2.3", a.must(201, "POST", "/_sandbox/tenants", nil).Str("webhookVersion"))
 	assert.Equal(t, "2.2", a.must(201, "POST", "/_sandbox/tenants", map[string]any{"webhookVersion": "2.2"}).Str("webhookVersion"))
 }
+
+// The CLI sets and shows the webhook version: tenants create
+// --webhook-version, webhooks endpoint set --version, endpoint show.
+func TestCLIWebhookVersion(t *testing.T) {
+	a := newTestApp(t)
+	code, out, errOut := cliRun(t, a, nil, "tenants", "create", "--webhook-version", "2.2", "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `"webhookVersion": "2.2"`)
+	code, _, errOut = cliRun(t, a, nil, "tenants", "create", "--webhook-version", "9")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `--webhook-version "9" is not one of 2.1, 2.2, 2.3, 2.4`)
+
+	code, out, errOut = cliRun(t, a, nil, "webhooks", "endpoint", "set", "http://127.0.0.1:9/hook", "--version", "2.1")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "version  2.1")
+	code, out, errOut = cliRun(t, a, nil, "webhooks", "endpoint", "show")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "url      http://127.0.0.1:9/hook\nversion  2.1\n", out)
+}
