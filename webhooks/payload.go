@@ -137,7 +137,7 @@ type notificationConfigDTO struct {
 
 // paymentDTO is the webhook payment: no processorData (2.4 replaced it by
 // transactions.events), customer.emailAddress, transactions[].transactionType.
-// Older versions leave out what VersionDifferences lists.
+// Older versions leave out what Differences (versions.go) lists.
 type paymentDTO struct {
 	ID            string              `json:"id"`
 	Date          string              `json:"date"`
