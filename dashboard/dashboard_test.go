@@ -498,6 +498,7 @@ func TestWebhooksView(t *testing.T) {
 	e.signIn(testKey)
 	p := e.get(Prefix + "/webhooks")
 	assert.Contains(t, p.Body, `value="http://receiver.test/hook"`)
+	assert.Contains(t, p.Body, `<option value="2.4" selected>2.4</option>`, "the webhook version is shown")
 	assert.Contains(t, p.Body, "DISPUTE.OPENED")
 	for _, want := range []string{ // each attempt: code, latency, kind, headers, body and answer sent; nothing sent without an endpoint
 		"<td>500</td><td>3 ms</td>", "(replay)", "X-Event-Id: evt-9\n", "{&#34;eventType&#34;:&#34;DISPUTE.OPENED&#34;}",
@@ -516,6 +517,7 @@ func TestWebhooksView(t *testing.T) {
 		{"rotate", nil, "New signing secret: new-secret"},
 		{"endpoint", url.Values{"url": {"http://x.test/h"}}, "Webhook endpoint set to http://x.test/h."},
 		{"endpoint", url.Values{"url": {"ftp://bad"}}, "Refused. RequestValidationError"},
+		{"endpoint", url.Values{"url": {"http://x.test/h"}, "version": {"2.2"}}, "Webhook endpoint set to http://x.test/h, webhook version 2.2."},
 	}
 	for _, tc := range cases {
 		if tc.form == nil {
@@ -525,6 +527,7 @@ func TestWebhooksView(t *testing.T) {
 		assert.Contains(t, e.post(Prefix+"/webhooks/"+tc.action, tc.form).Body, tc.want, tc.action)
 	}
 	assert.Equal(t, "http://x.test/h", hooks.endpoint)
+	assert.Contains(t, e.get(Prefix+"/webhooks").Body, `<option value="2.2" selected>2.2</option>`)
 	assert.Equal(t, []string{"acme:evt-9"}, hooks.replayed, "acts for the signed-in tenant")
 }
 

@@ -13,23 +13,27 @@ import (
 type fakeWebhooks struct {
 	mu       sync.Mutex
 	endpoint string
+	version  string
 	events   []WebhookEvent
 	replayed []string
 }
 
-func (f *fakeWebhooks) Endpoint(*simulator.Tenant) (string, error) {
+func (f *fakeWebhooks) Endpoint(*simulator.Tenant) (WebhookEndpoint, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.endpoint, nil
+	return WebhookEndpoint{URL: f.endpoint, Version: string(simulator.APIVersion(f.version).Or(simulator.CurrentAPIVersion))}, nil
 }
 
-func (f *fakeWebhooks) SetEndpoint(_ *simulator.Tenant, u string) error {
+func (f *fakeWebhooks) SetEndpoint(_ *simulator.Tenant, u, version string) error {
 	if err := simulator.CheckWebhookURL(u); err != nil {
 		return simulator.ValidationError("WebhookEndpoint", simulator.FieldError{Path: "$.url", Description: err.Error()})
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.endpoint = u
+	if version != "" {
+		f.version = version
+	}
 	return nil
 }
 

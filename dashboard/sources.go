@@ -10,11 +10,12 @@ import (
 // Webhooks is the webhook log and its controls (the webhooks dispatcher).
 // Every method acts for tenant t only.
 type Webhooks interface {
-	// Endpoint is the tenant's webhook URL ("" when none).
-	Endpoint(t *simulator.Tenant) (string, error)
-	// SetEndpoint replaces it; a URL that is not absolute http(s) (or is
-	// empty) is a catalogue error.
-	SetEndpoint(t *simulator.Tenant, url string) error
+	// Endpoint is the tenant's webhook URL ("" when none) and webhook version.
+	Endpoint(t *simulator.Tenant) (WebhookEndpoint, error)
+	// SetEndpoint replaces the URL and, unless version is "", the webhook
+	// version; a URL that is not absolute http(s) (or is empty) or a version
+	// not served is a catalogue error.
+	SetEndpoint(t *simulator.Tenant, url, version string) error
 	// Events lists the tenant's events, newest first; paymentID filters them.
 	Events(t *simulator.Tenant, paymentID string, limit int) ([]WebhookEvent, error)
 	// Replay tries event id once now.
@@ -23,6 +24,13 @@ type Webhooks interface {
 	DeliverNow(ctx context.Context, t *simulator.Tenant) (delivered, failed int, err error)
 	// RotateSecret makes a new signing secret and returns it.
 	RotateSecret(t *simulator.Tenant) (string, error)
+}
+
+// WebhookEndpoint is where the tenant's webhooks go and the version their
+// bodies are made in.
+type WebhookEndpoint struct {
+	URL     string
+	Version string
 }
 
 // WebhookEvent is one event with its delivery attempts.

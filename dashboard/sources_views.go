@@ -12,14 +12,16 @@ import (
 
 type webhooksData struct {
 	Configured bool
-	Endpoint   string
-	Events     []WebhookEvent
-	Error      string
+	Endpoint   WebhookEndpoint
+	// Versions are the webhook versions the endpoint form offers.
+	Versions []string
+	Events   []WebhookEvent
+	Error    string
 }
 
 func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
-	d := webhooksData{Configured: s.opt.Webhooks != nil}
+	d := webhooksData{Configured: s.opt.Webhooks != nil, Versions: simulator.APIVersionNames()}
 	if d.Configured {
 		var err error
 		if d.Endpoint, err = s.opt.Webhooks.Endpoint(a.Tenant); err != nil {
@@ -43,9 +45,13 @@ func (s *Server) webhooksAction(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	switch r.PathValue("action") {
 	case "endpoint":
-		url := strings.TrimSpace(r.PostFormValue("url"))
-		err := wh.SetEndpoint(a.Tenant, url)
-		done(w, r, back, err, "Webhook endpoint set to "+nonEmpty(url, "(none)")+".")
+		url, version := strings.TrimSpace(r.PostFormValue("url")), r.PostFormValue("version")
+		err := wh.SetEndpoint(a.Tenant, url, version)
+		msg := "Webhook endpoint set to " + nonEmpty(url, "(none)") + "."
+		if version != "" {
+			msg = "Webhook endpoint set to " + nonEmpty(url, "(none)") + ", webhook version " + version + "."
+		}
+		done(w, r, back, err, msg)
 	case "deliver":
 		ok, failed, err := wh.DeliverNow(ctx, a.Tenant)
 		done(w, r, back, err, fmt.Sprintf("Delivered %d, failed %d.", ok, failed))

@@ -44,6 +44,9 @@ type Event struct {
 	// Tx.Events (a listing) leave them nil.
 	Payment *Payment `json:"-"`
 	Dispute *Dispute `json:"-"`
+	// Version is the tenant's webhook version when the event was made: it
+	// shapes the body ("": made before versions were kept, the current one).
+	Version APIVersion `json:"-"`
 	// Body is the rendered body an event stored in the body form carries
 	// instead of Payment and Dispute, sent as stored but for signedAt (nil:
 	// the event carries its inputs).

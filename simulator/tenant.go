@@ -57,6 +57,9 @@ type Tenant struct {
 	PreviousSecret string    `json:"previousSecret,omitempty"`
 	PreviousUntil  time.Time `json:"previousUntil,omitzero"`
 	WebhookURL     string    `json:"webhookUrl,omitempty"`
+	// WebhookVersion shapes the tenant's webhook bodies ("": the current
+	// version); each event fixes the one in force when it is made.
+	WebhookVersion APIVersion `json:"webhookVersion,omitempty"`
 	// WebhookChaos is the tenant's delivery chaos (nil: off).
 	WebhookChaos *WebhookChaos `json:"webhookChaos,omitempty"`
 	ClockOffset  time.Duration `json:"clockOffset"`
@@ -109,6 +112,9 @@ var (
 
 // Now is the tenant's clock: base time plus the tenant's offset, normalised.
 func (t *Tenant) Now(c Clock) time.Time { return NormTime(c.Now().Add(t.ClockOffset)) }
+
+// WebhookAPIVersion is the version the tenant's next events are made with.
+func (t *Tenant) WebhookAPIVersion() APIVersion { return t.WebhookVersion.Or(CurrentAPIVersion) }
 
 // Key returns the tenant's API key record for key.
 func (t *Tenant) Key(key string) (APIKey, bool) {

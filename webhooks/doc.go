@@ -1,7 +1,9 @@
 // Package webhooks delivers the outbox. It renders webhook bodies with
 // encoding/json (payload DTOs mapped field by field from what an event
 // carries, in the webhook's own field names) whenever one is sent or
-// shown, and is the only one to set their signedAt; it signs them
+// shown, in the webhook version the event fixed when it was made (2.1-2.4;
+// Differences in versions.go lists how the older ones differ from 2.4),
+// and is the only one to set their signedAt; it signs them
 // (X-Signature-Primary/Secondary), and runs the Dispatcher that POSTs them
 // with retries on the tenant clock and records every attempt. Its Guard
 // decides where deliveries may go (serve's --webhook-allow): the service

@@ -12,8 +12,9 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// Version is the payload version of every webhook body.
-const Version = "2.4"
+// Version is the payload version of the bodies of events that name none
+// (made before events kept their version).
+const Version = string(simulator.CurrentAPIVersion)
 
 // Renderer renders event bodies for the kernel's readers; it implements
 // simulator.EventRenderer. The dispatcher renders what it sends with the
@@ -44,6 +45,10 @@ func signedAtOf(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 // signedAt. An event stored in the body form carries its rendered body
 // instead: that is sent as stored, with its signedAt slot filled.
 func render(ev *simulator.Event, signedAt string) (json.RawMessage, error) {
+	v := ev.Version.Or(simulator.CurrentAPIVersion)
+	if !v.Valid() {
+		return nil, fmt.Errorf("%s event %s has unknown webhook version %q", ev.Type, ev.ID, v)
+	}
 	var body any
 	switch {
 	case ev.Payment == nil && ev.Dispute == nil:
@@ -57,18 +62,18 @@ func render(ev *simulator.Event, signedAt string) (json.RawMessage, error) {
 		}
 		body = paymentEventBody{
 			EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt,
-			NotificationConfig: notificationConfig(ev.TenantID), Version: Version, Payment: toPaymentDTO(ev.Payment),
+			NotificationConfig: notificationConfig(ev.TenantID), Version: string(v), Payment: toPaymentDTO(ev.Payment, v),
 		}
 	case ev.Type == simulator.EventDisputeOpened:
 		if ev.Dispute == nil {
 			return nil, fmt.Errorf("%s without a dispute", ev.Type)
 		}
-		body = toDisputeOpened(ev, ev.Dispute, signedAt)
+		body = toDisputeOpened(ev, ev.Dispute, signedAt, v)
 	case ev.Type == simulator.EventDisputeStatus:
 		if ev.Dispute == nil {
 			return nil, fmt.Errorf("%s without a dispute", ev.Type)
 		}
-		body = toDisputeStatus(ev, ev.Dispute, signedAt)
+		body = toDisputeStatus(ev, ev.Dispute, signedAt, v)
 	default:
 		return nil, fmt.Errorf("unknown event type %q", ev.Type)
 	}
@@ -132,6 +137,7 @@ type notificationConfigDTO struct {
 
 // paymentDTO is the webhook payment: no processorData (2.4 replaced it by
 // transactions.events), customer.emailAddress, transactions[].transactionType.
+// Older versions leave out what Differences (versions.go) lists.
 type paymentDTO struct {
 	ID            string              `json:"id"`
 	Date          string              `json:"date"`
@@ -175,7 +181,7 @@ type addressDTO struct {
 type paymentMethodDTO struct {
 	PaymentType                string           `json:"paymentType,omitempty"`
 	PaymentMethodToken         string           `json:"paymentMethodToken"`
-	IsVaulted                  bool             `json:"isVaulted"`
+	IsVaulted                  *bool            `json:"isVaulted,omitempty"` // nil below 2.2 only
 	AuthorizationType          string           `json:"authorizationType,omitempty"`
 	Descriptor                 string           `json:"descriptor,omitempty"`
 	AnalyticsID                string           `json:"analyticsId,omitempty"`
@@ -245,7 +251,7 @@ type transactionDTO struct {
 	CardTokenType          string           `json:"cardTokenType,omitempty"`
 	AuthorizationCode      string           `json:"authorizationCode,omitempty"`
 	Reason                 string           `json:"reason,omitempty"`
-	Events                 []eventDTO       `json:"events"`
+	Events                 []eventDTO       `json:"events,omitzero"` // nil below 2.4 only; [] when none
 }
 
 type eventDTO struct {
@@ -273,15 +279,20 @@ func toAddress(a *simulator.Address) *addressDTO {
 	}
 }
 
-func toPaymentDTO(p *simulator.Payment) paymentDTO {
+// toPaymentDTO maps p to the webhook payment of version v.
+func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion) paymentDTO {
 	pm, card := p.PaymentMethod, p.PaymentMethod.Data
+	var isVaulted *bool
+	if !v.Before(simulator.APIVersion22) {
+		isVaulted = &pm.IsVaulted
+	}
 	out := paymentDTO{
 		ID: p.ID, Date: ts(p.Date), DateUpdated: ts(p.DateUpdated), Status: string(p.Status),
 		OrderID: p.OrderID, CurrencyCode: p.CurrencyCode, Amount: p.Amount, CustomerID: p.CustomerID,
 		Metadata: p.Metadata, StatusReason: toStatusReason(p.StatusReason), RiskData: p.RiskData,
 		Transactions: []transactionDTO{},
 		PaymentMethod: paymentMethodDTO{
-			PaymentType: pm.PaymentType, PaymentMethodToken: pm.PaymentMethodToken, IsVaulted: pm.IsVaulted,
+			PaymentType: pm.PaymentType, PaymentMethodToken: pm.PaymentMethodToken, IsVaulted: isVaulted,
 			AuthorizationType: pm.AuthorizationType, Descriptor: pm.Descriptor, AnalyticsID: pm.AnalyticsID,
 			PaymentMethodType: pm.PaymentMethodType,
 			PaymentMethodData: cardDTO{
@@ -307,7 +318,7 @@ func toPaymentDTO(p *simulator.Payment) paymentDTO {
 			ProtocolVersion: t.ProtocolVersion, ChallengeIssued: t.ChallengeIssued,
 		}
 	}
-	if c := p.Customer; c != nil {
+	if c := p.Customer; c != nil && !v.Before(simulator.APIVersion22) {
 		out.Customer = &customerDTO{
 			EmailAddress: c.EmailAddress, MobileNumber: c.MobileNumber, FirstName: c.FirstName, LastName: c.LastName,
 			BillingAddress: toAddress(c.BillingAddress), ShippingAddress: toAddress(c.ShippingAddress),
@@ -323,9 +334,13 @@ func toPaymentDTO(p *simulator.Payment) paymentDTO {
 			TransactionType: t.Type, ProcessorTransactionID: t.ProcessorTransactionID,
 			ProcessorName: t.ProcessorName, ProcessorMerchantID: t.ProcessorMerchantID,
 			ProcessorStatus: string(t.ProcessorStatus), ProcessorStatusReason: toStatusReason(t.ProcessorStatusReason),
-			CardTokenType: t.CardTokenType, AuthorizationCode: t.AuthorizationCode, Reason: t.Reason,
-			Events: []eventDTO{},
+			CardTokenType: t.CardTokenType, Reason: t.Reason,
 		}
+		if v.Before(simulator.APIVersion24) {
+			out.Transactions = append(out.Transactions, td)
+			continue
+		}
+		td.AuthorizationCode, td.Events = t.AuthorizationCode, []eventDTO{}
 		for _, e := range t.Events {
 			td.Events = append(td.Events, eventDTO{ID: e.ID, Date: ts(e.Date), Type: e.Type, Amount: e.Amount, Final: e.Final})
 		}
@@ -365,9 +380,9 @@ type rawProcessorCallbackDTO struct {
 	Created       int64  `json:"created"`
 }
 
-func toDisputeOpened(ev *simulator.Event, d *simulator.Dispute, signedAt string) disputeOpenedDTO {
+func toDisputeOpened(ev *simulator.Event, d *simulator.Dispute, signedAt string, v simulator.APIVersion) disputeOpenedDTO {
 	return disputeOpenedDTO{
-		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: Version, PlatformAccountID: ev.TenantID,
+		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: string(v), PlatformAccountID: ev.TenantID,
 		TransactionID: d.TransactionID, OrderID: d.OrderID, ProcessorID: d.Processor,
 		ProcessorDisputeID: d.ID, PaymentID: d.PaymentID,
 		RawProcessorCallback: rawProcessorCallbackDTO{
@@ -409,9 +424,9 @@ type disputeCardNetworkDTO struct {
 	Network string `json:"network,omitempty"`
 }
 
-func toDisputeStatus(ev *simulator.Event, d *simulator.Dispute, signedAt string) disputeStatusDTO {
+func toDisputeStatus(ev *simulator.Event, d *simulator.Dispute, signedAt string, v simulator.APIVersion) disputeStatusDTO {
 	return disputeStatusDTO{
-		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: Version, Type: d.Type, Status: d.Status,
+		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: string(v), Type: d.Type, Status: d.Status,
 		PrimerAccountID: ev.TenantID, TransactionID: d.TransactionID, OrderID: d.OrderID, PaymentID: d.PaymentID,
 		PaymentMethod: disputePaymentMethodDTO{
 			PaymentMethodType: d.PaymentMethodType, PaymentMethodData: disputeCardNetworkDTO{Network: d.Network},

@@ -110,7 +110,18 @@ func (e *env) events(tb testing.TB) []*simulator.Event {
 // name.
 func goldenBodies(tb testing.TB) map[string][]byte {
 	tb.Helper()
+	return goldenBodiesOf(tb, "")
+}
+
+// goldenBodiesOf is goldenBodies with the tenant's webhook version set to v
+// first ("": left as it is, the default).
+func goldenBodiesOf(tb testing.TB, v simulator.APIVersion) map[string][]byte {
+	tb.Helper()
 	e := newEnv(tb, nil)
+	if v != "" {
+		_, err := e.svc.SetWebhookEndpoint(e.t, "http://receiver.test/hook", v)
+		require.NoError(tb, err)
+	}
 	ctx := context.Background()
 	p := e.pay(tb, 1000, "4111111111111111")
 	e.clk.Advance(time.Minute)
@@ -151,13 +162,32 @@ func goldenBodies(tb testing.TB) map[string][]byte {
 	return out
 }
 
-// TestPayloadGoldens pins the body of every event type (run with -update to rewrite).
-func TestPayloadGoldens(t *testing.T) {
-	bodies := goldenBodies(t)
-	want := []string{
-		"payment_status_PENDING", "payment_status_AUTHORIZED", "payment_status_SETTLED", "payment_status_DECLINED",
-		"payment_refund", "dispute_opened", "dispute_status",
+// goldenNames are the golden bodies, one per event type and payment status.
+var goldenNames = []string{
+	"payment_status_PENDING", "payment_status_AUTHORIZED", "payment_status_SETTLED", "payment_status_DECLINED",
+	"payment_refund", "dispute_opened", "dispute_status",
+}
+
+// goldenDir is where the goldens of version v live: testdata/ for the
+// current version, testdata/v2.x/ for the older ones.
+func goldenDir(v simulator.APIVersion) string {
+	if v == simulator.CurrentAPIVersion {
+		return "testdata"
 	}
+	return filepath.Join("testdata", "v"+string(v))
+}
+
+// TestPayloadGoldens pins the body of every event type in every webhook
+// version (run with -update to rewrite).
+func TestPayloadGoldens(t *testing.T) {
+	for _, v := range simulator.APIVersions {
+		t.Run(string(v), func(t *testing.T) { checkGoldens(t, v) })
+	}
+}
+
+func checkGoldens(t *testing.T, v simulator.APIVersion) {
+	bodies := goldenBodiesOf(t, v)
+	want := goldenNames
 	require.Len(t, bodies, len(want))
 	for _, name := range want {
 		t.Run(name, func(t *testing.T) {
@@ -166,8 +196,9 @@ func TestPayloadGoldens(t *testing.T) {
 			var pretty bytes.Buffer
 			require.NoError(t, json.Indent(&pretty, body, "", "  "))
 			pretty.WriteByte('\n')
-			path := filepath.Join("testdata", name+".json")
+			path := filepath.Join(goldenDir(v), name+".json")
 			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 				require.NoError(t, os.WriteFile(path, pretty.Bytes(), 0o644))
 				return
 			}

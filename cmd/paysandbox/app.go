@@ -102,7 +102,8 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	svc := service.NewService(db, opt.Clock, opt.IDs, cards, proc, log, service.Config{
 		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
 		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
-		Instance: cfg.Instance,
+		Instance:       cfg.Instance,
+		WebhookVersion: simulator.APIVersion(cfg.WebhookVersion),
 	})
 	a.Svc = svc
 	if err := a.prepareTenants(); err != nil {
@@ -222,10 +223,12 @@ func (c Config) edges(r webhooks.Resolver) (*webhooks.Guard, *forwarded.Trust, e
 func (a *App) ensureTenants() error {
 	specs := []service.TenantSpec{{
 		ID: simulator.DefaultTenantID, SigningSecret: simulator.DefaultSigningSecret, WebhookURL: a.Config.WebhookURL,
-		APIKeys: []simulator.APIKey{{Key: a.Config.DefaultAPIKey(), Scopes: simulator.AllScopes}},
+		WebhookVersion: simulator.APIVersion(a.Config.WebhookVersion),
+		APIKeys:        []simulator.APIKey{{Key: a.Config.DefaultAPIKey(), Scopes: simulator.AllScopes}},
 	}}
 	for _, t := range a.Config.Tenants {
-		spec := service.TenantSpec{ID: t.ID, SigningSecret: t.SigningSecret, WebhookURL: t.WebhookURL, First6Digits: t.First6Digits}
+		spec := service.TenantSpec{ID: t.ID, SigningSecret: t.SigningSecret, WebhookURL: t.WebhookURL, First6Digits: t.First6Digits,
+			WebhookVersion: simulator.APIVersion(t.WebhookVersion).Or(simulator.APIVersion(a.Config.WebhookVersion))}
 		if spec.SigningSecret == "" {
 			spec.SigningSecret = t.ID + "-signing-secret"
 		}

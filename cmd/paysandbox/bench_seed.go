@@ -210,7 +210,7 @@ func seedTenant(app *App, rec *recordingIDs, opts *benchSeedOptions, n int) (see
 // of that checkout alone when it returns.
 func seedTemplate(app *App, rec *recordingIDs) (*simulator.Tenant, *simulator.Payment, error) {
 	svc := app.Svc
-	t, err := svc.CreateTenant(nil, "", 0)
+	t, err := svc.CreateTenant(nil, "", "", 0)
 	if err != nil {
 		return nil, nil, err
 	}

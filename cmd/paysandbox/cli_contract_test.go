@@ -55,8 +55,10 @@ func TestCLIContract(t *testing.T) {
 			answer: `{"at":"2026-11-22T07:30:00.000000Z","statusCode":500,"latencyMs":2,"error":"HTTP 500"}`, wantOut: "500"},
 		{name: "webhooks endpoint set", args: []string{"webhooks", "endpoint", "set", "http://h:9/x"}, method: "PUT", path: "/_sandbox/webhooks/endpoint",
 			body: `{"url":"http://h:9/x"}`, answer: `{"url":"http://h:9/x"}`, wantOut: "http://h:9/x"},
+		{name: "webhooks endpoint set with a version", args: []string{"webhooks", "endpoint", "set", "http://h:9/x", "--version", "2.2"}, method: "PUT", path: "/_sandbox/webhooks/endpoint",
+			body: `{"url":"http://h:9/x","version":"2.2"}`, answer: `{"url":"http://h:9/x","version":"2.2"}`, wantOut: "version  2.2"},
 		{name: "webhooks endpoint show", args: []string{"webhooks", "endpoint", "show"}, method: "GET", path: "/_sandbox/webhooks/endpoint",
-			answer: `{"url":"http://h:9/x"}`, wantOut: "http://h:9/x"},
+			answer: `{"url":"http://h:9/x","version":"2.4"}`, wantOut: "version  2.4"},
 		{name: "webhooks rotate-secret", args: []string{"webhooks", "rotate-secret", "-o", "json"}, method: "POST", path: "/_sandbox/webhooks/rotate-secret",
 			answer: `{"signingSecret":"whsec_new"}`, wantOut: `"signingSecret": "whsec_new"`},
 		{name: "webhooks chaos", args: []string{"webhooks", "chaos", "--duplicate", "0.2", "--reorder", "--delay", "2s", "--seed", "42"},
@@ -88,6 +90,8 @@ func TestCLIContract(t *testing.T) {
 		{name: "scenarios apply --reset", args: []string{"scenarios", "apply", "--reset"}, method: "DELETE", path: "/_sandbox/scenarios", answer: `{"rules":[]}`},
 		{name: "scenarios apply bad file", args: []string{"scenarios", "apply", "--", "bad:\n  - ["}, method: "PUT", path: "/_sandbox/scenarios", wantCode: 2,
 			wantError: "Error: UsageError: cannot read"},
+		{name: "webhooks endpoint set with an unknown version", args: []string{"webhooks", "endpoint", "set", "http://h:9/x", "--version", "2.0"}, wantCode: 2,
+			wantError: `Error: UsageError: --version "2.0" is not one of 2.1, 2.2, 2.3, 2.4`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,14 +20,18 @@ import (
 // PAYSANDBOX_* > config file (--config, YAML) > defaults. It is read once at
 // start; nothing reads viper at request time.
 type Config struct {
-	Addr           string         `mapstructure:"addr"`
-	DB             string         `mapstructure:"db"`
-	Scenarios      string         `mapstructure:"scenarios"`
-	RequestTimeout time.Duration  `mapstructure:"request_timeout"`
-	AttemptTTL     time.Duration  `mapstructure:"attempt_ttl"`
-	Fsync          string         `mapstructure:"fsync"`
-	AdminKey       string         `mapstructure:"admin_key"`
-	WebhookURL     string         `mapstructure:"webhook_url"`
+	Addr           string        `mapstructure:"addr"`
+	DB             string        `mapstructure:"db"`
+	Scenarios      string        `mapstructure:"scenarios"`
+	RequestTimeout time.Duration `mapstructure:"request_timeout"`
+	AttemptTTL     time.Duration `mapstructure:"attempt_ttl"`
+	Fsync          string        `mapstructure:"fsync"`
+	AdminKey       string        `mapstructure:"admin_key"`
+	WebhookURL     string        `mapstructure:"webhook_url"`
+	// WebhookVersion is the webhook version of the default tenant, of
+	// config tenants without their own and of tenants created without one
+	// ("": each keeps its own, new ones get 2.4).
+	WebhookVersion string         `mapstructure:"webhook_version"`
 	LogFormat      string         `mapstructure:"log_format"`
 	LogLevel       string         `mapstructure:"log_level"`
 	Tenants        []TenantConfig `mapstructure:"tenants"`
@@ -72,7 +76,9 @@ type TenantConfig struct {
 	APIKeys       []APIKeyConfig `mapstructure:"api_keys"`
 	SigningSecret string         `mapstructure:"signing_secret"`
 	WebhookURL    string         `mapstructure:"webhook_url"`
-	First6Digits  bool           `mapstructure:"first6_digits"`
+	// WebhookVersion overrides Config.WebhookVersion for this tenant.
+	WebhookVersion string `mapstructure:"webhook_version"`
+	First6Digits   bool   `mapstructure:"first6_digits"`
 }
 
 // APIKeyConfig is one key of a config tenant; no scopes means every scope.
@@ -91,6 +97,7 @@ var defaults = map[string]any{
 	"fsync":           "everysecond",
 	"admin_key":       "",
 	"webhook_url":     "",
+	"webhook_version": "",
 	"log_format":      "text",
 	"log_level":       "info",
 	"tenants":         []any{},
@@ -124,6 +131,7 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.String("fsync", "everysecond", "store durability: always | everysecond | never")
 	fs.String("admin-key", "", "when set, POST /_sandbox/tenants requires it in X-Admin-Key")
 	fs.String("webhook-url", "", "webhook URL of the default tenant")
+	fs.String("webhook-version", "", "webhook body version (2.1, 2.2, 2.3 or 2.4) of the default tenant, of config tenants without their own and of tenants created without one (unset: each tenant keeps its own; new ones get 2.4)")
 	fs.String("log-format", "text", "log format: text | json")
 	fs.String("log-level", "info", "log level: debug | info | warn | error")
 
@@ -289,6 +297,11 @@ func (c Config) checkWebhooks(bad complain) {
 	if err := simulator.CheckWebhookURL(c.WebhookURL); err != nil {
 		bad("webhook_url: %q %v", c.WebhookURL, err)
 	}
+	if c.WebhookVersion != "" {
+		if err := simulator.CheckAPIVersion(c.WebhookVersion); err != nil {
+			bad("webhook_version: %q %v", c.WebhookVersion, err)
+		}
+	}
 	if _, err := webhooks.NewGuard(c.WebhookAllow, nil); err != nil {
 		bad("webhook_allow: %v", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
@@ -343,6 +356,11 @@ func (c Config) checkTenants(bad complain) {
 		}
 		if err := simulator.CheckWebhookURL(t.WebhookURL); err != nil {
 			bad("%s.webhook_url: %q %v", at, t.WebhookURL, err)
+		}
+		if t.WebhookVersion != "" {
+			if err := simulator.CheckAPIVersion(t.WebhookVersion); err != nil {
+				bad("%s.webhook_version: %q %v", at, t.WebhookVersion, err)
+			}
 		}
 	}
 }

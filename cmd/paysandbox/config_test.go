@@ -86,6 +86,16 @@ tenants:
 			want: func(c *Config) { c.WebhookSlotsPerTenant, c.AdvanceWait = 4, 2*time.Second }},
 		{name: "more slots per tenant than in all", args: []string{"--webhook-slots-per-tenant", "65"}, wantErr: []string{"--webhook-slots-per-tenant: 65 is not from 0"}},
 		{name: "negative advance wait", args: []string{"--advance-wait", "-1s"}, wantErr: []string{"--advance-wait: -1s must not be negative"}},
+		{name: "--webhook-version", args: []string{"--webhook-version", "2.2"}, want: func(c *Config) { c.WebhookVersion = "2.2" }},
+		{name: "webhook version from env", env: map[string]string{"PAYSANDBOX_WEBHOOK_VERSION": "2.1"}, want: func(c *Config) { c.WebhookVersion = "2.1" }},
+		{name: "unknown webhook version", args: []string{"--webhook-version", "2.5"}, wantErr: []string{`--webhook-version: "2.5" must be one of 2.1, 2.2, 2.3, 2.4`}},
+		{name: "webhook versions in the file", file: "webhook_version: \"2.3\"\ntenants:\n  - id: shop\n    webhook_version: \"2.1\"\n    api_keys: [{key: k}]\n",
+			want: func(c *Config) {
+				c.WebhookVersion = "2.3"
+				c.Tenants = []TenantConfig{{ID: "shop", WebhookVersion: "2.1", APIKeys: []APIKeyConfig{{Key: "k"}}}}
+			}},
+		{name: "unknown tenant webhook version", file: "tenants:\n  - id: shop\n    webhook_version: \"3\"\n    api_keys: [{key: k}]\n",
+			wantErr: []string{"tenants[0].webhook_version in ", `: "3" must be one of 2.1, 2.2, 2.3, 2.4`}},
 		{name: "advance wait from env that is not a duration", env: map[string]string{"PAYSANDBOX_ADVANCE_WAIT": "long"}, wantErr: []string{`PAYSANDBOX_ADVANCE_WAIT="long": not a duration`}},
 		{name: "webhook slots from env that are not a number", env: map[string]string{"PAYSANDBOX_WEBHOOK_SLOTS_PER_TENANT": "many"}, wantErr: []string{`PAYSANDBOX_WEBHOOK_SLOTS_PER_TENANT="many": not an integer`}},
 		{name: "a negative webhook setting is named with its value", env: map[string]string{"PAYSANDBOX_WEBHOOK_RETENTION_COUNT": "-1"},

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 type tenantsCreateOptions struct {
@@ -15,6 +18,8 @@ type tenantsCreateOptions struct {
 	TTL        time.Duration
 	Scopes     []string
 	WebhookURL string
+	// WebhookVersion is the tenant's webhook version ("": the server's default).
+	WebhookVersion string
 }
 
 func adminKeyFlag(cmd *cobra.Command, p *string, deps *cliDeps) {
@@ -41,6 +46,9 @@ func newTenantsCreateCmd(deps *cliDeps, runF func(*tenantsCreateOptions) error) 
 			if cmd.Flags().Changed("ttl") && o.TTL <= 0 {
 				return usageErrorf("--ttl must be a positive duration like 2h")
 			}
+			if o.WebhookVersion != "" && simulator.CheckAPIVersion(o.WebhookVersion) != nil {
+				return usageErrorf("--webhook-version %q is not one of %s", o.WebhookVersion, strings.Join(simulator.APIVersionNames(), ", "))
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -53,6 +61,9 @@ func newTenantsCreateCmd(deps *cliDeps, runF func(*tenantsCreateOptions) error) 
 			}
 			if o.WebhookURL != "" {
 				body["webhookUrl"] = o.WebhookURL
+			}
+			if o.WebhookVersion != "" {
+				body["webhookVersion"] = o.WebhookVersion
 			}
 			raw, err := o.Client.do(ctxOf(cmd), request{Method: "POST", Path: "/_sandbox/tenants", Body: body, Headers: adminHeaders(o.AdminKey)})
 			if err != nil {
@@ -69,6 +80,7 @@ func newTenantsCreateCmd(deps *cliDeps, runF func(*tenantsCreateOptions) error) 
 	cmd.Flags().DurationVar(&o.TTL, "ttl", 0, "delete the tenant and its data after this long on the wall clock (advancing the tenant's clock never expires it), e.g. 2h")
 	cmd.Flags().StringSliceVar(&o.Scopes, "scopes", nil, "the key's scopes, comma list (default every scope)")
 	cmd.Flags().StringVar(&o.WebhookURL, "webhook-url", "", "the tenant's webhook endpoint")
+	cmd.Flags().StringVar(&o.WebhookVersion, "webhook-version", "", "the version of the tenant's webhook bodies: 2.1, 2.2, 2.3 or 2.4 (default: the server's, 2.4 unless serve sets webhook_version)")
 	return cmd
 }
 
@@ -103,7 +115,7 @@ func newTenantsListCmd(deps *cliDeps, runF func(*tenantsAdminOptions) error) *co
 				return runF(o)
 			}
 			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/_sandbox/tenants", Headers: adminHeaders(o.AdminKey)},
-				listTable("tenantId", "createdAt", "expiresAt", "webhookUrl", "fromConfig"))
+				listTable("tenantId", "createdAt", "expiresAt", "webhookUrl", "fromConfig", "webhookVersion"))
 		},
 	}
 	addClientFlags(cmd, &o.Client, deps)

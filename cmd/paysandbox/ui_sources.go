@@ -54,16 +54,16 @@ func webhookHint(j *httpapi.Journal) func(string, *simulator.Event, simulator.De
 // dispatcher behind them is the one that delivers in the background).
 type uiWebhooks struct{ svc *service.Service }
 
-func (w uiWebhooks) Endpoint(t *simulator.Tenant) (string, error) {
+func (w uiWebhooks) Endpoint(t *simulator.Tenant) (dashboard.WebhookEndpoint, error) {
 	cur, err := w.svc.Tenant(t.ID)
 	if err != nil {
-		return "", err
+		return dashboard.WebhookEndpoint{}, err
 	}
-	return cur.WebhookURL, nil
+	return dashboard.WebhookEndpoint{URL: cur.WebhookURL, Version: string(cur.WebhookAPIVersion())}, nil
 }
 
-func (w uiWebhooks) SetEndpoint(t *simulator.Tenant, url string) error {
-	_, err := w.svc.SetWebhookURL(t, url)
+func (w uiWebhooks) SetEndpoint(t *simulator.Tenant, url, version string) error {
+	_, err := w.svc.SetWebhookEndpoint(t, url, simulator.APIVersion(version))
 	return err
 }
 

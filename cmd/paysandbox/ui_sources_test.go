@@ -88,12 +88,14 @@ func TestUISources(t *testing.T) {
 	t.Run("webhooks: each attempt as sent and answered", func(t *testing.T) {
 		wh := src.Webhooks
 		rc := newReceiver(t, answer(500))
-		require.Error(t, wh.SetEndpoint(ten, "ftp://nope"))
-		require.Error(t, wh.SetEndpoint(ten, ""), "the service keeps an endpoint once set")
-		require.NoError(t, wh.SetEndpoint(ten, rc.URL))
+		require.Error(t, wh.SetEndpoint(ten, "ftp://nope", ""))
+		require.Error(t, wh.SetEndpoint(ten, "", ""), "the service keeps an endpoint once set")
+		require.Error(t, wh.SetEndpoint(ten, rc.URL, "2.0"))
+		require.NoError(t, wh.SetEndpoint(ten, rc.URL, "2.3"))
+		require.NoError(t, wh.SetEndpoint(ten, rc.URL, ""))
 		got, err := wh.Endpoint(ten)
 		require.NoError(t, err)
-		assert.Equal(t, rc.URL, got)
+		assert.Equal(t, dashboard.WebhookEndpoint{URL: rc.URL, Version: "2.3"}, got)
 
 		pid := a.pay(1000, "4111111111111111").Str("id")
 		a.advance("1ns")

@@ -5,9 +5,12 @@ import (
 	"io"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Client commands on the webhook routes of SANDBOX.md section 8:
@@ -140,27 +143,38 @@ func newWebhooksReplayCmd(deps *cliDeps, runF func(*simpleOptions) error) *cobra
 type webhooksEndpointOptions struct {
 	simpleOptions
 	URL string
+	// Version is the webhook version to set ("": the tenant keeps its own).
+	Version string
 }
 
 func newWebhooksEndpointSetCmd(deps *cliDeps, runF func(*webhooksEndpointOptions) error) *cobra.Command {
 	o := &webhooksEndpointOptions{}
 	cmd := &cobra.Command{
-		Use:     "set URL",
-		Short:   "Set the tenant's webhook endpoint",
-		Example: "  paysandbox webhooks endpoint set http://host.docker.internal:9000/hooks",
-		Args:    exactArgs("URL"),
+		Use:   "set URL",
+		Short: "Set the tenant's webhook endpoint",
+		Example: "  paysandbox webhooks endpoint set http://host.docker.internal:9000/hooks\n" +
+			"  paysandbox webhooks endpoint set http://host.docker.internal:9000/hooks --version 2.2",
+		Args: exactArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.URL = args[0]
 			if u, err := url2(o.URL); err != nil || u.Host == "" {
 				return usageErrorf("URL %q is not an absolute http(s) URL", o.URL)
 			}
+			if o.Version != "" && simulator.CheckAPIVersion(o.Version) != nil {
+				return usageErrorf("--version %q is not one of %s", o.Version, strings.Join(simulator.APIVersionNames(), ", "))
+			}
 			if runF != nil {
 				return runF(o)
 			}
-			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "PUT", Path: "/_sandbox/webhooks/endpoint", Body: map[string]string{"url": o.URL}},
-				objectTable(true, "url"))
+			body := map[string]string{"url": o.URL}
+			if o.Version != "" {
+				body["version"] = o.Version
+			}
+			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "PUT", Path: "/_sandbox/webhooks/endpoint", Body: body},
+				objectTable(true, "url", "version"))
 		},
 	}
+	cmd.Flags().StringVar(&o.Version, "version", "", "the webhook version of the tenant's events from now on: 2.1, 2.2, 2.3 or 2.4 (unset: unchanged)")
 	addClientFlags(cmd, &o.Client, deps)
 	return cmd
 }
@@ -169,14 +183,14 @@ func newWebhooksEndpointShowCmd(deps *cliDeps, runF func(*simpleOptions) error) 
 	o := &simpleOptions{}
 	cmd := &cobra.Command{
 		Use:     "show",
-		Short:   "Show the tenant's webhook endpoint",
+		Short:   "Show the tenant's webhook endpoint and webhook version",
 		Example: "  paysandbox webhooks endpoint show",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(o)
 			}
-			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/_sandbox/webhooks/endpoint"}, objectTable(true, "url"))
+			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/_sandbox/webhooks/endpoint"}, objectTable(true, "url", "version"))
 		},
 	}
 	addClientFlags(cmd, &o.Client, deps)

@@ -11,9 +11,10 @@ import (
 )
 
 type tenantBody struct {
-	Scopes     *[]string `json:"scopes"`
-	WebhookURL string    `json:"webhookUrl"`
-	TTL        string    `json:"ttl"`
+	Scopes         *[]string `json:"scopes"`
+	WebhookURL     string    `json:"webhookUrl"`
+	WebhookVersion string    `json:"webhookVersion"`
+	TTL            string    `json:"ttl"`
 }
 
 // createTenant is POST /_sandbox/tenants: 201 with a fresh tenant's credentials.
@@ -54,12 +55,13 @@ func (s *Server) createTenant(c echo.Context) error {
 			scopes = append(scopes, simulator.Scope(sc))
 		}
 	}
-	t, err := s.svc.CreateTenant(scopes, req.WebhookURL, ttl)
+	t, err := s.svc.CreateTenant(scopes, req.WebhookURL, simulator.APIVersion(req.WebhookVersion), ttl)
 	if err != nil {
 		return err
 	}
 	c.Set(ctxTenant, t)
-	out := map[string]any{"tenantId": t.ID, "apiKey": t.APIKeys[0].Key, "signingSecret": t.SigningSecret}
+	out := map[string]any{"tenantId": t.ID, "apiKey": t.APIKeys[0].Key, "signingSecret": t.SigningSecret,
+		"webhookVersion": t.WebhookAPIVersion()}
 	if !t.ExpiresAt.IsZero() {
 		out["expiresAt"] = ts(t.ExpiresAt)
 	}

@@ -12,7 +12,8 @@ import (
 func TestCreateTenant(t *testing.T) {
 	a := newTestAPI(t)
 	r := a.must(201, "POST", "/_sandbox/tenants", nil, "X-API-KEY:")
-	assert.ElementsMatch(t, []string{"tenantId", "apiKey", "signingSecret"}, keys(r.JSON))
+	assert.ElementsMatch(t, []string{"tenantId", "apiKey", "signingSecret", "webhookVersion"}, keys(r.JSON))
+	assert.Equal(t, "2.4", r.Str("webhookVersion"), "the default")
 	for _, k := range []string{"tenantId", "apiKey", "signingSecret"} {
 		assert.NotEmpty(t, r.Str(k), k)
 	}

@@ -151,7 +151,7 @@ var (
 	emptyRequest = obj(true)
 
 	// Control plane.
-	tenantCreate   = obj(true, field("scopes", arrayOf(enum(scopeNames()...))), field("webhookUrl", str(1, 2048)), field("ttl", anyStr()))
+	tenantCreate   = obj(true, field("scopes", arrayOf(enum(scopeNames()...))), field("webhookUrl", str(1, 2048)), field("webhookVersion", enum(simulator.APIVersionNames()...)), field("ttl", anyStr()))
 	clockAdvance   = obj(true, required("duration", str(1, 64)))
 	disputeRequest = obj(true, field("reason", str(1, 255)), field("amount", amount()))
 	endpointUpdate = obj(true, required("url", str(0, 2048)))

@@ -53,6 +53,8 @@ type tenantSummaryDTO struct {
 	WebhookURL string `json:"webhookUrl,omitempty"`
 	APIKeys    int    `json:"apiKeys"`
 	FromConfig bool   `json:"fromConfig"`
+	// WebhookVersion shapes the tenant's webhook bodies.
+	WebhookVersion simulator.APIVersion `json:"webhookVersion"`
 }
 
 // listTenants is GET /_sandbox/tenants (admin): every tenant, oldest first,
@@ -67,7 +69,8 @@ func (s *Server) listTenants(c echo.Context) error {
 	}
 	out := make([]tenantSummaryDTO, 0, len(list))
 	for _, t := range list {
-		d := tenantSummaryDTO{TenantID: t.ID, CreatedAt: ts(t.CreatedAt), WebhookURL: t.WebhookURL, APIKeys: len(t.APIKeys), FromConfig: t.FromConfig}
+		d := tenantSummaryDTO{TenantID: t.ID, CreatedAt: ts(t.CreatedAt), WebhookURL: t.WebhookURL, APIKeys: len(t.APIKeys), FromConfig: t.FromConfig,
+			WebhookVersion: t.WebhookAPIVersion()}
 		if !t.ExpiresAt.IsZero() {
 			d.ExpiresAt = ts(t.ExpiresAt)
 		}

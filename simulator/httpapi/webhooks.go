@@ -15,7 +15,7 @@ import (
 // Webhook and dispute control (SANDBOX.md sections 7 and 8).
 
 var (
-	webhookEndpointRequest = obj(true, required("url", str(1, 2048)))
+	webhookEndpointRequest = obj(true, required("url", str(1, 2048)), field("version", enum(simulator.APIVersionNames()...)))
 	webhookChaosRequest    = obj(true, field("duplicate", number()), field("reorder", boolean()), field("delay", anyStr()), field("seed", number()))
 	disputeStatusRequest   = obj(true, required("status", enum(simulator.DisputeStatuses[1:]...)), field("type", enum(simulator.DisputeTypes...)))
 )
@@ -86,16 +86,24 @@ func (s *Server) eventWithBody(c echo.Context, ev *simulator.Event) error {
 
 func (s *Server) putWebhookEndpoint(c echo.Context) error {
 	var req struct {
-		URL string `json:"url"`
+		URL     string `json:"url"`
+		Version string `json:"version"`
 	}
 	if _, err := decodeRequest(c, webhookEndpointRequest, "WebhookEndpointRequest", &req, false); err != nil {
 		return err
 	}
-	t, err := s.svc.SetWebhookURL(tenantOf(c), req.URL)
+	t, err := s.svc.SetWebhookEndpoint(tenantOf(c), req.URL, simulator.APIVersion(req.Version))
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, map[string]string{"url": t.WebhookURL})
+	return writeJSON(c, http.StatusOK, webhookEndpointDTO{URL: nullable(t.WebhookURL), Version: t.WebhookAPIVersion()})
+}
+
+// webhookEndpointDTO is the tenant's endpoint and the version of the
+// webhook bodies its events are made with from now on.
+type webhookEndpointDTO struct {
+	URL     any                  `json:"url"`
+	Version simulator.APIVersion `json:"version"`
 }
 
 func (s *Server) getWebhookEndpoint(c echo.Context) error {
@@ -103,7 +111,7 @@ func (s *Server) getWebhookEndpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, map[string]any{"url": nullable(t.WebhookURL)})
+	return writeJSON(c, http.StatusOK, webhookEndpointDTO{URL: nullable(t.WebhookURL), Version: t.WebhookAPIVersion()})
 }
 
 func nullable(s string) any {

@@ -17,16 +17,22 @@ func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *sim
 }
 
 // appendEvent appends ev to the outbox in tx with what its body is
-// rendered from: p as it is now, and d for a DISPUTE.* event. The
-// dispatcher is told after the commit (WebhookRunner.Appended).
+// rendered from: p as it is now, d for a DISPUTE.* event, and the tenant's
+// webhook version as it is in tx. The dispatcher is told after the commit
+// (WebhookRunner.Appended).
 func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) error {
 	ev.Payment, ev.Dispute = p, d
 	if d != nil {
 		ev.DisputeID = d.ID
 	}
-	if err := s.exhaustWithoutEndpoint(tx, ev); err != nil {
+	t, err := tx.Tenant(ev.TenantID)
+	if err != nil {
 		return err
 	}
+	if t != nil {
+		ev.Version = t.WebhookAPIVersion()
+	}
+	s.exhaustWithoutEndpoint(t, ev)
 	if err := tx.AppendEvent(ev); err != nil {
 		return err
 	}
@@ -63,25 +69,20 @@ func (s *Service) SentBody(ev *simulator.Event, a simulator.DeliveryAttempt) (js
 
 // exhaustWithoutEndpoint makes ev, about to be appended, EXHAUSTED with the
 // one attempt the dispatcher would record ("no endpoint", at the event's
-// time, nothing sent) when its tenant has no webhook URL in tx and a
-// dispatcher is attached: the event never enters the pending queue, so
+// time, nothing sent) when its tenant t (as in the write transaction) has
+// no webhook URL and a dispatcher is attached: the event never enters the pending queue, so
 // delivering it costs no second write transaction. It stays replayable once
 // an endpoint is set and is not sent retroactively (SANDBOX.md section 7).
 // Without a dispatcher (the service alone) events stay PENDING for whoever
 // attempts them. Waiters on the tenant's webhooks are woken now:
 // their next read waits for this write transaction to end.
-func (s *Service) exhaustWithoutEndpoint(tx simulator.Tx, ev *simulator.Event) error {
-	if s.webhooks == nil || ev.Status != simulator.DeliveryPending {
-		return nil
-	}
-	t, err := tx.Tenant(ev.TenantID)
-	if err != nil || t == nil || t.WebhookURL != "" {
-		return err
+func (s *Service) exhaustWithoutEndpoint(t *simulator.Tenant, ev *simulator.Event) {
+	if s.webhooks == nil || ev.Status != simulator.DeliveryPending || t == nil || t.WebhookURL != "" {
+		return
 	}
 	ev.Status, ev.NextAt = simulator.DeliveryExhausted, time.Time{}
 	ev.Attempts = append(ev.Attempts, simulator.DeliveryAttempt{At: ev.CreatedAt, Error: simulator.ErrNoEndpoint})
 	s.webhooksNotify(ev.TenantID)
-	return nil
 }
 
 // validEventQuery checks the filters of an event listing.

@@ -41,6 +41,8 @@ type Service struct {
 	webhooks WebhookRunner
 	// instance prefixes the credentials the service issues (Config.Instance).
 	instance string
+	// webhookVersion is Config.WebhookVersion.
+	webhookVersion simulator.APIVersion
 }
 
 // Config is what NewService needs besides the ports.
@@ -72,6 +74,9 @@ type Config struct {
 	// (simulator.WithInstance), and a credential of another instance is
 	// refused naming both. Empty: no prefix, as a single instance.
 	Instance string
+	// WebhookVersion is the webhook version of tenants created without one
+	// (serve's webhook_version; "": the current version).
+	WebhookVersion simulator.APIVersion
 }
 
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
@@ -93,7 +98,7 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
-		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance}
+		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion}
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {
 		s.webhooks = cfg.Webhooks(s)

@@ -19,7 +19,7 @@ import (
 // newTTLTenant makes a tenant with ttl and checks its key works.
 func (e *svcEnv) newTTLTenant(tb testing.TB, ttl time.Duration) (*simulator.Tenant, string) {
 	tb.Helper()
-	tn, err := e.svc.CreateTenant(nil, "", ttl)
+	tn, err := e.svc.CreateTenant(nil, "", "", ttl)
 	require.NoError(tb, err)
 	key := tn.APIKeys[0].Key
 	_, _, err = e.svc.Authenticate(key)
@@ -158,7 +158,7 @@ func TestTenantExpiredRecordsCapped(t *testing.T) {
 	require.NoError(t, err)
 	keys := make([]string, 0, simulator.MaxExpiredTenants)
 	for range simulator.MaxExpiredTenants {
-		tn, err := e.svc.CreateTenant(nil, "", time.Minute)
+		tn, err := e.svc.CreateTenant(nil, "", "", time.Minute)
 		require.NoError(t, err)
 		keys = append(keys, tn.APIKeys[0].Key)
 	}

@@ -15,8 +15,11 @@ type TenantSpec struct {
 	APIKeys       []simulator.APIKey
 	SigningSecret string
 	WebhookURL    string
-	First6Digits  bool
-	TTL           time.Duration
+	// WebhookVersion, when set, replaces the tenant's webhook version at
+	// every start ("": the tenant keeps its own).
+	WebhookVersion simulator.APIVersion
+	First6Digits   bool
+	TTL            time.Duration
 }
 
 // EnsureTenant creates or updates a tenant defined by configuration (the
@@ -47,6 +50,9 @@ func (s *Service) EnsureTenant(spec TenantSpec) (*simulator.Tenant, error) {
 		if spec.WebhookURL != "" {
 			t.WebhookURL = spec.WebhookURL
 		}
+		if spec.WebhookVersion != "" {
+			t.WebhookVersion = spec.WebhookVersion
+		}
 		t.First6Digits = spec.First6Digits
 		out = t
 		return tx.PutTenant(t)
@@ -58,10 +64,18 @@ func (s *Service) EnsureTenant(spec TenantSpec) (*simulator.Tenant, error) {
 // webhook endpoint and secret (POST /_sandbox/tenants). Without scopes its key
 // has every scope. A ttl deletes the tenant and its data when it passes on
 // the wall clock (ExpireTenants); the tenant's own clock never expires it.
-// Errors: RequestValidationError (webhookURL refused by CheckWebhookEndpoint).
-func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, ttl time.Duration) (*simulator.Tenant, error) {
+// Its webhook version is webhookVersion, or the configured default
+// (Config.WebhookVersion) when that is "".
+// Errors: RequestValidationError (webhookURL refused by CheckWebhookEndpoint,
+// webhookVersion not one of simulator.APIVersions).
+func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, webhookVersion simulator.APIVersion, ttl time.Duration) (*simulator.Tenant, error) {
 	if err := s.CheckWebhookEndpoint(webhookURL); err != nil {
 		return nil, WebhookURLError("TenantCreateRequest", "$.webhookUrl", "webhookUrl", err)
+	}
+	if webhookVersion != "" {
+		if err := simulator.CheckAPIVersion(string(webhookVersion)); err != nil {
+			return nil, WebhookURLError("TenantCreateRequest", "$.webhookVersion", "webhookVersion", err)
+		}
 	}
 	if scopes == nil {
 		scopes = slices.Clone(simulator.AllScopes)
@@ -72,11 +86,12 @@ func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, ttl 
 		id = id[:16]
 	}
 	t := &simulator.Tenant{
-		ID:            simulator.WithInstance(s.instance, "t_"+id),
-		APIKeys:       []simulator.APIKey{{Key: simulator.WithInstance(s.instance, "sk_"+s.IDs.NewID(simulator.IDSecret)), Scopes: scopes}},
-		SigningSecret: "whsec_" + s.IDs.NewID(simulator.IDSecret),
-		WebhookURL:    webhookURL,
-		CreatedAt:     now,
+		ID:             simulator.WithInstance(s.instance, "t_"+id),
+		APIKeys:        []simulator.APIKey{{Key: simulator.WithInstance(s.instance, "sk_"+s.IDs.NewID(simulator.IDSecret)), Scopes: scopes}},
+		SigningSecret:  "whsec_" + s.IDs.NewID(simulator.IDSecret),
+		WebhookURL:     webhookURL,
+		WebhookVersion: webhookVersion.Or(s.webhookVersion),
+		CreatedAt:      now,
 	}
 	if ttl > 0 {
 		t.ExpiresAt = simulator.NormTime(now.Add(ttl))

@@ -109,16 +109,39 @@ func WebhookURLError(model, path, field string, err error) *simulator.Error {
 	return simulator.ValidationError(model, simulator.FieldError{Path: path, Description: field + " " + err.Error()})
 }
 
-// SetWebhookURL sets the tenant's webhook endpoint.
-// Errors: RequestValidationError (empty, or refused by CheckWebhookEndpoint).
+// SetWebhookURL sets the tenant's webhook endpoint, its webhook version
+// unchanged. Errors: as SetWebhookEndpoint.
 func (s *Service) SetWebhookURL(t *simulator.Tenant, url string) (*simulator.Tenant, error) {
+	return s.SetWebhookEndpoint(t, url, "")
+}
+
+// SetWebhookEndpoint sets the tenant's webhook endpoint and, unless version
+// is "", its webhook version: events made from then on have bodies of that
+// version; events already made keep theirs.
+// Errors: RequestValidationError (url empty or refused by
+// CheckWebhookEndpoint, version not one of simulator.APIVersions; every
+// one at once).
+func (s *Service) SetWebhookEndpoint(t *simulator.Tenant, url string, version simulator.APIVersion) (*simulator.Tenant, error) {
+	var errs []simulator.FieldError
 	if url == "" {
-		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", simulator.ErrNotAbsoluteURL)
+		errs = append(errs, simulator.FieldError{Path: "$.url", Description: "url " + simulator.ErrNotAbsoluteURL.Error()})
+	} else if err := s.CheckWebhookEndpoint(url); err != nil {
+		errs = append(errs, simulator.FieldError{Path: "$.url", Description: "url " + err.Error()})
 	}
-	if err := s.CheckWebhookEndpoint(url); err != nil {
-		return nil, WebhookURLError("WebhookEndpointRequest", "$.url", "url", err)
+	if version != "" {
+		if err := simulator.CheckAPIVersion(string(version)); err != nil {
+			errs = append(errs, simulator.FieldError{Path: "$.version", Description: "version " + err.Error()})
+		}
 	}
-	return s.updateTenant(t, func(cur *simulator.Tenant) { cur.WebhookURL = url })
+	if len(errs) > 0 {
+		return nil, simulator.ValidationError("WebhookEndpointRequest", errs...)
+	}
+	return s.updateTenant(t, func(cur *simulator.Tenant) {
+		cur.WebhookURL = url
+		if version != "" {
+			cur.WebhookVersion = version
+		}
+	})
 }
 
 // RotateSecret gives the tenant a new signing secret; the previous one signs

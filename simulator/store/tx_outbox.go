@@ -56,6 +56,9 @@ type evStore struct {
 	P cbor.RawMessage `json:"p,omitempty"` // a payRec
 	D cbor.RawMessage `json:"d,omitempty"` // a simulator.Dispute (Then left out)
 	B []byte          `json:"b,omitempty"` // a rendered body (events of earlier releases)
+	// V is the webhook version the body is rendered in; events stored
+	// without one render in the current version (2.4).
+	V string `json:"v,omitempty"`
 }
 
 // evHead is the part of an evStore a listing reads.
@@ -123,7 +126,7 @@ func (rec *evRec) event(tid string) *simulator.Event {
 // eventInputs is the evStore of a new event: its payment and dispute, or
 // the rendered body an event of an earlier release carries.
 func eventInputs(e *simulator.Event) (*evStore, error) {
-	st := &evStore{R: evRecOf(e)}
+	st := &evStore{R: evRecOf(e), V: string(e.Version)}
 	if e.Payment == nil && e.Dispute == nil {
 		st.B = e.Body
 		return st, nil
@@ -227,6 +230,7 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 		return nil, err
 	}
 	e := st.R.event(tid)
+	e.Version = simulator.APIVersion(st.V)
 	switch {
 	case len(st.P) > 0 || len(st.D) > 0:
 		e.Body = nil // "null": the record's, not a body
