@@ -1,19 +1,5 @@
 package simulator
 
-// CardRef is what a stored record keeps of a card instead of its whole
-// CardInfo: the card's fingerprint and, for a number outside the catalogue,
-// its first six and last four digits and network. The rest (display name,
-// BIN data, CVV length, description) is derived again from the catalogue by
-// CardCatalog.CardFromRef.
-type CardRef struct {
-	// Fingerprint is the card's fingerprint; for a catalogued card only its
-	// first cardRefShort characters, which tell the catalogue's cards apart.
-	Fingerprint string `json:"f"`
-	First6      string `json:"6,omitempty"` // uncatalogued numbers only
-	Last4       string `json:"4,omitempty"` // uncatalogued numbers only
-	Network     string `json:"n,omitempty"` // uncatalogued numbers only
-}
-
 // cardIndex maps fingerprints of catalogued numbers to their entries, and
 // network enums to the networks.
 type cardIndex struct {
