@@ -1,4 +1,4 @@
-package simulator
+package cards
 
 import (
 	"bytes"
@@ -9,61 +9,63 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// CatalogCard is one entry of the test-card catalogue, for listings.
-type CatalogCard struct {
+// Card is one entry of the test-card catalogue, for listings.
+type Card struct {
 	Number, Network, Description string
 }
 
-// cardNetworkOther and cardNetworkOtherDisplay are what Identify reports for a
+// networkOther and networkOtherDisplay are what Identify reports for a
 // number whose prefix matches no network of the catalogue.
 const (
-	cardNetworkOther        = "OTHER"
-	cardNetworkOtherDisplay = "Other"
+	networkOther        = "OTHER"
+	networkOtherDisplay = "Other"
 )
 
-// CardCatalog is the parsed test-card catalogue: the card networks with their
+// Catalog is the parsed test-card catalogue: the card networks with their
 // prefix ranges, and the catalogued test cards. It is immutable once parsed
 // and safe for concurrent use.
-type CardCatalog struct {
-	networks []cardCatalogNetwork
-	rules    []cardPrefixRule // longest prefix first
-	cards    []cardCatalogEntry
+type Catalog struct {
+	networks []network
+	rules    []prefixRule // longest prefix first
+	cards    []entry
 	byNumber map[string]int // index into cards
-	refs     cardIndex      // CardFromRef's lookups, built by ParseCardCatalog
+	refs     refIndex       // CardFromRef's lookups, built by Parse
 }
 
-// cardCatalogNetwork is one network of the table.
-type cardCatalogNetwork struct {
+// network is one network of the table.
+type network struct {
 	enum      string
 	display   string
 	lengths   []int
 	cvvLength int
 }
 
-// cardPrefixRule matches the numbers whose first length digits, read as an
+// prefixRule matches the numbers whose first length digits, read as an
 // integer, lie in [lo, hi].
-type cardPrefixRule struct {
+type prefixRule struct {
 	length  int
 	lo, hi  int
 	network int // index into networks
 }
 
-type cardCatalogEntry struct {
+type entry struct {
 	number      string
 	network     int
 	description string
-	binData     BinData
+	binData     simulator.BinData
 }
 
 // The catalogue's file format. Decoding is strict: unknown fields are errors.
-type cardCatalogFile struct {
-	Networks *[]cardNetworkFile `json:"networks"`
-	Cards    *[]cardEntryFile   `json:"cards"`
+type catalogFile struct {
+	Networks *[]networkFile `json:"networks"`
+	Cards    *[]cardFile    `json:"cards"`
 }
 
-type cardNetworkFile struct {
+type networkFile struct {
 	Network     string   `json:"network"`
 	DisplayName string   `json:"displayName"`
 	Prefixes    []string `json:"prefixes"`
@@ -71,16 +73,16 @@ type cardNetworkFile struct {
 	CVVLength   int      `json:"cvvLength"`
 }
 
-type cardEntryFile struct {
-	Number      string           `json:"number"`
-	Network     string           `json:"network"`
-	Description string           `json:"description"`
-	BinData     *cardBinDataFile `json:"binData"`
+type cardFile struct {
+	Number      string       `json:"number"`
+	Network     string       `json:"network"`
+	Description string       `json:"description"`
+	BinData     *binDataFile `json:"binData"`
 }
 
-// cardBinDataFile is BinData without network: a catalogue card's network is the
-// card's own "network" field.
-type cardBinDataFile struct {
+// binDataFile is simulator.BinData without network: a catalogue card's
+// network is the card's own "network" field.
+type binDataFile struct {
 	IssuerCountryCode          string `json:"issuerCountryCode"`
 	IssuerName                 string `json:"issuerName"`
 	IssuerCurrencyCode         string `json:"issuerCurrencyCode"`
@@ -95,21 +97,21 @@ type cardBinDataFile struct {
 
 // Enumerations of the vendor's API that the catalogue may use.
 var (
-	// cardNetworkEnumValues is the vendor's CardNetworkEnum.
-	cardNetworkEnumValues = cardEnumSet("AMEX", "DANKORT", "DINERS_CLUB", "DISCOVER", "EFTPOS", "ENROUTE", "ELO",
+	// networkEnum is the vendor's CardNetworkEnum.
+	networkEnum = enumSet("AMEX", "DANKORT", "DINERS_CLUB", "DISCOVER", "EFTPOS", "ENROUTE", "ELO",
 		"HIPER", "INTERAC", "JCB", "MAESTRO", "MASTERCARD", "MIR", "PRIVATE_LABEL", "UNIONPAY", "VISA",
 		"CARTES_BANCAIRES", "OTHER")
-	cardRegionalRestrictionEnum = cardEnumSet("DOMESTIC_USE_ONLY", "NONE", "UNKNOWN")
-	cardAccountNumberTypeEnum   = cardEnumSet("PRIMARY_ACCOUNT_NUMBER", "NETWORK_TOKEN", "DIGITAL_PAN", "UNKNOWN")
-	cardAccountFundingTypeEnum  = cardEnumSet("CREDIT", "DEBIT", "PREPAID", "CHARGE", "DEFERRED_DEBIT", "UNKNOWN")
-	cardPrepaidReloadableEnum   = cardEnumSet("RELOADABLE", "NON_RELOADABLE", "NOT_APPLICABLE", "UNKNOWN")
-	cardProductUsageTypeEnum    = cardEnumSet("CONSUMER", "BUSINESS", "GOVERNMENT", "UNKNOWN")
+	regionalRestrictionEnum = enumSet("DOMESTIC_USE_ONLY", "NONE", "UNKNOWN")
+	accountNumberTypeEnum   = enumSet("PRIMARY_ACCOUNT_NUMBER", "NETWORK_TOKEN", "DIGITAL_PAN", "UNKNOWN")
+	accountFundingTypeEnum  = enumSet("CREDIT", "DEBIT", "PREPAID", "CHARGE", "DEFERRED_DEBIT", "UNKNOWN")
+	prepaidReloadableEnum   = enumSet("RELOADABLE", "NON_RELOADABLE", "NOT_APPLICABLE", "UNKNOWN")
+	productUsageTypeEnum    = enumSet("CONSUMER", "BUSINESS", "GOVERNMENT", "UNKNOWN")
 )
 
-// cardMaxPrefixDigits bounds the length of a prefix or range bound.
-const cardMaxPrefixDigits = 8
+// maxPrefixDigits bounds the length of a prefix or range bound.
+const maxPrefixDigits = 8
 
-func cardEnumSet(values ...string) map[string]bool {
+func enumSet(values ...string) map[string]bool {
 	m := make(map[string]bool, len(values))
 	for _, v := range values {
 		m[v] = true
@@ -117,7 +119,7 @@ func cardEnumSet(values ...string) map[string]bool {
 	return m
 }
 
-// ParseCardCatalog parses a test-card catalogue (the shape of fixtures/cards.json).
+// Parse parses a test-card catalogue (the shape of fixtures/cards.json).
 //
 // Parsing is strict: unknown fields, trailing data, missing required fields,
 // values outside the vendor's enumerations, malformed or overlapping prefixes,
@@ -125,10 +127,10 @@ func cardEnumSet(values ...string) map[string]bool {
 // have a length their network does not allow, or whose prefix belongs to
 // another network than the one declared, are all errors, and the error names
 // the network or card at fault.
-func ParseCardCatalog(data []byte) (*CardCatalog, error) {
+func Parse(data []byte) (*Catalog, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var f cardCatalogFile
+	var f catalogFile
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("card catalogue: %w", err)
 	}
@@ -142,17 +144,17 @@ func ParseCardCatalog(data []byte) (*CardCatalog, error) {
 		return nil, errors.New(`card catalogue: "cards" is missing`)
 	}
 
-	c := &CardCatalog{byNumber: make(map[string]int, len(*f.Cards))}
+	c := &Catalog{byNumber: make(map[string]int, len(*f.Cards))}
 	netIndex := make(map[string]int, len(*f.Networks))
 	for i, n := range *f.Networks {
 		if err := c.addNetwork(n, netIndex); err != nil {
 			return nil, fmt.Errorf("card catalogue: network %d (%q): %w", i, n.Network, err)
 		}
 	}
-	if err := checkCardPrefixOverlaps(c.rules, c.networks); err != nil {
+	if err := checkPrefixOverlaps(c.rules, c.networks); err != nil {
 		return nil, fmt.Errorf("card catalogue: %w", err)
 	}
-	slices.SortStableFunc(c.rules, func(a, b cardPrefixRule) int { return b.length - a.length })
+	slices.SortStableFunc(c.rules, func(a, b prefixRule) int { return b.length - a.length })
 
 	for i, cf := range *f.Cards {
 		if err := c.addCard(cf, netIndex); err != nil {
@@ -163,12 +165,12 @@ func ParseCardCatalog(data []byte) (*CardCatalog, error) {
 	return c, nil
 }
 
-func (c *CardCatalog) addNetwork(n cardNetworkFile, netIndex map[string]int) error {
+func (c *Catalog) addNetwork(n networkFile, netIndex map[string]int) error {
 	_, dup := netIndex[n.Network]
 	switch {
-	case !cardNetworkEnumValues[n.Network]:
+	case !networkEnum[n.Network]:
 		return errors.New("network is not a CardNetworkEnum value")
-	case n.Network == cardNetworkOther:
+	case n.Network == networkOther:
 		return errors.New("OTHER is reserved for numbers that match no network")
 	case dup:
 		return errors.New("duplicate network")
@@ -193,7 +195,7 @@ func (c *CardCatalog) addNetwork(n cardNetworkFile, netIndex map[string]int) err
 	}
 	idx := len(c.networks)
 	for _, p := range n.Prefixes {
-		r, err := parseCardPrefix(p)
+		r, err := parsePrefix(p)
 		if err != nil {
 			return err
 		}
@@ -203,37 +205,37 @@ func (c *CardCatalog) addNetwork(n cardNetworkFile, netIndex map[string]int) err
 	lengths := slices.Clone(n.Lengths)
 	slices.Sort(lengths)
 	netIndex[n.Network] = idx
-	c.networks = append(c.networks, cardCatalogNetwork{enum: n.Network, display: n.DisplayName, lengths: lengths, cvvLength: n.CVVLength})
+	c.networks = append(c.networks, network{enum: n.Network, display: n.DisplayName, lengths: lengths, cvvLength: n.CVVLength})
 	return nil
 }
 
-// parseCardPrefix parses "4" (a single prefix) or "2221-2720" (an inclusive range
+// parsePrefix parses "4" (a single prefix) or "2221-2720" (an inclusive range
 // whose bounds have the same number of digits).
-func parseCardPrefix(p string) (cardPrefixRule, error) {
+func parsePrefix(p string) (prefixRule, error) {
 	loS, hiS, isRange := strings.Cut(p, "-")
 	if !isRange {
 		hiS = loS
 	}
-	if !AllDigits(loS) || !AllDigits(hiS) || len(loS) > cardMaxPrefixDigits {
-		return cardPrefixRule{}, fmt.Errorf("prefix %q is not digits or a digits-digits range of at most %d digits", p, cardMaxPrefixDigits)
+	if !simulator.AllDigits(loS) || !simulator.AllDigits(hiS) || len(loS) > maxPrefixDigits {
+		return prefixRule{}, fmt.Errorf("prefix %q is not digits or a digits-digits range of at most %d digits", p, maxPrefixDigits)
 	}
 	if len(loS) != len(hiS) {
-		return cardPrefixRule{}, fmt.Errorf("prefix range %q has bounds of different lengths", p)
+		return prefixRule{}, fmt.Errorf("prefix range %q has bounds of different lengths", p)
 	}
 	lo, _ := strconv.Atoi(loS)
 	hi, _ := strconv.Atoi(hiS)
 	if lo > hi {
-		return cardPrefixRule{}, fmt.Errorf("prefix range %q is empty", p)
+		return prefixRule{}, fmt.Errorf("prefix range %q is empty", p)
 	}
 	if loS[0] == '0' {
-		return cardPrefixRule{}, fmt.Errorf("prefix %q starts with 0", p)
+		return prefixRule{}, fmt.Errorf("prefix %q starts with 0", p)
 	}
-	return cardPrefixRule{length: len(loS), lo: lo, hi: hi}, nil
+	return prefixRule{length: len(loS), lo: lo, hi: hi}, nil
 }
 
-// checkCardPrefixOverlaps rejects two prefixes of the same length that share a value:
+// checkPrefixOverlaps rejects two prefixes of the same length that share a value:
 // the longest-prefix rule could not choose between them.
-func checkCardPrefixOverlaps(rules []cardPrefixRule, nets []cardCatalogNetwork) error {
+func checkPrefixOverlaps(rules []prefixRule, nets []network) error {
 	for i := range rules {
 		for j := i + 1; j < len(rules); j++ {
 			a, b := rules[i], rules[j]
@@ -246,15 +248,15 @@ func checkCardPrefixOverlaps(rules []cardPrefixRule, nets []cardCatalogNetwork) 
 	return nil
 }
 
-func (r cardPrefixRule) String() string {
+func (r prefixRule) String() string {
 	if r.lo == r.hi {
 		return strconv.Itoa(r.lo)
 	}
 	return strconv.Itoa(r.lo) + "-" + strconv.Itoa(r.hi)
 }
 
-func (c *CardCatalog) addCard(cf cardEntryFile, netIndex map[string]int) error {
-	if !LuhnValid(cf.Number) {
+func (c *Catalog) addCard(cf cardFile, netIndex map[string]int) error {
+	if !simulator.LuhnValid(cf.Number) {
 		return errors.New("number is not 12-19 digits passing the Luhn check")
 	}
 	if _, dup := c.byNumber[cf.Number]; dup {
@@ -266,7 +268,7 @@ func (c *CardCatalog) addCard(cf cardEntryFile, netIndex map[string]int) error {
 	}
 	net := c.networks[ni]
 	if detected, ok := c.detect(cf.Number); !ok || detected != ni {
-		got := cardNetworkOther
+		got := networkOther
 		if ok {
 			got = c.networks[detected].enum
 		}
@@ -281,49 +283,49 @@ func (c *CardCatalog) addCard(cf cardEntryFile, netIndex map[string]int) error {
 	if cf.BinData == nil {
 		return errors.New("binData is required")
 	}
-	bd, err := checkCardBinData(*cf.BinData)
+	bd, err := checkBinData(*cf.BinData)
 	if err != nil {
 		return fmt.Errorf("binData: %w", err)
 	}
 	bd.Network = net.enum
 
 	c.byNumber[cf.Number] = len(c.cards)
-	c.cards = append(c.cards, cardCatalogEntry{number: cf.Number, network: ni, description: cf.Description, binData: bd})
+	c.cards = append(c.cards, entry{number: cf.Number, network: ni, description: cf.Description, binData: bd})
 	return nil
 }
 
-func checkCardBinData(b cardBinDataFile) (BinData, error) {
+func checkBinData(b binDataFile) (simulator.BinData, error) {
 	checks := []struct {
 		field, value string
 		enum         map[string]bool
 	}{
-		{"regionalRestriction", b.RegionalRestriction, cardRegionalRestrictionEnum},
-		{"accountNumberType", b.AccountNumberType, cardAccountNumberTypeEnum},
-		{"accountFundingType", b.AccountFundingType, cardAccountFundingTypeEnum},
-		{"prepaidReloadableIndicator", b.PrepaidReloadableIndicator, cardPrepaidReloadableEnum},
-		{"productUsageType", b.ProductUsageType, cardProductUsageTypeEnum},
+		{"regionalRestriction", b.RegionalRestriction, regionalRestrictionEnum},
+		{"accountNumberType", b.AccountNumberType, accountNumberTypeEnum},
+		{"accountFundingType", b.AccountFundingType, accountFundingTypeEnum},
+		{"prepaidReloadableIndicator", b.PrepaidReloadableIndicator, prepaidReloadableEnum},
+		{"productUsageType", b.ProductUsageType, productUsageTypeEnum},
 	}
 	for _, ch := range checks {
 		if !ch.enum[ch.value] {
-			return BinData{}, fmt.Errorf("%s %q is not an allowed value", ch.field, ch.value)
+			return simulator.BinData{}, fmt.Errorf("%s %q is not an allowed value", ch.field, ch.value)
 		}
 	}
 	switch {
 	case b.AccountFundingType == "PREPAID" && b.PrepaidReloadableIndicator == "NOT_APPLICABLE":
-		return BinData{}, errors.New("prepaidReloadableIndicator NOT_APPLICABLE contradicts accountFundingType PREPAID")
+		return simulator.BinData{}, errors.New("prepaidReloadableIndicator NOT_APPLICABLE contradicts accountFundingType PREPAID")
 	case b.AccountFundingType != "PREPAID" && b.AccountFundingType != "UNKNOWN" &&
 		(b.PrepaidReloadableIndicator == "RELOADABLE" || b.PrepaidReloadableIndicator == "NON_RELOADABLE"):
-		return BinData{}, fmt.Errorf("prepaidReloadableIndicator %s needs accountFundingType PREPAID", b.PrepaidReloadableIndicator)
-	case b.IssuerCountryCode != "" && !cardIsUpperAlpha(b.IssuerCountryCode, 2):
-		return BinData{}, fmt.Errorf("issuerCountryCode %q is not an ISO 3166-1 alpha-2 code", b.IssuerCountryCode)
-	case b.IssuerCurrencyCode != "" && !cardIsUpperAlpha(b.IssuerCurrencyCode, 3):
-		return BinData{}, fmt.Errorf("issuerCurrencyCode %q is not an ISO 4217 code", b.IssuerCurrencyCode)
+		return simulator.BinData{}, fmt.Errorf("prepaidReloadableIndicator %s needs accountFundingType PREPAID", b.PrepaidReloadableIndicator)
+	case b.IssuerCountryCode != "" && !isUpperAlpha(b.IssuerCountryCode, 2):
+		return simulator.BinData{}, fmt.Errorf("issuerCountryCode %q is not an ISO 3166-1 alpha-2 code", b.IssuerCountryCode)
+	case b.IssuerCurrencyCode != "" && !isUpperAlpha(b.IssuerCurrencyCode, 3):
+		return simulator.BinData{}, fmt.Errorf("issuerCurrencyCode %q is not an ISO 4217 code", b.IssuerCurrencyCode)
 	case strings.TrimSpace(b.ProductCode) == "":
-		return BinData{}, errors.New("productCode is required")
+		return simulator.BinData{}, errors.New("productCode is required")
 	case strings.TrimSpace(b.ProductName) == "":
-		return BinData{}, errors.New("productName is required")
+		return simulator.BinData{}, errors.New("productName is required")
 	}
-	return BinData{
+	return simulator.BinData{
 		IssuerCountryCode:          b.IssuerCountryCode,
 		IssuerName:                 b.IssuerName,
 		IssuerCurrencyCode:         b.IssuerCurrencyCode,
@@ -339,7 +341,7 @@ func checkCardBinData(b cardBinDataFile) (BinData, error) {
 
 // detect returns the index of the network whose longest prefix matches the
 // number, and false when none matches.
-func (c *CardCatalog) detect(number string) (int, bool) {
+func (c *Catalog) detect(number string) (int, bool) {
 	for _, r := range c.rules { // longest first
 		if len(number) < r.length {
 			continue
@@ -361,11 +363,11 @@ func (c *CardCatalog) detect(number string) (int, bool) {
 // prefix (OTHER/Other when none matches), default binData with UNKNOWN values
 // and productCode/productName set to the network enum. The returned value
 // holds no full card number.
-func (c *CardCatalog) Identify(number string) CardInfo {
-	info := CardInfo{
-		Fingerprint: CardFingerprint(number),
-		First6:      cardFirstN(number, 6),
-		Last4:       cardLastN(number, 4),
+func (c *Catalog) Identify(number string) simulator.CardInfo {
+	info := simulator.CardInfo{
+		Fingerprint: simulator.CardFingerprint(number),
+		First6:      firstN(number, 6),
+		Last4:       lastN(number, 4),
 	}
 	if i, ok := c.byNumber[number]; ok {
 		e := c.cards[i]
@@ -378,30 +380,36 @@ func (c *CardCatalog) Identify(number string) CardInfo {
 		info.CVVLength = net.cvvLength
 		return info
 	}
-	info.Network, info.NetworkDisplay = cardNetworkOther, cardNetworkOtherDisplay
+	info.Network, info.NetworkDisplay = networkOther, networkOtherDisplay
 	if ni, ok := c.detect(number); ok {
 		info.Network, info.NetworkDisplay = c.networks[ni].enum, c.networks[ni].display
 		info.CVVLength = c.networks[ni].cvvLength
 	}
-	info.BinData = BinData{
-		Network:                    info.Network,
+	info.BinData = unknownBinData(info.Network)
+	return info
+}
+
+// unknownBinData is the binData of a number outside the catalogue: UNKNOWN
+// values, and productCode/productName set to the network enum.
+func unknownBinData(network string) simulator.BinData {
+	return simulator.BinData{
+		Network:                    network,
 		RegionalRestriction:        "UNKNOWN",
 		AccountNumberType:          "UNKNOWN",
 		AccountFundingType:         "UNKNOWN",
 		PrepaidReloadableIndicator: "UNKNOWN",
 		ProductUsageType:           "UNKNOWN",
-		ProductCode:                info.Network,
-		ProductName:                info.Network,
+		ProductCode:                network,
+		ProductName:                network,
 	}
-	return info
 }
 
 // Cards returns the catalogue entries in file order (for docs and CLI listings).
 // The slice is a copy.
-func (c *CardCatalog) Cards() []CatalogCard {
-	out := make([]CatalogCard, len(c.cards))
+func (c *Catalog) Cards() []Card {
+	out := make([]Card, len(c.cards))
 	for i, e := range c.cards {
-		out[i] = CatalogCard{
+		out[i] = Card{
 			Number:      e.number,
 			Network:     c.networks[e.network].enum,
 			Description: e.description,
@@ -410,7 +418,7 @@ func (c *CardCatalog) Cards() []CatalogCard {
 	return out
 }
 
-func cardIsUpperAlpha(s string, n int) bool {
+func isUpperAlpha(s string, n int) bool {
 	if len(s) != n {
 		return false
 	}
@@ -422,14 +430,14 @@ func cardIsUpperAlpha(s string, n int) bool {
 	return true
 }
 
-func cardFirstN(s string, n int) string {
+func firstN(s string, n int) string {
 	if len(s) < n {
 		return s
 	}
 	return s[:n]
 }
 
-func cardLastN(s string, n int) string {
+func lastN(s string, n int) string {
 	if len(s) < n {
 		return s
 	}
