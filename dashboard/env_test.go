@@ -17,6 +17,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -60,13 +61,13 @@ func newEnv(t testing.TB, opt Options) *env {
 // newEnvConfig is newEnv whose service is made with cfg.
 func newEnvConfig(t testing.TB, opt Options, cfg service.Config) *env {
 	t.Helper()
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	db, err := store.Open(":memory:", "never")
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	clk := clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC))
-	svc := service.NewService(db, clk, &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil, cfg)
+	svc := service.NewService(db, clk, &idgen.Seq{}, catalog, processors.NewFake(nil, nil), nil, cfg)
 	ten, err := svc.EnsureTenant(service.TenantSpec{ID: "acme", SigningSecret: "s", APIKeys: []simulator.APIKey{
 		{Key: testKey, Scopes: simulator.AllScopes},
 		{Key: "test-key-read", Scopes: []simulator.Scope{simulator.ScopeTransactionsRetrieve}},

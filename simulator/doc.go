@@ -6,6 +6,10 @@
 // plugs into (Store, Tx, ChangeFeed, Processor, RuleBook, Clock, IDGen,
 // EndpointPolicy).
 //
+// The card types (CardInfo, BinData, CardRef) and the pure card rules
+// (LuhnValid, CardFingerprint, AllDigits) are the kernel's; the test-card
+// catalogue that produces a CardInfo from a number is simulator/cards.
+//
 // The use cases live in simulator/service, the adapters beside it. The
 // kernel imports only the standard library and github.com/google/uuid, and
 // holds no goroutine, lock, cache, log or I/O: a test in this package fails

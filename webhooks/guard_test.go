@@ -19,6 +19,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -132,10 +133,10 @@ func TestNewGuardEntries(t *testing.T) {
 // policy, its dispatcher (not running), and the default tenant.
 func guardedService(tb testing.TB, db *store.DB, guard simulator.EndpointPolicy) (*service.Service, *simulator.Tenant, *webhooks.Dispatcher) {
 	tb.Helper()
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(tb, err)
 	var d *webhooks.Dispatcher
-	svc := service.NewService(db, clock.NewManual(epoch), &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil,
+	svc := service.NewService(db, clock.NewManual(epoch), &idgen.Seq{}, catalog, processors.NewFake(nil, nil), nil,
 		service.Config{Endpoints: guard, Renderer: webhooks.Renderer{},
 			Webhooks: webhooks.Attach(&d, webhooks.Options{Timeout: time.Second, Concurrency: 4})})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "default", SigningSecret: "secret", APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})

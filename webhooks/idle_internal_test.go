@@ -11,6 +11,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -46,11 +47,11 @@ func TestDispatcherIdleWithoutPending(t *testing.T) {
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	st := &countingStore{Store: db}
 	var d *Dispatcher
-	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil,
+	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &idgen.Seq{}, catalog, processors.NewFake(nil, nil), nil,
 		service.Config{Renderer: Renderer{}, Webhooks: Attach(&d, Options{Timeout: time.Second, Concurrency: 2})})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "t1", SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "k", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)
@@ -117,11 +118,11 @@ func TestDispatcherIdleNotLostAcrossCommit(t *testing.T) {
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	st := &hookStore{Store: db}
 	var d *Dispatcher
-	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil,
+	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &idgen.Seq{}, catalog, processors.NewFake(nil, nil), nil,
 		service.Config{Renderer: Renderer{}, Webhooks: Attach(&d, Options{Timeout: time.Second, Concurrency: 2})})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "t1", SigningSecret: "s", WebhookURL: "http://127.0.0.1:1/hook",
 		APIKeys: []simulator.APIKey{{Key: "k", Scopes: simulator.AllScopes}}})

@@ -20,6 +20,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -71,11 +72,11 @@ func TestReleaseEventsSendTheirStoredBodies(t *testing.T) {
 	}))
 	t.Cleanup(rc.Close)
 
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	clk := clock.NewManual(epoch.Add(2 * time.Hour))
 	var d *webhooks.Dispatcher
-	svc := service.NewService(db, clk, &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil,
+	svc := service.NewService(db, clk, &idgen.Seq{}, catalog, processors.NewFake(nil, nil), nil,
 		service.Config{Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&d, webhooks.Options{Timeout: 5 * time.Second})})
 	tn, err := svc.Tenant("default")
 	require.NoError(t, err)

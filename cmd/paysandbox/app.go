@@ -19,6 +19,7 @@ import (
 	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -84,7 +85,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		closeLog(logBuf)
 		return nil, err
 	}
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	if err != nil {
 		closeLog(logBuf)
 		return nil, fmt.Errorf("card catalogue: %w", err)
@@ -99,7 +100,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
 	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf}
-	svc := service.NewService(db, opt.Clock, opt.IDs, cards, proc, log, service.Config{
+	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, proc, log, service.Config{
 		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
 		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
 		Instance:       cfg.Instance,

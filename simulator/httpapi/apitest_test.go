@@ -20,6 +20,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
@@ -137,7 +138,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 // built-in scenarios (and each tenant's own rules) and the card catalogue.
 func newService(t testing.TB, db *store.DB, clk simulator.Clock, ids simulator.IDGen) *service.Service {
 	t.Helper()
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	proc := processors.NewFake(nil, func(tenantID string) string {
 		if tn, err := db.CachedTenant(tenantID); err == nil && tn != nil {
@@ -145,7 +146,7 @@ func newService(t testing.TB, db *store.DB, clk simulator.Clock, ids simulator.I
 		}
 		return ""
 	})
-	return service.NewService(db, clk, ids, cards, proc, nil, service.Config{AttemptTTL: 15 * time.Minute})
+	return service.NewService(db, clk, ids, catalog, proc, nil, service.Config{AttemptTTL: 15 * time.Minute})
 }
 
 // URL is the server's base URL.

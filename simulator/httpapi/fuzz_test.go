@@ -15,6 +15,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -78,11 +79,11 @@ func newFuzzFixture(tb testing.TB) *fuzzFixture {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+		catalog, err := cards.Parse(fixtures.Cards)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		svc := service.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, service.Config{})
+		svc := service.NewService(db, simulatorClock{}, simulator.RandomIDs{}, catalog, processors.NewFake(nil, nil), nil, service.Config{})
 		if _, err := svc.EnsureTenant(service.TenantSpec{ID: simulator.DefaultTenantID, SigningSecret: "s",
 			APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}}}); err != nil {
 			tb.Fatal(err)

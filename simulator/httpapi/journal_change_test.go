@@ -12,6 +12,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -23,9 +24,9 @@ func TestJournalSignalsTheTenant(t *testing.T) {
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
-	svc := service.NewService(db, simulatorClock{}, simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, service.Config{})
+	svc := service.NewService(db, simulatorClock{}, simulator.RandomIDs{}, catalog, processors.NewFake(nil, nil), nil, service.Config{})
 	for _, id := range []string{"a", "b"} {
 		_, err := svc.EnsureTenant(service.TenantSpec{ID: id, SigningSecret: "s", APIKeys: []simulator.APIKey{{Key: "key-" + id, Scopes: simulator.AllScopes}}})
 		require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -38,12 +39,12 @@ func newCountingEnv(t *testing.T, decide func(p *simulator.Payment) simulator.Au
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	cs := &countingStore{DB: db}
 	clk := clock.NewManual(svcEpoch)
 	proc := &stubProcessor{Fake: processors.NewFake(nil, nil), authorize: decide}
-	svc := service.NewService(cs, clk, &idgen.Seq{}, cards, proc, nil, service.Config{})
+	svc := service.NewService(cs, clk, &idgen.Seq{}, catalog, proc, nil, service.Config{})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 	require.NoError(t, err)

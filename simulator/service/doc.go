@@ -9,7 +9,8 @@
 // storage, processors, clocks and the webhook dispatcher only through ports:
 // those the kernel declares (simulator.Store, simulator.Processor, ...) and
 // WebhookRunner, declared here where it is used. It imports the standard
-// library and simulator only; never simulator/store, simulator/httpapi,
+// library, simulator and simulator/cards (the test-card catalogue, which
+// imports the kernel only); never simulator/store, simulator/httpapi,
 // webhooks, dashboard, processors, scenarios or cmd (a test fails if it
 // does). Its behaviour tests run on the real store in memory with a manual
 // clock.

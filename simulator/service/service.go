@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 )
 
 // Service is the use cases of the sandbox, one file per noun. Every
@@ -14,7 +15,7 @@ type Service struct {
 	Store     simulator.Store
 	Clock     simulator.Clock
 	IDs       simulator.IDGen
-	Cards     *simulator.CardCatalog
+	Cards     *cards.Catalog
 	Processor simulator.Processor
 	Log       *slog.Logger
 	// AttemptTTL is how long a payment attempt awaits approval.
@@ -86,7 +87,7 @@ const DefaultAdvanceWait = 30 * time.Second
 // NewService wires the use cases to their ports and returns them fully
 // wired: its scheduler (Scheduler) and, with cfg.Webhooks, its dispatcher
 // are made here, and nothing is attached to the service afterwards.
-func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, cards *simulator.CardCatalog, proc simulator.Processor, log *slog.Logger, cfg Config) *Service {
+func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, catalog *cards.Catalog, proc simulator.Processor, log *slog.Logger, cfg Config) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -96,7 +97,7 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	if cfg.AdvanceWait <= 0 {
 		cfg.AdvanceWait = DefaultAdvanceWait
 	}
-	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: cards, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
+	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: catalog, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
 		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion}
 	s.sched = newScheduler(s)

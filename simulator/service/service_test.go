@@ -13,6 +13,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -49,13 +50,13 @@ func newSvcEnvConfig(tb testing.TB, proc simulator.Processor, cfg service.Config
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = db.Close() })
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(tb, err)
 	if proc == nil {
 		proc = processors.NewFake(nil, nil)
 	}
 	clk := clock.NewManual(svcEpoch)
-	svc := service.NewService(db, clk, &idgen.Seq{}, cards, proc, nil, cfg)
+	svc := service.NewService(db, clk, &idgen.Seq{}, catalog, proc, nil, cfg)
 	t, err := svc.EnsureTenant(service.TenantSpec{
 		ID: "default", SigningSecret: "secret",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}},

@@ -11,6 +11,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -128,11 +129,11 @@ func TestAppendedAfterCommit(t *testing.T) {
 	db, err := store.Open(":memory:", store.FsyncNever)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	st := &watchedStore{DB: db}
 	r := &appendWatch{st: st}
-	svc := service.NewService(st, clock.NewManual(svcEpoch), &idgen.Seq{}, cards, processors.NewFake(nil, nil), nil,
+	svc := service.NewService(st, clock.NewManual(svcEpoch), &idgen.Seq{}, catalog, processors.NewFake(nil, nil), nil,
 		service.Config{Webhooks: func(*service.Service) service.WebhookRunner { return r }})
 	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "default", SigningSecret: "secret", WebhookURL: "http://127.0.0.1:1/hooks",
 		APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})

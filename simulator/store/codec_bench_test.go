@@ -17,7 +17,7 @@ import (
 
 func typicalRecords() (pay *payRec, ev *evStore, cs *simulator.ClientSession) {
 	at := time.Date(2026, 11, 22, 7, 30, 0, 123456789, time.UTC)
-	card := cards().Identify("4111111111111111")
+	card := shippedCards().Identify("4111111111111111")
 	amt := int64(1000)
 	p := &simulator.Payment{ID: "Z926ZLaz", TenantID: "t_h4oTxgDO3w6u8vcn", Date: at, DateUpdated: at, Status: simulator.StatusSettled,
 		OrderID: "order-00042", CurrencyCode: "EUR", Amount: 1000, Authorized: 1000, CardTokenType: "CARD_PAN", CVVGiven: true,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 )
 
 // Compact records. A payment and an instrument keep a reference to their
@@ -29,14 +30,14 @@ import (
 
 var (
 	catalogOnce sync.Once
-	catalog     *simulator.CardCatalog
+	catalog     *cards.Catalog
 )
 
-// cards is the built-in test-card catalogue (the one the server identifies
+// shippedCards is the built-in test-card catalogue (the one the server identifies
 // cards with); nil if it does not parse, and then every card is stored whole.
-func cards() *simulator.CardCatalog {
+func shippedCards() *cards.Catalog {
 	catalogOnce.Do(func() {
-		c, err := simulator.ParseCardCatalog(fixtures.Cards)
+		c, err := cards.Parse(fixtures.Cards)
 		if err == nil {
 			catalog = c
 		}
@@ -297,7 +298,7 @@ func payRecOf(p *simulator.Payment) *payRec {
 	if pr := p.Processor; pr != nil {
 		rec.Processor = &procRec{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
 	}
-	ref, byRef := cards().RefOf(p.Card)
+	ref, byRef := shippedCards().RefOf(p.Card)
 	if byRef {
 		rec.Ref = &ref
 	} else {
@@ -404,7 +405,7 @@ func encodeInstrument(in *simulator.Instrument) ([]byte, error) { return marshal
 
 func instRecOf(in *simulator.Instrument) *instRec {
 	rec := &instRec{Instrument: *in}
-	if ref, ok := cards().RefOf(in.Card); ok {
+	if ref, ok := shippedCards().RefOf(in.Card); ok {
 		rec.Ref = &ref
 	} else {
 		c := in.Card
@@ -436,7 +437,7 @@ func (rec *instRec) instrument(tid string) (*simulator.Instrument, error) {
 func cardOf(whole *simulator.CardInfo, ref *simulator.CardRef) (simulator.CardInfo, error) {
 	switch {
 	case ref != nil:
-		c, ok := cards().CardFromRef(*ref)
+		c, ok := shippedCards().CardFromRef(*ref)
 		if !ok {
 			return c, fmt.Errorf("card %s is not in the test-card catalogue", ref.Fingerprint)
 		}

@@ -12,12 +12,13 @@ import (
 
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
-func catalog(t *testing.T) *simulator.CardCatalog {
+func catalog(t *testing.T) *cards.Catalog {
 	t.Helper()
-	c, err := simulator.ParseCardCatalog(fixtures.Cards)
+	c, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	return c
 }

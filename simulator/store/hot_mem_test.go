@@ -9,6 +9,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
@@ -30,12 +31,12 @@ func BenchmarkHotMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cards, err := simulator.ParseCardCatalog(fixtures.Cards)
+		cat, err := cards.Parse(fixtures.Cards)
 		if err != nil {
 			b.Fatal(err)
 		}
 		svc := service.NewService(db, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)),
-			simulator.RandomIDs{}, cards, processors.NewFake(nil, nil), nil, service.Config{})
+			simulator.RandomIDs{}, cat, processors.NewFake(nil, nil), nil, service.Config{})
 		tn, err := svc.EnsureTenant(service.TenantSpec{ID: "bench", SigningSecret: "s",
 			APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
 		if err != nil {

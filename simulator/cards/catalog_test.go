@@ -1,4 +1,4 @@
-package simulator_test
+package cards_test
 
 import (
 	"encoding/json"
@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
 )
 
-// cardTestNetworks is the network table of the shipped catalogue; the tests
-// here do not read fixtures (it would be an import cycle for the domain).
+// cardTestNetworks is the network table of the shipped catalogue. The tests
+// here use their own data; fixtures/fixtures_test.go checks the shipped file.
 const cardTestNetworks = `[
 	{"network": "VISA", "displayName": "Visa", "prefixes": ["4"], "lengths": [13, 16, 19], "cvvLength": 3},
 	{"network": "MASTERCARD", "displayName": "Mastercard", "prefixes": ["51-55", "2221-2720"], "lengths": [16], "cvvLength": 3},
@@ -37,69 +38,17 @@ const cardTestCatalogue = `{"networks": ` + cardTestNetworks + `, "cards": [
 	  "prepaidReloadableIndicator": "RELOADABLE", "productUsageType": "BUSINESS", "productCode": "AMEX", "productName": "AMEX PREPAID"}}
 ]}`
 
-func mustParseCardCatalog(t *testing.T, data string) *simulator.CardCatalog {
+func mustParse(t *testing.T, data string) *cards.Catalog {
 	t.Helper()
-	c, err := simulator.ParseCardCatalog([]byte(data))
+	c, err := cards.Parse([]byte(data))
 	if err != nil {
-		t.Fatalf("ParseCardCatalog: %v", err)
+		t.Fatalf("Parse: %v", err)
 	}
 	return c
 }
 
-func TestLuhnValid(t *testing.T) {
-	tests := []struct {
-		name   string
-		number string
-		want   bool
-	}{
-		{"visa 16", "4111111111111111", true},
-		{"visa 16 b", "4242424242424242", true},
-		{"mastercard", "5555555555554444", true},
-		{"mastercard 2-series", "2223003122003222", true},
-		{"amex 15", "378282246310005", true},
-		{"diners 14", "36227206271667", true},
-		{"12 digits, shortest allowed", "500000000009", true},
-		{"19 digits, longest allowed", "6799990100000000019", true},
-		{"visa 19", "4111111111111111110", true},
-		{"all zeros 12", "000000000000", true},
-		{"bad check digit", "4111111111111112", false},
-		{"bad check digit amex", "378282246310006", false},
-		{"transposed digits", "4111111111111141", false},
-		{"11 digits passing the checksum", "00000000000", false},
-		{"20 digits passing the checksum", "00000000000000000000", false},
-		{"empty", "", false},
-		{"spaces", "4111 1111 1111 1111", false},
-		{"dashes", "4111-1111-1111-1111", false},
-		{"letter", "41111111111111a1", false},
-		{"leading space", " 4111111111111111", false},
-		{"sign", "+4111111111111111", false},
-		{"full-width digits", "４１１１１１１１１１１１１１１１", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := simulator.LuhnValid(tt.number); got != tt.want {
-				t.Errorf("LuhnValid(%q) = %v, want %v", tt.number, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestCardFingerprint(t *testing.T) {
-	// Pinned: scenarios stored with this fingerprint must keep matching.
-	const want = "a087c6b4e8732527feb2d85b74be9786cdf4e368768d56e65753aba7a7a5d556"
-	if got := simulator.CardFingerprint("4111111111111111"); got != want {
-		t.Errorf("CardFingerprint = %s, want %s", got, want)
-	}
-	if simulator.CardFingerprint("4111111111111111") == simulator.CardFingerprint("4242424242424242") {
-		t.Error("different numbers share a fingerprint")
-	}
-	if got := simulator.CardFingerprint("4242424242424242"); len(got) != 64 || strings.Contains(got, "4242424242424242") {
-		t.Errorf("fingerprint %q is not 64 hex characters free of the number", got)
-	}
-}
-
 func TestIdentifyNetworkDetection(t *testing.T) {
-	c := mustParseCardCatalog(t, cardTestCatalogue)
+	c := mustParse(t, cardTestCatalogue)
 	tests := []struct {
 		number      string
 		network     string
@@ -173,7 +122,7 @@ func TestIdentifyLongestPrefixWins(t *testing.T) {
 		 "binData": {"regionalRestriction": "UNKNOWN", "accountNumberType": "UNKNOWN", "accountFundingType": "UNKNOWN",
 		  "prepaidReloadableIndicator": "UNKNOWN", "productUsageType": "UNKNOWN", "productCode": "DANKORT", "productName": "DANKORT"}}
 	]}`
-	c := mustParseCardCatalog(t, data)
+	c := mustParse(t, data)
 	tests := map[string]string{
 		"4571000000000001": "DANKORT", // catalogued
 		"4571999999999999": "DANKORT",
@@ -192,7 +141,7 @@ func TestIdentifyLongestPrefixWins(t *testing.T) {
 }
 
 func TestIdentifyCatalogued(t *testing.T) {
-	c := mustParseCardCatalog(t, cardTestCatalogue)
+	c := mustParse(t, cardTestCatalogue)
 
 	t.Run("success", func(t *testing.T) {
 		got := c.Identify("4111111111111111")
@@ -239,7 +188,7 @@ func TestIdentifyCatalogued(t *testing.T) {
 }
 
 func TestIdentifyUncatalogued(t *testing.T) {
-	c := mustParseCardCatalog(t, cardTestCatalogue)
+	c := mustParse(t, cardTestCatalogue)
 	tests := []struct {
 		number, network, display, first6, last4 string
 		cvv                                     int
@@ -278,7 +227,7 @@ func TestIdentifyUncatalogued(t *testing.T) {
 }
 
 func TestIdentifyBinDataJSON(t *testing.T) {
-	c := mustParseCardCatalog(t, cardTestCatalogue)
+	c := mustParse(t, cardTestCatalogue)
 	b, err := json.Marshal(c.Identify("4242424242424242").BinData)
 	if err != nil {
 		t.Fatal(err)
@@ -292,9 +241,9 @@ func TestIdentifyBinDataJSON(t *testing.T) {
 }
 
 func TestCatalogCards(t *testing.T) {
-	c := mustParseCardCatalog(t, cardTestCatalogue)
+	c := mustParse(t, cardTestCatalogue)
 	got := c.Cards()
-	want := []simulator.CatalogCard{
+	want := []cards.Card{
 		{Number: "4111111111111111", Network: "VISA", Description: "Visa success"},
 		{Number: "4000000000000002", Network: "VISA", Description: "Visa decline"},
 		{Number: "5100000000000016", Network: "MASTERCARD", Description: "Mastercard fail"},
@@ -316,8 +265,8 @@ func TestCatalogCards(t *testing.T) {
 	}
 }
 
-func TestParseCardCatalogEmptyCards(t *testing.T) {
-	c := mustParseCardCatalog(t, `{"networks": `+cardTestNetworks+`, "cards": []}`)
+func TestParseEmptyCards(t *testing.T) {
+	c := mustParse(t, `{"networks": `+cardTestNetworks+`, "cards": []}`)
 	if len(c.Cards()) != 0 {
 		t.Errorf("Cards() = %v, want none", c.Cards())
 	}
@@ -348,7 +297,7 @@ func cardDocBinData(doc map[string]any, i int) map[string]any {
 	return cardDocCard(doc, i)["binData"].(map[string]any)
 }
 
-func TestParseCardCatalogStrict(t *testing.T) {
+func TestParseStrict(t *testing.T) {
 	raw := func(s string) func(*testing.T) []byte { return func(*testing.T) []byte { return []byte(s) } }
 	mutate := func(f func(doc map[string]any)) func(*testing.T) []byte {
 		return func(t *testing.T) []byte {
@@ -465,9 +414,9 @@ func TestParseCardCatalogStrict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := simulator.ParseCardCatalog(tt.data(t))
+			c, err := cards.Parse(tt.data(t))
 			if err == nil {
-				t.Fatalf("ParseCardCatalog succeeded (%d cards), want an error", len(c.Cards()))
+				t.Fatalf("Parse succeeded (%d cards), want an error", len(c.Cards()))
 			}
 			for _, w := range tt.wants {
 				if !strings.Contains(err.Error(), w) {
