@@ -270,6 +270,9 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		at: now, method: r.Method, path: redact.String(r.URL.Path), status: status,
 		latencyMs: time.Since(start).Milliseconds(), tenantID: t.ID, requestID: requestID(c),
 	}
+	if v, ok := c.Get(ctxVersion).(simulator.APIVersion); ok {
+		e.apiVersion = string(v)
+	}
 	// The request body is shared with the handler (never written after
 	// readBody): copied unless redactFields made a private one.
 	if len(red.req) > 0 {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -37,12 +38,12 @@ func (s *Server) createPayment(c echo.Context) error {
 	p, err := s.svc.CreatePayment(c.Request().Context(), tenantOf(c), service.PaymentRequest{
 		Token: req.PaymentMethodToken, OrderID: req.OrderID, CurrencyCode: req.CurrencyCode, Amount: req.Amount,
 		CustomerID: req.CustomerID, Customer: req.Customer, Order: req.Order, Metadata: req.Metadata,
-		PaymentMethod: req.PaymentMethod, IdempotencyKey: idemKey(c),
+		PaymentMethod: req.PaymentMethod, IdempotencyKey: idemKey(c), Version: versionOf(c),
 	})
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
 }
 
 func (s *Server) getPayment(c echo.Context) error {
@@ -50,7 +51,7 @@ func (s *Server) getPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(queryList(c, "expand"))))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(queryList(c, "expand"))))
 }
 
 type authorizeBody struct {
@@ -70,7 +71,7 @@ func (s *Server) authorizePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
 }
 
 type captureBody struct {
@@ -86,13 +87,23 @@ func (s *Server) capturePayment(c echo.Context) error {
 		return err
 	}
 	final := req.Final == nil || *req.Final
+	v := versionOf(c)
+	if v.Has(simulator.DiffFinalCapture) {
+		final = true // every capture is final before 2.4
+	}
 	p, err := s.svc.CapturePayment(c.Request().Context(), tenantOf(c), c.Param("id"), service.CaptureRequest{
 		Amount: req.Amount, Final: final, Metadata: req.Metadata, IdempotencyKey: idemKey(c),
 	})
 	if err != nil {
+		var e *simulator.Error
+		if v.Has(simulator.DiffFinalCapture) && errors.As(err, &e) && e.Code == simulator.CodeInvalidPaymentStatus {
+			if q, _ := s.svc.Payment(tenantOf(c), c.Param("id")); q != nil && q.FinalCaptured {
+				c.Response().Header().Add("Sandbox-Warning", "The vendor does not document the error of a second capture before 2.4; InvalidPaymentStatus is the sandbox's guess")
+			}
+		}
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
 }
 
 type cancelBody struct {
@@ -109,7 +120,7 @@ func (s *Server) cancelPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
 }
 
 type refundBody struct {
@@ -132,7 +143,7 @@ func (s *Server) refundPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
 }
 
 type resumeBody struct {
@@ -149,7 +160,7 @@ func (s *Server) resumePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
 }
 
 // queryList reads an array query parameter: comma lists and repeats.

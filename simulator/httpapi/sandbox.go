@@ -152,7 +152,7 @@ func (s *Server) wait(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
 }
 
 type disputeBody struct {
@@ -180,7 +180,7 @@ func (s *Server) settle(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
 }
 
 func (s *Server) complete3DS(c echo.Context) error {
@@ -192,7 +192,7 @@ func (s *Server) complete3DS(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
 }
 
 // waitTimeout reads a long-poll's `timeout` query parameter (default 5s, at
