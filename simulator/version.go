@@ -153,3 +153,12 @@ func LegacyPaymentType(vaulted bool) string {
 	}
 	return "ECOMMERCE"
 }
+
+// RequestTimeout is the request timeout of a merchant-API request made with
+// v when the operator configured configured: below 2.4 at most 25 s.
+func (v APIVersion) RequestTimeout(configured time.Duration) time.Duration {
+	if legacy := LegacyRequestTimeoutSec * time.Second; configured > legacy && v.Has(DiffRequestTimeout) {
+		return legacy
+	}
+	return configured
+}

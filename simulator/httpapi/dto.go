@@ -34,7 +34,7 @@ type sessionDTO struct {
 	Customer                  *simulator.Customer             `json:"customer,omitempty"`
 	Order                     *simulator.Order                `json:"order,omitempty"`
 	PaymentMethod             *simulator.SessionPaymentMethod `json:"paymentMethod,omitempty"`
-	ApprovalMode              string                          `json:"approvalMode"`
+	ApprovalMode              *string                         `json:"approvalMode,omitempty"` // always on 2.4 (even empty), never below
 	CurrentAttemptID          string                          `json:"currentAttemptId,omitempty"`
 }
 
@@ -45,10 +45,13 @@ func toSessionDTO(cs *simulator.ClientSession, v simulator.APIVersion, withToken
 	out := sessionDTO{
 		CustomerID: d.CustomerID, OrderID: d.OrderID, CurrencyCode: d.CurrencyCode, Amount: d.Amount,
 		Metadata: d.Metadata, Customer: d.Customer, Order: orderFor(d.Order, v), PaymentMethod: d.PaymentMethod,
-		ApprovalMode: string(cs.ApprovalMode), CurrentAttemptID: cs.CurrentAttemptID,
+		CurrentAttemptID: cs.CurrentAttemptID,
 	}
 	if v.Has(simulator.DiffAnswerShape) {
-		out.ApprovalMode, out.CurrentAttemptID = "", ""
+		out.CurrentAttemptID = ""
+	} else {
+		mode := string(cs.ApprovalMode)
+		out.ApprovalMode = &mode
 	}
 	if out.Amount == nil {
 		if total, ok, err := d.TotalAmount(); ok && err == nil {

@@ -98,7 +98,7 @@ func (s *Server) capturePayment(c echo.Context) error {
 		var e *simulator.Error
 		if v.Has(simulator.DiffFinalCapture) && errors.As(err, &e) && e.Code == simulator.CodeInvalidPaymentStatus {
 			if q, _ := s.svc.Payment(tenantOf(c), c.Param("id")); q != nil && q.FinalCaptured {
-				c.Response().Header().Add("Sandbox-Warning", "The vendor does not document the error of a second capture before 2.4; InvalidPaymentStatus is the sandbox's guess")
+				c.Set(ctxErrorWarning, "The vendor does not document the error of a second capture before 2.4; InvalidPaymentStatus is the sandbox's guess")
 			}
 		}
 		return err

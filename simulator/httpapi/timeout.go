@@ -29,9 +29,7 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		if d <= 0 {
 			return next(c)
 		}
-		if legacy := simulator.LegacyRequestTimeoutSec * time.Second; d > legacy && versionOf(c).Has(simulator.DiffRequestTimeout) {
-			d = legacy
-		}
+		d = versionOf(c).RequestTimeout(d)
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
 		ctx, note := service.WithRequestNote(ctx)
