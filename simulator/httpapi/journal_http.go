@@ -293,6 +293,11 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		e.hints[i].Message = redact.String(e.hints[i].Message)
 	}
 	s.journal.add(&e)
+	if hits, _ := c.Get(ctxMigration).([]simulator.MigrationHit); len(hits) > 0 && s.svc != nil {
+		if err := s.svc.RecordMigration(t, e.requestID, hits); err != nil {
+			s.log.Error("migration notes not recorded", "err", err, "tenant", t.ID)
+		}
+	}
 	if s.svc != nil {
 		s.svc.NoteChange(t.ID) // the dashboard's payment page shows the journal
 		if s.journal.NeedsPrune() {

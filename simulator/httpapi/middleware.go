@@ -147,12 +147,16 @@ func version(next echo.HandlerFunc) echo.HandlerFunc {
 			rh.Set("Sunset", sunsetValue)
 			rh.Set("Link", deprecationLink)
 			if v.Has(simulator.DiffAttemptRoutes) && strings.HasPrefix(c.Path(), "/payment-attempts/") {
+				addMigration(c, simulator.DiffAttemptRoutes, c.Request().Method+" "+c.Path()+" answers 404 on "+string(v)+"; 2.4 serves it")
 				return echo.ErrNotFound
 			}
 		}
 		err := next(c)
 		if err != nil && v.Has(simulator.DiffIdempotency400) && strings.HasPrefix(c.Path(), "/payments") {
-			err = legacyIdempotencyError(err, c.Request().Header.Get("X-Idempotency-Key"))
+			if legacy := legacyIdempotencyError(err, c.Request().Header.Get("X-Idempotency-Key")); legacy != err {
+				addMigration(c, simulator.DiffIdempotency400, "This reused idempotency key answers 409 IdempotencyKeyAlreadyExists on 2.4, 400 TransactionRequestIdempotencyKeyAlreadyExists on "+string(v))
+				err = legacy
+			}
 		}
 		return err
 	}

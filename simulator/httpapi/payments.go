@@ -43,7 +43,12 @@ func (s *Server) createPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
+	v := versionOf(c)
+	if pm := p.PaymentMethod; v.Has(simulator.DiffComputedType) && (req.PaymentMethod == nil || req.PaymentMethod.PaymentType == "") &&
+		pm.PaymentType == simulator.LegacyPaymentType(pm.IsVaulted) {
+		addMigration(c, simulator.DiffComputedType, "paymentType "+pm.PaymentType+" was computed here on "+string(v)+" and will be blank on 2.4 unless the request or its session gives one")
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, v, expands(req.Expand)))
 }
 
 func (s *Server) getPayment(c echo.Context) error {
@@ -99,11 +104,15 @@ func (s *Server) capturePayment(c echo.Context) error {
 		if v.Has(simulator.DiffFinalCapture) && errors.As(err, &e) && e.Code == simulator.CodeInvalidPaymentStatus {
 			if q, _ := s.svc.Payment(tenantOf(c), c.Param("id")); q != nil && q.FinalCaptured {
 				c.Set(ctxErrorWarning, "The vendor does not document the error of a second capture before 2.4; InvalidPaymentStatus is the sandbox's guess")
+				addMigration(c, simulator.DiffFinalCapture, "This capture is refused on "+string(v)+" because the first one was final; on 2.4 a capture with final:false leaves more captures possible")
 			}
 		}
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
+	if v.Has(simulator.DiffFinalCapture) && p.Status == simulator.StatusPartiallySettled {
+		addMigration(c, simulator.DiffFinalCapture, "This partial capture closed further captures on "+string(v)+"; on 2.4 it would with final:true only (final:false leaves more captures possible)")
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, v, expands(req.Expand)))
 }
 
 type cancelBody struct {

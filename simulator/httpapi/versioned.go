@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/labstack/echo/v4"
@@ -103,4 +106,58 @@ func (s *Server) versionNotes(c echo.Context) error {
 		out.Versions = append(out.Versions, n)
 	}
 	return writeJSON(c, http.StatusOK, out)
+}
+
+// ctxMigration holds the request's []simulator.MigrationHit.
+const ctxMigration = "paysandbox.migration"
+
+// addMigration notes that the request hit a 2.4 difference (kind, a
+// simulator.VersionDifference kind); the journal hook stores the notes.
+func addMigration(c echo.Context, kind, message string) {
+	hs, _ := c.Get(ctxMigration).([]simulator.MigrationHit)
+	c.Set(ctxMigration, append(hs, simulator.MigrationHit{Kind: kind, Message: message}))
+}
+
+// unknownFieldHits notes the fields of a 422 that the request's version
+// does not know but 2.4 does.
+func unknownFieldHits(c echo.Context, v simulator.APIVersion, err error) {
+	var e *simulator.Error
+	if !errors.As(err, &e) {
+		return
+	}
+	for _, f := range e.Fields {
+		name := f.Path[strings.LastIndexByte(f.Path, '.')+1:]
+		for _, d := range fieldsUntil {
+			if v.Has(d.kind) && slices.Contains(d.names, name) && strings.HasPrefix(f.Description, "Extra fields not permitted") {
+				addMigration(c, d.kind, f.Path+" is refused on "+string(v)+" and accepted on 2.4")
+			}
+		}
+	}
+}
+
+// migrationNotes is GET /_sandbox/migration.
+func (s *Server) migrationNotes(c echo.Context) error {
+	m, err := s.svc.MigrationNotes(tenantOf(c))
+	if err != nil {
+		return err
+	}
+	items := make([]migrationItemDTO, 0, len(m.Items))
+	for _, n := range m.Items {
+		ids := n.ExampleRequestIDs
+		if ids == nil {
+			ids = []string{}
+		}
+		items = append(items, migrationItemDTO{Kind: n.Kind, Description: n.Description, Count: n.Count,
+			ExampleRequestIDs: ids, FirstSeen: ts(n.FirstSeen), LastSeen: ts(n.LastSeen)})
+	}
+	return writeJSON(c, http.StatusOK, map[string]any{"items": items})
+}
+
+type migrationItemDTO struct {
+	Kind              string   `json:"kind"`
+	Description       string   `json:"description"`
+	Count             int64    `json:"count"`
+	ExampleRequestIDs []string `json:"exampleRequestIds"`
+	FirstSeen         string   `json:"firstSeen"`
+	LastSeen          string   `json:"lastSeen"`
 }
