@@ -56,6 +56,7 @@ func TestMigrationNotes(t *testing.T) {
 	assert.Contains(t, items[simulator.DiffNewFields]["description"], "$.approvalMode")
 	assert.Contains(t, items[simulator.DiffComputedType]["description"], "ECOMMERCE")
 	assert.EqualValues(t, 1, items[simulator.DiffFinalCapture]["count"])
+	assert.Contains(t, items[simulator.DiffAnswerShape]["description"], "authorizationCode")
 	for _, it := range items {
 		assert.NotEmpty(t, it["firstSeen"])
 		assert.NotEmpty(t, it["lastSeen"])

@@ -48,7 +48,7 @@ func (s *Server) createPayment(c echo.Context) error {
 		pm.PaymentType == simulator.LegacyPaymentType(pm.IsVaulted) {
 		addMigration(c, simulator.DiffComputedType, "paymentType "+pm.PaymentType+" was computed here on "+string(v)+" and will be blank on 2.4 unless the request or its session gives one")
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, v, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 func (s *Server) getPayment(c echo.Context) error {
@@ -56,7 +56,7 @@ func (s *Server) getPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(queryList(c, "expand"))))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(queryList(c, "expand"))))
 }
 
 type authorizeBody struct {
@@ -76,7 +76,7 @@ func (s *Server) authorizePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 type captureBody struct {
@@ -112,7 +112,7 @@ func (s *Server) capturePayment(c echo.Context) error {
 	if v.Has(simulator.DiffFinalCapture) && p.Status == simulator.StatusPartiallySettled {
 		addMigration(c, simulator.DiffFinalCapture, "This partial capture closed further captures on "+string(v)+"; on 2.4 it would with final:true only (final:false leaves more captures possible)")
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, v, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 type cancelBody struct {
@@ -129,7 +129,7 @@ func (s *Server) cancelPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 type refundBody struct {
@@ -152,7 +152,7 @@ func (s *Server) refundPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 type resumeBody struct {
@@ -169,7 +169,7 @@ func (s *Server) resumePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, versionOf(c), expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 // queryList reads an array query parameter: comma lists and repeats.
@@ -260,4 +260,19 @@ func (s *Server) listPayments(c echo.Context) error {
 		out.PrevCursor = page.Prev.Encode()
 	}
 	return writeJSON(c, http.StatusOK, out)
+}
+
+// paymentAnswer is a merchant-API answer about p in the request's version;
+// below 2.4 it notes what the answer leaves out that 2.4 would show.
+func paymentAnswer(c echo.Context, p *simulator.Payment, withEvents bool) paymentDTO {
+	v := versionOf(c)
+	if v.Has(simulator.DiffAnswerShape) {
+		for _, t := range p.Transactions {
+			if t.AuthorizationCode != "" {
+				addMigration(c, simulator.DiffAnswerShape, "This answer has no transactions[].authorizationCode on "+string(v)+"; 2.4 shows it (and transactions[].events with expand)")
+				break
+			}
+		}
+	}
+	return toPaymentDTO(p, v, withEvents)
 }
