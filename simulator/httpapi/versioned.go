@@ -35,6 +35,9 @@ var versionedSchemas sync.Map
 // forVersion is s as version v accepts it: s itself for 2.4, else a copy
 // without the fields v does not know.
 func forVersion(s *schema, v simulator.APIVersion) *schema {
+	if !v.Deprecated() {
+		return s
+	}
 	var drop map[string]bool
 	for _, f := range fieldsUntil {
 		if v.Has(f.kind) {
