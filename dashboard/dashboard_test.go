@@ -861,3 +861,34 @@ func TestPaymentPageOffersTheKernelActions(t *testing.T) {
 		})
 	}
 }
+
+// TestPaymentPageOlderVersion: a payment made with 2.3 shows its version,
+// and the dashboard's captures of it are final, as 2.3's are; a 2.4
+// payment keeps the choice.
+func TestPaymentPageOlderVersion(t *testing.T) {
+	e := newEnv(t, Options{})
+	amount := int64(1000)
+	cs, err := e.svc.CreateSession(e.tenant, simulator.SessionData{OrderID: "o-v", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalAuto)
+	require.NoError(t, err)
+	tok, err := e.svc.Tokenize(cs.ClientToken, service.CardInput{Number: cardOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Jane"})
+	require.NoError(t, err)
+	old, err := e.svc.CreatePayment(context.Background(), e.tenant, service.PaymentRequest{Token: tok.Instrument.Token, Version: simulator.V23})
+	require.NoError(t, err)
+	cur := e.pay(e.tenant, 1000, cardOK, "o-1", "c-1")
+	e.signIn(testKey)
+
+	page := e.get(Prefix + "/payments/" + old.ID).Body
+	assert.Contains(t, page, `<dd data-testid="api-version">2.3</dd>`)
+	assert.Contains(t, page, "every capture is final")
+	assert.NotContains(t, page, `id="cap-final"`)
+	page = e.get(Prefix + "/payments/" + cur.ID).Body
+	assert.Contains(t, page, `<dd data-testid="api-version">2.4</dd>`)
+	assert.Contains(t, page, `id="cap-final"`)
+
+	for _, p := range []*simulator.Payment{old, cur} {
+		e.post(Prefix+"/payments/"+p.ID+"/capture", url.Values{"amount": {"400"}, "final": {"no"}, "csrf": {e.csrf()}})
+		got, err := e.svc.Payment(e.tenant, p.ID)
+		require.NoError(t, err)
+		assert.Equal(t, p == old, got.FinalCaptured, p.ID)
+	}
+}

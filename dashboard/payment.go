@@ -142,6 +142,9 @@ func (s *Server) runPaymentAction(ctx context.Context, r *http.Request, a *auth,
 	case "capture":
 		final := r.PostFormValue("final") != "no"
 		var p *simulator.Payment
+		if p, err = s.svc.Payment(a.Tenant, id); err == nil && p.APIVersion.Has(simulator.DiffFinalCapture) {
+			final = true // the payment's version (below 2.4) knows only final captures
+		}
 		p, err = s.svc.CapturePayment(ctx, a.Tenant, id, service.CaptureRequest{Amount: amount, Final: final})
 		if err == nil {
 			msg = "Captured. The payment is " + string(p.Status) + "."

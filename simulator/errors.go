@@ -42,16 +42,18 @@ const (
 	CodeIdempotencyKeyAlreadyExists Code = "IdempotencyKeyAlreadyExists"
 	CodePaymentAlreadyRefunded      Code = "PaymentAlreadyRefunded"
 	CodeUnprocessableRefundAmount   Code = "UnprocessableRefundAmount"
-	// Never emitted: the vendor's pre-2.3 idempotency error (2.3+ answers 409
-	// IdempotencyKeyAlreadyExists), the adjust-authorization errors (the
-	// endpoint is not part of this product) and the resume 202.
+	// CodeTransactionRequestIdempotencyKeyAlreadyExists is the reused-key
+	// error of versions before 2.3 (2.3 and later answer 409
+	// IdempotencyKeyAlreadyExists).
 	CodeTransactionRequestIdempotencyKeyAlreadyExists Code = "TransactionRequestIdempotencyKeyAlreadyExists"
-	CodeEntityNotFound                                Code = "EntityNotFound"
-	CodePaymentIsNotAuthorizedYet                     Code = "PaymentIsNotAuthorizedYet"
-	CodeIncorrectPaymentAuthorizationType             Code = "IncorrectPaymentAuthorizationType"
-	CodeAdjustAuthorizationNonCardPayment             Code = "AdjustAuthorizationNonCardPayment"
-	CodeAdjustAuthorizationNotSupported               Code = "AdjustAuthorizationNotSupported"
-	CodeNoActionsToHandle                             Code = "NoActionsToHandle"
+	// Never emitted: the adjust-authorization errors (the endpoint is not
+	// part of this product) and the resume 202.
+	CodeEntityNotFound                    Code = "EntityNotFound"
+	CodePaymentIsNotAuthorizedYet         Code = "PaymentIsNotAuthorizedYet"
+	CodeIncorrectPaymentAuthorizationType Code = "IncorrectPaymentAuthorizationType"
+	CodeAdjustAuthorizationNonCardPayment Code = "AdjustAuthorizationNonCardPayment"
+	CodeAdjustAuthorizationNotSupported   Code = "AdjustAuthorizationNotSupported"
+	CodeNoActionsToHandle                 Code = "NoActionsToHandle"
 
 	// Payment attempts.
 	CodePaymentAttemptNotFound          Code = "PaymentAttemptNotFound"

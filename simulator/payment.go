@@ -82,6 +82,10 @@ type Payment struct {
 	// Plan is the decision taken when the payment was created; it governs
 	// the rest of the payment's life even if the tenant's rules change.
 	Plan *Plan `json:"plan,omitempty"`
+	// APIVersion is the version the payment was created with; it shapes
+	// answers about it that have no version header of their own. Empty
+	// (a payment stored before versions were recorded) counts as 2.4.
+	APIVersion APIVersion `json:"apiVersion,omitempty"`
 }
 
 // Plan is what the scenario rule chosen at creation dictates: the

@@ -120,6 +120,11 @@ type Tx interface {
 	// Disputes lists the tenant's disputes, newest first (of one payment when set).
 	Disputes(tenantID, paymentID string) ([]*Dispute, error)
 
+	// MigrationNotes reads the tenant's migration notes (empty when none);
+	// PutMigrationNotes stores them.
+	MigrationNotes(tenantID string) (*MigrationNotes, error)
+	PutMigrationNotes(m *MigrationNotes) error
+
 	PutJob(j *Job) error
 	DeleteJob(j *Job) error
 	Job(tenantID, id string) (*Job, error)

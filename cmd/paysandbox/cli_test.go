@@ -386,6 +386,8 @@ func TestCLIBehaviour(t *testing.T) {
 	toAbort := freshAttempt(a, numOK)
 	toExpire := freshAttempt(a, numOK)
 	challenged := a.pay(1000, numChallenge).Str("id")
+	pinned := a.req("POST", "/payment-attempts/"+awaiting+"/approve", nil, "X-API-VERSION: 2.2") // 404 on 2.2: a migration note
+	require.Equal(t, 404, pinned.Status)
 
 	jsonOf := func(t *testing.T, s string) map[string]any {
 		var v map[string]any
@@ -471,6 +473,17 @@ func TestCLIBehaviour(t *testing.T) {
 			check: func(t *testing.T, s string) {
 				assert.Regexp(t, `(?m)^generic-decline\s+\{"card":\["4000000000000002"`, s)
 				assert.Contains(t, s, `{"threeDS":"challenge"}`)
+			}},
+		{name: "migration", args: []string{"migration", "-o", "json"},
+			check: func(t *testing.T, s string) {
+				items := jsonOf(t, s)["items"].([]any)
+				require.Len(t, items, 1)
+				assert.Equal(t, "payment-attempts-route", items[0].(map[string]any)["kind"])
+				assert.Equal(t, []any{pinned.Header.Get("X-Request-Id")}, items[0].(map[string]any)["exampleRequestIds"])
+			}},
+		{name: "migration table", args: []string{"migration"},
+			check: func(t *testing.T, s string) {
+				assert.Regexp(t, `^payment-attempts-route \(1, \S+ \.\. \S+\)\n  POST /payment-attempts/:id/approve answers 404 on 2\.2; 2\.4 serves it\n  ids: \S+\n$`, s)
 			}},
 		{name: "hints table", args: []string{"hints"},
 			check: func(t *testing.T, s string) { assert.Contains(t, s, "missing-idempotency-key (") }},

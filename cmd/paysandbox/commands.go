@@ -39,6 +39,7 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 		newNextCmd(deps, nil),
 		newRequestsCmd(deps, nil),
 		newHintsCmd(deps, nil),
+		newMigrationCmd(deps, nil),
 		newCompletionCmd(),
 	)
 }

@@ -154,7 +154,7 @@ func TestPipelineOrder(t *testing.T) {
 		{name: "key without scope on instruments", method: "GET", path: "/payment-instruments?customer_id=c", headers: []string{"X-API-KEY: " + narrow}, status: 403, errorID: "Forbidden"},
 		{name: "narrow key has its scope", method: "GET", path: "/payments", headers: []string{"X-API-KEY: " + narrow}, status: 200},
 		{name: "missing version", method: "POST", path: "/client-session", body: map[string]any{}, headers: []string{"X-API-VERSION:"}, status: 400, errorID: "UnsupportedApiVersion"},
-		{name: "wrong version", method: "POST", path: "/client-session", body: map[string]any{}, headers: []string{"X-API-VERSION: 2.3"}, status: 400, errorID: "UnsupportedApiVersion"},
+		{name: "wrong version", method: "POST", path: "/client-session", body: map[string]any{}, headers: []string{"X-API-VERSION: 2.5"}, status: 400, errorID: "UnsupportedApiVersion"},
 		{name: "dated version", method: "GET", path: "/client-session?clientToken=x", headers: []string{"X-API-VERSION: 2021-09-27"}, status: 400, errorID: "UnsupportedApiVersion"},
 		{name: "bad key and bad version", method: "POST", path: "/client-session", body: map[string]any{}, headers: []string{"X-API-KEY: nope", "X-API-VERSION: 1"}, status: 401, errorID: "Unauthorized"},
 		{name: "scope missing and bad version", method: "POST", path: "/client-session", body: map[string]any{}, headers: []string{"X-API-KEY: " + narrow, "X-API-VERSION: 1"}, status: 403, errorID: "Forbidden"},

@@ -33,7 +33,7 @@ func TestWriteJSON(t *testing.T) {
 	p := typicalPayment()
 	p.Status = simulator.StatusPending
 	p.Required = &simulator.RequiredAction{Name: simulator.ActionThreeDS, Description: "3DS <challenge> & more", ClientToken: "ct_1"}
-	d := toPaymentDTO(p, true)
+	d := toPaymentDTO(p, "", true)
 	require.NotNil(t, d.RequiredAction)
 	abs := d
 	ra := *d.RequiredAction
@@ -119,11 +119,11 @@ func BenchmarkPaymentAnswer(b *testing.B) {
 			name = "dto+encode"
 		}
 		b.Run(name, func(b *testing.B) {
-			var v any = toPaymentDTO(p, false)
+			var v any = toPaymentDTO(p, "", false)
 			b.ReportAllocs()
 			for b.Loop() {
 				if withDTO {
-					v = toPaymentDTO(p, false)
+					v = toPaymentDTO(p, "", false)
 				}
 				e := getAnswerEncoder()
 				if _, err := e.encode(v); err != nil {

@@ -63,7 +63,12 @@ func decodeRequest(c echo.Context, s *schema, model string, dst any, optional bo
 // decodeWith is decodeRequest with extra rules the schema cannot say (they
 // are reported together with the schema's).
 func decodeWith(c echo.Context, s *schema, model string, dst any, optional bool, extra func(tree map[string]any) []simulator.FieldError, pathErrs ...simulator.FieldError) (map[string]any, error) {
-	return decodeFull(body(c), s, model, dst, optional, extra, pathErrs...)
+	v := versionOf(c)
+	tree, err := decodeFull(body(c), forVersion(s, v), model, dst, optional, extra, pathErrs...)
+	if err != nil && v.Deprecated() {
+		unknownFieldHits(c, v, err)
+	}
+	return tree, err
 }
 
 // decodeFull decodes a body as a generic tree, lists every broken rule, then

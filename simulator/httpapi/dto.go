@@ -34,16 +34,24 @@ type sessionDTO struct {
 	Customer                  *simulator.Customer             `json:"customer,omitempty"`
 	Order                     *simulator.Order                `json:"order,omitempty"`
 	PaymentMethod             *simulator.SessionPaymentMethod `json:"paymentMethod,omitempty"`
-	ApprovalMode              string                          `json:"approvalMode"`
+	ApprovalMode              *string                         `json:"approvalMode,omitempty"` // always on 2.4 (even empty), never below
 	CurrentAttemptID          string                          `json:"currentAttemptId,omitempty"`
 }
 
-func toSessionDTO(cs *simulator.ClientSession, withToken bool) sessionDTO {
+// toSessionDTO renders a session as version v answers it: below 2.4 with
+// no approvalMode or currentAttemptId.
+func toSessionDTO(cs *simulator.ClientSession, v simulator.APIVersion, withToken bool) sessionDTO {
 	d := cs.Data
 	out := sessionDTO{
 		CustomerID: d.CustomerID, OrderID: d.OrderID, CurrencyCode: d.CurrencyCode, Amount: d.Amount,
-		Metadata: d.Metadata, Customer: d.Customer, Order: d.Order, PaymentMethod: d.PaymentMethod,
-		ApprovalMode: string(cs.ApprovalMode), CurrentAttemptID: cs.CurrentAttemptID,
+		Metadata: d.Metadata, Customer: d.Customer, Order: orderFor(d.Order, v), PaymentMethod: d.PaymentMethod,
+		CurrentAttemptID: cs.CurrentAttemptID,
+	}
+	if v.Has(simulator.DiffAnswerShape) {
+		out.CurrentAttemptID = ""
+	} else {
+		mode := string(cs.ApprovalMode)
+		out.ApprovalMode = &mode
 	}
 	if out.Amount == nil {
 		if total, ok, err := d.TotalAmount(); ok && err == nil {
@@ -203,11 +211,15 @@ type requiredActionDTO struct {
 	ChallengeURL string `json:"challengeUrl,omitempty"`
 }
 
-func toPaymentDTO(p *simulator.Payment, withEvents bool) paymentDTO {
+// toPaymentDTO renders a payment as version v answers it: below 2.4 with no
+// transactions[].authorizationCode and no transactions[].events.
+func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion, withEvents bool) paymentDTO {
+	legacy := v.Has(simulator.DiffAnswerShape)
+	withEvents = withEvents && !legacy
 	out := paymentDTO{
 		ID: p.ID, Date: ts(p.Date), DateUpdated: ts(p.DateUpdated), Status: string(p.Status),
 		OrderID: p.OrderID, CurrencyCode: p.CurrencyCode, Amount: p.Amount, CustomerID: p.CustomerID,
-		Order: p.Order, CardTokenType: p.CardTokenType, Metadata: p.Metadata,
+		Order: orderFor(p.Order, v), CardTokenType: p.CardTokenType, Metadata: p.Metadata,
 		StatusReason: p.StatusReason, RiskData: p.RiskData, Transactions: []transactionDTO{},
 		PaymentMethod: paymentMethodDTO{
 			PaymentType: p.PaymentMethod.PaymentType, PaymentMethodToken: p.PaymentMethod.PaymentMethodToken,
@@ -238,6 +250,9 @@ func toPaymentDTO(p *simulator.Payment, withEvents bool) paymentDTO {
 			ProcessorStatus: string(t.ProcessorStatus), ProcessorName: t.ProcessorName,
 			ProcessorMerchantID: t.ProcessorMerchantID, ProcessorTransactionID: t.ProcessorTransactionID,
 			CardTokenType: t.CardTokenType, AuthorizationCode: t.AuthorizationCode, Reason: t.Reason,
+		}
+		if legacy {
+			td.AuthorizationCode = ""
 		}
 		if t.ProcessorStatus == simulator.StatusDeclined || t.ProcessorStatus == simulator.StatusFailed {
 			td.ProcessorStatusReason = t.ProcessorStatusReason
@@ -310,4 +325,19 @@ type attemptDTO struct {
 
 func toAttemptDTO(a *simulator.Attempt) attemptDTO {
 	return attemptDTO{PaymentAttemptID: a.ID, ClientSessionID: a.SessionID, Status: string(a.Status), ExpiresAt: ts(a.ExpiresAt), PaymentID: a.PaymentID}
+}
+
+// orderFor is o as version v answers it: below 2.2 its line items have no
+// productData (a copy; o is shared).
+func orderFor(o *simulator.Order, v simulator.APIVersion) *simulator.Order {
+	if o == nil || len(o.LineItems) == 0 || !v.Has(simulator.DiffProductData) {
+		return o
+	}
+	c := *o
+	c.LineItems = make([]simulator.LineItem, len(o.LineItems))
+	for i, li := range o.LineItems {
+		li.ProductData = nil
+		c.LineItems[i] = li
+	}
+	return &c
 }

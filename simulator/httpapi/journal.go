@@ -20,6 +20,7 @@ const (
 	HintTightPolling          = "tight-polling"
 	HintWebhookNon2xx         = "webhook-non-2xx"
 	HintUnknownQueryParam     = "unknown-query-param"
+	HintMissingAPIVersion     = "missing-api-version"
 )
 
 // hintFixes is the one-line fix of each kind, shown by GET /_sandbox/hints.
@@ -28,6 +29,7 @@ var hintFixes = map[string]string{
 	HintRetryAfter504NewKey:   "After a 504, retry with the same X-Idempotency-Key (or read GET /payments/{id}): the first request may have gone through.",
 	HintTightPolling:          "Stop polling GET /payments/{id}: react to PAYMENT.STATUS webhooks (or GET /_sandbox/wait in tests).",
 	HintWebhookNon2xx:         "Answer webhook deliveries with a 2xx as soon as the event is stored; do slow work after answering.",
+	HintMissingAPIVersion:     "Send X-API-VERSION on every merchant-API request (2.4, or the version you are pinned to): production serves a request without it with the earliest version, 2.1.",
 	HintUnknownQueryParam:     "Use the filter names GET /payments accepts (snake_case: order_id, customer_id, currency_code, ...); unknown ones are ignored.",
 }
 
@@ -52,6 +54,9 @@ type JournalEntry struct {
 	RequestBody  string `json:"requestBody"`
 	ResponseBody string `json:"responseBody"`
 	Hints        []Hint `json:"hints"`
+	// APIVersion is the X-API-VERSION the request was served with (merchant
+	// routes with an accepted version only).
+	APIVersion string `json:"apiVersion,omitempty"`
 }
 
 // journalRecord is what capture keeps of a request: the parts of its entry,
@@ -69,6 +74,7 @@ type journalRecord struct {
 	reqBody    []byte
 	respBody   []byte
 	hints      []Hint
+	apiVersion string
 	paymentIDs []string // the path id, a created payment, approve's merchantPaymentId, an error's paymentId
 }
 
@@ -81,7 +87,7 @@ func (r *journalRecord) entry() JournalEntry {
 	return JournalEntry{
 		At: ts(r.at), Method: r.method, Path: r.path, Status: r.status, LatencyMs: r.latencyMs,
 		TenantID: r.tenantID, RequestID: r.requestID, RequestBody: string(r.reqBody), ResponseBody: string(r.respBody),
-		Hints: hints,
+		Hints: hints, APIVersion: r.apiVersion,
 	}
 }
 

@@ -270,6 +270,9 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		at: now, method: r.Method, path: redact.String(r.URL.Path), status: status,
 		latencyMs: time.Since(start).Milliseconds(), tenantID: t.ID, requestID: requestID(c),
 	}
+	if v, ok := c.Get(ctxVersion).(simulator.APIVersion); ok {
+		e.apiVersion = string(v)
+	}
 	// The request body is shared with the handler (never written after
 	// readBody): copied unless redactFields made a private one.
 	if len(red.req) > 0 {
@@ -290,6 +293,11 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		e.hints[i].Message = redact.String(e.hints[i].Message)
 	}
 	s.journal.add(&e)
+	if hits, _ := c.Get(ctxMigration).([]simulator.MigrationHit); len(hits) > 0 && s.svc != nil {
+		if err := s.svc.RecordMigration(t, e.requestID, hits); err != nil {
+			s.log.Error("migration notes not recorded", "err", err, "tenant", t.ID)
+		}
+	}
 	if s.svc != nil {
 		s.svc.NoteChange(t.ID) // the dashboard's payment page shows the journal
 		if s.journal.NeedsPrune() {

@@ -3,11 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -98,18 +101,79 @@ func (s *Server) auth(scope simulator.Scope) echo.MiddlewareFunc {
 	}
 }
 
-// version requires X-API-VERSION: 2.4.
+// ctxVersion holds the request's simulator.APIVersion (merchant routes).
+const ctxVersion = "paysandbox.apiVersion"
+
+// versionOf is the version the request was made with; the current version
+// on routes without a version header.
+func versionOf(c echo.Context) simulator.APIVersion {
+	v, _ := c.Get(ctxVersion).(simulator.APIVersion)
+	return v.Or()
+}
+
+// VersionNotesPath is the page the Link of a deprecated version's answer
+// names (served by the binary, no key needed).
+const VersionNotesPath = "/_sandbox/versions"
+
+// Deprecation headers of the versions before 2.4: RFC 9745 (a structured
+// date), RFC 8594 (an HTTP-date) and the link to the version notes.
+var (
+	deprecationValue = "@" + strconv.FormatInt(simulator.APIVersionDeprecated.Unix(), 10)
+	sunsetValue      = simulator.APIVersionSunset.Format(http.TimeFormat)
+	deprecationLink  = "<" + VersionNotesPath + `>; rel="deprecation"; type="application/json"`
+)
+
+// version requires X-API-VERSION (either spelling: header names are
+// case-insensitive) to be one of the versions served and keeps it for the
+// handler, the timeout and the journal. Older versions answer with
+// Deprecation, Sunset and Link headers; their version-gated routes answer
+// 404 as unknown routes do.
 func version(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if v := c.Request().Header.Get("X-Api-Version"); v != "2.4" {
-			e := simulator.Errorf(simulator.CodeUnsupportedAPIVersion, "The X-API-VERSION header must be 2.4")
-			if v == "" {
-				e.Message = "The X-API-VERSION header is missing; it must be 2.4"
+		h := c.Request().Header.Get("X-Api-Version")
+		v, ok := simulator.ParseAPIVersion(h)
+		if !ok {
+			e := simulator.Errorf(simulator.CodeUnsupportedAPIVersion, "The X-API-VERSION header must be %s", simulator.AcceptedAPIVersions())
+			if h == "" {
+				e.Message = "The X-API-VERSION header is missing; it must be " + simulator.AcceptedAPIVersions()
+				addHint(c, HintMissingAPIVersion, c.Request().Method+" "+c.Request().URL.Path+" was sent without X-API-VERSION; production would serve it with the earliest version ("+string(simulator.EarliestAPIVersion)+")")
 			}
-			return e.WithRecovery("Send the header X-API-VERSION: 2.4.")
+			return e.WithRecovery("Send the header X-API-VERSION: " + string(simulator.CurrentAPIVersion) + " (or an older version you are pinned to).")
 		}
-		return next(c)
+		c.Set(ctxVersion, v)
+		if v.Deprecated() {
+			rh := c.Response().Header()
+			rh.Set("Deprecation", deprecationValue)
+			rh.Set("Sunset", sunsetValue)
+			rh.Set("Link", deprecationLink)
+			if v.Has(simulator.DiffAttemptRoutes) && strings.HasPrefix(c.Path(), "/payment-attempts/") {
+				addMigration(c, simulator.DiffAttemptRoutes, c.Request().Method+" "+c.Path()+" answers 404 on "+string(v)+"; 2.4 serves it")
+				return echo.ErrNotFound
+			}
+		}
+		err := next(c)
+		if err != nil && v.Has(simulator.DiffIdempotency400) && strings.HasPrefix(c.Path(), "/payments") {
+			if legacy := legacyIdempotencyError(err, c.Request().Header.Get("X-Idempotency-Key")); legacy != err {
+				addMigration(c, simulator.DiffIdempotency400, "This reused idempotency key answers 409 IdempotencyKeyAlreadyExists on 2.4, 400 TransactionRequestIdempotencyKeyAlreadyExists on "+string(v))
+				err = legacy
+			}
+		}
+		return err
 	}
+}
+
+// legacyIdempotencyError is a reused key's error as versions before 2.3
+// answer it (400 TransactionRequestIdempotencyKeyAlreadyExists, as the
+// vendor OpenAPI shows it, keeping paymentId and paymentStatus); any other
+// error is returned as it is.
+func legacyIdempotencyError(err error, key string) error {
+	var e *simulator.Error
+	if !errors.As(err, &e) || e.Code != simulator.CodeIdempotencyKeyAlreadyExists {
+		return err
+	}
+	out := simulator.Errorf(simulator.CodeTransactionRequestIdempotencyKeyAlreadyExists, "Transaction request already exists with idempotency key '%s'.", key)
+	out.PaymentID, out.PaymentStatus = e.PaymentID, e.PaymentStatus
+	return out
 }
 
 // readBody reads the whole body (at most MaxBody, else 413) for the handler.

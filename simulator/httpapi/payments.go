@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -37,12 +38,17 @@ func (s *Server) createPayment(c echo.Context) error {
 	p, err := s.svc.CreatePayment(c.Request().Context(), tenantOf(c), service.PaymentRequest{
 		Token: req.PaymentMethodToken, OrderID: req.OrderID, CurrencyCode: req.CurrencyCode, Amount: req.Amount,
 		CustomerID: req.CustomerID, Customer: req.Customer, Order: req.Order, Metadata: req.Metadata,
-		PaymentMethod: req.PaymentMethod, IdempotencyKey: idemKey(c),
+		PaymentMethod: req.PaymentMethod, IdempotencyKey: idemKey(c), Version: versionOf(c),
 	})
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	v := versionOf(c)
+	if pm := p.PaymentMethod; v.Has(simulator.DiffComputedType) && (req.PaymentMethod == nil || req.PaymentMethod.PaymentType == "") &&
+		pm.PaymentType == simulator.LegacyPaymentType(pm.IsVaulted) {
+		addMigration(c, simulator.DiffComputedType, "paymentType "+pm.PaymentType+" was computed here on "+string(v)+" and will be blank on 2.4 unless the request or its session gives one")
+	}
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 func (s *Server) getPayment(c echo.Context) error {
@@ -50,7 +56,7 @@ func (s *Server) getPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(queryList(c, "expand"))))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(queryList(c, "expand"))))
 }
 
 type authorizeBody struct {
@@ -70,7 +76,7 @@ func (s *Server) authorizePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 type captureBody struct {
@@ -86,13 +92,27 @@ func (s *Server) capturePayment(c echo.Context) error {
 		return err
 	}
 	final := req.Final == nil || *req.Final
+	v := versionOf(c)
+	if v.Has(simulator.DiffFinalCapture) {
+		final = true // every capture is final before 2.4
+	}
 	p, err := s.svc.CapturePayment(c.Request().Context(), tenantOf(c), c.Param("id"), service.CaptureRequest{
 		Amount: req.Amount, Final: final, Metadata: req.Metadata, IdempotencyKey: idemKey(c),
 	})
 	if err != nil {
+		var e *simulator.Error
+		if v.Has(simulator.DiffFinalCapture) && errors.As(err, &e) && e.Code == simulator.CodeInvalidPaymentStatus {
+			if q, _ := s.svc.Payment(tenantOf(c), c.Param("id")); q != nil && q.FinalCaptured {
+				c.Set(ctxErrorWarning, "The vendor does not document the error of a second capture before 2.4; InvalidPaymentStatus is the sandbox's guess")
+				addMigration(c, simulator.DiffFinalCapture, "This capture is refused on "+string(v)+" because the first one was final; on 2.4 a capture with final:false leaves more captures possible")
+			}
+		}
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	if v.Has(simulator.DiffFinalCapture) && p.Status == simulator.StatusPartiallySettled {
+		addMigration(c, simulator.DiffFinalCapture, "This partial capture closed further captures on "+string(v)+"; on 2.4 it would with final:true only (final:false leaves more captures possible)")
+	}
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 type cancelBody struct {
@@ -109,7 +129,7 @@ func (s *Server) cancelPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 type refundBody struct {
@@ -132,7 +152,7 @@ func (s *Server) refundPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 type resumeBody struct {
@@ -149,7 +169,7 @@ func (s *Server) resumePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, expands(req.Expand)))
+	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
 
 // queryList reads an array query parameter: comma lists and repeats.
@@ -240,4 +260,19 @@ func (s *Server) listPayments(c echo.Context) error {
 		out.PrevCursor = page.Prev.Encode()
 	}
 	return writeJSON(c, http.StatusOK, out)
+}
+
+// paymentAnswer is a merchant-API answer about p in the request's version;
+// below 2.4 it notes what the answer leaves out that 2.4 would show.
+func paymentAnswer(c echo.Context, p *simulator.Payment, withEvents bool) paymentDTO {
+	v := versionOf(c)
+	if v.Has(simulator.DiffAnswerShape) {
+		for _, t := range p.Transactions {
+			if t.AuthorizationCode != "" {
+				addMigration(c, simulator.DiffAnswerShape, "This answer has no transactions[].authorizationCode on "+string(v)+"; 2.4 shows it (and transactions[].events with expand)")
+				break
+			}
+		}
+	}
+	return toPaymentDTO(p, v, withEvents)
 }

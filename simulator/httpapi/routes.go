@@ -31,7 +31,7 @@ func (s *Server) routes() {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 
-	// Merchant API (X-API-KEY + X-API-VERSION: 2.4).
+	// Merchant API (X-API-KEY + X-API-VERSION: 2.1-2.4, simulator.APIVersions).
 	e.POST("/client-session", chain(s.createSession, merchant(sim.ScopeClientTokensWrite)...))
 	e.GET("/client-session", chain(s.getSession, merchant(sim.ScopeClientTokensWrite)...))
 	e.PATCH("/client-session", chain(s.updateSession, merchant(sim.ScopeClientTokensWrite)...))
@@ -99,8 +99,11 @@ func (s *Server) routes() {
 	// QA toolkit: journal, hints, attempts list, tenant administration.
 	e.GET("/_sandbox/requests", chain(s.listRequests, control...))
 	e.GET("/_sandbox/hints", chain(s.listHints, control...))
+	e.GET("/_sandbox/migration", chain(s.migrationNotes, control...))
 	e.GET("/_sandbox/payment-attempts", chain(s.listAttempts, control...))
 	e.GET("/_sandbox/tenants", chain(s.listTenants, readBody))
+	// Version notes (no key: the Link of an older version's answer names it).
+	e.GET(VersionNotesPath, s.versionNotes)
 	e.DELETE("/_sandbox/tenants/:id", chain(s.adminDeleteTenant, readBody))
 }
 

@@ -154,7 +154,7 @@ func (s *Server) wait(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
 }
 
 type disputeBody struct {
@@ -182,7 +182,7 @@ func (s *Server) settle(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
 }
 
 func (s *Server) complete3DS(c echo.Context) error {
@@ -194,7 +194,7 @@ func (s *Server) complete3DS(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, true))
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
 }
 
 // waitTimeout reads a long-poll's `timeout` query parameter (default 5s, at

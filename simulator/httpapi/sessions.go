@@ -25,7 +25,7 @@ func (s *Server) createSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toSessionDTO(cs, true))
+	return writeJSON(c, http.StatusOK, toSessionDTO(cs, versionOf(c), true))
 }
 
 func (s *Server) getSession(c echo.Context) error {
@@ -33,7 +33,7 @@ func (s *Server) getSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toSessionDTO(cs, false))
+	return writeJSON(c, http.StatusOK, toSessionDTO(cs, versionOf(c), false))
 }
 
 // updateSession is PATCH /client-session: only given fields change, objects
@@ -89,7 +89,7 @@ func (s *Server) updateSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toSessionDTO(cs, false))
+	return writeJSON(c, http.StatusOK, toSessionDTO(cs, versionOf(c), false))
 }
 
 // withEmptyMetadataKey adds an empty metadata key to a 422 of the request

@@ -29,6 +29,8 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		if d <= 0 {
 			return next(c)
 		}
+		configured := d
+		d = versionOf(c).RequestTimeout(d)
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
 		ctx, note := service.WithRequestNote(ctx)
@@ -53,6 +55,9 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 			s.log.Debug("late handler error after timeout", "err", err, "diagnosticsId", rid)
 		}
 		res.Status, res.Committed = http.StatusGatewayTimeout, true
+		if d < configured {
+			addMigration(c, simulator.DiffRequestTimeout, "This request was cut at "+d.String()+" on "+string(versionOf(c))+"; on 2.4 it would have waited up to "+configured.String())
+		}
 		c.Set(ctxErrorPayment, nil) // the 504's body, not the handler's, went out
 		c.Set(ctxErrorCode, string(simulator.CodeRequestTimeout))
 		return nil

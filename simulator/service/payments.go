@@ -26,6 +26,10 @@ type PaymentRequest struct {
 	IdempotencyKey string
 	// ClientSessionID, when set, restricts the token to that session (client side).
 	ClientSessionID string
+	// Version is the API version of the request, recorded on the payment
+	// (empty: the client side, which counts as 2.4). Below 2.4 a paymentType
+	// the request leaves out is computed (simulator.LegacyPaymentType).
+	Version simulator.APIVersion
 }
 
 // CreatePayment creates a payment from a tokenised or vaulted method and
@@ -61,6 +65,10 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	p, err := s.buildPayment(t, in, cs, req)
 	if err != nil {
 		return nil, err
+	}
+	p.APIVersion = req.Version
+	if p.PaymentMethod.PaymentType == "" && req.Version.Has(simulator.DiffComputedType) {
+		p.PaymentMethod.PaymentType = simulator.LegacyPaymentType(p.PaymentMethod.IsVaulted)
 	}
 	// The one-shot pending when the request was authenticated (t.Next)
 	// picks the rule; the commit takes it from the tenant, so a request

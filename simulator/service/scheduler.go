@@ -394,6 +394,9 @@ func (s *Service) resolveTimeout(tx simulator.Tx, t *simulator.Tenant, p *simula
 	st := simulator.AuthStep{Account: acct, Status: to}
 	if to != simulator.StatusAuthorized {
 		st.Reason = &simulator.StatusReason{Type: "GATEWAY_TIMEOUT", Code: "ERROR", Message: "The processor did not answer in time"}
+		if p.APIVersion.Has(simulator.DiffGatewayTimeout) {
+			st.Reason.Type = "APPLICATION_ERROR"
+		}
 		if to != simulator.StatusDeclined {
 			st.Status = simulator.StatusFailed
 		}

@@ -56,6 +56,8 @@ func TestCompactRecordsRoundTrip(t *testing.T) {
 	threeDS := cardPayment("p6", cat.Identify("4111111111111111"), false)
 	threeDS.PaymentMethod.ThreeDSecure = &simulator.ThreeDSecure{ResponseCode: "AUTH_SUCCESS"}
 	threeDS.RiskData.FraudChecks.PreAuthorizationResult = "THREE_DS"
+	versioned := cardPayment("p7", cat.Identify("4111111111111111"), false)
+	versioned.APIVersion = simulator.V22
 	tests := []struct {
 		name    string
 		p       *simulator.Payment
@@ -70,6 +72,7 @@ func TestCompactRecordsRoundTrip(t *testing.T) {
 		{"plan account in no step", lonePlan, true, ""},
 		{"risk data stored whole", oddRisk, true, ""},
 		{"risk data after 3DS", threeDS, true, "FRAUD_PROVIDER"},
+		{"made with an older API version", versioned, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
