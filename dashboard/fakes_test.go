@@ -21,7 +21,7 @@ type fakeWebhooks struct {
 func (f *fakeWebhooks) Endpoint(*simulator.Tenant) (WebhookEndpoint, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return WebhookEndpoint{URL: f.endpoint, Version: string(simulator.APIVersion(f.version).Or(simulator.CurrentAPIVersion))}, nil
+	return WebhookEndpoint{URL: f.endpoint, Version: string(simulator.APIVersion(f.version).Or())}, nil
 }
 
 func (f *fakeWebhooks) SetEndpoint(_ *simulator.Tenant, u, version string) error {

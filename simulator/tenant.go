@@ -114,7 +114,7 @@ var (
 func (t *Tenant) Now(c Clock) time.Time { return NormTime(c.Now().Add(t.ClockOffset)) }
 
 // WebhookAPIVersion is the version the tenant's next events are made with.
-func (t *Tenant) WebhookAPIVersion() APIVersion { return t.WebhookVersion.Or(CurrentAPIVersion) }
+func (t *Tenant) WebhookAPIVersion() APIVersion { return t.WebhookVersion.Or() }
 
 // Key returns the tenant's API key record for key.
 func (t *Tenant) Key(key string) (APIKey, bool) {

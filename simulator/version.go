@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"errors"
 	"strings"
 	"time"
 )
@@ -62,6 +63,41 @@ func (v APIVersion) Or() APIVersion {
 	}
 	return v
 }
+
+// OrDefault is v, or def when v is empty (a setting that names no version
+// falls back to a configured one).
+func (v APIVersion) OrDefault(def APIVersion) APIVersion {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// Valid reports whether v is a version served.
+func (v APIVersion) Valid() bool {
+	_, ok := ParseAPIVersion(string(v))
+	return ok
+}
+
+// APIVersionNames is APIVersions as strings (for enums and messages).
+func APIVersionNames() []string {
+	out := make([]string, len(APIVersions))
+	for i, v := range APIVersions {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// CheckAPIVersion is nil for a version served, else the error whose text
+// completes a sentence about the field ("version must be one of ...").
+func CheckAPIVersion(s string) error {
+	if APIVersion(s).Valid() {
+		return nil
+	}
+	return errAPIVersion
+}
+
+var errAPIVersion = errors.New("must be one of 2.1, 2.2, 2.3, 2.4")
 
 // rank orders the versions; an empty or unknown version ranks as current.
 func (v APIVersion) rank() int {

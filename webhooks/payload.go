@@ -45,7 +45,7 @@ func signedAtOf(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 // signedAt. An event stored in the body form carries its rendered body
 // instead: that is sent as stored, with its signedAt slot filled.
 func render(ev *simulator.Event, signedAt string) (json.RawMessage, error) {
-	v := ev.Version.Or(simulator.CurrentAPIVersion)
+	v := ev.Version.Or()
 	if !v.Valid() {
 		return nil, fmt.Errorf("%s event %s has unknown webhook version %q", ev.Type, ev.ID, v)
 	}
@@ -283,7 +283,7 @@ func toAddress(a *simulator.Address) *addressDTO {
 func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion) paymentDTO {
 	pm, card := p.PaymentMethod, p.PaymentMethod.Data
 	var isVaulted *bool
-	if !v.Before(simulator.APIVersion22) {
+	if !v.Before(simulator.V22) {
 		isVaulted = &pm.IsVaulted
 	}
 	out := paymentDTO{
@@ -318,7 +318,7 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion) paymentDTO {
 			ProtocolVersion: t.ProtocolVersion, ChallengeIssued: t.ChallengeIssued,
 		}
 	}
-	if c := p.Customer; c != nil && !v.Before(simulator.APIVersion22) {
+	if c := p.Customer; c != nil && !v.Before(simulator.V22) {
 		out.Customer = &customerDTO{
 			EmailAddress: c.EmailAddress, MobileNumber: c.MobileNumber, FirstName: c.FirstName, LastName: c.LastName,
 			BillingAddress: toAddress(c.BillingAddress), ShippingAddress: toAddress(c.ShippingAddress),
@@ -336,7 +336,7 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion) paymentDTO {
 			ProcessorStatus: string(t.ProcessorStatus), ProcessorStatusReason: toStatusReason(t.ProcessorStatusReason),
 			CardTokenType: t.CardTokenType, Reason: t.Reason,
 		}
-		if v.Before(simulator.APIVersion24) {
+		if v.Before(simulator.V24) {
 			out.Transactions = append(out.Transactions, td)
 			continue
 		}

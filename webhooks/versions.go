@@ -28,11 +28,11 @@ type Difference struct {
 // "the payment status webhook returns the correct paymentMethodType") is
 // served as 2.4 and named in UndocumentedDifferences.
 var Differences = []Difference{
-	{"version", "value", simulator.APIVersion24, "the body's version: the tenant's webhook version when the event was made"},
-	{"payment.transactions[].authorizationCode", "absent", simulator.APIVersion24, "added by 2.4 (interface spec, versioning table)"},
-	{"payment.transactions[].events", "absent", simulator.APIVersion24, "2.4 carries transactions.events in place of processor data (interface spec, versioning table); the processor identifiers processorTransactionId and processorMerchantId stay on every version, as the vendor webhooks OpenAPI shows them"},
-	{"payment.customer", "absent", simulator.APIVersion22, "2.1 payment-status bodies carry no customer object (vendor payment-status webhook migration guide)"},
-	{"payment.paymentMethod.isVaulted", "absent", simulator.APIVersion22, "2.1 payment-status bodies carry no paymentMethod.isVaulted (vendor payment-status webhook migration guide)"},
+	{"version", "value", simulator.V24, "the body's version: the tenant's webhook version when the event was made"},
+	{"payment.transactions[].authorizationCode", "absent", simulator.V24, "added by 2.4 (interface spec, versioning table)"},
+	{"payment.transactions[].events", "absent", simulator.V24, "2.4 carries transactions.events in place of processor data (interface spec, versioning table); the processor identifiers processorTransactionId and processorMerchantId stay on every version, as the vendor webhooks OpenAPI shows them"},
+	{"payment.customer", "absent", simulator.V22, "2.1 payment-status bodies carry no customer object (vendor payment-status webhook migration guide)"},
+	{"payment.paymentMethod.isVaulted", "absent", simulator.V22, "2.1 payment-status bodies carry no paymentMethod.isVaulted (vendor payment-status webhook migration guide)"},
 }
 
 // UndocumentedDifferences are version changes the vendor names without

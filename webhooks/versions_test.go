@@ -125,7 +125,7 @@ func TestVersionGoldensDiffer(t *testing.T) {
 			assert.True(t, seen[string(v)+" "+d.Path], "%s: difference %s shows in no golden", v, d.Path)
 		}
 	}
-	assert.Empty(t, webhooks.DifferencesOf(simulator.APIVersion24))
+	assert.Empty(t, webhooks.DifferencesOf(simulator.V24))
 }
 
 func sorted(m map[string]bool) []string {

@@ -229,7 +229,7 @@ func (a *App) ensureTenants() error {
 	}}
 	for _, t := range a.Config.Tenants {
 		spec := service.TenantSpec{ID: t.ID, SigningSecret: t.SigningSecret, WebhookURL: t.WebhookURL, First6Digits: t.First6Digits,
-			WebhookVersion: simulator.APIVersion(t.WebhookVersion).Or(simulator.APIVersion(a.Config.WebhookVersion))}
+			WebhookVersion: simulator.APIVersion(t.WebhookVersion).OrDefault(simulator.APIVersion(a.Config.WebhookVersion))}
 		if spec.SigningSecret == "" {
 			spec.SigningSecret = t.ID + "-signing-secret"
 		}

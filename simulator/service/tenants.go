@@ -90,7 +90,7 @@ func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, webh
 		APIKeys:        []simulator.APIKey{{Key: simulator.WithInstance(s.instance, "sk_"+s.IDs.NewID(simulator.IDSecret)), Scopes: scopes}},
 		SigningSecret:  "whsec_" + s.IDs.NewID(simulator.IDSecret),
 		WebhookURL:     webhookURL,
-		WebhookVersion: webhookVersion.Or(s.webhookVersion),
+		WebhookVersion: webhookVersion.OrDefault(s.webhookVersion),
 		CreatedAt:      now,
 	}
 	if ttl > 0 {

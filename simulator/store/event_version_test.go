@@ -21,7 +21,7 @@ func TestEventKeepsItsVersion(t *testing.T) {
 			Status: simulator.DeliveryPending, Payment: payment("p1", simulator.StatusAuthorized), Version: v}
 	}
 	require.NoError(t, db.Update(func(tx simulator.Tx) error {
-		if err := tx.AppendEvent(mk("e-22", simulator.APIVersion22)); err != nil {
+		if err := tx.AppendEvent(mk("e-22", simulator.V22)); err != nil {
 			return err
 		}
 		return tx.AppendEvent(mk("e-none", ""))
@@ -32,7 +32,7 @@ func TestEventKeepsItsVersion(t *testing.T) {
 		require.NotNil(t, e)
 		return e
 	}
-	assert.Equal(t, simulator.APIVersion22, read("e-22").Version)
+	assert.Equal(t, simulator.V22, read("e-22").Version)
 	assert.Equal(t, simulator.APIVersion(""), read("e-none").Version)
 
 	e := read("e-22")
@@ -40,6 +40,6 @@ func TestEventKeepsItsVersion(t *testing.T) {
 	e.Attempts = append(e.Attempts, simulator.DeliveryAttempt{At: created, StatusCode: 200, SignedAt: "1"})
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutEvent(e) }))
 	got := read("e-22")
-	assert.Equal(t, simulator.APIVersion22, got.Version, "recording an attempt keeps it")
+	assert.Equal(t, simulator.V22, got.Version, "recording an attempt keeps it")
 	assert.Equal(t, simulator.DeliveryDelivered, got.Status)
 }

@@ -24,6 +24,6 @@ func TestAPIVersion(t *testing.T) {
 	for _, v := range []string{"", "2", "2.0", "2.5", "2.10", " 2.4"} {
 		assert.EqualError(t, simulator.CheckAPIVersion(v), "must be one of 2.1, 2.2, 2.3, 2.4", v)
 	}
-	assert.Equal(t, simulator.APIVersion24, simulator.APIVersion("").Or(simulator.CurrentAPIVersion))
-	assert.Equal(t, simulator.APIVersion24, (&simulator.Tenant{}).WebhookAPIVersion(), "the default")
+	assert.Equal(t, simulator.V24, simulator.APIVersion("").Or())
+	assert.Equal(t, simulator.V24, (&simulator.Tenant{}).WebhookAPIVersion(), "the default")
 }
