@@ -21,6 +21,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/webhooks"
 )
 
 // The user documentation: README.md, CHANGELOG.md and every page under
@@ -434,4 +437,16 @@ func TestScalingDocShowsTheTestedConfigs(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(doc), strings.TrimRight(string(conf), "\n")+"\n```", "docs/scaling.md shows scripts/scaling/%s as it is", f)
 	}
+}
+
+// TestVersionsDocPrintsTheTables: docs/versions.md prints every row of the
+// kernel's version differences and the webhooks' table as the code has them.
+func TestVersionsDocPrintsTheTables(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "versions.md"))
+	require.NoError(t, err)
+	doc := string(b)
+	for _, d := range simulator.VersionDifferences {
+		assert.Contains(t, doc, "| `"+d.Kind+"` | "+string(d.Until)+" | "+d.Description, "docs/versions.md has the row of %s", d.Kind)
+	}
+	assert.Contains(t, doc, strings.TrimRight(webhooks.DifferencesMarkdown(), "\n"), "docs/versions.md prints webhooks.DifferencesMarkdown()")
 }
