@@ -281,42 +281,12 @@ func toAddress(a *simulator.Address) *addressDTO {
 
 // toPaymentDTO maps p to the webhook payment of version v.
 func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion) paymentDTO {
-	pm, card := p.PaymentMethod, p.PaymentMethod.Data
-	var isVaulted *bool
-	if !v.Before(simulator.V22) {
-		isVaulted = &pm.IsVaulted
-	}
 	out := paymentDTO{
 		ID: p.ID, Date: ts(p.Date), DateUpdated: ts(p.DateUpdated), Status: string(p.Status),
 		OrderID: p.OrderID, CurrencyCode: p.CurrencyCode, Amount: p.Amount, CustomerID: p.CustomerID,
 		Metadata: p.Metadata, StatusReason: toStatusReason(p.StatusReason), RiskData: p.RiskData,
-		Transactions: []transactionDTO{},
-		PaymentMethod: paymentMethodDTO{
-			PaymentType: pm.PaymentType, PaymentMethodToken: pm.PaymentMethodToken, IsVaulted: isVaulted,
-			AuthorizationType: pm.AuthorizationType, Descriptor: pm.Descriptor, AnalyticsID: pm.AnalyticsID,
-			PaymentMethodType: pm.PaymentMethodType,
-			PaymentMethodData: cardDTO{
-				Last4Digits: card.Last4Digits, ExpirationMonth: card.ExpirationMonth, ExpirationYear: card.ExpirationYear,
-				CardholderName: card.CardholderName, Network: card.Network, IsNetworkTokenized: card.IsNetworkTokenized,
-				BinData: binDataDTO{
-					Network: card.BinData.Network, IssuerCountryCode: card.BinData.IssuerCountryCode,
-					IssuerName: card.BinData.IssuerName, IssuerCurrencyCode: card.BinData.IssuerCurrencyCode,
-					RegionalRestriction: card.BinData.RegionalRestriction, AccountNumberType: card.BinData.AccountNumberType,
-					AccountFundingType: card.BinData.AccountFundingType, PrepaidReloadableIndicator: card.BinData.PrepaidReloadableIndicator,
-					ProductUsageType: card.BinData.ProductUsageType, ProductCode: card.BinData.ProductCode, ProductName: card.BinData.ProductName,
-				},
-			},
-		},
-	}
-	if card.First6Digits != "" {
-		f := card.First6Digits
-		out.PaymentMethod.PaymentMethodData.First6Digits = &f
-	}
-	if t := pm.ThreeDSecure; t != nil {
-		out.PaymentMethod.ThreeDSecureAuthentication = &threeDSecureDTO{
-			ResponseCode: t.ResponseCode, ReasonCode: t.ReasonCode, ReasonText: t.ReasonText,
-			ProtocolVersion: t.ProtocolVersion, ChallengeIssued: t.ChallengeIssued,
-		}
+		Transactions:  []transactionDTO{},
+		PaymentMethod: toPaymentMethodDTO(p.PaymentMethod, v),
 	}
 	if c := p.Customer; c != nil && !v.Before(simulator.V22) {
 		out.Customer = &customerDTO{
@@ -329,24 +299,66 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion) paymentDTO {
 		out.Processor = &processorDTO{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
 	}
 	for _, t := range p.Transactions {
-		td := transactionDTO{
-			Date: ts(t.Date), Amount: t.Amount, CurrencyCode: t.CurrencyCode, OrderID: p.OrderID,
-			TransactionType: t.Type, ProcessorTransactionID: t.ProcessorTransactionID,
-			ProcessorName: t.ProcessorName, ProcessorMerchantID: t.ProcessorMerchantID,
-			ProcessorStatus: string(t.ProcessorStatus), ProcessorStatusReason: toStatusReason(t.ProcessorStatusReason),
-			CardTokenType: t.CardTokenType, Reason: t.Reason,
-		}
-		if v.Before(simulator.V24) {
-			out.Transactions = append(out.Transactions, td)
-			continue
-		}
-		td.AuthorizationCode, td.Events = t.AuthorizationCode, []eventDTO{}
-		for _, e := range t.Events {
-			td.Events = append(td.Events, eventDTO{ID: e.ID, Date: ts(e.Date), Type: e.Type, Amount: e.Amount, Final: e.Final})
-		}
-		out.Transactions = append(out.Transactions, td)
+		out.Transactions = append(out.Transactions, toTransactionDTO(p, t, v))
 	}
 	return out
+}
+
+// toPaymentMethodDTO is the payment method of a body of version v (2.1 has
+// no isVaulted).
+func toPaymentMethodDTO(pm simulator.PaymentMethod, v simulator.APIVersion) paymentMethodDTO {
+	card := pm.Data
+	var isVaulted *bool
+	if !v.Before(simulator.V22) {
+		isVaulted = &pm.IsVaulted
+	}
+	out := paymentMethodDTO{
+		PaymentType: pm.PaymentType, PaymentMethodToken: pm.PaymentMethodToken, IsVaulted: isVaulted,
+		AuthorizationType: pm.AuthorizationType, Descriptor: pm.Descriptor, AnalyticsID: pm.AnalyticsID,
+		PaymentMethodType: pm.PaymentMethodType,
+		PaymentMethodData: cardDTO{
+			Last4Digits: card.Last4Digits, ExpirationMonth: card.ExpirationMonth, ExpirationYear: card.ExpirationYear,
+			CardholderName: card.CardholderName, Network: card.Network, IsNetworkTokenized: card.IsNetworkTokenized,
+			BinData: binDataDTO{
+				Network: card.BinData.Network, IssuerCountryCode: card.BinData.IssuerCountryCode,
+				IssuerName: card.BinData.IssuerName, IssuerCurrencyCode: card.BinData.IssuerCurrencyCode,
+				RegionalRestriction: card.BinData.RegionalRestriction, AccountNumberType: card.BinData.AccountNumberType,
+				AccountFundingType: card.BinData.AccountFundingType, PrepaidReloadableIndicator: card.BinData.PrepaidReloadableIndicator,
+				ProductUsageType: card.BinData.ProductUsageType, ProductCode: card.BinData.ProductCode, ProductName: card.BinData.ProductName,
+			},
+		},
+	}
+	if card.First6Digits != "" {
+		f := card.First6Digits
+		out.PaymentMethodData.First6Digits = &f
+	}
+	if t := pm.ThreeDSecure; t != nil {
+		out.ThreeDSecureAuthentication = &threeDSecureDTO{
+			ResponseCode: t.ResponseCode, ReasonCode: t.ReasonCode, ReasonText: t.ReasonText,
+			ProtocolVersion: t.ProtocolVersion, ChallengeIssued: t.ChallengeIssued,
+		}
+	}
+	return out
+}
+
+// toTransactionDTO is one transaction of p in a body of version v (below
+// 2.4 without authorizationCode and events).
+func toTransactionDTO(p *simulator.Payment, t simulator.Transaction, v simulator.APIVersion) transactionDTO {
+	td := transactionDTO{
+		Date: ts(t.Date), Amount: t.Amount, CurrencyCode: t.CurrencyCode, OrderID: p.OrderID,
+		TransactionType: t.Type, ProcessorTransactionID: t.ProcessorTransactionID,
+		ProcessorName: t.ProcessorName, ProcessorMerchantID: t.ProcessorMerchantID,
+		ProcessorStatus: string(t.ProcessorStatus), ProcessorStatusReason: toStatusReason(t.ProcessorStatusReason),
+		CardTokenType: t.CardTokenType, Reason: t.Reason,
+	}
+	if v.Before(simulator.V24) {
+		return td
+	}
+	td.AuthorizationCode, td.Events = t.AuthorizationCode, []eventDTO{}
+	for _, e := range t.Events {
+		td.Events = append(td.Events, eventDTO{ID: e.ID, Date: ts(e.Date), Type: e.Type, Amount: e.Amount, Final: e.Final})
+	}
+	return td
 }
 
 // Dispute bodies.

@@ -336,19 +336,35 @@ func (p *pass) digitRun(i int, seps bool) int {
 	}
 	touchesEnd := e == len(b) || (e == len(b)-1 && (b[e] == ' ' || b[e] == '-'))
 	if p.cut && touchesEnd {
-		rep := append([]byte(nil), b[i:e]...)
-		for k := range rep {
-			if isDigit(rep[k]) {
-				rep[k] = Mask
-			}
+		p.maskDigits(i, e)
+		return e
+	}
+	if n, g := len(pos), len(groups); n >= 12 && (g > 1 || n <= 19) {
+		p.maskCards(i, e, pos, groups)
+	}
+	return e
+}
+
+// maskDigits masks every digit of b[i:e] (a run cut by the end of a head,
+// which may be the start of a card number).
+func (p *pass) maskDigits(i, e int) {
+	rep := append([]byte(nil), p.in[i:e]...)
+	for k := range rep {
+		if isDigit(rep[k]) {
+			rep[k] = Mask
 		}
-		p.replace(i, e, rep)
-		return e
 	}
+	p.replace(i, e, rep)
+}
+
+// maskCards masks, within the run b[i:e] whose digits are at pos (groups:
+// the digit index each group of adjacent digits starts at), every longest
+// span of whole groups that holds 12 to 19 digits, starts with a digit other
+// than 0, is not part of a uuid and passes Luhn: all but its first 6 and last
+// 4 digits.
+func (p *pass) maskCards(i, e int, pos, groups []int) {
+	b := p.in
 	n, g := len(pos), len(groups)
-	if n < 12 || (g == 1 && n > 19) {
-		return e
-	}
 	uuids := uuidSpans(b, i, e)
 	var rep []byte
 	digitsOf := func(from, to int) []byte { // digit indexes [from, to)
@@ -390,7 +406,6 @@ func (p *pass) digitRun(i int, seps bool) int {
 	if rep != nil {
 		p.replace(i, e, rep)
 	}
-	return e
 }
 
 // numberLiteral handles a JSON number outside a string at i: when it holds

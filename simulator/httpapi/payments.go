@@ -188,62 +188,9 @@ func queryList(c echo.Context, name string) []string {
 // listPayments is GET /payments with the vendor's snake_case filters.
 func (s *Server) listPayments(c echo.Context) error {
 	warnUnknownParams(c, paymentListParams)
-	var errs []simulator.FieldError
-	bad := func(name, desc string) {
-		errs = append(errs, simulator.FieldError{Path: "$." + name, Description: desc})
-	}
-	q := simulator.PaymentQuery{
-		CurrencyCode: queryList(c, "currency_code"), CustomerID: queryList(c, "customer_id"),
-		Last4: queryList(c, "last_4_digits"), Processor: queryList(c, "processor"), OrderID: c.QueryParam("order_id"),
-		Limit: 100,
-	}
-	for _, st := range queryList(c, "status") {
-		q.Status = append(q.Status, simulator.PaymentStatus(st))
-		if !simulator.PaymentStatus(st).Valid() {
-			bad("status", fmt.Sprintf("%q is not a payment status", st))
-		}
-	}
-	intParam := func(name string, min, max int64) *int64 {
-		v := c.QueryParam(name)
-		if v == "" {
-			return nil
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < min || n > max {
-			bad(name, fmt.Sprintf("Value must be an integer from %d to %d", min, max))
-			return nil
-		}
-		return &n
-	}
-	if l := intParam("limit", 1, 100); l != nil {
-		q.Limit = int(*l)
-	}
-	q.MinAmount = intParam("min_amount", 0, math.MaxInt64)
-	q.MaxAmount = intParam("max_amount", 0, math.MaxInt64)
-	dateParam := func(name string) *time.Time {
-		v := c.QueryParam(name)
-		if v == "" {
-			return nil
-		}
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999", "2006-01-02"} {
-			if t, err := time.Parse(layout, v); err == nil {
-				t = t.UTC()
-				return &t
-			}
-		}
-		bad(name, "Value must be a date-time (RFC 3339)")
-		return nil
-	}
-	q.FromDate, q.ToDate = dateParam("from_date"), dateParam("to_date")
-	if cur := c.QueryParam("cursor"); cur != "" {
-		cc, err := simulator.ParseCursor(cur)
-		if err != nil {
-			bad("cursor", "The cursor is not one this API returned")
-		}
-		q.Cursor = cc
-	}
-	if len(errs) > 0 {
-		return simulator.ValidationError("PaymentListQuery", errs...)
+	q, err := parsePaymentQuery(c)
+	if err != nil {
+		return err
 	}
 	page, err := s.svc.ListPayments(tenantOf(c), q)
 	if err != nil {
@@ -260,6 +207,79 @@ func (s *Server) listPayments(c echo.Context) error {
 		out.PrevCursor = page.Prev.Encode()
 	}
 	return writeJSON(c, http.StatusOK, out)
+}
+
+// queryErrors collects the problems of a query's parameters, each at $.name.
+type queryErrors []simulator.FieldError
+
+func (e *queryErrors) bad(name, desc string) {
+	*e = append(*e, simulator.FieldError{Path: "$." + name, Description: desc})
+}
+
+// intParam is the integer parameter name within [min, max] (nil when absent
+// or bad; a bad one is noted).
+func (e *queryErrors) intParam(c echo.Context, name string, min, max int64) *int64 {
+	v := c.QueryParam(name)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < min || n > max {
+		e.bad(name, fmt.Sprintf("Value must be an integer from %d to %d", min, max))
+		return nil
+	}
+	return &n
+}
+
+// dateParam is the date-time parameter name, in UTC (RFC 3339, without a
+// zone, or a date; nil when absent or bad; a bad one is noted).
+func (e *queryErrors) dateParam(c echo.Context, name string) *time.Time {
+	v := c.QueryParam(name)
+	if v == "" {
+		return nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			t = t.UTC()
+			return &t
+		}
+	}
+	e.bad(name, "Value must be a date-time (RFC 3339)")
+	return nil
+}
+
+// parsePaymentQuery reads GET /payments' filters and paging, or answers 422
+// PaymentListQuery with every bad parameter.
+func parsePaymentQuery(c echo.Context) (simulator.PaymentQuery, error) {
+	var errs queryErrors
+	q := simulator.PaymentQuery{
+		CurrencyCode: queryList(c, "currency_code"), CustomerID: queryList(c, "customer_id"),
+		Last4: queryList(c, "last_4_digits"), Processor: queryList(c, "processor"), OrderID: c.QueryParam("order_id"),
+		Limit: 100,
+	}
+	for _, st := range queryList(c, "status") {
+		q.Status = append(q.Status, simulator.PaymentStatus(st))
+		if !simulator.PaymentStatus(st).Valid() {
+			errs.bad("status", fmt.Sprintf("%q is not a payment status", st))
+		}
+	}
+	if l := errs.intParam(c, "limit", 1, 100); l != nil {
+		q.Limit = int(*l)
+	}
+	q.MinAmount = errs.intParam(c, "min_amount", 0, math.MaxInt64)
+	q.MaxAmount = errs.intParam(c, "max_amount", 0, math.MaxInt64)
+	q.FromDate, q.ToDate = errs.dateParam(c, "from_date"), errs.dateParam(c, "to_date")
+	if cur := c.QueryParam("cursor"); cur != "" {
+		cc, err := simulator.ParseCursor(cur)
+		if err != nil {
+			errs.bad("cursor", "The cursor is not one this API returned")
+		}
+		q.Cursor = cc
+	}
+	if len(errs) > 0 {
+		return q, simulator.ValidationError("PaymentListQuery", errs...)
+	}
+	return q, nil
 }
 
 // paymentAnswer is a merchant-API answer about p in the request's version;

@@ -86,130 +86,166 @@ func (s *schema) hasProp(name string) bool {
 // validate checks v against s at path and appends every broken rule to errs.
 // A null is the same as an absent field (required fields must have a value).
 func (s *schema) validate(v any, path string, errs *[]simulator.FieldError) {
-	add := func(format string, args ...any) {
-		*errs = append(*errs, simulator.FieldError{Path: path, Description: fmt.Sprintf(format, args...)})
-	}
 	if v == nil {
 		return
 	}
 	switch s.typ {
 	case "object":
-		m, ok := v.(map[string]any)
-		if !ok {
-			add("Value must be an object")
-			return
-		}
-		for _, p := range s.props {
-			pv, present := m[p.name]
-			if p.req && (!present || pv == nil) {
-				*errs = append(*errs, simulator.FieldError{Path: path + "." + p.name, Description: "Field required"})
-				continue
-			}
-			if present {
-				p.s.validate(pv, path+"."+p.name, errs)
-			}
-		}
-		if s.closed {
-			var extra []string
-			for k := range m {
-				if !s.hasProp(k) {
-					extra = append(extra, k)
-				}
-			}
-			slices.Sort(extra)
-			for _, k := range extra {
-				*errs = append(*errs, simulator.FieldError{Path: path + "." + k, Description: "Extra fields not permitted" + s.didYouMean(k, m)})
-			}
-		}
+		s.validateObject(v, path, errs)
 	case "map":
-		if _, ok := v.(map[string]any); !ok {
-			add("Value must be an object")
-			return
-		}
-		limit := s.maxBytes
-		if limit == 0 {
-			limit = simulator.MaxMetadataBytes
-		}
-		if n := simulator.EncodedSize(v); n < 0 || n > limit {
-			add("Ensure this object is at most %d bytes once encoded as JSON (it is %d)", limit, n)
-		}
+		s.validateMap(v, path, errs)
 	case "array":
-		a, ok := v.([]any)
-		if !ok {
-			add("Value must be a valid list")
-			return
-		}
-		for i, item := range a {
-			if item == nil {
-				*errs = append(*errs, simulator.FieldError{Path: fmt.Sprintf("%s[%d]", path, i), Description: "Value must not be null"})
-				continue
-			}
-			s.items.validate(item, fmt.Sprintf("%s[%d]", path, i), errs)
-		}
+		s.validateArray(v, path, errs)
 	case "string":
-		str, ok := v.(string)
-		if !ok {
-			add("Value must be a valid string")
-			return
-		}
-		n := utf8.RuneCountInString(str)
-		maxLen := s.textMax()
-		switch {
-		case s.minLen > 0 && n < s.minLen:
-			add("Ensure this value has at least %d characters", s.minLen)
-		case n > maxLen:
-			add("Ensure this value has at most %d characters", maxLen)
-		}
-		if len(s.enum) > 0 && !slices.Contains(s.enum, str) {
-			if len(s.enum) <= 20 {
-				add("Value must be one of: %s", strings.Join(s.enum, ", "))
-			} else {
-				add("Value is not an allowed value")
-			}
-		}
-		if !s.formatOK(str) {
-			add("%s", formatMessages[s.format])
-		}
+		s.validateString(v, path, errs)
 	case "integer":
-		num, ok := v.(json.Number)
-		help := ""
-		if s.minorUnits {
-			help = minorUnitsHelp
-		}
-		if !ok {
-			add("Value must be a valid integer%s", help)
-			return
-		}
-		i, err := strconv.ParseInt(string(num), 10, 64)
-		if err != nil {
-			if strings.ContainsAny(string(num), ".eE") {
-				add("Value must be a valid integer%s", help)
-			} else {
-				add("Value must be a valid integer (int64)")
-			}
-			return
-		}
-		if s.min != nil && i < *s.min {
-			add("Ensure this value is greater than or equal to %d", *s.min)
-		}
+		s.validateInteger(v, path, errs)
 	case "number":
-		num, ok := v.(json.Number)
-		if !ok {
-			add("Value must be a valid number")
-			return
-		}
-		f, err := num.Float64()
-		if err != nil {
-			add("Value must be a valid number")
-			return
-		}
-		if s.min != nil && f < float64(*s.min) {
-			add("Ensure this value is greater than or equal to %d", *s.min)
-		}
+		s.validateNumber(v, path, errs)
 	case "boolean":
 		if _, ok := v.(bool); !ok {
-			add("Value must be a valid boolean")
+			addFieldError(errs, path, "Value must be a valid boolean")
 		}
+	}
+}
+
+// addFieldError appends the error of the value at path.
+func addFieldError(errs *[]simulator.FieldError, path, format string, args ...any) {
+	*errs = append(*errs, simulator.FieldError{Path: path, Description: fmt.Sprintf(format, args...)})
+}
+
+// validateObject checks an object: its required and present properties,
+// then, when s is closed, every member it does not know (sorted).
+func (s *schema) validateObject(v any, path string, errs *[]simulator.FieldError) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		addFieldError(errs, path, "Value must be an object")
+		return
+	}
+	for _, p := range s.props {
+		pv, present := m[p.name]
+		if p.req && (!present || pv == nil) {
+			*errs = append(*errs, simulator.FieldError{Path: path + "." + p.name, Description: "Field required"})
+			continue
+		}
+		if present {
+			p.s.validate(pv, path+"."+p.name, errs)
+		}
+	}
+	if !s.closed {
+		return
+	}
+	var extra []string
+	for k := range m {
+		if !s.hasProp(k) {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		*errs = append(*errs, simulator.FieldError{Path: path + "." + k, Description: "Extra fields not permitted" + s.didYouMean(k, m)})
+	}
+}
+
+// validateMap checks a free-form object (metadata) against its encoded size.
+func (s *schema) validateMap(v any, path string, errs *[]simulator.FieldError) {
+	if _, ok := v.(map[string]any); !ok {
+		addFieldError(errs, path, "Value must be an object")
+		return
+	}
+	limit := s.maxBytes
+	if limit == 0 {
+		limit = simulator.MaxMetadataBytes
+	}
+	if n := simulator.EncodedSize(v); n < 0 || n > limit {
+		addFieldError(errs, path, "Ensure this object is at most %d bytes once encoded as JSON (it is %d)", limit, n)
+	}
+}
+
+// validateArray checks each item of a list (null items refused).
+func (s *schema) validateArray(v any, path string, errs *[]simulator.FieldError) {
+	a, ok := v.([]any)
+	if !ok {
+		addFieldError(errs, path, "Value must be a valid list")
+		return
+	}
+	for i, item := range a {
+		if item == nil {
+			*errs = append(*errs, simulator.FieldError{Path: fmt.Sprintf("%s[%d]", path, i), Description: "Value must not be null"})
+			continue
+		}
+		s.items.validate(item, fmt.Sprintf("%s[%d]", path, i), errs)
+	}
+}
+
+// validateString checks a string's length in characters, its enum and its
+// format.
+func (s *schema) validateString(v any, path string, errs *[]simulator.FieldError) {
+	str, ok := v.(string)
+	if !ok {
+		addFieldError(errs, path, "Value must be a valid string")
+		return
+	}
+	n := utf8.RuneCountInString(str)
+	maxLen := s.textMax()
+	switch {
+	case s.minLen > 0 && n < s.minLen:
+		addFieldError(errs, path, "Ensure this value has at least %d characters", s.minLen)
+	case n > maxLen:
+		addFieldError(errs, path, "Ensure this value has at most %d characters", maxLen)
+	}
+	if len(s.enum) > 0 && !slices.Contains(s.enum, str) {
+		if len(s.enum) <= 20 {
+			addFieldError(errs, path, "Value must be one of: %s", strings.Join(s.enum, ", "))
+		} else {
+			addFieldError(errs, path, "Value is not an allowed value")
+		}
+	}
+	if !s.formatOK(str) {
+		addFieldError(errs, path, "%s", formatMessages[s.format])
+	}
+}
+
+// validateInteger checks an int64 (amounts say they are minor units) and
+// its minimum.
+func (s *schema) validateInteger(v any, path string, errs *[]simulator.FieldError) {
+	num, ok := v.(json.Number)
+	help := ""
+	if s.minorUnits {
+		help = minorUnitsHelp
+	}
+	if !ok {
+		addFieldError(errs, path, "Value must be a valid integer%s", help)
+		return
+	}
+	i, err := strconv.ParseInt(string(num), 10, 64)
+	if err != nil {
+		if strings.ContainsAny(string(num), ".eE") {
+			addFieldError(errs, path, "Value must be a valid integer%s", help)
+		} else {
+			addFieldError(errs, path, "Value must be a valid integer (int64)")
+		}
+		return
+	}
+	if s.min != nil && i < *s.min {
+		addFieldError(errs, path, "Ensure this value is greater than or equal to %d", *s.min)
+	}
+}
+
+// validateNumber checks a number and its minimum.
+func (s *schema) validateNumber(v any, path string, errs *[]simulator.FieldError) {
+	num, ok := v.(json.Number)
+	if !ok {
+		addFieldError(errs, path, "Value must be a valid number")
+		return
+	}
+	f, err := num.Float64()
+	if err != nil {
+		addFieldError(errs, path, "Value must be a valid number")
+		return
+	}
+	if s.min != nil && f < float64(*s.min) {
+		addFieldError(errs, path, "Ensure this value is greater than or equal to %d", *s.min)
 	}
 }
 

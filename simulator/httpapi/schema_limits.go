@@ -95,30 +95,12 @@ func maxDepth(b []byte) int {
 // returns the JSONPath of the first container at level limit+1. A syntax
 // error, or data after the first value, is returned as err.
 func deepPath(b []byte, limit int) (string, error) {
-	type frame struct {
-		arr     bool
-		idx     int
-		key     string
-		wantKey bool
-	}
-	var stack []frame
-	where := func() string {
-		var buf bytes.Buffer
-		buf.WriteString("$")
-		for _, f := range stack {
-			if f.arr {
-				fmt.Fprintf(&buf, "[%d]", f.idx)
-			} else {
-				buf.WriteString("." + f.key)
-			}
-		}
-		return buf.String()
-	}
+	var w depthWalk
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	found, started := "", false
 	for {
-		if started && len(stack) == 0 { // the first value is complete
+		if started && len(w.stack) == 0 { // the first value is complete
 			if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 				return "", errors.New("data after the JSON value")
 			}
@@ -132,31 +114,67 @@ func deepPath(b []byte, limit int) (string, error) {
 			return "", err
 		}
 		started = true
-		if n := len(stack); n > 0 && !stack[n-1].arr && stack[n-1].wantKey {
-			if tok == json.Delim('}') {
-				stack = stack[:n-1]
-			} else {
-				stack[n-1].key, stack[n-1].wantKey = tok.(string), false
-				continue
-			}
-		} else {
-			switch tok {
-			case json.Delim('{'), json.Delim('['):
-				if len(stack)+1 > limit && found == "" {
-					found = where()
-				}
-				stack = append(stack, frame{arr: tok == json.Delim('['), wantKey: tok == json.Delim('{')})
-				continue
-			case json.Delim('}'), json.Delim(']'):
-				stack = stack[:len(stack)-1]
-			}
+		if opens := tok == json.Delim('{') || tok == json.Delim('['); opens && !w.wantsKey() && len(w.stack)+1 > limit && found == "" {
+			found = w.where()
 		}
-		if n := len(stack); n > 0 { // a value ended: move its parent on
-			if stack[n-1].arr {
-				stack[n-1].idx++
-			} else {
-				stack[n-1].wantKey = true
-			}
+		w.step(tok)
+	}
+}
+
+// depthFrame is one open object or array of a depthWalk.
+type depthFrame struct {
+	arr     bool
+	idx     int
+	key     string
+	wantKey bool
+}
+
+// depthWalk follows the path of a JSON token stream: the open objects and
+// arrays, with the current key or index of each.
+type depthWalk struct{ stack []depthFrame }
+
+// wantsKey reports whether the next token is an object's key (or its end).
+func (w *depthWalk) wantsKey() bool {
+	n := len(w.stack)
+	return n > 0 && !w.stack[n-1].arr && w.stack[n-1].wantKey
+}
+
+// where is the path of the value being read ("$.a[2].b").
+func (w *depthWalk) where() string {
+	var buf bytes.Buffer
+	buf.WriteString("$")
+	for _, f := range w.stack {
+		if f.arr {
+			fmt.Fprintf(&buf, "[%d]", f.idx)
+		} else {
+			buf.WriteString("." + f.key)
+		}
+	}
+	return buf.String()
+}
+
+// step moves the walk past tok.
+func (w *depthWalk) step(tok json.Token) {
+	if w.wantsKey() {
+		if tok != json.Delim('}') {
+			w.stack[len(w.stack)-1].key, w.stack[len(w.stack)-1].wantKey = tok.(string), false
+			return
+		}
+		w.stack = w.stack[:len(w.stack)-1]
+	} else {
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			w.stack = append(w.stack, depthFrame{arr: tok == json.Delim('['), wantKey: tok == json.Delim('{')})
+			return
+		case json.Delim('}'), json.Delim(']'):
+			w.stack = w.stack[:len(w.stack)-1]
+		}
+	}
+	if n := len(w.stack); n > 0 { // a value ended: move its parent on
+		if w.stack[n-1].arr {
+			w.stack[n-1].idx++
+		} else {
+			w.stack[n-1].wantKey = true
 		}
 	}
 }

@@ -58,42 +58,8 @@ func migrate(db *buntdb.DB, path string) (int, error) {
 	for {
 		var next string
 		n := 0
-		err := db.Update(func(tx *buntdb.Tx) error {
-			type kv struct{ k, v string }
-			var old []kv
-			scanned := 0
-			err := tx.AscendGreaterOrEqual("", from, func(k, v string) bool {
-				if k == from && from != "" {
-					return true
-				}
-				scanned++
-				if len(v) > 0 && v[0] == '{' && recordKind(k) != "" {
-					old = append(old, kv{k, v})
-				}
-				if len(old) >= migrateBatch || scanned >= migrateScan {
-					next = k
-					return false
-				}
-				return true
-			})
-			if err != nil {
-				return err
-			}
-			for _, r := range old {
-				pairs, err := convertJSON(r.k, r.v)
-				if err != nil {
-					return fmt.Errorf("store: migrating %s in %s: %w", r.k, path, err)
-				}
-				for _, p := range pairs {
-					if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
-						return err
-					}
-				}
-			}
-			n = len(old)
-			if next == "" {
-				_, _, err = tx.Set(kFormat, formatValue, nil)
-			}
+		err := db.Update(func(tx *buntdb.Tx) (err error) {
+			n, next, err = migrateBatchFrom(tx, from, path)
 			return err
 		})
 		if err != nil {
@@ -112,6 +78,48 @@ func migrate(db *buntdb.DB, path string) (int, error) {
 		}
 	}
 	return total, nil
+}
+
+// migrateBatchFrom converts, in tx, the JSON records after key from (from
+// itself included when it is ""), at most migrateBatch of them within
+// migrateScan keys; it answers how many it converted and the key to go on
+// after ("" once the file is done, which it then marks converted).
+func migrateBatchFrom(tx *buntdb.Tx, from, path string) (n int, next string, err error) {
+	type kv struct{ k, v string }
+	var old []kv
+	scanned := 0
+	err = tx.AscendGreaterOrEqual("", from, func(k, v string) bool {
+		if k == from && from != "" {
+			return true
+		}
+		scanned++
+		if len(v) > 0 && v[0] == '{' && recordKind(k) != "" {
+			old = append(old, kv{k, v})
+		}
+		if len(old) >= migrateBatch || scanned >= migrateScan {
+			next = k
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return 0, "", err
+	}
+	for _, r := range old {
+		pairs, err := convertJSON(r.k, r.v)
+		if err != nil {
+			return 0, "", fmt.Errorf("store: migrating %s in %s: %w", r.k, path, err)
+		}
+		for _, p := range pairs {
+			if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
+				return 0, "", err
+			}
+		}
+	}
+	if next == "" {
+		_, _, err = tx.Set(kFormat, formatValue, nil)
+	}
+	return len(old), next, err
 }
 
 // recordKind names the kind of record a key holds ("" for keys whose values
