@@ -1,11 +1,9 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/internal/apitest"
 
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/processors"
@@ -172,67 +172,12 @@ func (a *testAPI) newTenant(body map[string]any) string {
 }
 
 // resp is an answer with its decoded JSON body.
-type resp struct {
-	Status int
-	Header http.Header
-	Body   []byte
-	JSON   map[string]any
-}
+type resp = apitest.Resp
 
-// ErrorID is error.errorId of an error body, "" otherwise.
-func (r *resp) ErrorID() string {
-	s, _ := r.Err()["errorId"].(string)
-	return s
-}
-
-// Str reads a top-level string field.
-func (r *resp) Str(key string) string { s, _ := r.JSON[key].(string); return s }
-
-// Err reads the error object.
-func (r *resp) Err() map[string]any { e, _ := r.JSON["error"].(map[string]any); return e }
-
-// req sends a request. body: nil (no body), string or []byte (raw), else JSON.
-// headers are "Name: value" pairs; the API key and version are sent unless
-// overridden (an empty value removes the header).
+// req sends a request (apitest.Client.Req) with the test's key.
 func (a *testAPI) req(method, path string, body any, headers ...string) *resp {
 	a.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		require.NoError(a.t, err)
-		rd = bytes.NewReader(raw)
-	}
-	r, err := http.NewRequest(method, a.URL()+path, rd)
-	require.NoError(a.t, err)
-	r.Header.Set("X-API-KEY", a.Key)
-	r.Header.Set("X-API-VERSION", "2.4")
-	if rd != nil {
-		r.Header.Set("Content-Type", "application/json")
-	}
-	for _, h := range headers {
-		k, v, _ := strings.Cut(h, ":")
-		if v = strings.TrimSpace(v); v == "" {
-			r.Header.Del(k)
-		} else {
-			r.Header.Set(k, v)
-		}
-	}
-	res, err := a.http.Do(r)
-	require.NoError(a.t, err)
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	require.NoError(a.t, err)
-	out := &resp{Status: res.StatusCode, Header: res.Header, Body: raw}
-	if len(raw) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
-		require.NoError(a.t, json.Unmarshal(raw, &out.JSON), "body: %s", raw)
-	}
-	return out
+	return apitest.Client{T: a.t, HTTP: a.http, URL: a.URL(), Key: a.Key}.Req(method, path, body, headers...)
 }
 
 // must sends a request and requires the status.

@@ -1,0 +1,88 @@
+// Package apitest is the HTTP client the end-to-end tests of the merchant
+// API share (cmd/paysandbox against the whole App, simulator/httpapi against
+// the echo server): a request with the API key and version set, and the
+// answer with its decoded JSON. Only tests import it.
+package apitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Resp is an answer with its decoded JSON body.
+type Resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   map[string]any
+}
+
+// ErrorID is error.errorId of an error body, "" otherwise.
+func (r *Resp) ErrorID() string {
+	s, _ := r.Err()["errorId"].(string)
+	return s
+}
+
+// Str reads a top-level string field.
+func (r *Resp) Str(key string) string { s, _ := r.JSON[key].(string); return s }
+
+// Err reads the error object.
+func (r *Resp) Err() map[string]any { e, _ := r.JSON["error"].(map[string]any); return e }
+
+// Client sends requests to the server at URL with Key.
+type Client struct {
+	T    testing.TB
+	HTTP *http.Client
+	URL  string
+	Key  string
+}
+
+// Req sends a request. body: nil (no body), string or []byte (raw), else
+// JSON. headers are "Name: value" pairs; the API key and version 2.4 are
+// sent unless overridden (an empty value removes the header).
+func (c Client) Req(method, path string, body any, headers ...string) *Resp {
+	c.T.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		require.NoError(c.T, err)
+		rd = bytes.NewReader(raw)
+	}
+	r, err := http.NewRequest(method, c.URL+path, rd)
+	require.NoError(c.T, err)
+	r.Header.Set("X-API-KEY", c.Key)
+	r.Header.Set("X-API-VERSION", "2.4")
+	if rd != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		if v = strings.TrimSpace(v); v == "" {
+			r.Header.Del(k)
+		} else {
+			r.Header.Set(k, v)
+		}
+	}
+	res, err := c.HTTP.Do(r)
+	require.NoError(c.T, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(c.T, err)
+	out := &Resp{Status: res.StatusCode, Header: res.Header, Body: raw}
+	if len(raw) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		require.NoError(c.T, json.Unmarshal(raw, &out.JSON), "body: %s", raw)
+	}
+	return out
+}
