@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 )
@@ -79,4 +80,44 @@ func ForeignInstance(self, cred string) string {
 func ErrForeignInstance(code Code, kind, other, self string) *Error {
 	return Errorf(code, "The %s was issued by paysandbox instance %s, but this is instance %s", kind, other, self).
 		WithRecovery("Send every request to the instance named by its credential's prefix (the part before the first '.'): check the proxy's routes.")
+}
+
+// TenantSep separates the tenant a token names from the rest of the token.
+// Client tokens and 3DS challenge tokens carry their tenant, so that the
+// store finds the tenant's data from the token alone (no shared lookup
+// table written on every session): "cst_" + TAG + "~" + random, TAG being
+// the tenant id in unpadded base64url. "~" is unreserved in URLs and
+// allowed in header and cookie values, and base64url never contains it.
+const TenantSep = "~"
+
+const clientTokenPrefix = "cst_"
+
+// WithTenant is token tok (as IDGen made it) made to carry tenantID: the
+// tag goes after tok's "cst_" prefix when it has one, else in front.
+func WithTenant(tenantID, tok string) string {
+	tag := base64.RawURLEncoding.EncodeToString([]byte(tenantID)) + TenantSep
+	if rest, ok := strings.CutPrefix(tok, clientTokenPrefix); ok {
+		return clientTokenPrefix + tag + rest
+	}
+	return tag + tok
+}
+
+// TenantOfToken is the tenant a client or challenge token carries (made by
+// WithTenant, with or without an instance prefix); ok is false for a token
+// that carries none, such as those issued before tokens carried their
+// tenant.
+func TenantOfToken(tok string) (tenantID string, ok bool) {
+	if name := InstanceOf(tok); name != "" {
+		tok = tok[len(name)+len(InstanceSep):]
+	}
+	tok = strings.TrimPrefix(tok, clientTokenPrefix)
+	tag, _, found := strings.Cut(tok, TenantSep)
+	if !found || tag == "" {
+		return "", false
+	}
+	id, err := base64.RawURLEncoding.DecodeString(tag)
+	if err != nil || len(id) == 0 {
+		return "", false
+	}
+	return string(id), true
 }

@@ -27,3 +27,26 @@ func TestInstanceNames(t *testing.T) {
 		t.Error("WithInstance")
 	}
 }
+
+func TestTenantOfToken(t *testing.T) {
+	for _, tc := range []struct{ inst, tid, tok string }{
+		{"", "t_Abc123", "cst_qwerty-_xyz"},
+		{"eu-1", "t_Abc123", "cst_qwerty"},
+		{"", "default", "6f1c2d0e-0000-4000-8000-000000000000"},
+		{"a", "odd:id/with~chars", "cst_z"},
+	} {
+		tok := WithInstance(tc.inst, WithTenant(tc.tid, tc.tok))
+		got, ok := TenantOfToken(tok)
+		if !ok || got != tc.tid {
+			t.Errorf("TenantOfToken(%q) = %q, %v; want %q", tok, got, ok, tc.tid)
+		}
+		if InstanceOf(tok) != tc.inst {
+			t.Errorf("InstanceOf(%q) = %q; want %q", tok, InstanceOf(tok), tc.inst)
+		}
+	}
+	for _, tok := range []string{"cst_old0123", "eu-1.cst_old", "6f1c2d0e-0000-4000-8000-000000000000", "~x", "cst_!!~x"} {
+		if id, ok := TenantOfToken(tok); ok {
+			t.Errorf("TenantOfToken(%q) = %q, true; want none", tok, id)
+		}
+	}
+}

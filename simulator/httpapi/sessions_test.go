@@ -165,13 +165,17 @@ func TestClientSessionCreateAndGet(t *testing.T) {
 
 func TestClientTokenLooksUnguessable(t *testing.T) {
 	a, _ := startAPI(t, apiOptions{IDs: simulator.RandomIDs{}})
-	pattern := regexp.MustCompile(`^cst_[A-Za-z0-9_-]{40,}$`)
+	// cst_, the tenant it belongs to (simulator.WithTenant), ~, 32 random bytes
+	pattern := regexp.MustCompile(`^cst_[A-Za-z0-9_-]+~[A-Za-z0-9_-]{43}$`)
 	seen := map[string]bool{}
 	for range 5 {
 		c := a.must(200, "POST", "/client-session", map[string]any{"orderId": "o-1"})
 		tok := c.Str("clientToken")
 		assert.Regexp(t, pattern, tok)
 		assert.False(t, seen[tok], "tokens differ")
+		tid, ok := simulator.TenantOfToken(tok)
+		assert.True(t, ok)
+		assert.Equal(t, "default", tid)
 		seen[tok] = true
 		assert.Equal(t, "2026-11-23T07:30:00.000000Z", c.Str("clientTokenExpirationDate"))
 	}

@@ -139,7 +139,7 @@ func (s *Service) authorizeTx(tx simulator.Tx, t *simulator.Tenant, p *simulator
 		p.Plan = simulator.PlanOf(d) // chosen once: it governs the rest of the payment's life
 		switch d.ThreeDS {
 		case simulator.ThreeDSChallenge:
-			tok := s.credential(simulator.IDUUID)
+			tok := s.tenantCredential(t.ID, simulator.IDUUID)
 			p.ThreeDS = &simulator.ThreeDSState{ChallengeToken: tok}
 			p.Required = &simulator.RequiredAction{Name: simulator.ActionThreeDS, Description: "The customer must complete a 3DS challenge", ClientToken: tok}
 			p.PaymentMethod.ThreeDSecure = &simulator.ThreeDSecure{ResponseCode: "CHALLENGE", ProtocolVersion: "2.2.0", ChallengeIssued: true}

@@ -115,6 +115,12 @@ func (s *Service) credential(kind simulator.IDKind) string {
 	return simulator.WithInstance(s.instance, s.IDs.NewID(kind))
 }
 
+// tenantCredential is a new token of tenant tid (client and 3DS challenge
+// tokens): it carries the tenant (simulator.WithTenant) and this instance.
+func (s *Service) tenantCredential(tid string, kind simulator.IDKind) string {
+	return simulator.WithInstance(s.instance, simulator.WithTenant(tid, s.IDs.NewID(kind)))
+}
+
 // Scheduler returns the service's scheduler (run it with Scheduler().Run).
 func (s *Service) Scheduler() *Scheduler { return s.sched }
 

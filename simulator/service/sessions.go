@@ -18,7 +18,7 @@ func (s *Service) CreateSession(t *simulator.Tenant, data simulator.SessionData,
 	}
 	now := s.now(t)
 	cs := &simulator.ClientSession{
-		ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, ClientToken: s.credential(simulator.IDClientToken),
+		ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, ClientToken: s.tenantCredential(t.ID, simulator.IDClientToken),
 		CreatedAt: now, ExpiresAt: now.Add(simulator.ClientTokenTTL), ApprovalMode: mode, Data: data,
 	}
 	if err := s.Store.Update(func(tx simulator.Tx) error { return tx.PutSession(cs) }); err != nil {
