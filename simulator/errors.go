@@ -64,6 +64,9 @@ const (
 	// Sandbox control plane.
 	CodeScenarioValidationError Code = "ScenarioValidationError"
 	CodeWaitTimeout             Code = "WaitTimeout"
+	// CodeTenantUnavailable: the tenant's data cannot be opened or read
+	// (503); other tenants are unaffected (SANDBOX.md section 10).
+	CodeTenantUnavailable Code = "TenantUnavailable"
 	// CodeHeadersTooLarge: the request's header block is over 64 KiB
 	// (SANDBOX.md section 12).
 	CodeHeadersTooLarge Code = "RequestHeaderFieldsTooLarge"
@@ -84,7 +87,7 @@ var Codes = []Code{
 	CodeAdjustAuthorizationNotSupported, CodeNoActionsToHandle,
 	CodePaymentAttemptNotFound, CodeClientSessionNotManual, CodeInvalidPaymentAttemptTransition,
 	CodePaymentAttemptExpired,
-	CodeScenarioValidationError, CodeWaitTimeout, CodeHeadersTooLarge,
+	CodeScenarioValidationError, CodeWaitTimeout, CodeHeadersTooLarge, CodeTenantUnavailable,
 }
 
 // FieldError is one broken rule of a request, at a JSONPath like "$.order.lineItems[0].amount".
@@ -149,6 +152,13 @@ func ErrorCode(err error) Code {
 		return e.Code
 	}
 	return ""
+}
+
+// ErrTenantUnavailable is TenantUnavailable: the store cannot open or read
+// the tenant's data; problem says why (the store's log names the file).
+func ErrTenantUnavailable(problem string) *Error {
+	return Errorf(CodeTenantUnavailable, "This tenant's data cannot be opened: %s", problem).
+		WithRecovery("Other tenants are unaffected. The server's log names the file; restore it from a backup or remove it and reset the tenant.")
 }
 
 // The common errors, each a new *Error with the vendor's wording.

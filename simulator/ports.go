@@ -20,6 +20,11 @@ type Store interface {
 	// that wrote a record of that tenant (its tenant record included), so
 	// that a read begun after the notification sees the write.
 	Changes() ChangeFeed
+	// Hold keeps tenantID's data open until release is called (long-polls,
+	// streams and clock advances hold their tenant; a transaction holds its
+	// tenants while it runs). A store that opens tenants on demand never
+	// closes a held one; release is idempotent.
+	Hold(tenantID string) (release func())
 }
 
 // ChangeFeed signals, per tenant, that something the tenant can see changed: a
@@ -111,6 +116,10 @@ type Tx interface {
 	// PendingEvents lists the tenant's PENDING events by payment, each
 	// payment's in creation order.
 	PendingEvents(tenantID string) ([]PendingRef, error)
+	// TenantsWithPending answers the ids of the tenants that may have
+	// PENDING events: a superset (a tenant it leaves out has none), so
+	// that the dispatcher reads only those without opening every tenant.
+	TenantsWithPending() ([]string, error)
 	// PruneEvents deletes delivered and exhausted events beyond the newest
 	// keep (keep <= 0: no count bound) and those created before before (zero: no age bound),
 	// at most PruneBatch of them (the oldest first when over the age bound); it answers how many.

@@ -298,22 +298,32 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	var tenants []*simulator.Tenant
 	queues := map[string][]head{}
 	anyHeld, anyHead := false, false
-	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
-		if tenants, err = tx.Tenants(); err != nil {
+	err := d.Svc.Store.View(func(tx simulator.Tx) error {
+		ids, err := tx.TenantsWithPending() // not every tenant: each may be a file to open
+		if err != nil {
 			return err
 		}
-		for _, t := range tenants {
+		for _, id := range ids {
 			d.mu.Lock()
-			held := d.held[t.ID] > 0
+			held := d.held[id] > 0
 			d.mu.Unlock()
 			if held {
 				anyHeld = true
 				continue
 			}
-			if queues[t.ID], err = heads(tx, t); err != nil {
-				return err
+			t, err := tx.Tenant(id)
+			if err == nil && t != nil {
+				queues[id], err = heads(tx, t)
 			}
-			anyHead = anyHead || len(queues[t.ID]) > 0
+			if err != nil { // one tenant's unreadable data stops only its deliveries
+				d.Log.Error("webhooks: reading the outbox", "tenant", id, "err", err)
+				continue
+			}
+			if t == nil {
+				continue
+			}
+			tenants = append(tenants, t)
+			anyHead = anyHead || len(queues[id]) > 0
 		}
 		return nil
 	})

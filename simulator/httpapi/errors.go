@@ -21,6 +21,7 @@ var statusOf = map[simulator.Code]int{
 	simulator.CodeRequestValidationError: http.StatusUnprocessableEntity,
 	simulator.CodeRequestTimeout:         http.StatusGatewayTimeout,
 	simulator.CodeTooManyRequests:        http.StatusTooManyRequests,
+	simulator.CodeTenantUnavailable:      http.StatusServiceUnavailable,
 	simulator.CodeInternalError:          http.StatusInternalServerError,
 
 	simulator.CodeClientSessionValidationError:  http.StatusBadRequest,

@@ -26,6 +26,9 @@ const DefaultMaxHeldPerTenant = 64
 // even when the tenant is at its cap.
 type Held struct {
 	max int
+	// keep keeps the tenant's data open while a request is held (the
+	// store's Hold; nil: nothing to keep).
+	keep func(tenantID string) (release func())
 
 	mu      sync.Mutex
 	open    map[string]int
@@ -55,9 +58,14 @@ func (h *Held) Acquire(tenantID string) (release func(), err error) {
 			WithRecovery("Retry shortly, or end some of the tenant's open waits.")
 	}
 	h.open[tenantID]++
+	unkeep := func() {}
+	if h.keep != nil {
+		unkeep = h.keep(tenantID)
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			unkeep()
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			if h.open[tenantID]--; h.open[tenantID] <= 0 {

@@ -233,6 +233,7 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *simulator.Tenant, d 
 	}
 	unlock := s.sched.lock(t.ID)
 	defer unlock()
+	defer s.Store.Hold(t.ID)() // the advance's transactions and the attempts it waits for use the tenant's data
 	deadline := time.Now().Add(s.AdvanceWait)
 	if s.webhooks != nil {
 		defer s.webhooks.Hold(t.ID)()
