@@ -54,3 +54,38 @@ func (m *MigrationNotes) Record(h MigrationHit, requestID string, at time.Time) 
 		}
 	}
 }
+
+// Merge adds d's counts to m: d holds what was recorded after m (counts
+// not stored yet), so its descriptions, last-seen times and example ids
+// are the newer ones; a kind m has not seen joins at the end, in d's
+// order.
+func (m *MigrationNotes) Merge(d *MigrationNotes) {
+	if d == nil {
+		return
+	}
+	for _, dn := range d.Items {
+		i := slices.IndexFunc(m.Items, func(n MigrationNote) bool { return n.Kind == dn.Kind })
+		if i < 0 {
+			m.Items = append(m.Items, MigrationNote{Kind: dn.Kind, FirstSeen: dn.FirstSeen})
+			i = len(m.Items) - 1
+		}
+		n := &m.Items[i]
+		n.Count += dn.Count
+		n.Description, n.LastSeen = dn.Description, dn.LastSeen
+		ids := slices.DeleteFunc(slices.Clone(n.ExampleRequestIDs), func(id string) bool { return slices.Contains(dn.ExampleRequestIDs, id) })
+		ids = append(ids, dn.ExampleRequestIDs...)
+		if len(ids) > MigrationExamples {
+			ids = slices.Delete(ids, 0, len(ids)-MigrationExamples)
+		}
+		n.ExampleRequestIDs = ids
+	}
+}
+
+// Clone is a deep copy of m.
+func (m *MigrationNotes) Clone() *MigrationNotes {
+	c := &MigrationNotes{TenantID: m.TenantID, Items: slices.Clone(m.Items)}
+	for i := range c.Items {
+		c.Items[i].ExampleRequestIDs = slices.Clone(c.Items[i].ExampleRequestIDs)
+	}
+	return c
+}

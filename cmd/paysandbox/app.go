@@ -330,8 +330,9 @@ func (a *App) Run(ctx context.Context) error {
 // state, close connections that never sent a request, wait at most
 // ShutdownTimeout for in-flight requests, then answer the merchant and
 // client requests still held (a timeout rule, a latency) with their 504
-// RequestTimeout (httpapi.Server.Cut) and close the rest. Running past the
-// timeout is logged, not an error: the process still exits 0.
+// RequestTimeout (httpapi.Server.Cut) and close the rest, and store the
+// migration notes still counted in memory. Running past the timeout is
+// logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
 	if a.http == nil {
 		return nil
@@ -352,6 +353,9 @@ func (a *App) Shutdown() error {
 	a.cancel()
 	a.wg.Wait()
 	a.http = nil
+	if err := a.Svc.FlushMigrationNotes(); err != nil {
+		a.Log.Error("shutdown: migration notes not stored", "err", err)
+	}
 	return nil
 }
 

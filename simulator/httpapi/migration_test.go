@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -71,4 +72,47 @@ func TestMigrationNotes(t *testing.T) {
 	again := migrationItems(t, b)
 	assert.EqualValues(t, 2, again[simulator.DiffAttemptRoutes]["count"], "counts persist")
 	assert.Empty(t, migrationItems(t, b.asNewTenant()), "per tenant")
+}
+
+// TestMigrationNotesCommitNothing: the migration notes a request made with
+// an older version hits are counted without a store write of their own (a
+// read commits nothing, a write once), GET /_sandbox/migration shows them
+// at once, and a flush stores them in one write.
+func TestMigrationNotesCommitNothing(t *testing.T) {
+	p := newPipeline(t)
+	ct := p.must("POST", "/client-session", plainSession(1000), "clientToken")
+	tk := p.must("POST", "/client/payment-instruments", card(numOK), "token", "X-Client-Token", ct)
+	id := p.must("POST", "/payments", map[string]any{"paymentMethodToken": tk}, "id")
+
+	assert.Zero(t, p.commits("GET", "/payments/"+id, nil, "X-API-VERSION", "2.2"), "a read made with 2.2")
+	ct = p.must("POST", "/client-session", plainSession(1000), "clientToken")
+	tk = p.must("POST", "/client/payment-instruments", card(numOK), "token", "X-Client-Token", ct)
+	assert.EqualValues(t, 1, p.commits("POST", "/payments", map[string]any{"paymentMethodToken": tk}, "X-API-VERSION", "2.2", "X-Idempotency-Key", "k22"),
+		"a payment made with 2.2 (computed paymentType noted)")
+
+	before := p.st.updates.Load()
+	w := p.do("GET", "/_sandbox/migration", nil)
+	require.Equal(t, 200, w.Code, w.Body.String())
+	assert.Equal(t, before, p.st.updates.Load())
+	var got struct {
+		Items []simulator.MigrationNote `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &got))
+	kinds := map[string]int64{}
+	for _, it := range got.Items {
+		kinds[it.Kind] = it.Count
+	}
+	assert.EqualValues(t, 2, kinds[simulator.DiffAnswerShape], "the read's note (and the payment's answer's) seen at once")
+	assert.EqualValues(t, 1, kinds[simulator.DiffComputedType])
+
+	require.NoError(t, p.svc.FlushMigrationNotes())
+	assert.Equal(t, before+1, p.st.updates.Load(), "one write for the tenant's counts")
+	require.NoError(t, p.svc.FlushMigrationNotes())
+	assert.Equal(t, before+1, p.st.updates.Load(), "nothing left to write")
+	w = p.do("GET", "/_sandbox/migration", nil)
+	var again struct {
+		Items []simulator.MigrationNote `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &again))
+	assert.Equal(t, got.Items, again.Items, "stored counts read as the counted ones")
 }

@@ -37,8 +37,8 @@ func (s *countingStore) Update(fn func(tx simulator.Tx) error) error {
 }
 
 // pipeline is the server (Guard over the routes, as serve has it) called in-process (no connection, no client), with
-// the scheduler stopped, so that every store transaction counted is the
-// request's own.
+// the scheduler stopped and migration notes stored only when flushed, so
+// that every store transaction counted is the request's own.
 type pipeline struct {
 	t   testing.TB
 	st  *countingStore
@@ -53,7 +53,7 @@ func newPipeline(t testing.TB) *pipeline {
 	t.Cleanup(func() { _ = db.Close() })
 	st := &countingStore{DB: db}
 	base := newService(t, db, clock.NewManual(testEpoch), simulator.RandomIDs{}) // production ids: no uuid of 12 digits in a row for redact to check
-	svc := service.NewService(st, base.Clock, base.IDs, base.Cards, base.Processor, nil, service.Config{AttemptTTL: 15 * time.Minute})
+	svc := service.NewService(st, base.Clock, base.IDs, base.Cards, base.Processor, nil, service.Config{AttemptTTL: 15 * time.Minute, MigrationFlush: time.Hour})
 	_, err = svc.EnsureTenant(service.TenantSpec{
 		ID: simulator.DefaultTenantID, SigningSecret: simulator.DefaultSigningSecret,
 		APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}},

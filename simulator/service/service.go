@@ -44,6 +44,8 @@ type Service struct {
 	instance string
 	// webhookVersion is Config.WebhookVersion.
 	webhookVersion simulator.APIVersion
+	// migrations holds the migration notes not stored yet.
+	migrations migrationLog
 }
 
 // Config is what NewService needs besides the ports.
@@ -78,6 +80,9 @@ type Config struct {
 	// WebhookVersion is the webhook version of tenants created without one
 	// (serve's webhook_version; "": the current version).
 	WebhookVersion simulator.APIVersion
+	// MigrationFlush is how often, at most, a tenant's migration notes are
+	// written to the store (0: DefaultMigrationFlush).
+	MigrationFlush time.Duration
 }
 
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
@@ -97,9 +102,13 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	if cfg.AdvanceWait <= 0 {
 		cfg.AdvanceWait = DefaultAdvanceWait
 	}
+	if cfg.MigrationFlush <= 0 {
+		cfg.MigrationFlush = DefaultMigrationFlush
+	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: catalog, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
 		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion}
+	s.migrations.every = cfg.MigrationFlush
 	s.Held.keep = st.Hold
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {
