@@ -226,6 +226,10 @@ type ThreeDSState struct {
 type TimeoutState struct {
 	ResolveTo PaymentStatus `json:"resolveTo"`
 	ResolveAt time.Time     `json:"resolveAt"`
+	// RequestID is the request the timeout answered 504 (empty when none,
+	// such as an authorization run in the background): the migration note
+	// of its resolution names it.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // RequiredAction names.

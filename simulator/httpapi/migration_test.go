@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,4 +116,60 @@ func TestMigrationNotesCommitNothing(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &again))
 	assert.Equal(t, got.Items, again.Items, "stored counts read as the counted ones")
+}
+
+// TestMigrationTimeoutResolved: a timeout the scheduler resolves as a
+// decline, on a payment made with 2.2, answers statusReason type
+// APPLICATION_ERROR where 2.4 answers GATEWAY_TIMEOUT; it is noted for the
+// request that created the payment (and got the 504). The same on 2.4
+// notes nothing.
+func TestMigrationTimeoutResolved(t *testing.T) {
+	a := newTestAPI(t).asNewTenant()
+	r := a.putRules("rules:\n  - name: quick-timeout\n    when: { amount: 1234 }\n    timeout: { resolveTo: DECLINED, after: 10s, holdFor: 10ms }\n")
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	cur := a.payFull(1234, visa, nil)
+	require.Equal(t, 504, cur.Status, "%s", cur.Body)
+	old := a.payFull(1234, visa, nil, ver(simulator.V22))
+	require.Equal(t, 504, old.Status, "%s", old.Body)
+	before := migrationItems(t, a)
+	assert.NotContains(t, before, simulator.DiffGatewayTimeout, "noted when it resolves")
+
+	a.advance("10s")
+	for id, want := range map[string]string{cur.Err()["paymentId"].(string): "GATEWAY_TIMEOUT", old.Err()["paymentId"].(string): "APPLICATION_ERROR"} {
+		p := a.must(200, "GET", "/payments/"+id, nil)
+		require.Equal(t, "DECLINED", p.Str("status"))
+		assert.Equal(t, want, sub(p.JSON, "statusReason")["type"])
+	}
+	items := migrationItems(t, a)
+	require.Contains(t, items, simulator.DiffGatewayTimeout)
+	n := items[simulator.DiffGatewayTimeout]
+	assert.EqualValues(t, 1, n["count"], "the 2.4 payment notes nothing")
+	assert.Equal(t, "This payment's timeout resolved with statusReason type APPLICATION_ERROR on 2.2; on 2.4 the type is GATEWAY_TIMEOUT", n["description"])
+	assert.Equal(t, []any{old.Header.Get("X-Request-Id")}, n["exampleRequestIds"])
+}
+
+// TestMigrationRequestCut: a request made with 2.2 that a timeout rule
+// holds past 25 s is cut there (on 2.4 it would wait for the configured
+// request timeout), and noted so, whichever of the rule's own 504 and the
+// request timeout's answers first. It waits 25 s of real time.
+func TestMigrationRequestCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the 25 s request timeout of 2.1-2.3")
+	}
+	t.Parallel()
+	a, _ := startAPI(t, apiOptions{RequestTimeout: 30 * time.Second})
+	a = a.asNewTenant()
+	r := a.putRules("rules:\n  - name: hold\n    when: { amount: 1234 }\n    timeout: { resolveTo: FAILED, after: 1m }\n")
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	old := a.payFull(1234, visa, nil, ver(simulator.V22))
+	require.Equal(t, 504, old.Status, "%s", old.Body)
+	a.advance("1m")
+
+	items := migrationItems(t, a)
+	rid := old.Header.Get("X-Request-Id")
+	require.Contains(t, items, simulator.DiffRequestTimeout)
+	assert.Equal(t, "This request was cut at 25s on 2.2; on 2.4 it would have waited up to 30s", items[simulator.DiffRequestTimeout]["description"])
+	assert.Equal(t, []any{rid}, items[simulator.DiffRequestTimeout]["exampleRequestIds"])
+	require.Contains(t, items, simulator.DiffGatewayTimeout)
+	assert.Equal(t, []any{rid}, items[simulator.DiffGatewayTimeout]["exampleRequestIds"])
 }

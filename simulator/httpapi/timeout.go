@@ -33,10 +33,10 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		d = versionOf(c).RequestTimeout(d)
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
-		ctx, note := service.WithRequestNote(ctx)
+		rid := requestID(c)
+		ctx, note := service.WithRequestNote(ctx, rid)
 		c.SetRequest(c.Request().WithContext(ctx))
 		res := c.Response()
-		rid := requestID(c)
 		g := &guardedWriter{w: res.Writer, ctx: ctx, cancel: cancel, d: d, rid: rid, note: note}
 		res.Writer = g
 		// A plain timer, not context.AfterFunc: that one registers with the
@@ -49,6 +49,11 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		timedOut := g.finish()
 		res.Writer = g.w
 		if !timedOut {
+			// The handler's own 504 (a timeout rule held it until the
+			// deadline) may beat the timer by a hair: the cut is the same.
+			if d < configured && simulator.ErrorCode(err) == simulator.CodeRequestTimeout && g.expired() {
+				noteCut(c, d, configured)
+			}
 			return err
 		}
 		if err != nil {
@@ -56,12 +61,18 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		res.Status, res.Committed = http.StatusGatewayTimeout, true
 		if d < configured {
-			addMigration(c, simulator.DiffRequestTimeout, "This request was cut at "+d.String()+" on "+string(versionOf(c))+"; on 2.4 it would have waited up to "+configured.String())
+			noteCut(c, d, configured)
 		}
 		c.Set(ctxErrorPayment, nil) // the 504's body, not the handler's, went out
 		c.Set(ctxErrorCode, string(simulator.CodeRequestTimeout))
 		return nil
 	}
+}
+
+// noteCut notes that an older version's request timeout d cut the request
+// where 2.4's (configured) would have let it wait.
+func noteCut(c echo.Context, d, configured time.Duration) {
+	addMigration(c, simulator.DiffRequestTimeout, "This request was cut at "+d.String()+" on "+string(versionOf(c))+"; on 2.4 it would have waited up to "+configured.String())
 }
 
 // timeoutBody is the 504 answer; it names the payment the request created

@@ -102,7 +102,7 @@ func (s *Service) authorizeNow(ctx context.Context, t *simulator.Tenant, p *simu
 func (s *Service) authorizeWith(ctx context.Context, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision) (*simulator.Payment, error) {
 	notePayment(ctx, p) // a 504 answered meanwhile names it
 	sleepLatency(ctx, d.Latency)
-	out, err := s.applyAuthorization(t, p.ID, d, false)
+	out, err := s.applyAuthorization(t, p.ID, d, false, requestIDOf(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -119,14 +119,22 @@ func errRequestTimeout(p *simulator.Payment) error {
 }
 
 // applyAuthorization applies an authorize decision to a PENDING payment.
-// authenticated is true when 3DS already passed (resume after AUTH_SUCCESS).
-func (s *Service) applyAuthorization(t *simulator.Tenant, id string, d simulator.AuthorizeDecision, authenticated bool) (*simulator.Payment, error) {
+// authenticated is true when 3DS already passed (resume after AUTH_SUCCESS);
+// requestID is the request that waits for it ("" for background work), which
+// a timeout it starts records.
+func (s *Service) applyAuthorization(t *simulator.Tenant, id string, d simulator.AuthorizeDecision, authenticated bool, requestID string) (*simulator.Payment, error) {
 	return s.mutatePayment(t, id, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if p.Status != simulator.StatusPending || p.Timeout != nil || (p.ThreeDS != nil && !authenticated) {
 			return errNoChange // decided already (a job and a request raced)
 		}
 		_ = tx.DeleteJob(&simulator.Job{ID: authJobID(p.ID), TenantID: t.ID})
-		return s.authorizeTx(tx, t, p, d, authenticated, now)
+		if err := s.authorizeTx(tx, t, p, d, authenticated, now); err != nil {
+			return err
+		}
+		if p.Timeout != nil {
+			p.Timeout.RequestID = requestID
+		}
+		return nil
 	})
 }
 

@@ -11,8 +11,12 @@ import (
 // request has created or acted on. When the request timeout answers 504
 // before the handler, the answer names that payment, so the caller knows
 // what to read back (GET /payments/{id} or /_sandbox/wait) instead of
-// guessing.
+// guessing. It also carries the request's id, which a payment's later
+// migration notes (a timeout resolved by the scheduler) name as their
+// example request.
 type RequestNote struct {
+	requestID string
+
 	mu        sync.Mutex
 	paymentID string
 	status    simulator.PaymentStatus
@@ -20,10 +24,19 @@ type RequestNote struct {
 
 type requestNoteKey struct{}
 
-// WithRequestNote returns ctx carrying a new note, and the note.
-func WithRequestNote(ctx context.Context) (context.Context, *RequestNote) {
-	n := &RequestNote{}
+// WithRequestNote returns ctx carrying a new note for request requestID,
+// and the note.
+func WithRequestNote(ctx context.Context, requestID string) (context.Context, *RequestNote) {
+	n := &RequestNote{requestID: requestID}
 	return context.WithValue(ctx, requestNoteKey{}, n), n
+}
+
+// requestIDOf is the id of the request ctx's note is for ("" when none).
+func requestIDOf(ctx context.Context) string {
+	if n, _ := ctx.Value(requestNoteKey{}).(*RequestNote); n != nil {
+		return n.requestID
+	}
+	return ""
 }
 
 // Payment is the payment noted so far ("" when none) and its status then.

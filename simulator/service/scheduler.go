@@ -314,7 +314,9 @@ func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
 		}
 		return err
 	}
+	var note *timeoutNote // the migration note of a resolved timeout, counted once committed
 	_, err := s.mutatePaymentAt(t, j.PaymentID, "", j.Due, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+		note = nil
 		if cur, err := tx.Job(t.ID, j.ID); err != nil || cur == nil {
 			return errorsJoin(err, errNoChange)
 		}
@@ -323,6 +325,7 @@ func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
 		}
 		switch j.Kind {
 		case simulator.JobResolveTimeout:
+			note = timeoutMigration(p, now)
 			return s.resolveTimeout(tx, t, p, now)
 		case simulator.JobSettle:
 			settle(p, simulator.PaymentStatus(j.Status))
@@ -334,7 +337,33 @@ func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
 	if simulator.ErrorCode(err) == simulator.CodePaymentError { // payment gone (reset): drop the job
 		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
+	if err == nil && note != nil {
+		s.recordMigration(t.ID, note.requestID, []simulator.MigrationHit{note.hit}, note.at)
+	}
 	return err
+}
+
+// timeoutNote is the migration note of a timeout resolved below 2.4,
+// counted for the request that got the timeout's 504.
+type timeoutNote struct {
+	hit       simulator.MigrationHit
+	requestID string
+	at        time.Time
+}
+
+// timeoutMigration is the note resolveTimeout's change to p will hit (nil:
+// none): a timeout of a payment made with a version that has no
+// GATEWAY_TIMEOUT decision type, resolving to a decline or failure.
+func timeoutMigration(p *simulator.Payment, now time.Time) *timeoutNote {
+	if p.Status != simulator.StatusPending || p.Timeout == nil || p.Timeout.ResolveTo == simulator.StatusAuthorized ||
+		!p.APIVersion.Has(simulator.DiffGatewayTimeout) {
+		return nil
+	}
+	return &timeoutNote{
+		hit: simulator.MigrationHit{Kind: simulator.DiffGatewayTimeout,
+			Message: "This payment's timeout resolved with statusReason type APPLICATION_ERROR on " + string(p.APIVersion) + "; on 2.4 the type is GATEWAY_TIMEOUT"},
+		requestID: p.Timeout.RequestID, at: now,
+	}
 }
 
 // settle resolves a SETTLING payment to status (SETTLED or FAILED, with the
@@ -375,7 +404,7 @@ func (s *Service) authorizeJob(ctx context.Context, t *simulator.Tenant, j *simu
 		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	d := s.Processor.Authorize(ctx, t.ID, p)
-	_, err = s.applyAuthorization(t, p.ID, d, false)
+	_, err = s.applyAuthorization(t, p.ID, d, false, "")
 	return err
 }
 
