@@ -57,6 +57,10 @@ type clientOptions struct {
 	APIKey     string
 	APIVersion string // X-API-VERSION on the merchant and client APIs (not /_sandbox)
 	Output     string // table | json (tenants create also: env)
+	// VersionSet: the user chose the version (--api-version or
+	// PAYSANDBOX_API_VERSION), as a merchant pins one; otherwise a payment
+	// is shown in the version it was made with.
+	VersionSet bool
 
 	deps *cliDeps
 }
@@ -99,6 +103,7 @@ func addClientFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps, outputs
 		if strings.TrimSpace(o.APIVersion) == "" || strings.ContainsAny(o.APIVersion, "\r\n") {
 			return usageErrorf("--api-version %q is not a version like 2.4", o.APIVersion)
 		}
+		o.VersionSet = deps.Getenv("PAYSANDBOX_API_VERSION") != "" || c.Flags().Changed("api-version")
 		if prev != nil {
 			return prev(c, args)
 		}

@@ -149,8 +149,8 @@ func newPaymentsGetCmd(deps *cliDeps, runF func(*paymentsGetOptions) error) *cob
 	o := &paymentsGetOptions{}
 	cmd := &cobra.Command{
 		Use:     "get PAYMENT_ID",
-		Short:   "Show a payment (GET /payments/{id})",
-		Example: "  paysandbox payments get xYz12AbC --output json",
+		Short:   "Show a payment, in the API version it was made with unless --api-version says one",
+		Example: "  paysandbox payments get xYz12AbC --output json\n  paysandbox payments get xYz12AbC --api-version 2.4",
 		Args:    exactArgs("PAYMENT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
@@ -161,7 +161,15 @@ func newPaymentsGetCmd(deps *cliDeps, runF func(*paymentsGetOptions) error) *cob
 			if o.Expand {
 				q.Set("expand", "transactions.events")
 			}
-			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: "/payments/" + url.PathEscape(o.ID), Query: q}, paymentTable)
+			// A version the user chose is asked of the merchant API, as
+			// an integration pinned to it would; otherwise the control
+			// plane answers in the payment's own version, and the read
+			// counts in no migration note.
+			path := "/_sandbox/payments/" + url.PathEscape(o.ID)
+			if o.Client.VersionSet {
+				path = "/payments/" + url.PathEscape(o.ID)
+			}
+			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "GET", Path: path, Query: q}, paymentTable)
 		},
 	}
 	addClientFlags(cmd, &o.Client, deps)

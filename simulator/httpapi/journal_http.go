@@ -80,6 +80,7 @@ var redactions = map[string]redaction{
 	"POST /client/payments":                 {resp: []string{"clientToken"}},
 	"POST /client/payments/:id/resume":      {req: []string{"resumeToken"}, resp: []string{"clientToken"}},
 	"POST /_sandbox/payments/:id/3ds":       {resp: []string{"clientToken"}},
+	"GET /_sandbox/payments/:id":            {resp: []string{"clientToken"}},
 	"GET /_sandbox/wait":                    {resp: []string{"clientToken"}},
 	"POST /_sandbox/tenants":                {resp: []string{"apiKey", "signingSecret"}},
 	"POST /_sandbox/webhooks/rotate-secret": {resp: []string{"signingSecret", "previousSigningSecret"}},

@@ -71,6 +71,7 @@ func (s *Server) routes() {
 	e.GET("/_sandbox/payment-attempts/:id", chain(s.getAttempt, control...))
 	e.POST("/_sandbox/payment-attempts/:id/expire", chain(s.expireAttempt, control...))
 	e.GET("/_sandbox/wait", chain(s.wait, control...))
+	e.GET("/_sandbox/payments/:id", chain(s.sandboxPayment, control...))
 	e.POST("/_sandbox/payments/:id/dispute", chain(s.dispute, control...))
 	e.POST("/_sandbox/payments/:id/settle", chain(s.settle, control...))
 	e.POST("/_sandbox/payments/:id/3ds", chain(s.complete3DS, control...))

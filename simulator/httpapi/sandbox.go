@@ -157,6 +157,17 @@ func (s *Server) wait(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
 }
 
+// sandboxPayment is GET /_sandbox/payments/{id} (`?expand=transactions.events`
+// as on GET /payments/{id}): the payment in the version it was made with,
+// as every answer about a payment without a version header of its own.
+func (s *Server) sandboxPayment(c echo.Context) error {
+	p, err := s.svc.Payment(tenantOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, expands(queryList(c, "expand"))))
+}
+
 type disputeBody struct {
 	Reason string `json:"reason"`
 	Amount *int64 `json:"amount"`
