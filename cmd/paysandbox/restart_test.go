@@ -70,10 +70,15 @@ func TestRestartKeepsEverything(t *testing.T) {
 	clk, ids := clock.NewManual(testEpoch), &idgen.Seq{}
 	a := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
 	s := seed(a)
+	a.must(200, "GET", "/payments/"+s.paymentID, nil, "X-API-VERSION: 2.2") // a migration note, counted in memory
 	require.NoError(t, a.Close())
 
 	b := startAppWith(t, cfg, appHooks{clock: clk, ids: ids})
 	checkSeeded(t, b, s)
+	notes := b.must(200, "GET", "/_sandbox/migration", nil, "X-API-VERSION:").JSON["items"].([]any)
+	require.Len(t, notes, 1, "shutdown stored the migration notes")
+	assert.Equal(t, "answer-shape", notes[0].(map[string]any)["kind"])
+	assert.EqualValues(t, 1, notes[0].(map[string]any)["count"])
 
 	t.Run("again", func(t *testing.T) {
 		require.NoError(t, b.Close())
