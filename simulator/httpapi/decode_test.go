@@ -43,6 +43,12 @@ func TestDecodeMatchesTree(t *testing.T) {
 			`{"paymentMethod":{"options":{"a":{"b":1}},"options":{"c":true}},"metadata":{"k":"v"},"metadata":{}}`, ""},
 		{"numbers stay exact", paymentCreate, payment, `{"paymentMethodToken":"a","metadata":{"big":12345678901234567890,"f":1.10,"e":1E+2}}`, ""},
 		{"case variant", paymentCreate, payment, `{"paymentMethodToken":"a","AMOUNT":5}`, "Extra fields not permitted"},
+		{"nulls", paymentCreate, payment,
+			`{"paymentMethodToken":"a","orderId":null,"amount":null,"order":null,"customer":null,"metadata":null,"paymentMethod":null,"expand":null}`, ""},
+		{"empty members", paymentCreate, payment, `{"paymentMethodToken":"a","metadata":{},"expand":[],"order":{},"customer":{},"paymentMethod":{}}`, ""},
+		{"every member", paymentCreate, payment,
+			`{"paymentMethodToken":"a","orderId":"o","currencyCode":"EUR","amount":0,"customerId":"c","metadata":{"n":[1,{"x":2.50}],"s":"v"},` +
+				`"paymentMethod":{"vaultOnSuccess":true,"paymentType":"ECOMMERCE"},"expand":["transactions.events"]}`, ""},
 		{"empty optional", emptyRequest, func() any { return new(struct{}) }, ``, ""},
 	}
 	for _, tc := range tests {

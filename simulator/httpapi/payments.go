@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -28,6 +29,66 @@ type createPaymentBody struct {
 	Metadata           map[string]any                  `json:"metadata"`
 	PaymentMethod      *simulator.SessionPaymentMethod `json:"paymentMethod"`
 	Expand             []string                        `json:"expand"`
+}
+
+// fromTree fills the body from its validated tree (treeDTO) when it has
+// only scalars, metadata and expand, taken as they are: the shared
+// benchmark's body and the usual one after a client session. A nested
+// object (order, customer, paymentMethod) sends it to decodeDTO: decoding
+// the body again costs less than re-encoding the object from the tree
+// (BenchmarkDecodePayment/typical: 227 allocs/op against 266).
+// BenchmarkDecodePayment/minimal: 21 -> 13 allocs/op, 2.5 -> 1.5 KB/op.
+func (b *createPaymentBody) fromTree(tree map[string]any) bool {
+	var out createPaymentBody
+	for k, v := range tree {
+		if v == nil {
+			continue // null leaves the field as absence does
+		}
+		ok := true
+		switch k {
+		case "orderId":
+			out.OrderID, ok = v.(string)
+		case "currencyCode":
+			out.CurrencyCode, ok = v.(string)
+		case "paymentMethodToken":
+			out.PaymentMethodToken, ok = v.(string)
+		case "customerId":
+			out.CustomerID, ok = v.(string)
+		case "amount":
+			var n json.Number
+			if n, ok = v.(json.Number); ok {
+				a, err := strconv.ParseInt(string(n), 10, 64)
+				out.Amount, ok = &a, err == nil
+			}
+		case "metadata":
+			out.Metadata, ok = v.(map[string]any) // the tree's numbers are json.Number, as UseNumber decodes them
+		case "expand":
+			out.Expand, ok = stringList(v)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+	*b = out
+	return true
+}
+
+// stringList is a tree's list of strings as []string (false if it is not
+// one).
+func stringList(v any) ([]string, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		if out[i], ok = e.(string); !ok {
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 func (s *Server) createPayment(c echo.Context) error {
