@@ -76,7 +76,7 @@ func migrateToTenantFiles(path string, log *slog.Logger) (int, error) {
 		if !haveBackup {
 			return 0, nil
 		}
-		log.Info("store: resuming the move of the data file to a file per tenant", "kept", backup)
+		log.Info("resuming the move of the data file to a file per tenant", "kept", backup)
 	case err != nil:
 		return 0, fmt.Errorf("store: %w", err)
 	case fi.Size() == 0 && !haveBackup:
@@ -99,7 +99,7 @@ func migrateToTenantFiles(path string, log *slog.Logger) (int, error) {
 	if err := writeCatalog(old, path, hints); err != nil {
 		return 0, err
 	}
-	log.Info("store: data file moved to a file per tenant; the earlier file is kept, remove it once you no longer need it (there is no way back to the single file)",
+	log.Info("data file moved to a file per tenant; the earlier file is kept, remove it once you no longer need it (there is no way back to the single file)",
 		"tenants", moved, "catalog", path, "tenantsDir", TenantsDir(path), "kept", backup)
 	return moved, nil
 }
@@ -137,7 +137,10 @@ func convertSingleFile(path, backup string, haveBackup bool, log *slog.Logger) (
 	case keys == 0:
 		return true, nil
 	}
-	log.Info("store: moving the data file to a file per tenant (one time; a cut move resumes at the next start)",
+	if ents, err := os.ReadDir(TenantsDir(path)); err == nil && len(ents) > 0 {
+		return false, fmt.Errorf("store: %s is a data file to move to a file per tenant, but %s already holds files: move them away", path, TenantsDir(path))
+	}
+	log.Info("moving the data file to a file per tenant (one time; a cut move resumes at the next start)",
 		"db", path, "tenantsDir", TenantsDir(path), "kept", backup)
 	n, err := migrate(db, path)
 	if err != nil {
@@ -203,7 +206,7 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 	if err != nil {
 		return 0, nil, fmt.Errorf("store: reading the earlier data file: %w", err)
 	}
-	log.Info("store: writing the tenant files", "tenants", len(tenants), "tenantsDir", dir)
+	log.Info("writing the tenant files", "tenants", len(tenants), "tenantsDir", dir)
 	written := map[string]bool{}
 	count := 0
 	var w *tenantWriter
@@ -263,7 +266,7 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 	}
 	for tid := range written {
 		if !isTenant[tid] {
-			log.Warn("store: records of a tenant with no tenant record moved to their own file", "tenant", tid, "file", filepath.Join(dir, TenantFileName(tid)))
+			log.Warn("records of a tenant with no tenant record moved to their own file", "tenant", tid, "file", filepath.Join(dir, TenantFileName(tid)))
 		}
 	}
 	if err := syncDir(dir); err != nil {
@@ -281,7 +284,7 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 func progress(log *slog.Logger, done, total int) int {
 	done++
 	if done%layoutProgress == 0 && done < total {
-		log.Info("store: moving tenants to their files", "done", done, "of", total)
+		log.Info("moving tenants to their files", "done", done, "of", total)
 	}
 	return done
 }
