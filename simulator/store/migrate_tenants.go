@@ -178,33 +178,13 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 	if err := syncDir(filepath.Dir(dir)); err != nil {
 		return 0, nil, err
 	}
-	hints := map[string]hint{}
-	var tenants []string
-	isTenant := map[string]bool{}
-	err := old.View(func(tx *buntdb.Tx) error {
-		if err := tx.AscendGreaterOrEqual("", pTenant, func(k, _ string) bool {
-			if !strings.HasPrefix(k, pTenant) {
-				return false
-			}
-			tid := k[len(pTenant):]
-			tenants, hints[tid], isTenant[tid] = append(tenants, tid), hint{}, true
-			return true
-		}); err != nil {
-			return err
-		}
-		return tx.AscendGreaterOrEqual("", pJobQ, func(k, _ string) bool {
-			if !strings.HasPrefix(k, pJobQ) {
-				return false
-			}
-			due, tid, ok := parseJobQ(k)
-			if ok {
-				hints[tid] = earlierJob(hints[tid], due)
-			}
-			return true
-		})
-	})
+	tenants, hints, err := tenantsOf(old)
 	if err != nil {
-		return 0, nil, fmt.Errorf("store: reading the earlier data file: %w", err)
+		return 0, nil, err
+	}
+	isTenant := make(map[string]bool, len(tenants))
+	for _, tid := range tenants {
+		isTenant[tid] = true
 	}
 	log.Info("writing the tenant files", "tenants", len(tenants), "tenantsDir", dir)
 	written := map[string]bool{}
@@ -280,6 +260,37 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 	return len(tenants), hints, nil
 }
 
+// tenantsOf answers the tenants of old (its tenant records) and their
+// hints as far as the global job queue tells them.
+func tenantsOf(old *buntdb.DB) (tenants []string, hints map[string]hint, err error) {
+	hints = map[string]hint{}
+	err = old.View(func(tx *buntdb.Tx) error {
+		if err := tx.AscendGreaterOrEqual("", pTenant, func(k, _ string) bool {
+			if !strings.HasPrefix(k, pTenant) {
+				return false
+			}
+			tid := k[len(pTenant):]
+			tenants, hints[tid] = append(tenants, tid), hint{}
+			return true
+		}); err != nil {
+			return err
+		}
+		return tx.AscendGreaterOrEqual("", pJobQ, func(k, _ string) bool {
+			if !strings.HasPrefix(k, pJobQ) {
+				return false
+			}
+			if due, tid, ok := parseJobQ(k); ok {
+				hints[tid] = earlierJob(hints[tid], due)
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: reading the earlier data file: %w", err)
+	}
+	return tenants, hints, nil
+}
+
 // progress logs every layoutProgress tenants; it answers done+1.
 func progress(log *slog.Logger, done, total int) int {
 	done++
@@ -319,7 +330,7 @@ func hintFrom(h hint, rest, v, tid string) hint {
 		return earlierJob(h, j.RealDue)
 	case strings.HasPrefix(rest, "whp:"):
 		h.Pending = true
-	case strings.HasPrefix(rest, "evt:"):
+	case strings.HasPrefix(rest, "evt:") && !h.Pending: // one PENDING event is enough
 		e, err := decodeEvent(v, tid)
 		if err != nil || e.Status == simulator.DeliveryPending {
 			h.Pending = true
