@@ -18,3 +18,6 @@ func SetLayoutCut(batch, stop int) (restore func()) {
 	}
 	return func() { layoutBatch, layoutCut = b, cut }
 }
+
+// MigrateToTenantFiles moves the single data file at path to tenant files.
+func MigrateToTenantFiles(path string) (int, error) { return migrateToTenantFiles(path, nil) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/buntdb"
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/store"
@@ -167,6 +168,65 @@ func singleFileFixture(t *testing.T) string {
 	return path
 }
 
+// checkSingleFileReads compares what db reads with what the single-file
+// layout's code read from the fixture.
+func checkSingleFileReads(t *testing.T, db simulator.Store) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "single_file.json"))
+	require.NoError(t, err)
+	var want singleFileGolden
+	require.NoError(t, json.Unmarshal(raw, &want))
+	got := singleFileReads(t, db, want.Manifest)
+	require.Len(t, got, len(want.Reads))
+	for name, w := range want.Reads {
+		g, err := json.Marshal(got[name])
+		require.NoError(t, err)
+		assert.JSONEq(t, string(w), string(g), name)
+	}
+}
+
+// The move to tenant files keeps everything the store reads: the catalog
+// and the tenant files, put back together in one file (their hints and
+// layout marker left out), read through the store as the fixture was.
+func TestUpgradeToTenantFilesLosesNothing(t *testing.T) {
+	path := singleFileFixture(t)
+	n, err := store.MigrateToTenantFiles(path)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	merged := filepath.Join(t.TempDir(), "merged.db")
+	out, err := buntdb.Open(merged)
+	require.NoError(t, err)
+	files := []string{path}
+	ents, err := os.ReadDir(store.TenantsDir(path))
+	require.NoError(t, err)
+	for _, e := range ents {
+		files = append(files, filepath.Join(store.TenantsDir(path), e.Name()))
+	}
+	for _, f := range files {
+		in, err := buntdb.Open(f)
+		require.NoError(t, err)
+		require.NoError(t, in.View(func(rtx *buntdb.Tx) error {
+			return out.Update(func(wtx *buntdb.Tx) error {
+				var err error
+				_ = rtx.Ascend("", func(k, v string) bool {
+					if strings.HasPrefix(k, "hint:") || k == "layout" {
+						return true
+					}
+					_, _, err = wtx.Set(k, v, nil)
+					return err == nil
+				})
+				return err
+			})
+		}))
+		require.NoError(t, in.Close())
+	}
+	require.NoError(t, out.Close())
+	db, err := store.Open(merged, store.FsyncNever)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	checkSingleFileReads(t, db)
+}
+
 // A data file of the single-file layout opens (the store moves it to
 // tenant files first) and every record reads back through simulator.Tx as
 // that layout's code read it: tenants by id and API key, the expired
@@ -176,22 +236,11 @@ func singleFileFixture(t *testing.T) string {
 // from), pending events, disputes, jobs and migration notes.
 func TestUpgradeToTenantFilesReadsBack(t *testing.T) {
 	t.Skip("enable when store.Open opens the tenant-file layout (it moves a single data file first): until then Open reads the single file itself")
-	raw, err := os.ReadFile(filepath.Join("testdata", "single_file.json"))
-	require.NoError(t, err)
-	var want singleFileGolden
-	require.NoError(t, json.Unmarshal(raw, &want))
 	path := singleFileFixture(t)
 	db, err := store.Open(path, store.FsyncNever)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	require.DirExists(t, store.TenantsDir(path), "the single file was moved to tenant files")
 	require.FileExists(t, path+store.LayoutBackupSuffix, "the single file is kept")
-
-	got := singleFileReads(t, db, want.Manifest)
-	require.Len(t, got, len(want.Reads))
-	for name, w := range want.Reads {
-		g, err := json.Marshal(got[name])
-		require.NoError(t, err)
-		assert.JSONEq(t, string(w), string(g), name)
-	}
+	checkSingleFileReads(t, db)
 }
