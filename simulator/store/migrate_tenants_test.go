@@ -30,7 +30,7 @@ var layoutFixtures = []struct {
 	name string
 	json bool
 }{
-	{"single_file.db", false},
+	{"single_file.aof", false},
 	{"upgrade_main.aof", true},
 }
 

@@ -25,7 +25,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
-// TestGenerateSingleFile writes testdata/single_file.db, a data file of the
+// TestGenerateSingleFile writes testdata/single_file.aof, a data file of the
 // single-file layout (every tenant in one buntdb file), through the service
 // of the code that wrote that layout, and testdata/single_file.json, what
 // that code reads from it (singleFileReads). It only means something on
@@ -65,7 +65,7 @@ func TestGenerateSingleFile(t *testing.T) {
 	require.NoError(t, db.Close())
 	src, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join("testdata", "single_file.db"), src, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join("testdata", "single_file.aof"), src, 0o644))
 
 	db, err = store.Open(path, store.FsyncNever)
 	require.NoError(t, err)

@@ -17,7 +17,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
-// The single-file fixture (testdata/single_file.db) is a data file of the
+// The single-file fixture (testdata/single_file.aof) is a data file of the
 // layout before tenant files, written by that code through the service
 // (single_file_gen_test.go, build tag gensinglefile); single_file.json holds
 // what that code read from it through simulator.Tx, and the ids it read
@@ -158,10 +158,10 @@ func singleFileReads(t *testing.T, db simulator.Store, m singleFileManifest) map
 	return out
 }
 
-// singleFileFixture copies testdata/single_file.db to a temporary PATH.
+// singleFileFixture copies testdata/single_file.aof to a temporary PATH.
 func singleFileFixture(t *testing.T) string {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", "single_file.db"))
+	src, err := os.ReadFile(filepath.Join("testdata", "single_file.aof"))
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "paysandbox.db")
 	require.NoError(t, os.WriteFile(path, src, 0o600))
