@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -106,10 +105,3 @@ func parseHint(v string) (hint, error) {
 	}
 	return h, nil
 }
-
-// migrateToTenantFiles converts the single data file of the earlier layout
-// at path (if path is one) into a catalog at path and tenant files in
-// TenantsDir(path), keeping the old file as path+LayoutBackupSuffix. It
-// answers how many tenants it moved (0 when there was nothing to do).
-// PLACEHOLDER until the migration lands: it does nothing.
-func migrateToTenantFiles(path string, log *slog.Logger) (int, error) { return 0, nil }
