@@ -67,7 +67,7 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.URL, "url", "", "sandbox to measure (default: `paysandbox serve` started as a process of its own on a db file in a temp dir; with --url its CPU time is unknown)")
+	f.StringVar(&opts.URL, "url", "", "sandbox to measure (default: paysandbox serve started as a process of its own on a db file in a temp dir; with --url its CPU time is unknown)")
 	f.StringVar(&opts.AdminKey, "admin-key", "", "X-Admin-Key for creating the bench tenant, if the sandbox requires one")
 	f.StringVar(&opts.Flow, "flow", "read", "load: "+benchFlowNames())
 	f.DurationVar(&opts.Duration, "duration", 10*time.Second, "how long the load runs against the server (and as long against the ceiling)")
