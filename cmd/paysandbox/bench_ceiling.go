@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/spf13/cobra"
@@ -62,7 +61,10 @@ func runBenchCeiling(ctx context.Context, opts *benchCeilingOptions, out io.Writ
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: ceilingHandler(bodies), ReadHeaderTimeout: 10 * time.Second}
+	// No timeouts, as the bare server of the shared benchmark: it serves
+	// bench's own clients on loopback for one run.
+	srv := &http.Server{Handler: ceilingHandler(bodies)}
+
 	fmt.Fprintf(out, "http://%s\n", ln.Addr())
 	go func() {
 		<-ctx.Done()

@@ -127,9 +127,20 @@ func (e *benchError) Error() string {
 // call sends one request and decodes the fields of benchIDs from a 2xx answer.
 func (c *benchClient) call(ctx context.Context, rec *benchRecorder, label, method, path string, hdr []string, body []byte) (benchIDs, error) {
 	var ids benchIDs
+	err := c.do(ctx, rec, label, method, path, hdr, body, &ids)
+	return ids, err
+}
+
+// send is call for a flow's last step, whose answer it does not decode (the
+// load generator shares the machine with the servers it measures).
+func (c *benchClient) send(ctx context.Context, rec *benchRecorder, label, method, path string, hdr []string, body []byte) error {
+	return c.do(ctx, rec, label, method, path, hdr, body, nil)
+}
+
+func (c *benchClient) do(ctx context.Context, rec *benchRecorder, label, method, path string, hdr []string, body []byte, ids *benchIDs) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
-		return ids, err
+		return err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -141,14 +152,14 @@ func (c *benchClient) call(ctx context.Context, rec *benchRecorder, label, metho
 	res, err := c.http.Do(req)
 	if err != nil {
 		rec.fail(label, "transport")
-		return ids, &benchError{label: label, errorID: "transport: " + err.Error()}
+		return &benchError{label: label, errorID: "transport: " + err.Error()}
 	}
 	raw, err := io.ReadAll(res.Body)
 	res.Body.Close()
 	took := time.Since(start)
 	if err != nil {
 		rec.fail(label, "transport")
-		return ids, &benchError{label: label, errorID: "transport: " + err.Error(), status: res.StatusCode}
+		return &benchError{label: label, errorID: "transport: " + err.Error(), status: res.StatusCode}
 	}
 	if res.StatusCode/100 != 2 {
 		var env struct {
@@ -162,13 +173,16 @@ func (c *benchClient) call(ctx context.Context, rec *benchRecorder, label, metho
 			id = fmt.Sprintf("HTTP %d", res.StatusCode)
 		}
 		rec.fail(label, id)
-		return ids, &benchError{label: label, errorID: id, status: res.StatusCode}
+		return &benchError{label: label, errorID: id, status: res.StatusCode}
 	}
 	rec.ok(label, took, raw)
-	if err := json.Unmarshal(raw, &ids); err != nil {
-		return ids, fmt.Errorf("%s: %w", label, err)
+	if ids == nil {
+		return nil
 	}
-	return ids, nil
+	if err := json.Unmarshal(raw, ids); err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	return nil
 }
 
 // Request bodies of the flows.
@@ -258,14 +272,12 @@ func writeFlow(ctx context.Context, c *benchClient, st *benchState, w *benchWork
 		}
 		i %= int64(len(st.tokens))
 	}
-	_, err := c.call(ctx, w.rec, "POST /payments", "POST", "/payments", merchantHeaders(st.key), []byte(`{"paymentMethodToken":"`+st.tokens[i]+`"}`))
-	return err
+	return c.send(ctx, w.rec, "POST /payments", "POST", "/payments", merchantHeaders(st.key), []byte(`{"paymentMethodToken":"`+st.tokens[i]+`"}`))
 }
 
 func readFlow(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error {
 	id := st.payments[w.n%len(st.payments)]
-	_, err := c.call(ctx, w.rec, "GET /payments/{id}", "GET", "/payments/"+id, merchantHeaders(st.key), nil)
-	return err
+	return c.send(ctx, w.rec, "GET /payments/{id}", "GET", "/payments/"+id, merchantHeaders(st.key), nil)
 }
 
 func autoFlow(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error {
@@ -291,7 +303,7 @@ func checkout(ctx context.Context, c *benchClient, st *benchState, w *benchWorke
 		return "", err
 	}
 	if capture {
-		if _, err := c.call(ctx, w.rec, "POST /payments/{id}/capture", "POST", "/payments/"+p.ID+"/capture", mh, benchEmpty); err != nil {
+		if err := c.send(ctx, w.rec, "POST /payments/{id}/capture", "POST", "/payments/"+p.ID+"/capture", mh, benchEmpty); err != nil {
 			return "", err
 		}
 	}
@@ -314,11 +326,10 @@ func manualFlow(ctx context.Context, c *benchClient, st *benchState, w *benchWor
 		return err
 	}
 	ctl := []string{"X-API-KEY", st.key}
-	if _, err := c.call(ctx, w.rec, "GET /_sandbox/wait", "GET", "/_sandbox/wait?paymentId="+ap.MerchantPaymentID+"&status=AUTHORIZED&timeout=30s", ctl, nil); err != nil {
+	if err := c.send(ctx, w.rec, "GET /_sandbox/wait", "GET", "/_sandbox/wait?paymentId="+ap.MerchantPaymentID+"&status=AUTHORIZED&timeout=30s", ctl, nil); err != nil {
 		return err
 	}
-	_, err = c.call(ctx, w.rec, "POST /payments/{id}/capture", "POST", "/payments/"+ap.MerchantPaymentID+"/capture", mh, benchEmpty)
-	return err
+	return c.send(ctx, w.rec, "POST /payments/{id}/capture", "POST", "/payments/"+ap.MerchantPaymentID+"/capture", mh, benchEmpty)
 }
 
 // benchWorker is one concurrent client: its own recorder, its flow count.
