@@ -142,55 +142,59 @@ func runBench(ctx context.Context, opts *benchOptions, out io.Writer) error {
 		return err
 	}
 	defer stopProfile()
-	rounds := 1
-	if opts.CompareCeiling {
-		rounds = benchRounds(opts)
-	}
-	slice := opts.Duration / time.Duration(rounds)
 	var res, cres *loadResult
-	if !opts.CompareCeiling {
-		res = runLoad(ctx, client, flow, state, opts, slice, srv.pid)
-	} else {
-		// Each client runs one flow on the server first, not measured: the
-		// connections open and the server gives the answers the ceiling repeats.
-		warm := runLoad(ctx, client, flow, state, opts, 0, srv.pid)
-		ceil, err := startBenchCeiling(dir, warm.bodies())
-		if err != nil {
+	if opts.CompareCeiling {
+		if res, cres, err = runTurns(ctx, dir, client, flow, state, srv.pid, opts, benchRounds(opts)); err != nil {
 			return err
 		}
-		defer ceil.stop()
-		cc := newBenchClient(ceil.base, opts.Concurrency)
-		defer cc.http.CloseIdleConnections()
-		cstate := state.forCeiling()
-		runLoad(ctx, cc, flow, cstate, opts, 0, ceil.pid) // its warm-up
-		// The server and the ceiling take turns in slices, the order flipped
-		// every round, so that a change of load on a shared machine weighs
-		// on both alike.
-		server := func() { res = res.add(runLoad(ctx, client, flow, state, opts, slice, srv.pid)) }
-		ceiling := func() { cres = cres.add(runLoad(ctx, cc, flow, cstate, opts, slice, ceil.pid)) }
-		for round := range rounds {
-			if state.exhausted() {
-				break
-			}
-			if round%2 == 0 {
-				server()
-				ceiling()
-			} else {
-				ceiling()
-				server()
-			}
-		}
-		if res == nil {
-			return fmt.Errorf("bench: the warm-up used every one of the %d tokens: raise --tokens", opts.Tokens)
-		}
-		rounds = res.slices
+	} else {
+		res = runLoad(ctx, client, flow, state, opts, opts.Duration, srv.pid)
 	}
 	stopProfile()
 	if err := writeMemProfile(opts.MemProfile); err != nil {
 		return err
 	}
-	rep := newBenchReport(opts, target, rounds, res, cres)
+	rep := newBenchReport(opts, target, res.slices, res, cres)
 	return rep.write(out, opts.Output)
+}
+
+// runTurns starts the ceiling and runs the load against the server (pid) and
+// the ceiling in turns, rounds slices of --duration each, the order flipped
+// every round, so that a change of load on a shared machine weighs on both
+// alike. It stops early once the server has used every single-use token.
+func runTurns(ctx context.Context, dir string, client *benchClient, flow benchFlow, state *benchState, pid int,
+	opts *benchOptions, rounds int) (res, cres *loadResult, err error) {
+	// Each client runs one flow on the server first, not measured: the
+	// connections open and the server gives the answers the ceiling repeats.
+	warm := runLoad(ctx, client, flow, state, opts, 0, pid)
+	ceil, err := startBenchCeiling(dir, warm.bodies())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ceil.stop()
+	cc := newBenchClient(ceil.base, opts.Concurrency)
+	defer cc.http.CloseIdleConnections()
+	cstate := state.forCeiling()
+	runLoad(ctx, cc, flow, cstate, opts, 0, ceil.pid) // its warm-up
+	slice := opts.Duration / time.Duration(rounds)
+	server := func() { res = res.add(runLoad(ctx, client, flow, state, opts, slice, pid)) }
+	ceiling := func() { cres = cres.add(runLoad(ctx, cc, flow, cstate, opts, slice, ceil.pid)) }
+	for round := range rounds {
+		if state.exhausted() {
+			break
+		}
+		if round%2 == 0 {
+			server()
+			ceiling()
+		} else {
+			ceiling()
+			server()
+		}
+	}
+	if res == nil {
+		return nil, nil, fmt.Errorf("bench: the warm-up used every one of the %d tokens: raise --tokens", opts.Tokens)
+	}
+	return res, cres, nil
 }
 
 // benchSlice is how long the server and the ceiling each run in a turn
