@@ -39,7 +39,7 @@ func TestBenchFlags(t *testing.T) {
 			"--compare-ceiling", "--rounds", "3", "--tokens", "500", "--url", "http://x", "--cpuprofile", "c.out", "--memprofile", "m.out", "--fsync", "always"},
 			check: func(t *testing.T, o *benchOptions) {
 				assert.Equal(t, benchOptions{Flow: "mixed", Duration: 2 * time.Second, Concurrency: 4, Output: "json", CompareCeiling: true,
-					URL: "http://x", CPUProfile: "c.out", MemProfile: "m.out", Fsync: "always", ReadPayments: 64, Rounds: 3, Tokens: 500}, *o)
+					URL: "http://x", CPUProfile: "c.out", MemProfile: "m.out", Fsync: "always", ReadPayments: 3000, Rounds: 3, Tokens: 500}, *o)
 			}},
 		{name: "unknown flow", args: []string{"--flow", "bogus"}, wantErr: `--flow "bogus"`},
 		{name: "write without tokens", args: []string{"--flow", "write", "--tokens", "0"}, wantErr: "--tokens"},

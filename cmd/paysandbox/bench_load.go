@@ -208,21 +208,41 @@ func setupTenant(ctx context.Context, c *benchClient, opts *benchOptions) (*benc
 	return &benchState{key: ids.APIKey}, nil
 }
 
-// setupWithPayments makes the tenant and opts.ReadPayments authorized payments to read.
+// setupWithPayments makes the tenant and opts.ReadPayments authorized
+// payments to read, opts.Concurrency at a time.
 func setupWithPayments(ctx context.Context, c *benchClient, opts *benchOptions) (*benchState, error) {
 	st, err := setupTenant(ctx, c, opts)
 	if err != nil {
 		return nil, err
 	}
-	w := &benchWorker{rec: &benchRecorder{}}
-	for range opts.ReadPayments {
-		id, err := checkout(ctx, c, st, w, false)
-		if err != nil {
-			return nil, err
-		}
-		st.payments = append(st.payments, id)
+	st.payments = make([]string, opts.ReadPayments)
+	err = inParallel(ctx, opts.ReadPayments, opts.Concurrency, func(w *benchWorker, n int) (err error) {
+		st.payments[n], err = checkout(ctx, c, st, w, false)
+		return err
+	})
+	return st, err
+}
+
+// inParallel runs do for 0..n-1, conc at a time, and returns the first errors.
+func inParallel(ctx context.Context, n, conc int, do func(w *benchWorker, i int) error) error {
+	var next atomic.Int64
+	errs := make([]error, conc)
+	var wg sync.WaitGroup
+	for i := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &benchWorker{rec: &benchRecorder{}}
+			for k := next.Add(1) - 1; k < int64(n) && ctx.Err() == nil; k = next.Add(1) - 1 {
+				if err := do(w, int(k)); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
 	}
-	return st, nil
+	wg.Wait()
+	return errors.Join(append(errs, ctx.Err())...)
 }
 
 // setupWithTokens makes the tenant and opts.Tokens single-use tokens (a
@@ -233,34 +253,17 @@ func setupWithTokens(ctx context.Context, c *benchClient, opts *benchOptions) (*
 		return nil, err
 	}
 	st.tokens, st.next = make([]string, opts.Tokens), new(atomic.Int64)
-	var next atomic.Int64
-	errs := make([]error, opts.Concurrency)
-	var wg sync.WaitGroup
-	for i := range opts.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := &benchWorker{rec: &benchRecorder{}}
-			for n := next.Add(1) - 1; n < int64(opts.Tokens) && ctx.Err() == nil; n = next.Add(1) - 1 {
-				cs, err := c.call(ctx, w.rec, "POST /client-session", "POST", "/client-session", merchantHeaders(st.key), benchSessionAuto)
-				if err == nil {
-					var tok benchIDs
-					tok, err = c.call(ctx, w.rec, "POST /client/payment-instruments", "POST", "/client/payment-instruments",
-						[]string{"X-Client-Token", cs.ClientToken}, benchCard)
-					st.tokens[n] = tok.Token
-				}
-				if err != nil {
-					errs[i] = err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return st, ctx.Err()
+	err = inParallel(ctx, opts.Tokens, opts.Concurrency, func(w *benchWorker, n int) error {
+		cs, err := c.call(ctx, w.rec, "POST /client-session", "POST", "/client-session", merchantHeaders(st.key), benchSessionAuto)
+		if err != nil {
+			return err
+		}
+		tok, err := c.call(ctx, w.rec, "POST /client/payment-instruments", "POST", "/client/payment-instruments",
+			[]string{"X-Client-Token", cs.ClientToken}, benchCard)
+		st.tokens[n] = tok.Token
+		return err
+	})
+	return st, err
 }
 
 // writeFlow pays with the next token: POST /payments, authorized at once.
