@@ -32,14 +32,18 @@ func TestBenchFlags(t *testing.T) {
 			assert.Equal(t, "table", o.Output)
 			assert.Equal(t, "everysecond", o.Fsync)
 			assert.False(t, o.CompareCeiling)
+			assert.Zero(t, o.Rounds, "slices of 250ms")
+			assert.Equal(t, 20000, o.Tokens)
 		}},
 		{name: "all flags", args: []string{"--flow", "mixed", "--duration", "2s", "--concurrency", "4", "--output", "json",
-			"--compare-ceiling", "--rounds", "3", "--url", "http://x", "--cpuprofile", "c.out", "--memprofile", "m.out", "--fsync", "always"},
+			"--compare-ceiling", "--rounds", "3", "--tokens", "500", "--url", "http://x", "--cpuprofile", "c.out", "--memprofile", "m.out", "--fsync", "always"},
 			check: func(t *testing.T, o *benchOptions) {
 				assert.Equal(t, benchOptions{Flow: "mixed", Duration: 2 * time.Second, Concurrency: 4, Output: "json", CompareCeiling: true,
-					URL: "http://x", CPUProfile: "c.out", MemProfile: "m.out", Fsync: "always", ReadPayments: 64, Rounds: 3}, *o)
+					URL: "http://x", CPUProfile: "c.out", MemProfile: "m.out", Fsync: "always", ReadPayments: 3000, Rounds: 3, Tokens: 500}, *o)
 			}},
-		{name: "unknown flow", args: []string{"--flow", "write"}, wantErr: `--flow "write"`},
+		{name: "unknown flow", args: []string{"--flow", "bogus"}, wantErr: `--flow "bogus"`},
+		{name: "write without tokens", args: []string{"--flow", "write", "--tokens", "0"}, wantErr: "--tokens"},
+		{name: "negative rounds", args: []string{"--rounds", "-1"}, wantErr: "--rounds"},
 		{name: "zero concurrency", args: []string{"--concurrency", "0"}, wantErr: "must be positive"},
 		{name: "bad output", args: []string{"--output", "xml"}, wantErr: "--output"},
 		{name: "bad fsync", args: []string{"--fsync", "sometimes"}, wantErr: "--fsync"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -25,11 +27,28 @@ type benchFlow struct {
 	run   func(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error
 }
 
-// benchState is what setup prepared: the bench tenant's key and, for reads,
-// the payments to read.
+// benchState is what setup prepared: the bench tenant's key, for reads the
+// payments to read, for writes the single-use tokens to pay with.
 type benchState struct {
 	key      string
 	payments []string
+	tokens   []string
+	next     *atomic.Int64 // the next token to use
+	reuse    bool          // the ceiling's: tokens go round again (it consumes nothing)
+}
+
+// errBenchExhausted ends a worker's load: every pre-created token is used.
+var errBenchExhausted = errors.New("bench: every pre-created token is used")
+
+// forCeiling is the same state for the ceiling, which answers any key, id
+// or token: the same requests, tokens used round robin.
+func (s *benchState) forCeiling() *benchState {
+	return &benchState{key: s.key, payments: s.payments, tokens: s.tokens, next: new(atomic.Int64), reuse: true}
+}
+
+// exhausted reports whether a load of single-use tokens has used them all.
+func (s *benchState) exhausted() bool {
+	return s.next != nil && !s.reuse && s.next.Load() >= int64(len(s.tokens))
 }
 
 // benchFlows are the loads of --flow.
@@ -38,6 +57,11 @@ var benchFlows = map[string]benchFlow{
 		help:  "GET /payments/{id} over payments created first",
 		setup: setupWithPayments,
 		run:   readFlow,
+	},
+	"write": {
+		help:  "POST /payments alone, each with a fresh single-use token created first (--tokens of them; the load ends when they run out)",
+		setup: setupWithTokens,
+		run:   writeFlow,
 	},
 	"auto": {
 		help:  "AUTO checkout: POST /client-session, POST /client/payment-instruments, POST /payments (authorized at once), capture",
@@ -103,9 +127,20 @@ func (e *benchError) Error() string {
 // call sends one request and decodes the fields of benchIDs from a 2xx answer.
 func (c *benchClient) call(ctx context.Context, rec *benchRecorder, label, method, path string, hdr []string, body []byte) (benchIDs, error) {
 	var ids benchIDs
+	err := c.do(ctx, rec, label, method, path, hdr, body, &ids)
+	return ids, err
+}
+
+// send is call for a flow's last step, whose answer it does not decode (the
+// load generator shares the machine with the servers it measures).
+func (c *benchClient) send(ctx context.Context, rec *benchRecorder, label, method, path string, hdr []string, body []byte) error {
+	return c.do(ctx, rec, label, method, path, hdr, body, nil)
+}
+
+func (c *benchClient) do(ctx context.Context, rec *benchRecorder, label, method, path string, hdr []string, body []byte, ids *benchIDs) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
-		return ids, err
+		return err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -117,14 +152,14 @@ func (c *benchClient) call(ctx context.Context, rec *benchRecorder, label, metho
 	res, err := c.http.Do(req)
 	if err != nil {
 		rec.fail(label, "transport")
-		return ids, &benchError{label: label, errorID: "transport: " + err.Error()}
+		return &benchError{label: label, errorID: "transport: " + err.Error()}
 	}
 	raw, err := io.ReadAll(res.Body)
 	res.Body.Close()
 	took := time.Since(start)
 	if err != nil {
 		rec.fail(label, "transport")
-		return ids, &benchError{label: label, errorID: "transport: " + err.Error(), status: res.StatusCode}
+		return &benchError{label: label, errorID: "transport: " + err.Error(), status: res.StatusCode}
 	}
 	if res.StatusCode/100 != 2 {
 		var env struct {
@@ -138,13 +173,16 @@ func (c *benchClient) call(ctx context.Context, rec *benchRecorder, label, metho
 			id = fmt.Sprintf("HTTP %d", res.StatusCode)
 		}
 		rec.fail(label, id)
-		return ids, &benchError{label: label, errorID: id, status: res.StatusCode}
+		return &benchError{label: label, errorID: id, status: res.StatusCode}
 	}
-	rec.ok(label, took, len(raw))
-	if err := json.Unmarshal(raw, &ids); err != nil {
-		return ids, fmt.Errorf("%s: %w", label, err)
+	rec.ok(label, took, raw)
+	if ids == nil {
+		return nil
 	}
-	return ids, nil
+	if err := json.Unmarshal(raw, ids); err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	return nil
 }
 
 // Request bodies of the flows.
@@ -170,27 +208,79 @@ func setupTenant(ctx context.Context, c *benchClient, opts *benchOptions) (*benc
 	return &benchState{key: ids.APIKey}, nil
 }
 
-// setupWithPayments makes the tenant and opts.ReadPayments authorized payments to read.
+// setupWithPayments makes the tenant and opts.ReadPayments authorized
+// payments to read, opts.Concurrency at a time.
 func setupWithPayments(ctx context.Context, c *benchClient, opts *benchOptions) (*benchState, error) {
 	st, err := setupTenant(ctx, c, opts)
 	if err != nil {
 		return nil, err
 	}
-	w := &benchWorker{rec: &benchRecorder{}}
-	for range opts.ReadPayments {
-		id, err := checkout(ctx, c, st, w, false)
-		if err != nil {
-			return nil, err
-		}
-		st.payments = append(st.payments, id)
+	st.payments = make([]string, opts.ReadPayments)
+	err = inParallel(ctx, opts.ReadPayments, opts.Concurrency, func(w *benchWorker, n int) (err error) {
+		st.payments[n], err = checkout(ctx, c, st, w, false)
+		return err
+	})
+	return st, err
+}
+
+// inParallel runs do for 0..n-1, conc at a time, and returns the first errors.
+func inParallel(ctx context.Context, n, conc int, do func(w *benchWorker, i int) error) error {
+	var next atomic.Int64
+	errs := make([]error, conc)
+	var wg sync.WaitGroup
+	for i := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &benchWorker{rec: &benchRecorder{}}
+			for k := next.Add(1) - 1; k < int64(n) && ctx.Err() == nil; k = next.Add(1) - 1 {
+				if err := do(w, int(k)); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
 	}
-	return st, nil
+	wg.Wait()
+	return errors.Join(append(errs, ctx.Err())...)
+}
+
+// setupWithTokens makes the tenant and opts.Tokens single-use tokens (a
+// client session and a tokenised card each), opts.Concurrency at a time.
+func setupWithTokens(ctx context.Context, c *benchClient, opts *benchOptions) (*benchState, error) {
+	st, err := setupTenant(ctx, c, opts)
+	if err != nil {
+		return nil, err
+	}
+	st.tokens, st.next = make([]string, opts.Tokens), new(atomic.Int64)
+	err = inParallel(ctx, opts.Tokens, opts.Concurrency, func(w *benchWorker, n int) error {
+		cs, err := c.call(ctx, w.rec, "POST /client-session", "POST", "/client-session", merchantHeaders(st.key), benchSessionAuto)
+		if err != nil {
+			return err
+		}
+		tok, err := c.call(ctx, w.rec, "POST /client/payment-instruments", "POST", "/client/payment-instruments",
+			[]string{"X-Client-Token", cs.ClientToken}, benchCard)
+		st.tokens[n] = tok.Token
+		return err
+	})
+	return st, err
+}
+
+// writeFlow pays with the next token: POST /payments, authorized at once.
+func writeFlow(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error {
+	i := st.next.Add(1) - 1
+	if i >= int64(len(st.tokens)) {
+		if !st.reuse {
+			return errBenchExhausted
+		}
+		i %= int64(len(st.tokens))
+	}
+	return c.send(ctx, w.rec, "POST /payments", "POST", "/payments", merchantHeaders(st.key), []byte(`{"paymentMethodToken":"`+st.tokens[i]+`"}`))
 }
 
 func readFlow(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error {
 	id := st.payments[w.n%len(st.payments)]
-	_, err := c.call(ctx, w.rec, "GET /payments/{id}", "GET", "/payments/"+id, merchantHeaders(st.key), nil)
-	return err
+	return c.send(ctx, w.rec, "GET /payments/{id}", "GET", "/payments/"+id, merchantHeaders(st.key), nil)
 }
 
 func autoFlow(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error {
@@ -216,7 +306,7 @@ func checkout(ctx context.Context, c *benchClient, st *benchState, w *benchWorke
 		return "", err
 	}
 	if capture {
-		if _, err := c.call(ctx, w.rec, "POST /payments/{id}/capture", "POST", "/payments/"+p.ID+"/capture", mh, benchEmpty); err != nil {
+		if err := c.send(ctx, w.rec, "POST /payments/{id}/capture", "POST", "/payments/"+p.ID+"/capture", mh, benchEmpty); err != nil {
 			return "", err
 		}
 	}
@@ -239,11 +329,10 @@ func manualFlow(ctx context.Context, c *benchClient, st *benchState, w *benchWor
 		return err
 	}
 	ctl := []string{"X-API-KEY", st.key}
-	if _, err := c.call(ctx, w.rec, "GET /_sandbox/wait", "GET", "/_sandbox/wait?paymentId="+ap.MerchantPaymentID+"&status=AUTHORIZED&timeout=30s", ctl, nil); err != nil {
+	if err := c.send(ctx, w.rec, "GET /_sandbox/wait", "GET", "/_sandbox/wait?paymentId="+ap.MerchantPaymentID+"&status=AUTHORIZED&timeout=30s", ctl, nil); err != nil {
 		return err
 	}
-	_, err = c.call(ctx, w.rec, "POST /payments/{id}/capture", "POST", "/payments/"+ap.MerchantPaymentID+"/capture", mh, benchEmpty)
-	return err
+	return c.send(ctx, w.rec, "POST /payments/{id}/capture", "POST", "/payments/"+ap.MerchantPaymentID+"/capture", mh, benchEmpty)
 }
 
 // benchWorker is one concurrent client: its own recorder, its flow count.
@@ -262,6 +351,7 @@ type endpointStats struct {
 	lat     []time.Duration
 	errors  map[string]int
 	bodyLen int
+	body    []byte // the first successful answer (what the ceiling answers)
 }
 
 func (r *benchRecorder) ep(label string) *endpointStats {
@@ -276,10 +366,13 @@ func (r *benchRecorder) ep(label string) *endpointStats {
 	return e
 }
 
-func (r *benchRecorder) ok(label string, d time.Duration, n int) {
+func (r *benchRecorder) ok(label string, d time.Duration, body []byte) {
 	e := r.ep(label)
 	e.lat = append(e.lat, d)
-	e.bodyLen = n
+	e.bodyLen = len(body)
+	if e.body == nil {
+		e.body = body
+	}
 }
 
 func (r *benchRecorder) fail(label, errorID string) { r.ep(label).errors[errorID]++ }
@@ -287,19 +380,26 @@ func (r *benchRecorder) fail(label, errorID string) { r.ep(label).errors[errorID
 // loadResult is one load run: every worker's measurements and the flow counts.
 type loadResult struct {
 	elapsed     time.Duration
-	cpu         time.Duration // CPU time of this process (client and in-process server) during the load
+	cpu         time.Duration // CPU time of this process (the load generator) during the load
+	serverPID   int           // the server's process, 0 if bench did not start it
+	serverCPU   time.Duration // its CPU time during the load
+	cpuErr      error         // why serverCPU is unknown
+	slices      int           // runs merged into this one
 	flows       int
 	failedFlows int
 	firstError  string
 	eps         map[string]*endpointStats
 }
 
-// runLoad runs opts.Concurrency clients doing flows until d passes.
-func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState, opts *benchOptions, d time.Duration) *loadResult {
+// runLoad runs opts.Concurrency clients doing flows (one each at least) until d passes or the
+// state's tokens run out, and measures the CPU time of the server process
+// pid over it (pid 0: not a process bench started).
+func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState, opts *benchOptions, d time.Duration, pid int) *loadResult {
 	workers := make([]*benchWorker, opts.Concurrency)
 	fails := make([]int, opts.Concurrency)
 	firstErr := make([]string, opts.Concurrency)
 	cpu0 := processCPU()
+	scpu0, cpuErr := serverCPU(pid)
 	start := time.Now()
 	end := start.Add(d)
 	var wg sync.WaitGroup
@@ -309,9 +409,13 @@ func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for n := i; time.Now().Before(end) && ctx.Err() == nil; n += opts.Concurrency {
+			// Every worker runs one flow at least: runLoad with d 0 is a warm-up.
+			for n := i; (n == i || time.Now().Before(end)) && ctx.Err() == nil; n += opts.Concurrency {
 				w.n = n
 				if err := flow.run(ctx, c, st, w); err != nil {
+					if errors.Is(err, errBenchExhausted) {
+						return
+					}
 					fails[i]++
 					if firstErr[i] == "" {
 						firstErr[i] = err.Error()
@@ -323,7 +427,11 @@ func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState
 		}()
 	}
 	wg.Wait()
-	res := &loadResult{elapsed: time.Since(start), cpu: processCPU() - cpu0, eps: map[string]*endpointStats{}}
+	res := &loadResult{slices: 1, elapsed: time.Since(start), cpu: processCPU() - cpu0, serverPID: pid, cpuErr: cpuErr, eps: map[string]*endpointStats{}}
+	if cpuErr == nil {
+		scpu1, err := serverCPU(pid)
+		res.serverCPU, res.cpuErr = scpu1-scpu0, err
+	}
 	for i, w := range workers {
 		res.failedFlows += fails[i]
 		res.flows += w.done
@@ -343,6 +451,9 @@ func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState
 			if e.bodyLen > 0 {
 				m.bodyLen = e.bodyLen
 			}
+			if m.body == nil {
+				m.body = e.body
+			}
 		}
 	}
 	for _, m := range res.eps {
@@ -351,10 +462,18 @@ func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState
 	return res
 }
 
-// add merges another run of the same load into r.
-func (r *loadResult) add(o *loadResult) {
+// add merges another run of the same load into r (nil: none yet) and returns r.
+func (r *loadResult) add(o *loadResult) *loadResult {
+	if r == nil {
+		return o
+	}
+	r.slices += o.slices
 	r.elapsed += o.elapsed
 	r.cpu += o.cpu
+	r.serverCPU += o.serverCPU
+	if r.cpuErr == nil {
+		r.cpuErr = o.cpuErr
+	}
 	r.flows += o.flows
 	r.failedFlows += o.failedFlows
 	if r.firstError == "" {
@@ -377,13 +496,16 @@ func (r *loadResult) add(o *loadResult) {
 	for _, m := range r.eps {
 		slices.Sort(m.lat)
 	}
+	return r
 }
 
-// bodyLengths is the length of a successful answer per endpoint (for the ceiling).
-func (r *loadResult) bodyLengths() map[string]int {
-	out := map[string]int{}
+// bodies is a successful answer per endpoint (what the ceiling answers).
+func (r *loadResult) bodies() map[string][]byte {
+	out := map[string][]byte{}
 	for label, e := range r.eps {
-		out[label] = e.bodyLen
+		if e.body != nil {
+			out[label] = e.body
+		}
 	}
 	return out
 }

@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/labstack/echo/v4"
 )
 
 // benchReport is what bench prints (--output json writes it as is).
@@ -26,10 +22,14 @@ type benchReport struct {
 	Ceiling     *loadSummary `json:"ceiling,omitempty"`
 	// FlowRatio is server flows/s over ceiling flows/s.
 	FlowRatio float64 `json:"flowRatio,omitempty"`
-	// CPURatio is the ceiling's CPU time per flow over the server's (this
-	// process, client included): what FlowRatio tends to on a machine of
-	// its own, and much steadier than it when other work shares the CPU.
+	// CPURatio is the ceiling process's CPU time per flow over the server
+	// process's: what FlowRatio tends to on a machine of its own, and much
+	// steadier than it when other work shares the CPU. 0 with --url.
 	CPURatio float64 `json:"cpuRatio,omitempty"`
+	// ServerCPURatio is the server process's CPU time per request as a
+	// multiple of the ceiling process's (how the shared benchmark states
+	// it: lower is better). 0 with --url.
+	ServerCPURatio float64 `json:"serverCpuRatio,omitempty"`
 }
 
 // loadSummary is one load run in figures.
@@ -38,10 +38,20 @@ type loadSummary struct {
 	FailedFlows int     `json:"failedFlows"`
 	FlowsPerSec float64 `json:"flowsPerSec"`
 	FirstError  string  `json:"firstError,omitempty"`
-	// CPUPerFlow is this process's CPU time per flow (client and, in
-	// process, server), in microseconds.
-	CPUPerFlow float64           `json:"cpuPerFlowUs"`
-	Endpoints  []endpointSummary `json:"endpoints"`
+	// CPUPerFlow is this process's CPU time per flow (the load generator's;
+	// the servers run in processes of their own), in microseconds.
+	CPUPerFlow float64 `json:"cpuPerFlowUs"`
+	// PID is the server's process (0 with --url).
+	PID int `json:"pid,omitempty"`
+	// Requests are the requests answered, failed ones included.
+	Requests int `json:"requests"`
+	// ServerCPUPerRequest and ServerCPUPerFlow are the server process's
+	// user+system CPU time over the measured slices, per request and per
+	// flow, in microseconds; ServerCPUUnknown says why they are missing.
+	ServerCPUPerRequest float64           `json:"serverCpuPerRequestUs,omitempty"`
+	ServerCPUPerFlow    float64           `json:"serverCpuPerFlowUs,omitempty"`
+	ServerCPUUnknown    string            `json:"serverCpuUnknown,omitempty"`
+	Endpoints           []endpointSummary `json:"endpoints"`
 }
 
 // endpointSummary is one endpoint of a run; latencies in milliseconds.
@@ -70,6 +80,22 @@ func (r *loadResult) summary() loadSummary {
 		FlowsPerSec: float64(r.flows) / r.elapsed.Seconds()}
 	if r.flows > 0 {
 		s.CPUPerFlow = float64(r.cpu.Microseconds()) / float64(r.flows)
+	}
+	s.PID = r.serverPID
+	for _, e := range r.eps {
+		s.Requests += len(e.lat)
+		for _, n := range e.errors {
+			s.Requests += n
+		}
+	}
+	switch {
+	case r.cpuErr != nil:
+		s.ServerCPUUnknown = r.cpuErr.Error()
+	case s.Requests > 0:
+		s.ServerCPUPerRequest = float64(r.serverCPU.Nanoseconds()) / 1000 / float64(s.Requests)
+		if r.flows > 0 {
+			s.ServerCPUPerFlow = float64(r.serverCPU.Nanoseconds()) / 1000 / float64(r.flows)
+		}
 	}
 	for _, label := range slices.Sorted(maps.Keys(r.eps)) {
 		e := r.eps[label]
@@ -100,8 +126,11 @@ func (b *benchReport) ratios() {
 	if b.Ceiling.FlowsPerSec > 0 {
 		b.FlowRatio = b.Server.FlowsPerSec / b.Ceiling.FlowsPerSec
 	}
-	if b.Server.CPUPerFlow > 0 {
-		b.CPURatio = b.Ceiling.CPUPerFlow / b.Server.CPUPerFlow
+	if b.Server.ServerCPUPerFlow > 0 {
+		b.CPURatio = b.Ceiling.ServerCPUPerFlow / b.Server.ServerCPUPerFlow
+	}
+	if b.Ceiling.ServerCPUPerRequest > 0 {
+		b.ServerCPURatio = b.Server.ServerCPUPerRequest / b.Ceiling.ServerCPUPerRequest
 	}
 	for i, e := range b.Server.Endpoints {
 		for _, c := range b.Ceiling.Endpoints {
@@ -121,18 +150,37 @@ func (b *benchReport) write(w io.Writer, format string) error {
 	fmt.Fprintf(w, "paysandbox bench: flow %s, %d clients, %s in %d turn(s), GOMAXPROCS %d\ntarget: %s\n", b.Flow, b.Concurrency, b.Duration, b.Rounds, b.GoMaxProcs, b.Target)
 	writeSummary(w, "server", b.Server, b.Ceiling != nil)
 	if b.Ceiling != nil {
-		writeSummary(w, "ceiling (bare echo handler, same body lengths)", *b.Ceiling, false)
+		writeSummary(w, "ceiling (bare echo server, its own process, the sandbox's bodies)", *b.Ceiling, false)
 		fmt.Fprintf(w, "ratio: %.2fx the ceiling in flows/s", b.FlowRatio)
-		if b.CPURatio > 0 { // in-process server only
-			fmt.Fprintf(w, "; %.2fx in CPU time per flow", b.CPURatio)
+		if b.CPURatio > 0 {
+			fmt.Fprintf(w, "; %.2fx in server CPU time per flow", b.CPURatio)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "server CPU per request: %s server, %s ceiling", cpuUs(b.Server), cpuUs(*b.Ceiling))
+		if b.ServerCPURatio > 0 {
+			fmt.Fprintf(w, " (%.2fx the ceiling's)", b.ServerCPURatio)
 		}
 		fmt.Fprintln(w)
 	}
 	return nil
 }
 
+// cpuUs is a server CPU time per request, or "-" when it is unknown.
+func cpuUs(s loadSummary) string {
+	if s.ServerCPUUnknown != "" || s.ServerCPUPerRequest == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f us", s.ServerCPUPerRequest)
+}
+
 func writeSummary(w io.Writer, title string, s loadSummary, ratio bool) {
-	fmt.Fprintf(w, "\n%s: %d flows (%d failed), %.0f flows/s, %.0f us CPU per flow\n", title, s.Flows, s.FailedFlows, s.FlowsPerSec, s.CPUPerFlow)
+	fmt.Fprintf(w, "\n%s: %d flows (%d failed), %.0f flows/s, %d requests\n", title, s.Flows, s.FailedFlows, s.FlowsPerSec, s.Requests)
+	if s.ServerCPUUnknown != "" {
+		fmt.Fprintf(w, "server CPU: - (%s); load generator CPU %.0f us per flow\n", s.ServerCPUUnknown, s.CPUPerFlow)
+	} else {
+		fmt.Fprintf(w, "server CPU (pid %d): %.0f us per request, %.0f us per flow; load generator CPU %.0f us per flow\n",
+			s.PID, s.ServerCPUPerRequest, s.ServerCPUPerFlow, s.CPUPerFlow)
+	}
 	head := fmt.Sprintf("%-36s %8s %9s %8s %8s %8s %8s %8s", "endpoint", "requests", "req/s", "p50 ms", "p95 ms", "p99 ms", "max ms", "bytes")
 	if ratio {
 		head += fmt.Sprintf(" %7s", "ratio")
@@ -155,50 +203,4 @@ func writeSummary(w io.Writer, title string, s loadSummary, ratio bool) {
 	if s.FirstError != "" {
 		fmt.Fprintf(w, "first error: %s\n", s.FirstError)
 	}
-}
-
-// ceiling is a bare echo/v4 server in this process answering every endpoint
-// of the flows with a fixed JSON body as long as the sandbox's answer.
-type ceiling struct {
-	URL string
-	srv *http.Server
-}
-
-func (c *ceiling) Close() { _ = c.srv.Close() }
-
-// startCeiling serves the ceiling; lengths are the sandbox's body lengths per
-// endpoint label ("METHOD /path/{id}").
-func startCeiling(lengths map[string]int) (*ceiling, error) {
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	route := func(label string, n int) {
-		method, path, _ := strings.Cut(label, " ")
-		path = strings.NewReplacer("{id}", ":id").Replace(path)
-		body := ceilingBody(n)
-		e.Add(method, path, func(c echo.Context) error { return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body) })
-	}
-	for _, label := range benchLabels { // setup calls too, not measured
-		if _, ok := lengths[label]; !ok {
-			route(label, 0)
-		}
-	}
-	for label, n := range lengths {
-		route(label, n)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return &ceiling{URL: "http://" + ln.Addr().String(), srv: srv}, nil
-}
-
-// ceilingBody is a JSON object carrying the fields the flows read, padded to n bytes.
-func ceilingBody(n int) []byte {
-	b := []byte(`{"id":"ceilingp","apiKey":"k","clientToken":"c","token":"t","paymentAttemptId":"a","merchantPaymentId":"ceilingp","pad":""}`)
-	if pad := n - len(b); pad > 0 {
-		b = append(b[:len(b)-2], append([]byte(strings.Repeat("x", pad)), '"', '}')...)
-	}
-	return b
 }

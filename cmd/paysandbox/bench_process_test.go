@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// benchChildMain is set in the environment of the processes bench starts
+// from the tests: the test binary, re-executed, then runs main.
+const benchChildMain = "PAYSANDBOX_TEST_BENCH_CHILD_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(benchChildMain) == "1" {
+		main()
+		return
+	}
+	benchChildEnv = []string{benchChildMain + "=1"}
+	os.Exit(m.Run())
+}
+
+// TestBenchCompareCeilingProcesses: with --compare-ceiling the sandbox and
+// the ceiling run as processes of their own (neither is the test's), and the
+// report carries each one's server CPU per request and their ratio.
+func TestBenchCompareCeilingProcesses(t *testing.T) {
+	for _, flow := range []string{"read", "write"} {
+		t.Run(flow, func(t *testing.T) {
+			var out bytes.Buffer
+			opts := &benchOptions{Flow: flow, Duration: 400 * time.Millisecond, Concurrency: 2, Output: "json",
+				CompareCeiling: true, Fsync: "never", ReadPayments: 2, Tokens: 200, Rounds: 2}
+			require.NoError(t, opts.validate())
+			require.NoError(t, runBench(t.Context(), opts, &out))
+			var rep benchReport
+			require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+			require.NotNil(t, rep.Ceiling)
+			s, c := rep.Server, *rep.Ceiling
+			assert.Positive(t, s.PID)
+			assert.Positive(t, c.PID)
+			assert.NotEqual(t, os.Getpid(), s.PID, "the sandbox runs in a process of its own")
+			assert.NotEqual(t, os.Getpid(), c.PID, "the ceiling runs in a process of its own")
+			assert.NotEqual(t, s.PID, c.PID)
+			for _, sum := range []loadSummary{s, c} {
+				assert.Empty(t, sum.ServerCPUUnknown)
+				assert.Zero(t, sum.FailedFlows, sum.FirstError)
+				assert.Positive(t, sum.Requests)
+				assert.Positive(t, sum.ServerCPUPerRequest)
+				assert.Positive(t, sum.ServerCPUPerFlow)
+			}
+			assert.Positive(t, rep.ServerCPURatio)
+			assert.Positive(t, rep.CPURatio)
+		})
+	}
+}
