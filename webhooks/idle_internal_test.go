@@ -44,7 +44,7 @@ func pay(t *testing.T, svc *service.Service, tn *simulator.Tenant) {
 // finished at append (no endpoint) leave it idle and only mark the tenant
 // for the retention pass.
 func TestDispatcherIdleWithoutPending(t *testing.T) {
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)
@@ -115,7 +115,7 @@ func (h *hookStore) View(fn func(simulator.Tx) error) error {
 // notification that follows the commit is not lost, and the next wake-up
 // reads the outbox and finds the event.
 func TestDispatcherIdleNotLostAcrossCommit(t *testing.T) {
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)

@@ -38,7 +38,7 @@ func TestReleaseEventsSendTheirStoredBodies(t *testing.T) {
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "store.aof")
 	require.NoError(t, os.WriteFile(path, src, 0o600))
-	db, err := store.Open(path, store.FsyncNever)
+	db, err := store.Open(path, store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"strings"
 	"sync"
 
@@ -133,10 +134,14 @@ func (d *DB) CachedTenant(id string) (*simulator.Tenant, error) {
 	if ok {
 		return t, nil
 	}
-	err := d.db.View(func(btx *buntdb.Tx) (err error) {
-		t, err = (&Tx{tx: btx}).Tenant(id)
-		return err
-	})
+	var raw string
+	raw, err := d.catalogGet(kTenant(id))
+	if err == nil && raw != "" {
+		t = new(simulator.Tenant)
+		if err = decode(raw, t); err != nil {
+			t = nil
+		}
+	}
 	if err == nil && t != nil {
 		d.tenants.put(t, gen)
 	}
@@ -150,14 +155,27 @@ func (d *DB) CachedTenantByAPIKey(key string) (*simulator.Tenant, error) {
 	if ok {
 		return t, nil
 	}
-	err := d.db.View(func(btx *buntdb.Tx) error {
-		tx := &Tx{tx: btx}
-		id, err := tx.raw(kAPIKey(key))
-		if err != nil || id == "" {
+	err := d.catalog.View(func(btx *buntdb.Tx) error {
+		id, err := btx.Get(kAPIKey(key))
+		if errors.Is(err, buntdb.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		t, err = tx.Tenant(id)
-		return err
+		raw, err := btx.Get(kTenant(id))
+		if errors.Is(err, buntdb.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		t = new(simulator.Tenant)
+		if err := decode(raw, t); err != nil {
+			t = nil
+			return err
+		}
+		return nil
 	})
 	if err == nil && t != nil {
 		d.tenants.put(t, gen)
