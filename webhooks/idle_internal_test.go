@@ -76,17 +76,19 @@ func TestDispatcherIdleWithoutPending(t *testing.T) {
 	assert.Equal(t, views, st.views, "idle wake-ups read nothing")
 
 	release := d.Hold("t1")
-	d.queued.Add(1) // as if appended meanwhile
+	d.queued.Add(1) // as if appended meanwhile (nothing PENDING: the store lists no tenant)
 	d.pass(ctx)
-	assert.False(t, d.idle(), "a held tenant was not looked at")
+	assert.True(t, d.idle(), "a held tenant without PENDING events leaves nothing to deliver")
 	release()
-	d.pass(ctx)
-	assert.True(t, d.idle())
 
 	tn, err = svc.SetWebhookURL(tn, "http://127.0.0.1:1/hook")
 	require.NoError(t, err)
+	release = d.Hold("t1")
 	pay(t, svc, tn) // PENDING events now
 	assert.False(t, d.idle(), "an appended PENDING event wakes the dispatcher")
+	d.pass(ctx)
+	assert.False(t, d.idle(), "a held tenant was not looked at")
+	release()
 	d.pass(ctx) // attempts them: the receiver refuses, retries are scheduled
 	d.running.Wait()
 	assert.False(t, d.idle())
