@@ -257,8 +257,9 @@ func (d *DB) View(fn func(simulator.Tx) error) error {
 // offset of an advance, and next-due hints) without the tenant's (the
 // advance's remapped job instants): the jobs then run at their earlier
 // instants, later than the advance meant but never early, and a hint that
-// is too early is corrected when the tenant opens (hints.go); the caller
-// got no answer, as with any write cut by a crash.
+// is too early is corrected by the next NextJob that reads the tenant
+// (hints.go); the caller got no answer, as with any write cut by a crash.
+// A failed tenant commit after the catalog's leaves the same.
 func (d *DB) Update(fn func(simulator.Tx) error) error {
 	tx := d.newTx(true)
 	if err := fn(tx); err != nil {

@@ -185,8 +185,9 @@ func (d *DB) CachedTenantByAPIKey(key string) (*simulator.Tenant, error) {
 
 // cachedTenant serves Tx.Tenant from the tenant cache, reading the store
 // (read) on a miss. A transaction that wrote a tenant reads the store: its
-// own writes are not in the cache. Inside a transaction no tenant write can
-// commit (buntdb's lock), so what read returns is the committed state.
+// own writes are not in the cache (they are in its catalog buffer). The
+// generation taken before the read keeps a value read before another
+// transaction's tenant write committed from being published.
 func (t *Tx) cachedTenant(id string, read func() (*simulator.Tenant, error)) (*simulator.Tenant, error) {
 	if t.tenants == nil || t.tenantsWritten {
 		return read()

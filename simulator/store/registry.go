@@ -216,36 +216,46 @@ func (r *registry) wake() {
 }
 
 // doom takes deleted tenant tid out of the registry: its file is moved
-// aside at once (a new acquire starts from nothing) and removed when the
-// last caller released it.
+// aside at once (a new acquire starts from nothing) and removed once the
+// requests still using it are done (the loop closes it; see sweep).
 func (r *registry) doom(tid string) {
+	var path, aside string
 	r.mu.Lock()
+	if !r.memory { // under mu: no acquire opens the file meanwhile
+		path = filepath.Join(r.dir, TenantFileName(tid))
+		aside = path + ".deleted"
+		if err := os.Rename(path, aside); err != nil {
+			aside = ""
+		}
+	}
 	f := r.m[tid]
-	if f != nil && !f.closing {
+	var closing *tenantFile
+	switch {
+	case f == nil:
+	case f.closing: // the loop is closing it right now
+		closing = f
+	default:
 		delete(r.m, tid)
 		f.doomed = true
+		if aside != "" {
+			f.path = aside
+		}
 		r.doomed = append(r.doomed, f)
 	}
 	r.mu.Unlock()
-	if r.memory {
-		return
-	}
-	path := filepath.Join(r.dir, TenantFileName(tid))
-	if f == nil {
-		_ = os.Remove(path)
-		return
-	}
-	<-f.ready
-	if f.err != nil || f.db == nil {
-		_ = os.Remove(path)
-		return
-	}
-	f.disk.mu.Lock()
-	f.disk.noShrink = true
-	f.disk.mu.Unlock()
-	aside := path + ".deleted"
-	if os.Rename(path, aside) == nil {
-		f.path = aside
+	switch {
+	case f == nil && aside != "":
+		_ = os.Remove(aside)
+	case closing != nil:
+		<-closing.ready
+		if closing.disk != nil {
+			closing.disk.mu.Lock()
+			closing.disk.noShrink = true // a shrink would write the file again at its old path
+			closing.disk.mu.Unlock()
+		}
+		if aside != "" {
+			go func() { <-closing.closed; _ = os.Remove(aside) }()
+		}
 	}
 	r.wake()
 }
@@ -318,6 +328,11 @@ func (r *registry) sweep(due func(tid string, before time.Time) bool) {
 // closeFile closes f (closing set, refs 0) and takes it out of the registry.
 func (r *registry) closeFile(f *tenantFile) {
 	var err error
+	if f.doomed && f.disk != nil {
+		f.disk.mu.Lock()
+		f.disk.noShrink = true
+		f.disk.mu.Unlock()
+	}
 	if f.db != nil {
 		err = errors.Join(f.disk.close(), f.db.Close())
 	}
@@ -380,6 +395,9 @@ func (r *registry) closeAll() error {
 	var err error
 	for _, f := range all {
 		<-f.ready
+		if f.doomed && f.disk != nil {
+			f.disk.noShrink = true
+		}
 		if f.db != nil {
 			err = errors.Join(err, f.disk.close(), f.db.Close())
 		}
