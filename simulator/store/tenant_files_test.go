@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -386,4 +387,40 @@ func TestResetAndDeleteTenant(t *testing.T) {
 		entries, err := os.ReadDir(TenantsDir(path))
 		return err == nil && len(entries) == 0
 	}, "the tenant's file was not removed")
+}
+
+// Many writers and readers over more tenants than the bound, with a tiny
+// idle period, while the loop closes and evicts: every write reads back
+// (run with -race).
+func TestTenantsOpenAndCloseUnderLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "paysandbox.db")
+	db := openTenants(t, path, Options{IdleClose: time.Millisecond, MaxOpen: 2})
+	tenants := []string{"t0", "t1", "t2", "t3", "t4", "t5"}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 25 {
+				tid := tenants[(w+i)%len(tenants)]
+				id := fmt.Sprintf("p-%d-%d", w, i)
+				assert.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(payOf(tid, id)) }))
+				p, err := db.HotPayment(tid, id)
+				assert.NoError(t, err)
+				assert.NotNil(t, p, id)
+				if i%5 == 0 {
+					release := db.Hold(tid)
+					time.Sleep(time.Millisecond)
+					release()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	db.DropHotCache()
+	for w := range 8 {
+		for i := range 25 {
+			p, err := readPay(t, db, tenants[(w+i)%len(tenants)], fmt.Sprintf("p-%d-%d", w, i))
+			require.NoError(t, err)
+			require.NotNil(t, p)
+		}
+	}
 }

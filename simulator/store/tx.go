@@ -406,19 +406,30 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 }
 
 // deleteOldTokens deletes the tenant's entries in the catalog's lookup
-// tables of tokens of the earlier layout (ctok:, ch3ds:).
+// tables of tokens of the earlier layout (ctok:, ch3ds:). Only a store
+// migrated from that layout has any; the walk keeps only the tenant's keys.
 func (t *Tx) deleteOldTokens(tid string) error {
 	ref := esc(tid) + "/"
 	var doomed []string
-	for _, p := range []string{pCTok, pCh3DS} {
-		if err := t.catPrefix(p, func(k, v string) bool {
-			if strings.HasPrefix(v, ref) {
-				doomed = append(doomed, k)
+	err := t.d.catalog.View(func(tx *buntdb.Tx) error {
+		for _, p := range []string{pCTok, pCh3DS} {
+			err := tx.AscendGreaterOrEqual("", p, func(k, v string) bool {
+				if !strings.HasPrefix(k, p) {
+					return false
+				}
+				if strings.HasPrefix(v, ref) {
+					doomed = append(doomed, k)
+				}
+				return true
+			})
+			if err != nil {
+				return err
 			}
-			return true
-		}); err != nil {
-			return err
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, k := range doomed {
 		if err := t.del(k); err != nil {
