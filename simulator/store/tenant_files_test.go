@@ -363,7 +363,13 @@ func TestResetAndDeleteTenant(t *testing.T) {
 		tn.WebhookURL = "http://hook"
 		return tx.PutTenant(tn)
 	}))
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { // a token of the earlier layout
+		return tx.PutSession(&simulator.ClientSession{ID: "cs1", TenantID: "t1", ClientToken: "oldtoken"})
+	}))
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.DeleteTenantData("t1", false) }))
+	ref, err := db.catalogGet(kCTok("oldtoken"))
+	require.NoError(t, err)
+	assert.Empty(t, ref, "the old token's entry goes with the data")
 	p, err := readPay(t, db, "t1", "p1")
 	require.NoError(t, err)
 	assert.Nil(t, p, "data gone")
