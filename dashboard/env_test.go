@@ -63,7 +63,7 @@ func newEnvConfig(t testing.TB, opt Options, cfg service.Config) *env {
 	t.Helper()
 	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
-	db, err := store.Open(":memory:", "never")
+	db, err := store.Open(":memory:", "never", store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	clk := clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC))

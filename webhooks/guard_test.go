@@ -146,7 +146,7 @@ func guardedService(tb testing.TB, db *store.DB, guard simulator.EndpointPolicy)
 
 func memDB(tb testing.TB) *store.DB {
 	tb.Helper()
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = db.Close() })
 	return db

@@ -44,7 +44,7 @@ func pay(t *testing.T, svc *service.Service, tn *simulator.Tenant) {
 // finished at append (no endpoint) leave it idle and only mark the tenant
 // for the retention pass.
 func TestDispatcherIdleWithoutPending(t *testing.T) {
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)
@@ -76,17 +76,19 @@ func TestDispatcherIdleWithoutPending(t *testing.T) {
 	assert.Equal(t, views, st.views, "idle wake-ups read nothing")
 
 	release := d.Hold("t1")
-	d.queued.Add(1) // as if appended meanwhile
+	d.queued.Add(1) // as if appended meanwhile (nothing PENDING: the store lists no tenant)
 	d.pass(ctx)
-	assert.False(t, d.idle(), "a held tenant was not looked at")
+	assert.True(t, d.idle(), "a held tenant without PENDING events leaves nothing to deliver")
 	release()
-	d.pass(ctx)
-	assert.True(t, d.idle())
 
 	tn, err = svc.SetWebhookURL(tn, "http://127.0.0.1:1/hook")
 	require.NoError(t, err)
+	release = d.Hold("t1")
 	pay(t, svc, tn) // PENDING events now
 	assert.False(t, d.idle(), "an appended PENDING event wakes the dispatcher")
+	d.pass(ctx)
+	assert.False(t, d.idle(), "a held tenant was not looked at")
+	release()
 	d.pass(ctx) // attempts them: the receiver refuses, retries are scheduled
 	d.running.Wait()
 	assert.False(t, d.idle())
@@ -115,7 +117,7 @@ func (h *hookStore) View(fn func(simulator.Tx) error) error {
 // notification that follows the commit is not lost, and the next wake-up
 // reads the outbox and finds the event.
 func TestDispatcherIdleNotLostAcrossCommit(t *testing.T) {
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)

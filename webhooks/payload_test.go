@@ -54,7 +54,7 @@ func newDispatchedEnv(tb testing.TB, proc simulator.Processor, opt webhooks.Opti
 
 func newEnvConfig(tb testing.TB, proc simulator.Processor, cfg service.Config) *env {
 	tb.Helper()
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)

@@ -90,7 +90,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		closeLog(logBuf)
 		return nil, fmt.Errorf("card catalogue: %w", err)
 	}
-	db, err := store.Open(cfg.DB, cfg.Fsync)
+	db, err := store.Open(cfg.DB, cfg.Fsync, store.Options{IdleClose: cfg.TenantIdleClose, MaxOpen: cfg.MaxOpenTenants, Log: log})
 	if err != nil {
 		closeLog(logBuf)
 		return nil, err

@@ -26,8 +26,14 @@ type Config struct {
 	RequestTimeout time.Duration `mapstructure:"request_timeout"`
 	AttemptTTL     time.Duration `mapstructure:"attempt_ttl"`
 	Fsync          string        `mapstructure:"fsync"`
-	AdminKey       string        `mapstructure:"admin_key"`
-	WebhookURL     string        `mapstructure:"webhook_url"`
+	// TenantIdleClose: a tenant's file closes after this long unused (wall
+	// clock) unless something holds it or work is due within it;
+	// MaxOpenTenants is the soft bound on open tenant files (the store's
+	// Options).
+	TenantIdleClose time.Duration `mapstructure:"tenant_idle_close"`
+	MaxOpenTenants  int           `mapstructure:"max_open_tenants"`
+	AdminKey        string        `mapstructure:"admin_key"`
+	WebhookURL      string        `mapstructure:"webhook_url"`
 	// WebhookVersion is the webhook version of the default tenant, of
 	// config tenants without their own and of tenants created without one
 	// ("": each keeps its own, new ones get 2.4).
@@ -89,18 +95,20 @@ type APIKeyConfig struct {
 
 // defaults: every key has one (env-only keys are otherwise lost on Unmarshal).
 var defaults = map[string]any{
-	"addr":            ":8080",
-	"db":              "./data/paysandbox.db",
-	"scenarios":       "",
-	"request_timeout": "90s",
-	"attempt_ttl":     "15m",
-	"fsync":           "everysecond",
-	"admin_key":       "",
-	"webhook_url":     "",
-	"webhook_version": "",
-	"log_format":      "text",
-	"log_level":       "info",
-	"tenants":         []any{},
+	"addr":              ":8080",
+	"db":                "./data/paysandbox.db",
+	"scenarios":         "",
+	"request_timeout":   "90s",
+	"attempt_ttl":       "15m",
+	"fsync":             "everysecond",
+	"tenant_idle_close": "5m",
+	"max_open_tenants":  256,
+	"admin_key":         "",
+	"webhook_url":       "",
+	"webhook_version":   "",
+	"log_format":        "text",
+	"log_level":         "info",
+	"tenants":           []any{},
 
 	"read_timeout":         "10s",
 	"idle_timeout":         "60s",
@@ -129,6 +137,8 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Duration("request-timeout", 90*time.Second, "cut merchant and client requests with 504 after this long")
 	fs.Duration("attempt-ttl", 15*time.Minute, "how long a payment attempt awaits approval (tenant clock)")
 	fs.String("fsync", "everysecond", "store durability: always | everysecond | never")
+	fs.Duration("tenant-idle-close", 5*time.Minute, "close a tenant's data file after this long unused, unless work is due within it (wall clock; :memory: never closes)")
+	fs.Int("max-open-tenants", 256, "soft bound on open tenant data files: past it the least recently used idle ones close (none is refused)")
 	fs.String("admin-key", "", "when set, POST /_sandbox/tenants requires it in X-Admin-Key")
 	fs.String("webhook-url", "", "webhook URL of the default tenant")
 	fs.String("webhook-version", "", "webhook body version (2.1, 2.2, 2.3 or 2.4) of the default tenant, of config tenants without their own and of tenants created without one (unset: each tenant keeps its own; new ones get 2.4)")
@@ -267,6 +277,12 @@ func (c Config) checkServer(bad complain) {
 	}
 	if c.JournalSize < 0 || c.JournalSize > 100000 {
 		bad("journal_size: %d is not from 0 (the default, 500) to 100000", c.JournalSize)
+	}
+	if c.TenantIdleClose < 0 {
+		bad("tenant_idle_close: %s must not be negative (0: the default, 5m)", c.TenantIdleClose)
+	}
+	if c.MaxOpenTenants < 0 {
+		bad("max_open_tenants: %d must not be negative (0: the default, 256)", c.MaxOpenTenants)
 	}
 	switch c.Fsync {
 	case "always", "everysecond", "never":

@@ -17,7 +17,7 @@ import (
 func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", DB: "./data/paysandbox.db", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
-		Fsync: "everysecond", LogFormat: "text", LogLevel: "info", Tenants: []TenantConfig{},
+		Fsync: "everysecond", TenantIdleClose: 5 * time.Minute, MaxOpenTenants: 256, LogFormat: "text", LogLevel: "info", Tenants: []TenantConfig{},
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, MaxConnections: 4096,
 		MaxWaitsPerTenant: 64, ShutdownTimeout: 5 * time.Second,
 		WebhookTimeout: 10 * time.Second, WebhookRetentionCount: 1000, WebhookRetentionAge: 7 * 24 * time.Hour,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
 // latestEntry is the newest journal entry of method and path.
@@ -140,9 +142,16 @@ func TestCardNumberNeverStored(t *testing.T) {
 		a.req("POST", "/client/payment-instruments", cardWith(pan, map[string]any{"expirationMonth": "13"}), "X-Client-Token: "+tok)
 	}
 	require.NoError(t, a.Close())
-	raw, err := os.ReadFile(cfg.DB)
+	raw, err := os.ReadFile(cfg.DB) // the catalog, then every tenant's file
 	require.NoError(t, err)
-	require.NotEmpty(t, raw)
+	files, err := filepath.Glob(filepath.Join(store.TenantsDir(cfg.DB), "*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		raw = append(raw, b...)
+	}
 	assert.Contains(t, string(raw), "tok_test_", "the store holds the tokens")
 	for _, pan := range pans {
 		assert.NotContains(t, string(raw), pan, "card number in the store")

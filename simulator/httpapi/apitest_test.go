@@ -100,7 +100,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = 5 * time.Second
 	}
-	db, err := store.Open(o.Path, o.Fsync)
+	db, err := store.Open(o.Path, o.Fsync, store.Options{})
 	require.NoError(t, err)
 	svc := newService(t, db, o.Clock, o.IDs)
 	_, err = svc.EnsureTenant(service.TenantSpec{

@@ -75,7 +75,7 @@ var (
 
 func newFuzzFixture(tb testing.TB) *fuzzFixture {
 	fuzzOnce.Do(func() {
-		db, err := store.Open(":memory:", "never")
+		db, err := store.Open(":memory:", "never", store.Options{})
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -21,7 +21,7 @@ import (
 // tenant sees (the dashboard's payment page lists the journal), even when it
 // wrote nothing to the store; other tenants are not signalled.
 func TestJournalSignalsTheTenant(t *testing.T) {
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)

@@ -48,7 +48,7 @@ type pipeline struct {
 
 func newPipeline(t testing.TB) *pipeline {
 	t.Helper()
-	db, err := store.Open(":memory:", "never")
+	db, err := store.Open(":memory:", "never", store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	st := &countingStore{DB: db}

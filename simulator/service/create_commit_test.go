@@ -36,7 +36,7 @@ func (c *countingStore) Update(fn func(simulator.Tx) error) error {
 
 func newCountingEnv(t *testing.T, decide func(p *simulator.Payment) simulator.AuthorizeDecision) (*svcEnv, *countingStore) {
 	t.Helper()
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)

@@ -47,7 +47,7 @@ func newSvcEnv(tb testing.TB, proc simulator.Processor) *svcEnv {
 // newSvcEnvConfig is newSvcEnv with the service made from cfg.
 func newSvcEnvConfig(tb testing.TB, proc simulator.Processor, cfg service.Config) *svcEnv {
 	tb.Helper()
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)

@@ -219,15 +219,26 @@ func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
 // the scheduler; it answers how many tenants it converted (0 on every
 // later start).
 func (s *Service) ConvertTenantExpiries() (int, error) {
-	n := 0
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	var ids []string
+	err := s.Store.View(func(tx simulator.Tx) error {
 		all, err := tx.Tenants()
-		if err != nil {
-			return err
-		}
 		for _, t := range all {
-			if t.TenantClockExpiresAt.IsZero() {
-				continue
+			if !t.TenantClockExpiresAt.IsZero() {
+				ids = append(ids, t.ID)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids { // one transaction per tenant: a write touches one tenant's data
+		converted := false
+		err := s.Store.Update(func(tx simulator.Tx) error {
+			t, err := tx.Tenant(id)
+			if err != nil || t == nil || t.TenantClockExpiresAt.IsZero() {
+				return err
 			}
 			cur := t.Clone()
 			cur.ExpiresAt = simulator.NormTime(cur.TenantClockExpiresAt.Add(-cur.ClockOffset))
@@ -243,15 +254,15 @@ func (s *Service) ConvertTenantExpiries() (int, error) {
 					}
 				}
 			}
-			if err := tx.PutTenant(cur); err != nil {
-				return err
-			}
+			converted = true
+			return tx.PutTenant(cur)
+		})
+		if err != nil {
+			return n, err
+		}
+		if converted {
 			n++
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
 	}
 	if n > 0 {
 		s.sched.tenantExpiriesChanged()

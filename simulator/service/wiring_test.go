@@ -126,7 +126,7 @@ func (r *appendWatch) Appended(tenantID string, _ bool) {
 // appended it has committed (a read it starts then sees the event), never
 // from inside the transaction, and never for one rolled back.
 func TestAppendedAfterCommit(t *testing.T) {
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	catalog, err := cards.Parse(fixtures.Cards)

@@ -2,25 +2,36 @@ package store
 
 import (
 	"errors"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/tidwall/buntdb"
 )
 
 // TenantRecords calls fn for every stored key/value pair that belongs to the
-// tenant tid: its records under "t:<tid>:", its client tokens and 3DS
-// challenges, and its entries in the global job queue (not the tenant record
-// or its API keys). It is for tools (bench seed), not request paths: it scans
-// every key.
+// tenant tid: its records under "t:<tid>:" (its file) and its entries in
+// the catalog's lookup tables of tokens of the earlier layout (not the
+// tenant record, its API keys or its hint). It is for tools (bench seed),
+// not request paths.
 func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
 	own := tenantPrefix(tid)
-	return d.db.View(func(tx *buntdb.Tx) error {
+	stopped := false
+	err := d.viewTenant(tid, func(tx *buntdb.Tx) error {
+		return tx.AscendGreaterOrEqual("", own, func(k, v string) bool {
+			if !strings.HasPrefix(k, own) {
+				return false
+			}
+			stopped = !fn(k, v)
+			return !stopped
+		})
+	})
+	if err != nil || stopped {
+		return err
+	}
+	ref := esc(tid) + "/"
+	return d.catalog.View(func(tx *buntdb.Tx) error {
 		return tx.Ascend("", func(k, v string) bool {
-			switch {
-			case strings.HasPrefix(k, own),
-				(strings.HasPrefix(k, pCTok) || strings.HasPrefix(k, pCh3DS)) && strings.HasPrefix(v, esc(tid)+"/"),
-				strings.HasPrefix(k, pJobQ) && strings.Contains(k, ":"+tid+":"):
+			if (strings.HasPrefix(k, pCTok) || strings.HasPrefix(k, pCh3DS)) && strings.HasPrefix(v, ref) {
 				return fn(k, v)
 			}
 			return true
@@ -28,59 +39,85 @@ func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
 	})
 }
 
-// PutRaw stores key/value pairs as they are, in one transaction. It is for
-// tools that replicate records read with TenantRecords (bench seed).
-// Cached records it overwrites leave the hot cache.
+// PutRaw stores key/value pairs as they are, one transaction per file
+// (each tenant's, the catalog's). It is for tools that replicate records
+// read with TenantRecords (bench seed). Cached records it overwrites leave
+// the hot cache.
 func (d *DB) PutRaw(pairs [][2]string) error {
-	var seq uint64
-	err := d.db.Update(func(tx *buntdb.Tx) error {
-		for _, p := range pairs {
-			if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
-				return err
-			}
+	return d.rawWrite(len(pairs), func(i int) string { return pairs[i][0] }, func(tx *buntdb.Tx, i int) error {
+		_, _, err := tx.Set(pairs[i][0], pairs[i][1], nil)
+		return err
+	})
+}
+
+// DeleteRaw deletes keys (missing ones are skipped), one transaction per
+// file. It is for tools that shape a file written with PutRaw (bench seed).
+func (d *DB) DeleteRaw(keys []string) error {
+	return d.rawWrite(len(keys), func(i int) string { return keys[i] }, func(tx *buntdb.Tx, i int) error {
+		if _, err := tx.Delete(keys[i]); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
+			return err
 		}
-		seq = d.hot.seq.Add(1)
 		return nil
 	})
-	if err == nil {
-		for _, p := range pairs {
-			if hotKind(p[0]) != hotNone {
-				d.hot.drop(p[0], seq)
+}
+
+// rawWrite runs op on the n keys (key(i)), grouped by file.
+func (d *DB) rawWrite(n int, key func(int) string, op func(*buntdb.Tx, int) error) error {
+	groups := map[string][]int{} // tenant id ("" with catalog set: the catalog)
+	const catalog = "\x00catalog"
+	var order []string
+	for i := range n {
+		g := catalog
+		if k := key(i); isTenantKey(k) {
+			g = keyTid(k)
+		}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	for _, g := range order {
+		idx := groups[g]
+		var seq uint64
+		apply := func(tx *buntdb.Tx) error {
+			for _, i := range idx {
+				if err := op(tx, i); err != nil {
+					return err
+				}
+			}
+			seq = d.hot.seq.Add(1)
+			return nil
+		}
+		var err error
+		if g == catalog {
+			if err = d.catalog.Update(apply); err == nil {
+				d.disk.committed()
+			}
+		} else {
+			var f *tenantFile
+			if f, err = d.reg.acquire(g, true); err == nil {
+				if err = f.db.Update(apply); err == nil {
+					f.disk.committed()
+				}
+				d.reg.release(f)
 			}
 		}
-		d.disk.committed()
+		if err != nil {
+			return err
+		}
+		d.lastWrite.Store(time.Now().UnixNano())
+		for _, i := range idx { // no cached record outlives its overwrite or delete
+			if k := key(i); hotKind(k) != hotNone {
+				d.hot.drop(k, seq)
+			}
+		}
 		d.notifyKeys(func(yield func(string) bool) {
-			for _, p := range pairs {
-				if !yield(p[0]) {
+			for _, i := range idx {
+				if !yield(key(i)) {
 					return
 				}
 			}
 		})
 	}
-	return err
-}
-
-// DeleteRaw deletes keys (missing ones are skipped) in one transaction. It
-// is for tools that shape a file written with PutRaw (bench seed).
-func (d *DB) DeleteRaw(keys []string) error {
-	var seq uint64
-	err := d.db.Update(func(tx *buntdb.Tx) error {
-		for _, k := range keys {
-			if _, err := tx.Delete(k); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
-				return err
-			}
-		}
-		seq = d.hot.seq.Add(1)
-		return nil
-	})
-	if err == nil {
-		for _, k := range keys { // like PutRaw: no cached record outlives its delete
-			if hotKind(k) != hotNone {
-				d.hot.drop(k, seq)
-			}
-		}
-		d.disk.committed()
-		d.notifyKeys(slices.Values(keys))
-	}
-	return err
+	return nil
 }

@@ -29,12 +29,15 @@ func TestChangesPerTenant(t *testing.T) {
 				return tx.PutPayment(p)
 			})
 		}, []string{"a"}},
-		{"writes of two tenants in one transaction", func(t *testing.T, db *store.DB) error {
+		{"a tenant's data and another tenant's record in one transaction", func(t *testing.T, db *store.DB) error {
 			return db.Update(func(tx simulator.Tx) error {
 				if err := tx.ClaimIdempotency("a:b", "k", "p"); err != nil {
 					return err
 				}
-				return tx.PutJob(&simulator.Job{ID: "j", TenantID: "c", Kind: simulator.JobSettle, Due: time.Unix(1, 0), RealDue: time.Unix(1, 0)})
+				if err := tx.PutJob(&simulator.Job{ID: "j", TenantID: "a:b", Kind: simulator.JobSettle, Due: time.Unix(1, 0), RealDue: time.Unix(1, 0)}); err != nil {
+					return err
+				}
+				return tx.PutTenant(&simulator.Tenant{ID: "c"})
 			})
 		}, []string{"a:b", "c"}},
 		{"the tenant record", func(t *testing.T, db *store.DB) error {

@@ -3,9 +3,13 @@ package store
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/buntdb"
 
@@ -22,76 +26,189 @@ const (
 	FsyncNever       = "never"
 )
 
-// DB is the buntdb-backed store.
+// DB is the buntdb-backed store: a catalog (a buntdb file at the path Open
+// is given) and one buntdb file per tenant in TenantsDir(path), opened on
+// first use and closed when idle (registry.go; layout in tenant_files.go).
+//
+// Lock rules (deadlock-free): a transaction holds at most one tenant's
+// buntdb lock at a time (a write transaction touches one tenant only; a
+// read transaction that moves to another tenant ends its view of the
+// previous one first). The catalog's lock is never held while another lock
+// is taken: a transaction reads the catalog in short View calls of its own
+// (tenants through tenantCache), buffers its catalog writes (catalog.go) and
+// applies them in one catalog Update at commit, after fn returned nil and
+// before its tenant's commit, so the only nesting is a tenant's lock, then
+// the catalog's. The registry's and the hints' mutexes are never held while
+// a buntdb lock is awaited, except hints.mu around a hint correction's
+// catalog Update (nobody takes hints.mu while holding the catalog's lock).
 type DB struct {
-	db      *buntdb.DB
+	catalog *buntdb.DB
 	path    string
 	hot     *hotCache // recently used typed records (hotcache.go)
 	tenants tenantCache
-	disk    *disk // nil for ":memory:"
-	events  *eventIndex
+	disk    *disk // the catalog's; nil for ":memory:"
+	reg     *registry
+	hints   hints
+	empty   *buntdb.DB // read views of a tenant that has no file
 	changes *changeHub // per-tenant commit notifications (changes.go)
+	log     *slog.Logger
 	// migrated: JSON records Open converted to the binary format (migrate.go).
 	migrated int
+	// lastWrite: wall clock (unix nanos) of the last commit of any file.
+	lastWrite atomic.Int64
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// Open opens (creating if missing, with its directory) the database at path;
-// ":memory:" keeps nothing on disk.
-func Open(path, fsync string) (*DB, error) {
-	if path != ":memory:" {
-		if dir := filepath.Dir(path); dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, fmt.Errorf("store: creating %s: %w", dir, err)
-			}
-		}
-	}
-	db, err := buntdb.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", path, err)
-	}
-	var cfg buntdb.Config
-	if err := db.ReadConfig(&cfg); err != nil {
-		db.Close()
-		return nil, err
-	}
+// Options tunes the registry of open tenants.
+type Options struct {
+	// IdleClose: a tenant unused this long (wall clock), nobody holding it
+	// and no work due within it, is closed (default 5 minutes).
+	IdleClose time.Duration
+	// MaxOpen is a soft bound on open tenants: past it the least recently
+	// used ones that nobody uses close; none is refused (default 256).
+	MaxOpen int
+	// Log receives the store's errors (a tenant file that cannot be opened
+	// names its path); default slog.Default().
+	Log *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultIdleClose = 5 * time.Minute
+	DefaultMaxOpen   = 256
+)
+
+// Open opens (creating if missing, with its directory) the store at path:
+// the catalog at path and the tenant files in TenantsDir(path). A data file
+// of the single-file layout at path is migrated first. ":memory:" keeps
+// nothing on disk and never closes a tenant.
+func Open(path, fsync string, opts Options) (*DB, error) {
 	switch fsync {
 	case FsyncAlways, FsyncNever, FsyncEverySecond:
 	case "":
 		fsync = FsyncEverySecond
 	default:
-		db.Close()
 		return nil, fmt.Errorf("store: unknown fsync policy %q", fsync)
 	}
-	// fsync and shrink are ours, outside buntdb's lock (disk.go).
-	cfg.SyncPolicy, cfg.AutoShrinkDisabled = buntdb.Never, true
-	if err := db.SetConfig(cfg); err != nil {
-		db.Close()
-		return nil, err
+	if opts.IdleClose <= 0 {
+		opts.IdleClose = DefaultIdleClose
 	}
-	migrated := 0
-	if path != ":memory:" {
-		if migrated, err = migrate(db, path); err != nil { // JSON records of earlier builds (migrate.go)
-			db.Close()
+	if opts.MaxOpen <= 0 {
+		opts.MaxOpen = DefaultMaxOpen
+	}
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	memory := path == ":memory:"
+	if !memory {
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("store: creating %s: %w", dir, err)
+			}
+		}
+		if _, err := migrateToTenantFiles(path, opts.Log); err != nil {
 			return nil, err
 		}
-		if migrated > 0 { // every converted record is in the file twice: rewrite it once
-			if err := db.Shrink(); err != nil {
-				db.Close()
-				return nil, fmt.Errorf("store: compacting %s after converting its records: %w", path, err)
+		if err := os.MkdirAll(TenantsDir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("store: creating %s: %w", TenantsDir(path), err)
+		}
+	}
+	cat, err := openBunt(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	if err := initCatalog(cat, path); err != nil {
+		cat.Close()
+		return nil, err
+	}
+	empty, err := buntdb.Open(":memory:")
+	if err != nil {
+		cat.Close()
+		return nil, err
+	}
+	dk, err := openDisk(cat, path, fsync)
+	if err != nil {
+		cat.Close()
+		return nil, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	d := &DB{catalog: cat, path: path, hot: newHotCache(), disk: dk, empty: empty, changes: newChangeHub(), log: opts.Log,
+		reg:  newRegistry(TenantsDir(path), fsync, opts.Log, memory, opts.IdleClose, opts.MaxOpen),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	if err := d.hints.load(cat); err != nil {
+		d.disk.close()
+		cat.Close()
+		return nil, err
+	}
+	go d.loop()
+	return d, nil
+}
+
+// initCatalog marks a new catalog as one (kLayout, and kFormat: its records
+// are in the binary format from the start) and refuses a file of the
+// single-file layout that was not migrated.
+func initCatalog(cat *buntdb.DB, path string) error {
+	return cat.Update(func(tx *buntdb.Tx) error {
+		v, err := tx.Get(kLayout)
+		if err == nil && v == layoutValue {
+			return nil
+		}
+		if err == nil {
+			return fmt.Errorf("store: %s has an unknown layout %q", path, v)
+		}
+		if !errors.Is(err, buntdb.ErrNotFound) {
+			return err
+		}
+		n, err := tx.Len()
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("store: %s is a data file of the single-file layout that was not migrated", path)
+		}
+		if _, _, err := tx.Set(kFormat, formatValue, nil); err != nil {
+			return err
+		}
+		_, _, err = tx.Set(kLayout, layoutValue, nil)
+		return err
+	})
+}
+
+// loop is the store's one background goroutine: every diskTick the disk
+// work of the catalog and of every open tenant file (disk.go) and, once no
+// file was written for shrinkIdle, the hot cache emptied and the free heap
+// returned to the OS (so the resident size of an idle server is its live
+// data, not its peak); every sweepTick (a quarter of IdleClose, at most
+// 30 s), and when the registry asks, the sweep that closes tenants.
+func (d *DB) loop() {
+	defer close(d.done)
+	disk := time.NewTicker(diskTick)
+	defer disk.Stop()
+	sweep := time.NewTicker(max(min(d.reg.idle/4, 30*time.Second), 5*time.Millisecond))
+	defer sweep.Stop()
+	freedAt := int64(-1) // nothing returned yet: the open's garbage goes at the first idle tick
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-d.reg.kick:
+			d.reg.sweep(d.hints.due)
+		case <-sweep.C:
+			d.reg.sweep(d.hints.due)
+		case <-disk.C:
+			d.disk.tick()
+			for _, f := range d.reg.openFiles() {
+				f.disk.tick()
+			}
+			if last := d.lastWrite.Load(); time.Since(time.Unix(0, last)) >= shrinkIdle && last != freedAt {
+				d.hot.clear()
+				debug.FreeOSMemory()
+				freedAt = last
 			}
 		}
 	}
-	hot := newHotCache()
-	dk, err := openDisk(db, path, fsync, hot.clear)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store: opening %s: %w", path, err)
-	}
-	var pruned *atomic.Int64 // bytes pruned, for the shrink (disk.go)
-	if dk != nil {
-		pruned = &dk.pruned
-	}
-	return &DB{db: db, path: path, hot: hot, disk: dk, events: newEventIndex(db, pruned), changes: newChangeHub(), migrated: migrated}, nil // events by payment: built on first use (event_index.go)
 }
 
 // Migrated answers how many records of an earlier build's JSON format Open
@@ -99,50 +216,75 @@ func Open(path, fsync string) (*DB, error) {
 // skip the scan).
 func (d *DB) Migrated() int { return d.migrated }
 
-// Close stops the disk work (shrinking the file if it grew, see disk.go),
-// flushes and closes the database.
-func (d *DB) Close() error { return errors.Join(d.disk.close(), d.db.Close()) }
+// Close stops the background work, closes every tenant file and the
+// catalog (each shrunk when it grew, see disk.go, and flushed).
+func (d *DB) Close() error {
+	d.closeOnce.Do(func() {
+		close(d.stop)
+		<-d.done
+		d.closeErr = errors.Join(d.reg.closeAll(), d.disk.close(), d.catalog.Close(), d.empty.Close())
+	})
+	return d.closeErr
+}
 
-// Ready reports whether the store answers.
+// Ready reports whether the store answers (its catalog).
 func (d *DB) Ready() error {
-	return d.db.View(func(tx *buntdb.Tx) error { _, err := tx.Len(); return err })
+	return d.catalog.View(func(tx *buntdb.Tx) error { _, err := tx.Len(); return err })
+}
+
+// Hold implements simulator.Store: tenantID's file stays open until
+// release (a tenant whose file cannot be opened holds nothing).
+func (d *DB) Hold(tenantID string) (release func()) {
+	f, err := d.reg.acquire(tenantID, true)
+	if err != nil || f == nil {
+		return func() {}
+	}
+	var once sync.Once
+	return func() { once.Do(func() { d.reg.release(f) }) }
 }
 
 // View runs fn in a read-only transaction.
 func (d *DB) View(fn func(simulator.Tx) error) error {
-	return d.db.View(func(btx *buntdb.Tx) error {
-		return fn(&Tx{tx: btx, hot: d.hot, tenants: &d.tenants, events: d.events})
-	})
+	tx := d.newTx(false)
+	err := fn(tx)
+	tx.end()
+	return err
 }
 
-// Update runs fn in a read-write transaction, committed only when fn returns nil.
+// Update runs fn in a read-write transaction, committed only when fn
+// returns nil: first its catalog writes, then its tenant's. A crash between
+// the two leaves the catalog's part (a tenant's settings, such as the clock
+// offset of an advance, and next-due hints) without the tenant's (the
+// advance's remapped job instants): the jobs then run at their earlier
+// instants, later than the advance meant but never early, and a hint that
+// is too early is corrected by the next NextJob that reads the tenant
+// (hints.go); the caller got no answer, as with any write cut by a crash.
+// A failed tenant commit after the catalog's leaves the same.
 func (d *DB) Update(fn func(simulator.Tx) error) error {
-	tx := &Tx{write: true, hot: d.hot, tenants: &d.tenants, events: d.events}
-	err := d.db.Update(func(btx *buntdb.Tx) error {
-		tx.tx = btx
-		err := fn(tx)
-		if tx.tenantsWritten { // still under the write lock: no reader can refill before the commit
-			d.tenants.invalidate()
-		}
-		if err == nil {
-			tx.sequence() // commit order (hotcache.go)
-		}
+	tx := d.newTx(true)
+	if err := fn(tx); err != nil {
+		tx.end()
 		return err
-	})
-	if tx.tenantsWritten { // and after: a reader that read before the commit cannot publish
-		d.tenants.invalidate()
 	}
-	if err == nil {
-		tx.publishHot() // only what committed
+	err := tx.commit()
+	if err != nil {
+		tx.end()
+		return err
 	}
-	if err == nil { // (a transaction that wrote nothing costs an fsync of nothing)
+	d.lastWrite.Store(time.Now().UnixNano())
+	tx.publishHot() // only what committed
+	if tx.catWrote {
 		d.disk.committed()
-		d.notifyChanges(tx.wrote)
-		for _, fn := range tx.after {
-			fn()
-		}
 	}
-	return err
+	if tx.tf != nil && tx.tenantWrote { // still referenced: not closed under us
+		tx.tf.disk.committed()
+	}
+	tx.end()
+	d.notifyChanges(tx.wrote)
+	for _, fn := range tx.after {
+		fn()
+	}
+	return nil
 }
 
 var errReadOnly = errors.New("store: write in a read-only transaction")

@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"os"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,14 +10,16 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// disk does the store's whole-file work outside buntdb's lock, which every
-// reader and writer takes: buntdb itself runs with SyncPolicy Never and
-// auto-shrink disabled, so a commit only appends its record to the file
-// (still before Update returns: a kill -9 loses no acknowledged write).
+// disk does a buntdb file's whole-file work outside buntdb's lock, which
+// every reader and writer of that file takes: buntdb itself runs with
+// SyncPolicy Never and auto-shrink disabled, so a commit only appends its
+// record to the file (still before Update returns: a kill -9 loses no
+// acknowledged write). The catalog and every open tenant file have one each;
+// one background loop of the store (DB.loop) ticks all of them.
 //
 //   - fsync: a file descriptor of our own on the same file (fsync flushes the
-//     file, whichever descriptor asks). "everysecond" syncs it once a second
-//     when something was written; "always" makes each writing Update wait,
+//     file, whichever descriptor asks). "everysecond" syncs it at the tick
+//     after something was written; "always" makes each writing Update wait,
 //     after buntdb's lock is released, for an fsync that started after its
 //     commit (group commit: concurrent writers share one fsync); "never"
 //     leaves it to the OS.
@@ -26,15 +27,10 @@ import (
 //     the file has grown past shrinkMinSize and doubled since it was last
 //     compact, or the webhook retention pruned records worth a third of it
 //     (a file of a build that kept every event: it barely grows, but most
-//     of it is dead), and no write happened for shrinkIdle; and at Close
+//     of it is dead), and no write happened for shrinkIdle; and at close
 //     when it grew by a quarter or a quarter of it was pruned. buntdb's Shrink copies the records in chunks under
 //     read locks and takes the write lock only to append the tail and swap
 //     the files; the descriptor is reopened on the new file right after.
-//   - memory: once after the open (replaying the file leaves garbage behind)
-//     and whenever writes stop for shrinkIdle, the hot cache is emptied
-//     (idle; up to 16,384 decoded records, tens of MB, refilled on use) and a
-//     full GC returns the free heap to the OS (debug.FreeOSMemory), so the
-//     resident size of an idle server is its live data rather than its peak.
 type disk struct {
 	db     *buntdb.DB
 	path   string
@@ -53,12 +49,8 @@ type disk struct {
 	synced  uint64 // commits known to be on disk
 	syncing bool
 
-	// idle runs when writes stopped for shrinkIdle, before the memory is
-	// returned (set before the first tick; the hot cache's clear).
-	idle func()
-
-	stop      chan struct{}
-	done      chan struct{}
+	syncedAt  uint64 // commits counted at the last "everysecond" fsync (tick)
+	noShrink  bool   // the file is being deleted: never rewrite it
 	closeOnce sync.Once
 }
 
@@ -68,8 +60,8 @@ const (
 	diskTick      = time.Second
 )
 
-// openDisk starts the disk work of a file-backed db (nil for ":memory:").
-func openDisk(db *buntdb.DB, path, policy string, idle func()) (*disk, error) {
+// openDisk prepares the disk work of a file-backed db (nil for ":memory:").
+func openDisk(db *buntdb.DB, path, policy string) (*disk, error) {
 	if path == ":memory:" {
 		return nil, nil
 	}
@@ -82,10 +74,8 @@ func openDisk(db *buntdb.DB, path, policy string, idle func()) (*disk, error) {
 		f.Close()
 		return nil, err
 	}
-	d := &disk{db: db, path: path, policy: policy, f: f, baseSize: st.Size(), idle: idle,
-		stop: make(chan struct{}), done: make(chan struct{})}
+	d := &disk{db: db, path: path, policy: policy, f: f, baseSize: st.Size()}
 	d.gcond = sync.NewCond(&d.gmu)
-	go d.run()
 	return d, nil
 }
 
@@ -126,34 +116,20 @@ func (d *disk) fsync() {
 	_ = d.f.Sync()
 }
 
-func (d *disk) run() {
-	defer close(d.done)
-	t := time.NewTicker(diskTick)
-	defer t.Stop()
-	var syncedAt uint64
-	freedAt := ^uint64(0) // nothing returned yet: the open's garbage goes at the first idle tick
-	for {
-		select {
-		case <-d.stop:
-			return
-		case <-t.C:
-		}
-		if n := d.commits.Load(); d.policy == FsyncEverySecond && n != syncedAt {
-			d.fsync()
-			syncedAt = n
-		}
-		if time.Since(time.Unix(0, d.lastWrite.Load())) >= shrinkIdle {
-			_ = d.shrinkIf(func(size, base int64) bool {
-				return size >= shrinkMinSize && (size >= 2*base || d.pruned.Load() >= size/3)
-			})
-			if n := d.commits.Load(); n != freedAt {
-				if d.idle != nil {
-					d.idle()
-				}
-				debug.FreeOSMemory()
-				freedAt = n
-			}
-		}
+// tick is the periodic work (every diskTick, from the store's loop): the
+// "everysecond" fsync and, once writes stopped for shrinkIdle, the shrink.
+func (d *disk) tick() {
+	if d == nil {
+		return
+	}
+	if n := d.commits.Load(); d.policy == FsyncEverySecond && n != d.syncedAt {
+		d.fsync()
+		d.syncedAt = n
+	}
+	if time.Since(time.Unix(0, d.lastWrite.Load())) >= shrinkIdle {
+		_ = d.shrinkIf(func(size, base int64) bool {
+			return size >= shrinkMinSize && (size >= 2*base || d.pruned.Load() >= size/3)
+		})
 	}
 }
 
@@ -163,7 +139,7 @@ func (d *disk) shrinkIf(worth func(size, base int64) bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st, err := d.f.Stat()
-	if err != nil || !worth(st.Size(), d.baseSize) {
+	if err != nil || d.noShrink || !worth(st.Size(), d.baseSize) {
 		return err
 	}
 	pruned := d.pruned.Load()
@@ -184,16 +160,14 @@ func (d *disk) shrinkIf(worth func(size, base int64) bool) error {
 	return nil
 }
 
-// close stops the background work and, when the file grew by a quarter
-// since it was compact, shrinks it (a smaller file opens faster), then syncs.
-// Only the first call does anything.
+// close shrinks the file when it grew by a quarter since it was compact (a
+// smaller file opens faster), then syncs. Only the first call does anything;
+// the caller has stopped ticking it.
 func (d *disk) close() (err error) {
 	if d == nil {
 		return nil
 	}
 	d.closeOnce.Do(func() {
-		close(d.stop)
-		<-d.done
 		err = d.shrinkIf(func(size, base int64) bool {
 			return size > 1<<20 && (size >= base+base/4 || d.pruned.Load() >= size/4)
 		})

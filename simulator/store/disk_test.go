@@ -17,7 +17,7 @@ import (
 
 func openFile(t *testing.T, path, fsync string) *DB {
 	t.Helper()
-	db, err := Open(path, fsync)
+	db, err := Open(path, fsync, Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db
@@ -108,8 +108,9 @@ func TestDiskShrink(t *testing.T) {
 // retention) is shrunk at Close even though it barely grew: the deleted
 // records count toward the rule.
 func TestDiskShrinkAfterPrune(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db")
-	db := openFile(t, path, FsyncNever)
+	catalog := filepath.Join(t.TempDir(), "db")
+	path := filepath.Join(TenantsDir(catalog), TenantFileName("t1")) // the tenant's file
+	db := openFile(t, catalog, FsyncNever)
 	body := `{"pad":"` + strings.Repeat("x", 600) + `"}`
 	at := time.UnixMicro(1700000000000000).UTC()
 	require.NoError(t, db.Update(func(tx simulator.Tx) error {
@@ -125,7 +126,7 @@ func TestDiskShrinkAfterPrune(t *testing.T) {
 	require.NoError(t, db.Close())
 	full := fileSize(t, path)
 
-	db = openFile(t, path, FsyncNever) // compact as opened: growth alone would not shrink it
+	db = openFile(t, catalog, FsyncNever) // compact as opened: growth alone would not shrink it
 	for {
 		var n int
 		require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 100, time.Time{}); return }))
@@ -134,7 +135,10 @@ func TestDiskShrinkAfterPrune(t *testing.T) {
 		}
 	}
 	assert.Less(t, fileSize(t, path), full+full/4, "deleting appends little")
-	assert.Greater(t, db.disk.pruned.Load(), full/2)
+	f, err := db.reg.acquire("t1", false)
+	require.NoError(t, err)
+	assert.Greater(t, f.disk.pruned.Load(), full/2)
+	db.reg.release(f)
 	require.NoError(t, db.Close())
 	assert.Less(t, fileSize(t, path), full/10, "shrunk to the 100 events left")
 }

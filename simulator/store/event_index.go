@@ -105,7 +105,11 @@ func eventPivot(pid string) string {
 // with q's type and status filters and limit, reading only that payment's
 // range of idxEventPayment (all of the tenant's events until it is built).
 func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.Event, error) {
-	if !t.events.use() {
+	btx, events, err := t.events(tid)
+	if err != nil {
+		return nil, err
+	}
+	if !events.use() {
 		return t.scanEvents(tid, q)
 	}
 	want := q.PaymentID
@@ -116,11 +120,11 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 	// The pivot sorts after every event of the payment (buntdb puts a keyless
 	// pivot after the items whose values compare equal), so descending from it
 	// walks the payment's events from the greatest key down.
-	err := t.tx.DescendLessOrEqual(idxEventPayment, pivot, func(k, v string) bool {
+	err = btx.DescendLessOrEqual(idxEventPayment, pivot, func(k, v string) bool {
 		if eventPaymentID(v) != want {
 			return false
 		}
-		if !strings.HasPrefix(k, p) { // the same payment id in another tenant
+		if !strings.HasPrefix(k, p) { // not an event key of the tenant (its file holds no other's)
 			return true
 		}
 		var e *simulator.Event

@@ -61,8 +61,16 @@ func EventJSON(v string) string {
 	return out
 }
 
-// Migrate runs the JSON record migration over d (records put with PutRaw).
-func (d *DB) Migrate() error { _, err := migrate(d.db, d.path); return err }
+// Migrate runs the JSON record migration over d's open tenant files
+// (records put with PutRaw).
+func (d *DB) Migrate() error {
+	for _, f := range d.reg.openFiles() {
+		if _, err := migrate(f.db, ":memory:"); err != nil { // ":memory:": no copy of the file kept
+			return err
+		}
+	}
+	return nil
+}
 
 // SetMigrateBatch makes each migration transaction convert at most n
 // records, and cut the migration (Open fails) after stop batches when stop
@@ -86,6 +94,6 @@ var errMigrateCut = errors.New("migration cut")
 // FileFormat is the file's format marker ("" before the migration ends).
 func (d *DB) FileFormat() string {
 	var v string
-	_ = d.db.View(func(tx *buntdb.Tx) (err error) { v, err = tx.Get(kFormat); return })
+	_ = d.catalog.View(func(tx *buntdb.Tx) (err error) { v, err = tx.Get(kFormat); return })
 	return v
 }

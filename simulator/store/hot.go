@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"strings"
 	"sync"
 
@@ -133,10 +134,14 @@ func (d *DB) CachedTenant(id string) (*simulator.Tenant, error) {
 	if ok {
 		return t, nil
 	}
-	err := d.db.View(func(btx *buntdb.Tx) (err error) {
-		t, err = (&Tx{tx: btx}).Tenant(id)
-		return err
-	})
+	var raw string
+	raw, err := d.catalogGet(kTenant(id))
+	if err == nil && raw != "" {
+		t = new(simulator.Tenant)
+		if err = decode(raw, t); err != nil {
+			t = nil
+		}
+	}
 	if err == nil && t != nil {
 		d.tenants.put(t, gen)
 	}
@@ -150,14 +155,27 @@ func (d *DB) CachedTenantByAPIKey(key string) (*simulator.Tenant, error) {
 	if ok {
 		return t, nil
 	}
-	err := d.db.View(func(btx *buntdb.Tx) error {
-		tx := &Tx{tx: btx}
-		id, err := tx.raw(kAPIKey(key))
-		if err != nil || id == "" {
+	err := d.catalog.View(func(btx *buntdb.Tx) error {
+		id, err := btx.Get(kAPIKey(key))
+		if errors.Is(err, buntdb.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		t, err = tx.Tenant(id)
-		return err
+		raw, err := btx.Get(kTenant(id))
+		if errors.Is(err, buntdb.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		t = new(simulator.Tenant)
+		if err := decode(raw, t); err != nil {
+			t = nil
+			return err
+		}
+		return nil
 	})
 	if err == nil && t != nil {
 		d.tenants.put(t, gen)
@@ -167,8 +185,9 @@ func (d *DB) CachedTenantByAPIKey(key string) (*simulator.Tenant, error) {
 
 // cachedTenant serves Tx.Tenant from the tenant cache, reading the store
 // (read) on a miss. A transaction that wrote a tenant reads the store: its
-// own writes are not in the cache. Inside a transaction no tenant write can
-// commit (buntdb's lock), so what read returns is the committed state.
+// own writes are not in the cache (they are in its catalog buffer). The
+// generation taken before the read keeps a value read before another
+// transaction's tenant write committed from being published.
 func (t *Tx) cachedTenant(id string, read func() (*simulator.Tenant, error)) (*simulator.Tenant, error) {
 	if t.tenants == nil || t.tenantsWritten {
 		return read()

@@ -27,7 +27,7 @@ func BenchmarkHotMemory(b *testing.B) {
 	const checkouts = 4000
 	for range b.N {
 		base := heap()
-		db, err := store.Open(":memory:", store.FsyncNever)
+		db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

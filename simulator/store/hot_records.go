@@ -52,16 +52,35 @@ func (d *DB) HotSessionByToken(tok string) (*simulator.ClientSession, error) {
 	if tok == "" {
 		return nil, nil
 	}
+	if tid, ok := simulator.TenantOfToken(tok); ok {
+		key := kTokSession(tid, tok)
+		var id string
+		if e := d.hot.get(key); e != nil {
+			id = e.raw
+		} else {
+			var seq uint64
+			err := d.viewTenant(tid, func(btx *buntdb.Tx) error {
+				id, _ = btx.Get(key)
+				seq = d.hot.seq.Load()
+				return nil
+			})
+			if err != nil || id == "" {
+				return nil, err
+			}
+			d.hot.publish(key, &hotEntry{raw: id, seq: seq})
+		}
+		return d.HotSession(tid, id)
+	}
 	key := kCTok(tok)
 	var ref string
 	if e := d.hot.get(key); e != nil {
 		ref = e.raw
 	} else {
 		var seq uint64
-		err := d.db.View(func(btx *buntdb.Tx) (err error) {
-			ref, err = (&Tx{tx: btx}).raw(key)
+		err := d.catalog.View(func(btx *buntdb.Tx) error {
+			ref, _ = btx.Get(key)
 			seq = d.hot.seq.Load()
-			return err
+			return nil
 		})
 		if err != nil || ref == "" {
 			return nil, err
@@ -70,6 +89,20 @@ func (d *DB) HotSessionByToken(tok string) (*simulator.ClientSession, error) {
 	}
 	tid, id, _ := strings.Cut(ref, "/")
 	return d.HotSession(unesc(tid), id)
+}
+
+// viewTenant runs fn in a read view of tenant tid's file (an empty one when
+// the tenant has no file), the file held meanwhile.
+func (d *DB) viewTenant(tid string, fn func(*buntdb.Tx) error) error {
+	f, err := d.reg.acquire(tid, false)
+	if err != nil {
+		return err
+	}
+	if f == nil {
+		return d.empty.View(fn)
+	}
+	defer d.reg.release(f)
+	return f.db.View(fn)
 }
 
 // HotInstrument returns payment instrument tok of tenant tid from memory (shared, see HotPayment).
@@ -104,10 +137,10 @@ func hotGet[T any](d *DB, key, tid string, dec func(raw, tid string) (*T, error)
 	}
 	var raw string
 	var seq uint64
-	err := d.db.View(func(btx *buntdb.Tx) (err error) {
-		raw, err = (&Tx{tx: btx}).raw(key)
+	err := d.viewTenant(tid, func(btx *buntdb.Tx) error {
+		raw, _ = btx.Get(key) // ErrNotFound: ""
 		seq = d.hot.seq.Load()
-		return err
+		return nil
 	})
 	if err != nil || raw == "" {
 		return nil, err
@@ -160,11 +193,7 @@ func txGet[T any](t *Tx, key, tid string, dec func(raw, tid string) (*T, error),
 // putHot stores raw at key and notes v, the writer's own copy that nobody
 // changes afterwards, for publishing once the transaction has committed.
 func (t *Tx) putHot(key, raw string, v any) error {
-	if !t.write {
-		return errReadOnly
-	}
-	t.touch(key)
-	if _, _, err := t.tx.Set(key, raw, nil); err != nil {
+	if err := t.set(key, raw); err != nil {
 		return err
 	}
 	t.noteHot(key, raw, v, false)
@@ -189,25 +218,39 @@ func (t *Tx) noteHot(key, raw string, v any, deleted bool) {
 }
 
 // sequence draws the commit sequence number of a writing transaction that
-// changed cached records; it runs under buntdb's write lock, after fn.
+// changed cached records of its tenant; it runs under the tenant's write
+// lock, after fn. (A reader of a tenant's record reads it and the sequence
+// number under that tenant's read lock, so the order of the two is the
+// order of the commits of that record; the catalog's cached entries, old
+// client tokens, take catSeq, drawn under the catalog's lock.)
 func (t *Tx) sequence() {
-	if len(t.pending) > 0 {
-		t.seq = t.hot.seq.Add(1)
+	for k := range t.pending {
+		if isTenantKey(k) {
+			t.seq = t.hot.seq.Add(1)
+			return
+		}
 	}
 }
 
 // publishHot publishes what a committed transaction wrote (and drops what it
 // deleted), as of its sequence number.
 func (t *Tx) publishHot() {
-	if t.seq == 0 {
+	if t.seq == 0 && t.catSeq == 0 {
 		return
 	}
 	for k, e := range t.pending {
-		if e == nil {
-			t.hot.drop(k, t.seq)
+		seq := t.seq
+		if !isTenantKey(k) {
+			seq = t.catSeq
+		}
+		if seq == 0 { // not committed (a tenant view that wrote nothing)
 			continue
 		}
-		e.seq = t.seq
+		if e == nil {
+			t.hot.drop(k, seq)
+			continue
+		}
+		e.seq = seq
 		t.hot.publish(k, e)
 	}
 }

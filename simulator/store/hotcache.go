@@ -217,6 +217,27 @@ func hotKind(key string) int {
 		return hotInstrument
 	case "att":
 		return hotAttempt
+	case "ctok":
+		return hotClientToken
 	}
 	return hotNone
+}
+
+// dropTenant drops every entry of tenant tid (its file is deleted), as a
+// delete committed at seq.
+func (h *hotCache) dropTenant(tid string, seq uint64) {
+	p := tenantPrefix(tid)
+	for i := range h.shards {
+		s := &h.shards[i]
+		s.mu.Lock()
+		for _, m := range []map[string]*hotEntry{s.cur, s.old} {
+			for k := range m {
+				if strings.HasPrefix(k, p) {
+					delete(m, k)
+				}
+			}
+		}
+		s.floor = max(s.floor, seq)
+		s.mu.Unlock()
+	}
 }

@@ -12,13 +12,18 @@ import (
 //
 //	tenant:<id>                       tenant record
 //	apikey:<key>                      -> tenant id
-//	ctok:<clientToken>                -> <tenant>/<session id>
-//	ch3ds:<challengeToken>            -> <tenant>/<payment id>
-//	jobq:<realDue>:<tenant>:<job id>  global due queue of the scheduler
+//	ctok:<clientToken>                -> <tenant>/<session id> (tokens of the earlier layout)
+//	ch3ds:<challengeToken>            -> <tenant>/<payment id> (the same)
+//	hint:<tenant>                     the tenant's next-due hint (tenant_files.go)
 //	texp:<expiresAt>:<tenant>         tenants with a ttl, in wall-clock expiry order
 //	xten:<deletedAt>:<tenant>         expired-tenant record, oldest first
 //	xkey:<apiKey>                     -> its expired-tenant record's key
 //	xtencount                         how many expired-tenant records there are
+//
+// The keys above are the catalog's; those below are in the tenant's file.
+//
+//	t:<tenant>:ctok:<clientToken>     -> session id (tokens carrying their tenant)
+//	t:<tenant>:ch3ds:<challengeToken> -> payment id (the same)
 //	t:<tenant>:cs:<id>                client session
 //	t:<tenant>:pi:<token>             payment instrument
 //	t:<tenant>:cust:<hex>:<token>     vaulted instruments by customer
@@ -36,7 +41,6 @@ const (
 	pAPIKey = "apikey:"
 	pCTok   = "ctok:"
 	pCh3DS  = "ch3ds:"
-	pJobQ   = "jobq:"
 	pTExp   = "texp:"
 	pXTen   = "xten:"
 	pXKey   = "xkey:"
@@ -77,9 +81,8 @@ func pJobDue(tid string) string      { return tenantPrefix(tid) + "jobd:" }
 func kJobDue(tid string, due time.Time, id string) string {
 	return pJobDue(tid) + stamp(due) + ":" + id
 }
-func kJobQ(realDue time.Time, tid, id string) string {
-	return pJobQ + stamp(realDue) + ":" + esc(tid) + ":" + id
-}
+func kTokSession(tid, tok string) string   { return tenantPrefix(tid) + "ctok:" + tok }
+func kTokChallenge(tid, tok string) string { return tenantPrefix(tid) + "ch3ds:" + tok }
 
 // esc keeps a tenant id from reaching into another tenant's key range: the
 // separators ':' and '/' (and the escape '%' itself) are percent-encoded.

@@ -131,7 +131,7 @@ func ids(ps []*simulator.Payment) []string {
 //
 //	go test ./simulator/store -run '^$' -bench ListPayments
 func BenchmarkListPayments(b *testing.B) {
-	db, err := store.Open(":memory:", store.FsyncNever)
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = db.Close() })
 	base := time.Unix(1700000000, 0).UTC()

@@ -7,23 +7,6 @@ import (
 	"time"
 )
 
-// Hold implements simulator.Store. Every tenant lives in the one file, which
-// is open for the store's life: nothing to keep open.
-func (d *DB) Hold(string) (release func()) { return func() {} }
-
-// TenantsWithPending implements simulator.Tx: every tenant (a superset).
-func (t *Tx) TenantsWithPending() ([]string, error) {
-	all, err := t.Tenants()
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(all))
-	for i, tn := range all {
-		ids[i] = tn.ID
-	}
-	return ids, nil
-}
-
 // The layout of a store on disk (issue 21 step 1). `--db PATH` names the
 // catalog: PATH itself, a small buntdb file holding what must be found
 // without opening a tenant (tenant records, API keys, expired-tenant

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -11,27 +12,53 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// Tx is one buntdb transaction with typed methods.
+// Tx is one transaction of the store: the catalog's part (reads in short
+// catalog views, writes buffered until commit, catalog.go) and one tenant's
+// buntdb transaction at a time, begun on the first touch of that tenant's
+// keys ("t:<tenant>:..."). See DB for the lock rules.
 type Tx struct {
-	tx    *buntdb.Tx
+	d     *DB
 	write bool
+	// The tenant whose buntdb transaction is open: tid, its file tf (nil
+	// for a read view of a tenant without a file: btx is then a view of the
+	// store's empty database) and btx.
+	tid string
+	tf  *tenantFile
+	btx *buntdb.Tx
+	// tenantWrote: this (write) transaction wrote tf.
+	tenantWrote bool
+	// cat: the catalog writes buffered until commit (catalog.go); catWrote:
+	// they were applied.
+	cat      map[string]catWrite
+	catWrote bool
+	// hintSet and hintReset: next-due hints changed by this transaction
+	// (hints.go), applied to memory at commit.
+	hintSet   map[string]hint
+	hintReset map[string]bool
+	// doomed: tenants deleted whole, whose files go after the commit.
+	doomed []string
 	// hot: the typed record cache (hotcache.go); pending: this transaction's
-	// writes of cached records, published after its commit as of seq.
+	// writes of cached records, published after its commit as of seq (the
+	// tenant's keys) or catSeq (the catalog's).
 	hot     *hotCache
 	pending map[string]*hotEntry
 	seq     uint64
+	catSeq  uint64
 	// tenantsWritten: a tenant or API key record changed (see hot.go).
 	tenantsWritten bool
 	// wrote: the tenants whose records this transaction wrote (changes.go).
 	wrote    []string
 	wroteBuf [2]string    // wrote's first backing array: most transactions write one tenant
 	tenants  *tenantCache // nil: always read the store
-	events   *eventIndex  // events by payment (event_index.go); nil: scan
 	// after: what AfterCommit was given, run by DB.Update after the commit.
 	after []func()
 }
 
 var _ simulator.Tx = (*Tx)(nil)
+
+func (d *DB) newTx(write bool) *Tx {
+	return &Tx{d: d, write: write, hot: d.hot, tenants: &d.tenants}
+}
 
 // AfterCommit keeps fn for DB.Update to run once the transaction has
 // committed (a read transaction never commits: fn is dropped).
@@ -41,19 +68,132 @@ func (t *Tx) AfterCommit(fn func()) {
 	}
 }
 
-func (t *Tx) get(key string, v any) (bool, error) {
-	s, err := t.tx.Get(key)
-	if errors.Is(err, buntdb.ErrNotFound) {
-		return false, nil
+// errTwoTenants: a write transaction touched a second tenant.
+type errTwoTenants struct{ a, b string }
+
+func (e errTwoTenants) Error() string {
+	return fmt.Sprintf("store: one write transaction touches two tenants, %q and %q", e.a, e.b)
+}
+
+// tenantTx is the buntdb transaction of tenant tid, begun on first use; for
+// a write (forWrite) the tenant's file is created when it has none. A read
+// transaction moving to another tenant ends its view of the previous one.
+func (t *Tx) tenantTx(tid string, forWrite bool) (*buntdb.Tx, error) {
+	if t.btx != nil && t.tid == tid && (t.tf != nil || !forWrite) {
+		return t.btx, nil
 	}
+	if t.btx != nil && t.tid != tid && t.write && t.tf != nil {
+		return nil, errTwoTenants{t.tid, tid}
+	}
+	t.endTenant() // a read view of another tenant, or an empty view to turn into the file
+	f, err := t.d.reg.acquire(tid, forWrite)
 	if err != nil {
+		return nil, err
+	}
+	db := t.d.empty
+	if f != nil {
+		db = f.db
+	}
+	btx, err := db.Begin(t.write && f != nil)
+	if err != nil {
+		if f != nil {
+			t.d.reg.release(f)
+		}
+		return nil, err
+	}
+	t.tid, t.tf, t.btx = tid, f, btx
+	return btx, nil
+}
+
+// endTenant ends the tenant transaction (rolled back: a commit goes
+// through commit) and gives back the file.
+func (t *Tx) endTenant() {
+	if t.btx != nil {
+		_ = t.btx.Rollback()
+	}
+	if t.tf != nil {
+		t.d.reg.release(t.tf)
+	}
+	t.tid, t.tf, t.btx = "", nil, nil
+}
+
+// end ends the transaction (what was not committed is rolled back).
+func (t *Tx) end() { t.endTenant() }
+
+// commit applies the catalog writes (one catalog Update), then commits the
+// tenant's transaction.
+func (t *Tx) commit() error {
+	if len(t.cat) > 0 {
+		hotCat := false
+		for k := range t.pending {
+			hotCat = hotCat || !isTenantKey(k)
+		}
+		err := t.d.catalog.Update(func(ctx *buntdb.Tx) error {
+			if err := t.applyCatalog(ctx); err != nil {
+				return err
+			}
+			if t.tenantsWritten { // under the catalog's lock: no reader refills it before the commit
+				t.d.tenants.invalidate()
+			}
+			if hotCat {
+				t.catSeq = t.hot.seq.Add(1)
+			}
+			return nil
+		})
+		if t.tenantsWritten { // and after: a reader that read before the commit cannot publish
+			t.d.tenants.invalidate()
+		}
+		if err != nil {
+			return err
+		}
+		t.catWrote = true
+	}
+	t.d.hints.apply(t.hintReset, t.hintSet) // before the tenant's commit, under its lock (hints.go)
+	for _, tid := range t.doomed {
+		t.d.reg.doom(tid)
+		t.hot.dropTenant(tid, t.hot.seq.Add(1))
+	}
+	if t.btx == nil || t.tf == nil || !t.write {
+		return nil
+	}
+	t.sequence() // commit order (hotcache.go), under the tenant's lock
+	btx := t.btx
+	t.btx = nil
+	if err := btx.Commit(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// isTenantKey reports whether key is a tenant file's ("t:<tenant>:...").
+func isTenantKey(key string) bool { return strings.HasPrefix(key, "t:") }
+
+// keyTid is the (unescaped) tenant of a tenant file's key.
+func keyTid(key string) string {
+	rest := key[2:]
+	if i := strings.IndexByte(rest, ':'); i >= 0 {
+		return unesc(rest[:i])
+	}
+	return unesc(rest)
+}
+
+func (t *Tx) get(key string, v any) (bool, error) {
+	s, err := t.raw(key)
+	if err != nil || s == "" {
 		return false, err
 	}
 	return true, decode(s, v)
 }
 
 func (t *Tx) raw(key string) (string, error) {
-	s, err := t.tx.Get(key)
+	if !isTenantKey(key) {
+		return t.catGet(key)
+	}
+	btx, err := t.tenantTx(keyTid(key), false)
+	if err != nil {
+		return "", err
+	}
+	s, err := btx.Get(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return "", nil
 	}
@@ -61,31 +201,38 @@ func (t *Tx) raw(key string) (string, error) {
 }
 
 func (t *Tx) put(key string, v any) error {
-	if !t.write {
-		return errReadOnly
-	}
 	b, err := marshal(v)
 	if err != nil {
 		return err
 	}
-	t.touch(key)
-	raw := string(b)
-	if _, _, err = t.tx.Set(key, raw, nil); err == nil {
-		t.noteHot(key, raw, nil, false)
-	}
-	return err
+	return t.setRaw(key, string(b))
 }
 
-func (t *Tx) setRaw(key, val string) error {
+// set stores val at key in its file (or the catalog's buffer).
+func (t *Tx) set(key, val string) error {
 	if !t.write {
 		return errReadOnly
 	}
 	t.touch(key)
-	_, _, err := t.tx.Set(key, val, nil)
-	if err == nil {
-		t.noteHot(key, val, nil, false)
+	if !isTenantKey(key) {
+		t.catSet(key, val)
+		return nil
 	}
+	btx, err := t.tenantTx(keyTid(key), true)
+	if err != nil {
+		return err
+	}
+	t.tenantWrote = true
+	_, _, err = btx.Set(key, val, nil)
 	return err
+}
+
+func (t *Tx) setRaw(key, val string) error {
+	if err := t.set(key, val); err != nil {
+		return err
+	}
+	t.noteHot(key, val, nil, false)
+	return nil
 }
 
 func (t *Tx) del(key string) error {
@@ -93,22 +240,48 @@ func (t *Tx) del(key string) error {
 		return errReadOnly
 	}
 	t.touch(key)
+	if !isTenantKey(key) {
+		t.noteHot(key, "", nil, true)
+		t.catDel(key)
+		return nil
+	}
+	btx, err := t.tenantTx(keyTid(key), true)
+	if err != nil {
+		return err
+	}
+	t.tenantWrote = true
 	t.noteHot(key, "", nil, true)
-	_, err := t.tx.Delete(key)
+	_, err = btx.Delete(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return nil
 	}
 	return err
 }
 
-// prefixKeys lists the keys (and values) under prefix, in key order.
+// prefix lists the keys (and values) under prefix, in key order.
 func (t *Tx) prefix(prefix string, fn func(k, v string) bool) error {
-	return t.tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+	if !isTenantKey(prefix) {
+		return t.catPrefix(prefix, fn)
+	}
+	btx, err := t.tenantTx(keyTid(prefix), false)
+	if err != nil {
+		return err
+	}
+	return btx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
 		if !strings.HasPrefix(k, prefix) {
 			return false
 		}
 		return fn(k, v)
 	})
+}
+
+// events is the events-by-payment index of tenant tid's file (nil: none, scan).
+func (t *Tx) events(tid string) (*buntdb.Tx, *eventIndex, error) {
+	btx, err := t.tenantTx(tid, false)
+	if err != nil || t.tf == nil {
+		return btx, nil, err
+	}
+	return btx, t.tf.events, nil
 }
 
 func getTyped[T any](t *Tx, key string) (*T, error) {
@@ -182,34 +355,19 @@ func (t *Tx) PutTenant(tn *simulator.Tenant) error {
 	return t.put(kTenant(tn.ID), tn)
 }
 
+// DeleteTenantData removes the tenant's data: its records in its file and
+// its entries in the catalog's lookup table of old tokens; its next-due
+// hint goes. With all, the tenant goes too: its catalog records, and its
+// file, which is not touched by this transaction but removed after the
+// commit (at once, or once the requests still using it are done).
 func (t *Tx) DeleteTenantData(tid string, all bool) error {
-	var keys []string
-	var globals []string
-	err := t.prefix(tenantPrefix(tid), func(k, v string) bool {
-		keys = append(keys, k)
-		rest := strings.TrimPrefix(k, tenantPrefix(tid))
-		switch {
-		case strings.HasPrefix(rest, "cs:"):
-			var cs simulator.ClientSession
-			if decode(v, &cs) == nil {
-				globals = append(globals, kCTok(cs.ClientToken))
-			}
-		case strings.HasPrefix(rest, "pay:"):
-			var p payRec
-			if decode(v, &p) == nil && p.ThreeDS != nil {
-				globals = append(globals, kCh3DS(p.ThreeDS.ChallengeToken))
-			}
-		case strings.HasPrefix(rest, "job:"):
-			var j simulator.Job
-			if decode(v, &j) == nil {
-				globals = append(globals, kJobQ(j.RealDue, j.TenantID, j.ID))
-			}
-		}
-		return true
-	})
-	if err != nil {
+	if !t.write {
+		return errReadOnly
+	}
+	if err := t.deleteOldTokens(tid); err != nil {
 		return err
 	}
+	t.resetHint(tid)
 	if all {
 		tn, err := t.Tenant(tid)
 		if err != nil {
@@ -217,15 +375,29 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 		}
 		if tn != nil {
 			for _, k := range tn.APIKeys {
-				globals = append(globals, kAPIKey(k.Key))
+				if err := t.del(kAPIKey(k.Key)); err != nil {
+					return err
+				}
 			}
-			globals = append(globals, kTenant(tid))
 			if !tn.ExpiresAt.IsZero() {
-				globals = append(globals, kTExp(tn.ExpiresAt, tid))
+				if err := t.del(kTExp(tn.ExpiresAt, tid)); err != nil {
+					return err
+				}
+			}
+			if err := t.del(kTenant(tid)); err != nil {
+				return err
 			}
 		}
+		t.doomed = append(t.doomed, tid)
+		t.noteTenant(kTenant(tid))
+		return nil
 	}
-	for _, k := range append(keys, globals...) {
+	var keys []string
+	err := t.prefix(tenantPrefix(tid), func(k, _ string) bool { keys = append(keys, k); return true })
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
 		if err := t.del(k); err != nil {
 			return err
 		}
@@ -233,13 +405,57 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 	return nil
 }
 
-// Client sessions.
+// deleteOldTokens deletes the tenant's entries in the catalog's lookup
+// tables of tokens of the earlier layout (ctok:, ch3ds:). Only a store
+// migrated from that layout has any; the walk keeps only the tenant's keys.
+func (t *Tx) deleteOldTokens(tid string) error {
+	ref := esc(tid) + "/"
+	var doomed []string
+	err := t.d.catalog.View(func(tx *buntdb.Tx) error {
+		for _, p := range []string{pCTok, pCh3DS} {
+			err := tx.AscendGreaterOrEqual("", p, func(k, v string) bool {
+				if !strings.HasPrefix(k, p) {
+					return false
+				}
+				if strings.HasPrefix(v, ref) {
+					doomed = append(doomed, k)
+				}
+				return true
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range doomed {
+		if err := t.del(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Client sessions. A client token made by this layout carries its tenant
+// (simulator.TenantOfToken): its entry is in the tenant's file
+// (t:<tenant>:ctok:<token> -> session id); a token of the earlier layout
+// is found in the catalog's lookup table (ctok:<token> -> <tenant>/<id>).
 
 func (t *Tx) Session(tid, id string) (*simulator.ClientSession, error) {
 	return txGet(t, kSession(tid, id), tid, decodeSession, (*simulator.ClientSession).Clone)
 }
 
 func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
+	if tid, ok := simulator.TenantOfToken(tok); ok {
+		id, err := t.raw(kTokSession(tid, tok))
+		if err != nil || id == "" {
+			return nil, err
+		}
+		return t.Session(tid, id)
+	}
 	ref, err := t.raw(kCTok(tok))
 	if err != nil || ref == "" {
 		return nil, err
@@ -249,10 +465,24 @@ func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
 }
 
 func (t *Tx) PutSession(cs *simulator.ClientSession) error {
-	if err := t.setRaw(kCTok(cs.ClientToken), esc(cs.TenantID)+"/"+cs.ID); err != nil {
+	if tid, ok := simulator.TenantOfToken(cs.ClientToken); ok && tid == cs.TenantID {
+		if err := t.setRaw(kTokSession(tid, cs.ClientToken), cs.ID); err != nil {
+			return err
+		}
+	} else if err := t.putOldRef(kCTok(cs.ClientToken), esc(cs.TenantID)+"/"+cs.ID); err != nil {
 		return err
 	}
 	return t.putTyped(kSession(cs.TenantID, cs.ID), cs, cs.Clone())
+}
+
+// putOldRef writes a catalog lookup entry of a token that does not carry
+// its tenant, unless it holds ref already (a session of the earlier layout
+// saved again costs no catalog write).
+func (t *Tx) putOldRef(key, ref string) error {
+	if cur, err := t.raw(key); err != nil || cur == ref {
+		return err
+	}
+	return t.setRaw(key, ref)
 }
 
 // Payment instruments.
@@ -319,7 +549,17 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	return t.putHot(kPayment(p.TenantID, p.ID), string(b), p.Clone()) // published only if this transaction commits
 }
 
+// PaymentByChallenge, PutChallenge, DeleteChallenge: a challenge token's
+// entry is in its tenant's file when the token carries its tenant, else in
+// the catalog (as client tokens).
 func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
+	if tid, ok := simulator.TenantOfToken(tok); ok {
+		id, err := t.raw(kTokChallenge(tid, tok))
+		if err != nil || id == "" {
+			return nil, err
+		}
+		return t.Payment(tid, id)
+	}
 	ref, err := t.raw(kCh3DS(tok))
 	if err != nil || ref == "" {
 		return nil, err
@@ -328,8 +568,22 @@ func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
 	return t.Payment(unesc(tid), id)
 }
 
-func (t *Tx) PutChallenge(tok, tid, pid string) error { return t.setRaw(kCh3DS(tok), esc(tid)+"/"+pid) }
-func (t *Tx) DeleteChallenge(tok string) error        { return t.del(kCh3DS(tok)) }
+func (t *Tx) PutChallenge(tok, tid, pid string) error {
+	if owner, ok := simulator.TenantOfToken(tok); ok && owner == tid {
+		return t.setRaw(kTokChallenge(tid, tok), pid)
+	}
+	return t.putOldRef(kCh3DS(tok), esc(tid)+"/"+pid)
+}
+
+func (t *Tx) DeleteChallenge(tok string) error {
+	if tid, ok := simulator.TenantOfToken(tok); ok {
+		return t.del(kTokChallenge(tid, tok))
+	}
+	if cur, err := t.raw(kCh3DS(tok)); err != nil || cur == "" { // no catalog write for nothing
+		return err
+	}
+	return t.del(kCh3DS(tok))
+}
 
 // ListPayments walks the tenant's (date, id) index from the cursor, newest
 // first, and keeps the payments that pass the filters. It reads one payment
@@ -398,13 +652,17 @@ func (w *paymentWalk) collect(dst *[]*simulator.Payment, max int) func(k, v stri
 // (the newest when from is ""; from itself only when inclusive) and older.
 func (w *paymentWalk) older(from string, inclusive bool, dst *[]*simulator.Payment, max int) error {
 	w.pre.descending = true
+	btx, err := w.t.tenantTx(w.tid, false)
+	if err != nil {
+		return err
+	}
 	if from == "" {
-		return w.t.tx.DescendLessOrEqual("", w.prefix+"~", w.collect(dst, max))
+		return btx.DescendLessOrEqual("", w.prefix+"~", w.collect(dst, max))
 	}
 	if inclusive {
-		return w.t.tx.DescendLessOrEqual("", from, w.collect(dst, max))
+		return btx.DescendLessOrEqual("", from, w.collect(dst, max))
 	}
-	return w.t.tx.DescendLessOrEqual("", from, func(k, v string) bool {
+	return btx.DescendLessOrEqual("", from, func(k, v string) bool {
 		if k == from {
 			return true
 		}
@@ -416,7 +674,11 @@ func (w *paymentWalk) older(from string, inclusive bool, dst *[]*simulator.Payme
 // from.
 func (w *paymentWalk) newer(from string, dst *[]*simulator.Payment, max int) error {
 	w.pre.descending = false
-	return w.t.tx.AscendGreaterOrEqual("", from, func(k, v string) bool {
+	btx, err := w.t.tenantTx(w.tid, false)
+	if err != nil {
+		return err
+	}
+	return btx.AscendGreaterOrEqual("", from, func(k, v string) bool {
 		if k == from {
 			return true
 		}
@@ -587,6 +849,9 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
 		return err
 	}
+	if e.Status == simulator.DeliveryPending {
+		t.moveHint(e.TenantID, hint{Pending: true})
+	}
 	st, err := eventInputs(e)
 	if err != nil {
 		return err
@@ -600,6 +865,8 @@ func (t *Tx) Job(tid, id string) (*simulator.Job, error) {
 	return getTyped[simulator.Job](t, kJob(tid, id))
 }
 
+// PutJob stores j; its tenant's next-due hint moves earlier when j is due
+// before it (hints.go).
 func (t *Tx) PutJob(j *simulator.Job) error {
 	if err := t.DeleteJob(j); err != nil {
 		return err
@@ -607,10 +874,11 @@ func (t *Tx) PutJob(j *simulator.Job) error {
 	if err := t.setRaw(kJobDue(j.TenantID, j.Due, j.ID), ""); err != nil {
 		return err
 	}
-	if err := t.setRaw(kJobQ(j.RealDue, j.TenantID, j.ID), j.TenantID); err != nil {
+	if err := t.put(kJob(j.TenantID, j.ID), j); err != nil {
 		return err
 	}
-	return t.put(kJob(j.TenantID, j.ID), j)
+	t.moveHint(j.TenantID, hint{JobDue: j.RealDue})
+	return nil
 }
 
 func (t *Tx) DeleteJob(j *simulator.Job) error {
@@ -620,7 +888,6 @@ func (t *Tx) DeleteJob(j *simulator.Job) error {
 	}
 	return errors.Join(
 		t.del(kJobDue(old.TenantID, old.Due, old.ID)),
-		t.del(kJobQ(old.RealDue, old.TenantID, old.ID)),
 		t.del(kJob(old.TenantID, old.ID)),
 	)
 }
@@ -645,17 +912,4 @@ func (t *Tx) DueJobs(tid string, until time.Time, limit int) ([]*simulator.Job, 
 		return limit <= 0 || len(out) < limit
 	})
 	return out, errors.Join(err, ferr)
-}
-
-func (t *Tx) NextJob() (*simulator.Job, error) {
-	var key string
-	err := t.prefix(pJobQ, func(k, _ string) bool { key = k; return false })
-	if err != nil || key == "" {
-		return nil, err
-	}
-	parts := strings.Split(strings.TrimPrefix(key, pJobQ), ":")
-	if len(parts) != 3 {
-		return nil, errors.New("store: malformed job queue key " + key)
-	}
-	return t.Job(unesc(parts[1]), parts[2])
 }

@@ -309,6 +309,9 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	if err := t.indexPending(e); err != nil {
 		return err
 	}
+	if e.Status == simulator.DeliveryPending {
+		t.moveHint(e.TenantID, hint{Pending: true})
+	}
 	v, err := t.raw(k)
 	if err != nil {
 		return err
@@ -338,7 +341,11 @@ func (t *Tx) scanEvents(tid string, q simulator.EventQuery) ([]*simulator.Event,
 	var out []*simulator.Event
 	var ferr error
 	p := pEvent(tid)
-	err := t.tx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
+	btx, err := t.tenantTx(tid, false)
+	if err != nil {
+		return nil, err
+	}
+	err = btx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
 		if !strings.HasPrefix(k, p) {
 			return false
 		}
@@ -388,6 +395,10 @@ func (t *Tx) PendingEvents(tid string) ([]simulator.PendingRef, error) {
 // the write lock however many events the tenant has.
 func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 	p := pEvent(tid)
+	btx, events, err := t.events(tid)
+	if err != nil {
+		return 0, err
+	}
 	var doomed []string
 	var freed int64
 	var ferr error
@@ -401,7 +412,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 	cut := ""
 	if !before.IsZero() {
 		cut = p + stamp(before)
-		err := t.tx.AscendRange("", p, cut, func(k, v string) bool {
+		err := btx.AscendRange("", p, cut, func(k, v string) bool {
 			if finished(v) {
 				doomed = append(doomed, k)
 				freed += int64(len(k) + len(v))
@@ -414,7 +425,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 	}
 	if keep > 0 && len(doomed) < simulator.PruneBatch {
 		kept := 0
-		err := t.tx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
+		err := btx.DescendLessOrEqual("", p+"~", func(k, v string) bool {
 			if !strings.HasPrefix(k, p) || k < cut { // older than the cut: the first walk's
 				return false
 			}
@@ -439,7 +450,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time) (int, error) {
 			return 0, err
 		}
 	}
-	t.events.notePruned(freed)
+	events.notePruned(freed)
 	return len(doomed), nil
 }
 

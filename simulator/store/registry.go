@@ -1,0 +1,412 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/buntdb"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
+
+// tenantFile is one tenant's buntdb file in the registry of open tenants.
+// It is opened by the first acquire (single-flight: later ones wait on
+// ready), shared by every transaction of the tenant while refs > 0, and
+// closed only by the store's loop, once refs is 0 (idle close, the bound on
+// open tenants, a deleted tenant): an open tenant is never closed under a
+// caller.
+type tenantFile struct {
+	tid   string
+	path  string        // the file ("" for ":memory:")
+	ready chan struct{} // closed when the open ended (db set, or err)
+
+	db     *buntdb.DB
+	disk   *disk       // nil for ":memory:"
+	events *eventIndex // events by payment (event_index.go)
+	err    error       // the open failed (a TenantUnavailable); retried after errAt+openRetry
+	errAt  time.Time
+
+	// Under registry.mu:
+	refs     int
+	lastUsed time.Time // wall clock, at the last release
+	closing  bool      // leaving the registry: acquirers wait on closed
+	closed   chan struct{}
+	doomed   bool // the tenant was deleted: its file goes at close
+}
+
+// registry is the set of open tenants of a store.
+type registry struct {
+	dir    string // TenantsDir of the catalog ("" for ":memory:")
+	fsync  string
+	log    *slog.Logger
+	memory bool
+	// kick wakes the loop for an eviction pass (the bound was passed) or a
+	// deleted tenant's close.
+	kick chan struct{}
+	idle time.Duration // Options.IdleClose
+	max  int           // Options.MaxOpen
+
+	mu     sync.Mutex
+	m      map[string]*tenantFile
+	doomed []*tenantFile // deleted tenants' files, closed once nobody uses them
+}
+
+// openRetry is how long a tenant whose file could not be opened answers
+// TenantUnavailable before the next acquire tries again (a repaired file
+// comes back without a restart).
+const openRetry = 10 * time.Second
+
+func newRegistry(dir, fsync string, log *slog.Logger, memory bool, idle time.Duration, max int) *registry {
+	return &registry{dir: dir, fsync: fsync, log: log, memory: memory, idle: idle, max: max,
+		kick: make(chan struct{}, 1), m: map[string]*tenantFile{}}
+}
+
+// acquire returns tenant tid's open file, with a reference the caller gives
+// back with release. When the tenant has no file yet, create makes it;
+// without create acquire answers (nil, nil): the tenant has no data. A file
+// that cannot be opened answers a TenantUnavailable error.
+func (r *registry) acquire(tid string, create bool) (*tenantFile, error) {
+	for {
+		r.mu.Lock()
+		f := r.m[tid]
+		switch {
+		case f == nil:
+			if !create && !r.exists(tid) {
+				r.mu.Unlock()
+				return nil, nil
+			}
+			f = &tenantFile{tid: tid, ready: make(chan struct{}), closed: make(chan struct{}), refs: 1}
+			if !r.memory {
+				f.path = filepath.Join(r.dir, TenantFileName(tid))
+			}
+			r.m[tid] = f
+			over := !r.memory && len(r.m) > r.max
+			r.mu.Unlock()
+			r.open(f)
+			close(f.ready)
+			if over {
+				r.wake()
+			}
+			if f.err != nil {
+				r.release(f)
+				return nil, f.err
+			}
+			return f, nil
+		case f.closing:
+			ch := f.closed
+			r.mu.Unlock()
+			<-ch
+			continue
+		}
+		select {
+		case <-f.ready:
+			if f.err != nil {
+				if time.Since(f.errAt) < openRetry || f.refs > 0 {
+					r.mu.Unlock()
+					return nil, f.err
+				}
+				delete(r.m, tid) // try again
+				r.mu.Unlock()
+				continue
+			}
+		default:
+		}
+		f.refs++
+		r.mu.Unlock()
+		<-f.ready
+		if f.err != nil {
+			r.release(f)
+			return nil, f.err
+		}
+		return f, nil
+	}
+}
+
+// exists reports whether tenant tid has a file (called under mu; a tenant
+// in memory exists once it is in the registry).
+func (r *registry) exists(tid string) bool {
+	if r.memory {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(r.dir, TenantFileName(tid)))
+	return err == nil || !errors.Is(err, fs.ErrNotExist) // an unreadable one is opened, to answer why
+}
+
+// open opens f's file (outside mu: acquirers of f wait on ready).
+func (r *registry) open(f *tenantFile) {
+	path := f.path
+	if r.memory {
+		path = ":memory:"
+	}
+	db, err := openBunt(path)
+	if err == nil {
+		f.disk, err = openDisk(db, path, r.fsync)
+		if err != nil {
+			db.Close()
+		}
+	}
+	if err != nil {
+		problem := "its file cannot be read"
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
+			problem = "its file cannot be opened: " + pe.Err.Error()
+		case errors.Is(err, buntdb.ErrInvalid):
+			problem = "its file is corrupt"
+		}
+		r.log.Error("store: a tenant's file cannot be opened; the tenant answers 503 TenantUnavailable until it can",
+			"tenant", f.tid, "file", f.path, "err", err)
+		f.err = fmt.Errorf("store: tenant %s: %w", f.tid, simulator.ErrTenantUnavailable(problem))
+		f.errAt = time.Now()
+		return
+	}
+	var pruned *atomic.Int64
+	if f.disk != nil {
+		pruned = &f.disk.pruned
+	}
+	f.db, f.events = db, newEventIndex(db, pruned)
+}
+
+// openBunt opens (creating) a buntdb file with the store's configuration:
+// fsync and shrink are ours (disk.go).
+func openBunt(path string) (*buntdb.DB, error) {
+	db, err := buntdb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg buntdb.Config
+	if err := db.ReadConfig(&cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	cfg.SyncPolicy, cfg.AutoShrinkDisabled = buntdb.Never, true
+	if err := db.SetConfig(cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// release gives back a reference taken by acquire.
+func (r *registry) release(f *tenantFile) {
+	r.mu.Lock()
+	f.refs--
+	f.lastUsed = time.Now()
+	kick := f.refs == 0 && f.doomed
+	r.mu.Unlock()
+	if kick {
+		r.wake()
+	}
+}
+
+// wake asks the loop for a pass (evictions, deleted tenants' files).
+func (r *registry) wake() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// doom takes deleted tenant tid out of the registry: its file is moved
+// aside at once (a new acquire starts from nothing) and removed once the
+// requests still using it are done (the loop closes it; see sweep).
+func (r *registry) doom(tid string) {
+	var path, aside string
+	r.mu.Lock()
+	if !r.memory { // under mu: no acquire opens the file meanwhile
+		path = filepath.Join(r.dir, TenantFileName(tid))
+		aside = path + ".deleted"
+		if err := os.Rename(path, aside); err != nil {
+			aside = ""
+		}
+	}
+	f := r.m[tid]
+	var closing *tenantFile
+	switch {
+	case f == nil:
+	case f.closing: // the loop is closing it right now
+		closing = f
+	default:
+		delete(r.m, tid)
+		f.doomed = true
+		if aside != "" {
+			f.path = aside
+		}
+		r.doomed = append(r.doomed, f)
+	}
+	r.mu.Unlock()
+	switch {
+	case f == nil && aside != "":
+		_ = os.Remove(aside)
+	case closing != nil:
+		<-closing.ready
+		if closing.disk != nil {
+			closing.disk.mu.Lock()
+			closing.disk.noShrink = true // a shrink would write the file again at its old path
+			closing.disk.mu.Unlock()
+		}
+		if aside != "" {
+			go func() { <-closing.closed; _ = os.Remove(aside) }()
+		}
+	}
+	r.wake()
+}
+
+// sweep closes what should close (the loop calls it): deleted tenants no
+// longer used; tenants unused for the idle period with no work due within
+// it (due answers whether tenant tid has work due before an instant); then,
+// past the bound, the least recently used tenants that nobody uses.
+// ":memory:" closes only deleted tenants.
+func (r *registry) sweep(due func(tid string, before time.Time) bool) {
+	idle, max := r.idle, r.max
+	now := time.Now()
+	var closing []*tenantFile
+	r.mu.Lock()
+	kept := r.doomed[:0]
+	for _, f := range r.doomed {
+		select {
+		case <-f.ready:
+		default:
+			kept = append(kept, f)
+			continue
+		}
+		if f.refs == 0 {
+			f.closing = true
+			closing = append(closing, f)
+		} else {
+			kept = append(kept, f)
+		}
+	}
+	clear(r.doomed[len(kept):])
+	r.doomed = kept
+	if !r.memory {
+		var idleOnes []*tenantFile
+		for _, f := range r.m {
+			select {
+			case <-f.ready:
+			default:
+				continue
+			}
+			if f.refs > 0 || f.closing {
+				continue
+			}
+			if f.err != nil {
+				if now.Sub(f.errAt) >= openRetry {
+					delete(r.m, f.tid) // forget the failure: the next acquire tries again
+				}
+				continue
+			}
+			if now.Sub(f.lastUsed) >= idle && !due(f.tid, now.Add(idle)) {
+				f.closing = true
+				closing = append(closing, f)
+				continue
+			}
+			idleOnes = append(idleOnes, f)
+		}
+		if over := len(r.m) - len(closing) - max; max > 0 && over > 0 {
+			slices.SortFunc(idleOnes, func(a, b *tenantFile) int { return a.lastUsed.Compare(b.lastUsed) })
+			for _, f := range idleOnes[:min(over, len(idleOnes))] {
+				f.closing = true
+				closing = append(closing, f)
+			}
+		}
+	}
+	r.mu.Unlock()
+	for _, f := range closing {
+		r.closeFile(f)
+	}
+}
+
+// closeFile closes f (closing set, refs 0) and takes it out of the registry.
+func (r *registry) closeFile(f *tenantFile) {
+	var err error
+	if f.doomed && f.disk != nil {
+		f.disk.mu.Lock()
+		f.disk.noShrink = true
+		f.disk.mu.Unlock()
+	}
+	if f.db != nil {
+		err = errors.Join(f.disk.close(), f.db.Close())
+	}
+	if f.doomed && f.path != "" {
+		err = errors.Join(err, os.Remove(f.path))
+	}
+	if err != nil {
+		r.log.Error("store: closing a tenant's file", "tenant", f.tid, "file", f.path, "err", err)
+	}
+	r.mu.Lock()
+	if r.m[f.tid] == f {
+		delete(r.m, f.tid)
+	}
+	r.mu.Unlock()
+	close(f.closed)
+}
+
+// open lists the open tenant files (ready, not failed, not closing).
+func (r *registry) openFiles() []*tenantFile {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*tenantFile, 0, len(r.m))
+	for _, f := range r.m {
+		select {
+		case <-f.ready:
+			if f.err == nil && !f.closing {
+				out = append(out, f)
+			}
+		default:
+		}
+	}
+	return out
+}
+
+// isOpen reports whether tenant tid's file is open now.
+func (r *registry) isOpen(tid string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.m[tid]
+	if f == nil || f.closing {
+		return false
+	}
+	select {
+	case <-f.ready:
+		return f.err == nil
+	default:
+		return false
+	}
+}
+
+// closeAll closes every tenant (the store closes; nothing runs any more).
+func (r *registry) closeAll() error {
+	r.mu.Lock()
+	all := slices.Clone(r.doomed)
+	for _, f := range r.m {
+		all = append(all, f)
+	}
+	r.doomed = nil
+	r.mu.Unlock()
+	var err error
+	for _, f := range all {
+		<-f.ready
+		if f.doomed && f.disk != nil {
+			f.disk.noShrink = true
+		}
+		if f.db != nil {
+			err = errors.Join(err, f.disk.close(), f.db.Close())
+		}
+		if f.doomed && f.path != "" {
+			_ = os.Remove(f.path)
+		}
+	}
+	r.mu.Lock()
+	clear(r.m)
+	r.mu.Unlock()
+	return err
+}
