@@ -34,7 +34,6 @@ import (
 // on every attempt and replay, and show them; and those bytes are the ones
 // the renderer makes (the goldens).
 func TestReleaseEventsSendTheirStoredBodies(t *testing.T) {
-	t.Skip("needs the migration from the single-file layout (store's migrateToTenantFiles)")
 	src, err := os.ReadFile(filepath.Join("testdata", "release_store.aof"))
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "store.aof")

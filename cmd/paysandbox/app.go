@@ -95,9 +95,6 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		closeLog(logBuf)
 		return nil, err
 	}
-	if n := db.Migrated(); n > 0 {
-		log.Info("store records converted from JSON to the binary format; the file as it was is kept until you remove it", "records", n, "db", cfg.DB, "kept", cfg.DB+store.BackupSuffix)
-	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
 	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf}
 	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, proc, log, service.Config{

@@ -131,7 +131,7 @@ var defaults = map[string]any{
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
 func serveFlags(fs *pflag.FlagSet) {
 	fs.String("addr", ":8080", "listen address")
-	fs.String("db", "./data/paysandbox.db", "buntdb file (created if missing); :memory: keeps nothing")
+	fs.String("db", "./data/paysandbox.db", "the catalog file (created if missing), each tenant's data in its own file in PATH.tenants/; :memory: keeps nothing")
 	fs.String("scenarios", "", "scenarios YAML file replacing the built-in one")
 	fs.String("config", "", "config file (YAML)")
 	fs.Duration("request-timeout", 90*time.Second, "cut merchant and client requests with 504 after this long")

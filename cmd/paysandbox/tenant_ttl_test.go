@@ -24,7 +24,6 @@ import (
 // expiry that keeps the remaining lifetime, and without the tenants'
 // expire jobs.
 func TestTenantTTLConvertedAtStart(t *testing.T) {
-	t.Skip("needs the migration from the single-file layout (store's migrateToTenantFiles)")
 	const (
 		tenantA, keyA = "t_secret_000001", "sk_secret_000002"
 		tenantB, keyB = "t_secret_000004", "sk_secret_000005"

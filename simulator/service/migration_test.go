@@ -22,7 +22,7 @@ import (
 // migration notes only when flushed.
 func openMigrationEnv(t *testing.T, path string) (*service.Service, *store.DB, *simulator.Tenant) {
 	t.Helper()
-	db, err := store.Open(path, store.FsyncNever)
+	db, err := store.Open(path, store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)

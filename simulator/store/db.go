@@ -52,7 +52,7 @@ type DB struct {
 	empty   *buntdb.DB // read views of a tenant that has no file
 	changes *changeHub // per-tenant commit notifications (changes.go)
 	log     *slog.Logger
-	// migrated: JSON records Open converted to the binary format (migrate.go).
+	// migrated: the tenants Open moved from a single-file layout (Migrated).
 	migrated int
 	// lastWrite: wall clock (unix nanos) of the last commit of any file.
 	lastWrite atomic.Int64
@@ -103,13 +103,15 @@ func Open(path, fsync string, opts Options) (*DB, error) {
 		opts.Log = slog.Default()
 	}
 	memory := path == ":memory:"
+	moved := 0
 	if !memory {
 		if dir := filepath.Dir(path); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("store: creating %s: %w", dir, err)
 			}
 		}
-		if _, err := migrateToTenantFiles(path, opts.Log); err != nil {
+		var err error
+		if moved, err = migrateToTenantFiles(path, opts.Log); err != nil {
 			return nil, err
 		}
 		if err := os.MkdirAll(TenantsDir(path), 0o755); err != nil {
@@ -136,7 +138,7 @@ func Open(path, fsync string, opts Options) (*DB, error) {
 	}
 	d := &DB{catalog: cat, path: path, hot: newHotCache(), disk: dk, empty: empty, changes: newChangeHub(), log: opts.Log,
 		reg:  newRegistry(TenantsDir(path), fsync, opts.Log, memory, opts.IdleClose, opts.MaxOpen),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), migrated: moved}
 	if err := d.hints.load(cat); err != nil {
 		d.disk.close()
 		cat.Close()
@@ -211,9 +213,9 @@ func (d *DB) loop() {
 	}
 }
 
-// Migrated answers how many records of an earlier build's JSON format Open
-// converted to the binary format (0 once a file is converted: later opens
-// skip the scan).
+// Migrated answers how many tenants Open moved from a data file of the
+// single-file layout to their own files (converting JSON records of earlier
+// builds on the way; the move logs what it does): 0 on every later open.
 func (d *DB) Migrated() int { return d.migrated }
 
 // Close stops the background work, closes every tenant file and the

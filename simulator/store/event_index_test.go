@@ -124,7 +124,6 @@ func TestEventsOfOnePaymentAmongMany(t *testing.T) {
 // A file without the index whose events have their body apart at evb:
 // (records without it) is indexed when it is opened.
 func TestEventsOfPaymentInFileWithoutIndex(t *testing.T) {
-	skipUntilLayoutMigration(t)
 	path := filepath.Join(t.TempDir(), "db")
 	old, err := buntdb.Open(path)
 	require.NoError(t, err)

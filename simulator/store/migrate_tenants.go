@@ -549,3 +549,12 @@ func cutLayout(step string) error {
 	}
 	return layoutCut(step)
 }
+
+// pJobQ: jobq:<realDue>:<tenant>:<job id>, the global due queue of the
+// single-file layout (the migration turns it into next-due hints); kJobQ
+// makes one of its keys (tests).
+const pJobQ = "jobq:"
+
+func kJobQ(realDue time.Time, tid, id string) string {
+	return pJobQ + stamp(realDue) + ":" + esc(tid) + ":" + id
+}

@@ -221,7 +221,7 @@ func TestUpgradeToTenantFilesLosesNothing(t *testing.T) {
 		require.NoError(t, in.Close())
 	}
 	require.NoError(t, out.Close())
-	db, err := store.Open(merged, store.FsyncNever)
+	db, err := store.Open(merged, store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	checkSingleFileReads(t, db)
@@ -235,9 +235,8 @@ func TestUpgradeToTenantFilesLosesNothing(t *testing.T) {
 // idempotency keys, attempts, events (with what their bodies are rendered
 // from), pending events, disputes, jobs and migration notes.
 func TestUpgradeToTenantFilesReadsBack(t *testing.T) {
-	t.Skip("enable when store.Open opens the tenant-file layout (it moves a single data file first): until then Open reads the single file itself")
 	path := singleFileFixture(t)
-	db, err := store.Open(path, store.FsyncNever)
+	db, err := store.Open(path, store.FsyncNever, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	require.DirExists(t, store.TenantsDir(path), "the single file was moved to tenant files")

@@ -451,10 +451,14 @@ func (t *Tx) Session(tid, id string) (*simulator.ClientSession, error) {
 func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
 	if tid, ok := simulator.TenantOfToken(tok); ok {
 		id, err := t.raw(kTokSession(tid, tok))
-		if err != nil || id == "" {
+		if err != nil {
 			return nil, err
 		}
-		return t.Session(tid, id)
+		if id != "" {
+			return t.Session(tid, id)
+		}
+		// not in its tenant's file: a token that a build before the tenant
+		// files issued already carrying its tenant is in the catalog's table
 	}
 	ref, err := t.raw(kCTok(tok))
 	if err != nil || ref == "" {
@@ -555,10 +559,13 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
 	if tid, ok := simulator.TenantOfToken(tok); ok {
 		id, err := t.raw(kTokChallenge(tid, tok))
-		if err != nil || id == "" {
+		if err != nil {
 			return nil, err
 		}
-		return t.Payment(tid, id)
+		if id != "" {
+			return t.Payment(tid, id)
+		}
+		// not in its tenant's file: maybe in the catalog's table (SessionByToken)
 	}
 	ref, err := t.raw(kCh3DS(tok))
 	if err != nil || ref == "" {
@@ -577,7 +584,12 @@ func (t *Tx) PutChallenge(tok, tid, pid string) error {
 
 func (t *Tx) DeleteChallenge(tok string) error {
 	if tid, ok := simulator.TenantOfToken(tok); ok {
-		return t.del(kTokChallenge(tid, tok))
+		if cur, err := t.raw(kTokChallenge(tid, tok)); err != nil || cur != "" {
+			if err != nil {
+				return err
+			}
+			return t.del(kTokChallenge(tid, tok))
+		}
 	}
 	if cur, err := t.raw(kCh3DS(tok)); err != nil || cur == "" { // no catalog write for nothing
 		return err

@@ -57,7 +57,6 @@ func checkUpgraded(t *testing.T, db *store.DB) {
 // keys, and events (with their payment and dispute, and events of an
 // earlier release with their rendered body). A second start does not scan.
 func TestUpgradeFromJSONRecords(t *testing.T) {
-	skipUntilLayoutMigration(t)
 	path := upgradeFixture(t)
 	db, err := store.Open(path, store.FsyncNever, store.Options{})
 	require.NoError(t, err)
@@ -87,7 +86,6 @@ func TestUpgradeFromJSONRecords(t *testing.T) {
 // A migration cut after some of its batches (as by kill -9: each batch is
 // one transaction) completes at the next start and loses nothing.
 func TestUpgradeCutResumes(t *testing.T) {
-	skipUntilLayoutMigration(t)
 	path := upgradeFixture(t)
 	restore := store.SetMigrateBatch(3, 2)
 	_, err := store.Open(path, store.FsyncNever, store.Options{})
@@ -107,12 +105,4 @@ func TestUpgradeCutResumes(t *testing.T) {
 	kept, err := os.ReadFile(path + store.BackupSuffix)
 	require.NoError(t, err)
 	assert.Equal(t, orig, kept, "the resumed migration keeps the copy taken before the first batch")
-}
-
-// skipUntilLayoutMigration skips a test of a file of the single-file layout
-// while migrateToTenantFiles is a placeholder (the migration to tenant
-// files replaces it, and this helper goes with it).
-func skipUntilLayoutMigration(t *testing.T) {
-	t.Helper()
-	t.Skip("needs the migration from the single-file layout (migrateToTenantFiles)")
 }
