@@ -372,3 +372,24 @@ func TestSnapshotCLI(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "PAYSANDBOX_API_KEY=")
 }
+
+// TestSnapshotImportAdminKey: an import follows the creation's admin key
+// rule: with admin_key set, a missing or wrong X-Admin-Key is 401 and
+// nothing is stored.
+func TestSnapshotImportAdminKey(t *testing.T) {
+	src := newTestApp(t).asNewTenant()
+	snap := exportSnapshot(t, src, "")
+	cfg := testConfig()
+	cfg.AdminKey = "adm"
+	b := startApp(t, cfg)
+	count := func() int { ts, err := b.Svc.Tenants(); require.NoError(t, err); return len(ts) }
+	n := count()
+	r := importSnapshot(b, snap)
+	assert.Equal(t, 401, r.Status, "%s", r.Body)
+	r = b.req("POST", "/_sandbox/tenants", snap, "X-API-KEY:", "X-API-VERSION:", "X-Admin-Key: nope")
+	assert.Equal(t, 401, r.Status, "%s", r.Body)
+	assert.Equal(t, n, count())
+	r = b.req("POST", "/_sandbox/tenants", snap, "X-API-KEY:", "X-API-VERSION:", "X-Admin-Key: adm")
+	assert.Equal(t, 201, r.Status, "%s", r.Body)
+	assert.Equal(t, n+1, count())
+}
