@@ -257,11 +257,11 @@ func OpenSnapshot(b []byte, maxBytes int64) (*Snapshot, error) {
 	if isGzip(b) {
 		zr, err := gzip.NewReader(bytes.NewReader(b))
 		if err != nil {
-			return nil, snapshotError("$", "the gzip data is corrupted: "+err.Error())
+			return nil, SnapshotError("$", "the gzip data is corrupted: "+err.Error())
 		}
 		plain, err := io.ReadAll(io.LimitReader(zr, maxBytes+1))
 		if err != nil {
-			return nil, snapshotError("$", "the gzip data is truncated or corrupted: "+err.Error())
+			return nil, SnapshotError("$", "the gzip data is truncated or corrupted: "+err.Error())
 		}
 		if int64(len(plain)) > maxBytes {
 			return nil, ErrSnapshotTooLarge(maxBytes)
@@ -270,33 +270,33 @@ func OpenSnapshot(b []byte, maxBytes int64) (*Snapshot, error) {
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, snapshotError("$", "the document is not a JSON object (truncated or corrupted?): "+err.Error())
+		return nil, SnapshotError("$", "the document is not a JSON object (truncated or corrupted?): "+err.Error())
 	}
 	var format string
 	if err := json.Unmarshal(top["format"], &format); err != nil || format != SnapshotFormat {
-		return nil, snapshotError("$.format", fmt.Sprintf("format must be %q", SnapshotFormat))
+		return nil, SnapshotError("$.format", fmt.Sprintf("format must be %q", SnapshotFormat))
 	}
 	var version int
 	if err := json.Unmarshal(top["version"], &version); err != nil || version != SnapshotVersion {
-		return nil, snapshotError("$.version", fmt.Sprintf("version %s is not one this sandbox reads (it reads version %d)", strings.TrimSpace(string(top["version"])), SnapshotVersion))
+		return nil, SnapshotError("$.version", fmt.Sprintf("version %s is not one this sandbox reads (it reads version %d)", strings.TrimSpace(string(top["version"])), SnapshotVersion))
 	}
 	var sum string
 	if err := json.Unmarshal(top["checksum"], &sum); err != nil || !strings.HasPrefix(sum, snapshotChecksumPrefix) {
-		return nil, snapshotError("$.checksum", `checksum must be "sha256:" and 64 hex digits`)
+		return nil, SnapshotError("$.checksum", `checksum must be "sha256:" and 64 hex digits`)
 	}
 	want, err := snapshotChecksum(b)
 	if err != nil {
-		return nil, snapshotError("$", "the document is not valid JSON: "+err.Error())
+		return nil, SnapshotError("$", "the document is not valid JSON: "+err.Error())
 	}
 	if sum != want {
-		return nil, snapshotError("$.checksum", "the checksum does not match the document: it was truncated, corrupted or edited after export")
+		return nil, SnapshotError("$.checksum", "the checksum does not match the document: it was truncated, corrupted or edited after export")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // metadata keeps its exact numbers, as a request's does
 	dec.DisallowUnknownFields()
 	var s Snapshot
 	if err := dec.Decode(&s); err != nil {
-		return nil, snapshotError("$", "the document does not have the snapshot's shape: "+err.Error())
+		return nil, SnapshotError("$", "the document does not have the snapshot's shape: "+err.Error())
 	}
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -310,10 +310,12 @@ func ErrSnapshotTooLarge(maxBytes int64) *Error {
 		WithRecovery("Raise the server's --snapshot-max-bytes, or export a smaller tenant.")
 }
 
-func snapshotError(path, problem string) *Error {
+// SnapshotError is the 422 of a snapshot refused at path (a JSONPath into
+// the document) because of problem; nothing of it is stored.
+func SnapshotError(path, problem string) *Error {
 	e := ValidationError(snapshotModel, FieldError{Path: path, Description: problem})
 	e.Message = "The snapshot was refused; nothing of it was stored"
-	e.Recovery = "Export the tenant again (GET /_sandbox/snapshot) and send the file unchanged."
+	e.Recovery = "Send the file as exported (GET /_sandbox/snapshot, paysandbox tenants export), or fix what validationErrors names; nothing of it was stored."
 	return e
 }
 
@@ -321,7 +323,7 @@ func snapshotError(path, problem string) *Error {
 // checks that ids fit the store and records agree with the settings. It
 // answers the first problem as a 422 at its path.
 func (s *Snapshot) Check() error {
-	fail := func(path, problem string) error { return snapshotError(path, problem) }
+	fail := func(path, problem string) error { return SnapshotError(path, problem) }
 	t := &s.Tenant
 	if len(t.Keys) == 0 {
 		return fail("$.tenant.keys", "a tenant has at least one API key")

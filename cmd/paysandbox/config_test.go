@@ -179,7 +179,7 @@ tenants:
 		{name: "--seed repeated and --snapshot-max-bytes", args: []string{"--seed", "a.json", "--seed", "b.json,c.json", "--snapshot-max-bytes", "2097152"},
 			want: func(c *Config) { c.Seed, c.SnapshotMaxBytes = []string{"a.json", "b.json", "c.json"}, 2<<20 }},
 		{name: "seed list in the file", file: "seed: [demo.json]\nsnapshot_max_bytes: 1048577\n",
-			want: func(c *Config) { c.Seed, c.SnapshotMaxBytes = []string{"demo.json"}, 1<<20 + 1 }},
+			want: func(c *Config) { c.Seed, c.SnapshotMaxBytes = []string{"demo.json"}, 1<<20+1 }},
 		{name: "negative --snapshot-max-bytes", args: []string{"--snapshot-max-bytes", "-1"}, wantErr: []string{"--snapshot-max-bytes: -1 must not be negative"}},
 		{name: "--no-default-tenant", args: []string{"--no-default-tenant"}, want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
 		{name: "default_tenant: false in the file", file: "default_tenant: false\n", want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},

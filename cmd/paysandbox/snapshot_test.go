@@ -94,9 +94,9 @@ func importSnapshot(b *testApp, snap []byte) *resp {
 	return b.req("POST", "/_sandbox/tenants", snap, "X-API-KEY:", "X-API-VERSION:")
 }
 
-// tokenFields are answers' fields an import issues anew (client and 3DS
-// tokens carry their tenant).
-var tokenFields = regexp.MustCompile(`"(clientToken|challengeUrl)":"[^"]*"`)
+// tokenFields are answers' fields an import makes anew: the tenant id and
+// the client and 3DS tokens (they carry their tenant).
+var tokenFields = regexp.MustCompile(`"(clientToken|challengeUrl|tenantId)":"[^"]*"`)
 
 // apiView reads every resource of a's tenant through the API, the journal
 // and hints first (reading the rest adds to the journal).
@@ -113,7 +113,7 @@ func apiView(t *testing.T, a *testApp, skipJournal int) map[string]string {
 	entries := j.JSON["data"].([]any)
 	require.Greater(t, len(entries), skipJournal)
 	raw, _ := json.Marshal(entries[skipJournal:])
-	view["journal"] = string(raw)
+	view["journal"] = tokenFields.ReplaceAllString(string(raw), `"$1":"<token>"`)
 	get("hints", "/_sandbox/hints", ctl)
 	get("clock", "/_sandbox/clock", ctl)
 	get("scenarios", "/_sandbox/scenarios", ctl)
@@ -136,6 +136,36 @@ func apiView(t *testing.T, a *testApp, skipJournal int) map[string]string {
 	return view
 }
 
+// snapshotRecords is a snapshot's records and journal, with what an import
+// changes masked: the tenant id, the reissued tokens, the base-clock due
+// times of jobs (the tenant-clock ones stay).
+func snapshotRecords(t *testing.T, doc []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(doc, &m))
+	var mask func(v any)
+	mask = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, val := range x {
+				switch k {
+				case "tenantId", "clientToken", "challengeToken", "realDue":
+					x[k] = "<masked>"
+				default:
+					mask(val)
+				}
+			}
+		case []any:
+			for _, val := range x {
+				mask(val)
+			}
+		}
+	}
+	out := map[string]any{"data": m["data"], "journal": m["journal"]}
+	mask(out)
+	return out
+}
+
 // TestSnapshotRoundTrip: a tenant exported from one server and imported
 // into a second answers every read the same (but for the client and 3DS
 // tokens, issued anew for the new tenant); its keys and secret are new and
@@ -156,12 +186,17 @@ func TestSnapshotRoundTrip(t *testing.T) {
 
 	b := newTestApp(t)
 	b.Clock.Advance(3 * time.Hour) // wall time passes between export and import
+	b.asNewTenant() // b's ids differ from a's
 	r := importSnapshot(b, snap)
 	require.Equal(t, 201, r.Status, "%s", r.Body)
 	nb := *b
 	nb.Key = r.Str("apiKey")
+	assert.NotEqual(t, a.Key, nb.Key)
+	assert.NotEqual(t, doc["tenant"].(map[string]any)["id"], r.Str("tenantId"))
 	assert.NotEmpty(t, r.Str("signingSecret"))
-	got := apiView(t, &nb, 0)
+	again := exportSnapshot(t, &nb, "")
+	assert.Equal(t, snapshotRecords(t, snap), snapshotRecords(t, again), "every record (sessions, instruments, idempotency keys, jobs included) as exported")
+	got := apiView(t, &nb, 1)
 	for name, w := range want {
 		assert.Equal(t, w, got[name], "%s differs after the round trip", name)
 	}

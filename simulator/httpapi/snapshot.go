@@ -99,11 +99,7 @@ func checkSnapshotJournal(sj *simulator.SnapshotJournal) error {
 	if sj == nil {
 		return nil
 	}
-	fail := func(path, problem string) error {
-		e := simulator.ValidationError("TenantSnapshot", simulator.FieldError{Path: path, Description: problem})
-		e.Message = "The snapshot was refused; nothing of it was stored"
-		return e
-	}
+	fail := func(path, problem string) error { return simulator.SnapshotError(path, problem) }
 	for i, e := range sj.Entries {
 		path := fmt.Sprintf("$.journal.entries[%d]", i)
 		switch {

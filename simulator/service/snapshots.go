@@ -191,7 +191,7 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 		if other, err := tx.Tenant(t.ID); err != nil {
 			return err
 		} else if other != nil {
-			return snapshotRefusal("$.tenant.id", fmt.Sprintf("a tenant %s already exists", t.ID))
+			return simulator.SnapshotError("$.tenant.id", fmt.Sprintf("a tenant %s already exists", t.ID))
 		}
 		for i, k := range t.APIKeys {
 			other, err := tx.TenantByAPIKey(k.Key)
@@ -199,7 +199,7 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 				return err
 			}
 			if other != nil {
-				return snapshotRefusal(fmt.Sprintf("$.secrets.apiKeys[%d]", i), "this API key is already in use by a tenant of this sandbox")
+				return simulator.SnapshotError(fmt.Sprintf("$.secrets.apiKeys[%d]", i), "this API key is already in use by a tenant of this sandbox")
 			}
 		}
 		if err := tx.PutTenant(t); err != nil {
@@ -225,29 +225,22 @@ func (s *Service) checkSnapshotSettings(snap *simulator.Snapshot) error {
 	if rb := s.rules(); rb != nil {
 		if st.Scenarios != "" {
 			if len(st.Scenarios) > MaxScenarioDocument {
-				return snapshotRefusal("$.tenant.scenarios", fmt.Sprintf("the rules document is larger than %d KiB", MaxScenarioDocument>>10))
+				return simulator.SnapshotError("$.tenant.scenarios", fmt.Sprintf("the rules document is larger than %d KiB", MaxScenarioDocument>>10))
 			}
 			if _, problems := rb.CheckRules([]byte(st.Scenarios)); len(problems) > 0 {
-				return snapshotRefusal("$.tenant.scenarios", fmt.Sprintf("the rules document has %d problem(s); line %d: %s", len(problems), problems[0].Line, problems[0].Message))
+				return simulator.SnapshotError("$.tenant.scenarios", fmt.Sprintf("the rules document has %d problem(s); line %d: %s", len(problems), problems[0].Line, problems[0].Message))
 			}
 		}
 		if n := st.Next; n != nil {
 			if names := rb.RuleNames(st.Scenarios); !containsString(names, n.Rule) {
-				return snapshotRefusal("$.tenant.next.rule", fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", n.Rule, ruleList(names)))
+				return simulator.SnapshotError("$.tenant.next.rule", fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", n.Rule, ruleList(names)))
 			}
 		}
 	}
 	if err := s.CheckWebhookEndpoint(st.WebhookURL); err != nil {
-		return snapshotRefusal("$.tenant.webhookUrl", "webhookUrl "+err.Error())
+		return simulator.SnapshotError("$.tenant.webhookUrl", "webhookUrl "+err.Error())
 	}
 	return nil
-}
-
-// snapshotRefusal is the 422 of a snapshot refused at path.
-func snapshotRefusal(path, problem string) *simulator.Error {
-	e := simulator.ValidationError("TenantSnapshot", simulator.FieldError{Path: path, Description: problem})
-	e.Message = "The snapshot was refused; nothing of it was stored"
-	return e
 }
 
 // snapshotTenantRecord is the new tenant of snap: its id and credentials,
@@ -279,7 +272,7 @@ func (s *Service) snapshotTenantRecord(snap *simulator.Snapshot, opt SnapshotImp
 	if !st.WallExpiresAt.IsZero() {
 		left := st.WallExpiresAt.Sub(snap.ExportedAt)
 		if left <= 0 {
-			return nil, snapshotRefusal("$.tenant.wallExpiresAt", "the tenant's ttl had passed when it was exported")
+			return nil, simulator.SnapshotError("$.tenant.wallExpiresAt", "the tenant's ttl had passed when it was exported")
 		}
 		t.ExpiresAt = simulator.NormTime(base.Add(left))
 	}
