@@ -186,7 +186,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 
 	b := newTestApp(t)
 	b.Clock.Advance(3 * time.Hour) // wall time passes between export and import
-	b.asNewTenant() // b's ids differ from a's
+	b.asNewTenant()                // b's ids differ from a's
 	r := importSnapshot(b, snap)
 	require.Equal(t, 201, r.Status, "%s", r.Body)
 	nb := *b
