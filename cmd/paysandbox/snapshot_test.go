@@ -428,3 +428,16 @@ func TestSnapshotImportAdminKey(t *testing.T) {
 	assert.Equal(t, 201, r.Status, "%s", r.Body)
 	assert.Equal(t, n+1, count())
 }
+
+// TestSnapshotTTL: an imported tenant keeps the wall-clock lifetime its
+// ttl had left at export, counted from the import.
+func TestSnapshotTTL(t *testing.T) {
+	a := tenantApp(newTestApp(t), map[string]any{"ttl": "2h"})
+	a.Clock.Advance(30 * time.Minute)
+	snap := exportSnapshot(t, a, "")
+	b := newTestApp(t)
+	b.Clock.Advance(5 * time.Hour)
+	r := importSnapshot(b, snap)
+	require.Equal(t, 201, r.Status, "%s", r.Body)
+	assert.Equal(t, b.Clock.Now().Add(90*time.Minute).UTC().Format("2006-01-02T15:04:05.000000Z"), r.Str("expiresAt"))
+}
