@@ -371,6 +371,7 @@ func TestSeedIdempotent(t *testing.T) {
 	key1, n1 := start(cfg)
 	key2, n2 := start(cfg)
 	assert.Equal(t, key1, key2, "the seeded key is stable")
+	assert.Regexp(t, `^sk_seed_[a-p]{32}$`, key1, "no digits: the log masks digit runs that look like card numbers")
 	assert.Equal(t, n1, n2, "a restart adds no tenant")
 	assert.Equal(t, 2, n1, "the default tenant and one seeded tenant (the same file twice seeds once)")
 
