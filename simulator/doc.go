@@ -2,7 +2,8 @@
 // sessions, payment instruments, payments, payment attempts, events and
 // disputes; their state machines as pure methods (the Check* methods,
 // Payment.Actions); the error catalogue; ids; limits; the webhook retry
-// schedule (RetryDelays, NextRetry); and the ports the rest of the program
+// schedule (RetryDelays, NextRetry); the tenant snapshot format (Snapshot:
+// its version, checksum and per-record limits); and the ports the rest of the program
 // plugs into (Store, Tx, ChangeFeed, Processor, RuleBook, Clock, IDGen,
 // EndpointPolicy).
 //

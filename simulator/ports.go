@@ -141,6 +141,20 @@ type Tx interface {
 	DueJobs(tenantID string, until time.Time, limit int) ([]*Job, error)
 	// NextJob returns the job with the earliest real due time over all tenants.
 	NextJob() (*Job, error)
+
+	// Sessions, Instruments and IdempotencyKeys list all of the tenant's
+	// client sessions, payment instruments (vaulted and single-use) and
+	// idempotency keys (key -> payment id), in no particular order: a
+	// snapshot reads them.
+	Sessions(tenantID string) ([]*ClientSession, error)
+	Instruments(tenantID string) ([]*Instrument, error)
+	IdempotencyKeys(tenantID string) (map[string]string, error)
+	// HoldEvent takes a PENDING event (stored, as e says) out of the
+	// delivery queue: the dispatcher never attempts it on its own, a
+	// replay still does (imported events are held). EventHeld reports
+	// whether e is held: PENDING and not queued.
+	HoldEvent(e *Event) error
+	EventHeld(e *Event) (bool, error)
 }
 
 // PaymentQuery filters and pages GET /payments. Empty filters match all.

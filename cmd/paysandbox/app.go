@@ -113,6 +113,11 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := a.seed(); err != nil { // after the server: a snapshot's journal is the server's
+		db.Close()
+		closeLog(logBuf)
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -159,6 +164,8 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 		OnChaos:     a.Webhooks.ResetChaos,
 		JournalSize: cfg.JournalSize,
 		Trust:       trust,
+
+		SnapshotMaxBytes: cfg.SnapshotMaxBytes,
 	})
 	if ui.Logger == nil {
 		ui.Logger = log

@@ -187,6 +187,36 @@ func TestCLIFlags(t *testing.T) {
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newTenantsListCmd(d, func(o *tenantsAdminOptions) error { *got = o; return nil })
 			}},
+		{name: "tenants export", args: []string{"--include-secrets", "--output", "t.json.gz"},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTenantsExportCmd(d, func(o *tenantsExportOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				x := o.(*tenantsExportOptions)
+				assert.True(t, x.IncludeSecrets)
+				assert.Equal(t, "t.json.gz", x.File)
+			}},
+		{name: "tenants export writes stdout by default", args: []string{},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTenantsExportCmd(d, func(o *tenantsExportOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				x := o.(*tenantsExportOptions)
+				assert.False(t, x.IncludeSecrets)
+				assert.Equal(t, "-", x.File)
+			}},
+		{name: "tenants import", args: []string{"t.json", "--admin-key", "adm", "-o", "env"},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTenantsImportCmd(d, func(o *tenantsImportOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				x := o.(*tenantsImportOptions)
+				assert.Equal(t, []string{"t.json", "adm", "env"}, []string{x.File, x.AdminKey, x.Client.Output})
+			}},
+		{name: "tenants import needs its file", args: []string{}, wantCode: exitUsage,
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTenantsImportCmd(d, func(o *tenantsImportOptions) error { *got = o; return nil })
+			}},
 		{name: "tenants delete", args: []string{"t_1", "--admin-key", "adm"},
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newTenantsDeleteCmd(d, func(o *tenantsAdminOptions) error { *got = o; return nil })

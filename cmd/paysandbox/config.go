@@ -12,6 +12,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
@@ -74,6 +75,12 @@ type Config struct {
 	// every credential it issues starts with "NAME." so the proxy routes a
 	// tenant's requests by it (docs/scaling.md). Empty: no prefix.
 	Instance string `mapstructure:"instance"`
+	// Seed lists tenant snapshots loaded at start (--seed, repeatable),
+	// each into the tenant its checksum names unless that one exists.
+	Seed []string `mapstructure:"seed"`
+	// SnapshotMaxBytes is the largest snapshot POST /_sandbox/tenants
+	// imports (its other bodies keep the 1 MiB limit).
+	SnapshotMaxBytes int64 `mapstructure:"snapshot_max_bytes"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -126,6 +133,8 @@ var defaults = map[string]any{
 	"webhook_allow":            []string{},
 	"trusted_proxy":            []string{},
 	"instance":                 "",
+	"seed":                     []string{},
+	"snapshot_max_bytes":       httpapi.DefaultSnapshotMaxBytes,
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -157,6 +166,8 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Int("webhook-slots-per-tenant", webhooks.DefaultSlotsPerTenant, fmt.Sprintf("webhook attempts in flight per tenant at most (a share of the %d delivery slots)", webhooks.DefaultConcurrency))
 	fs.String("instance", "", "name of this instance among several behind one proxy: the credentials it issues (API keys, client and 3DS tokens, dashboard cookies, checkout links) start with NAME. and the default key is NAME.sandbox-api-key (empty: no prefix)")
 	fs.Duration("advance-wait", service.DefaultAdvanceWait, "a clock advance waits this long at most for the webhook attempts it makes due; later ones finish on their own")
+	fs.StringSlice("seed", nil, "tenant snapshot file (paysandbox tenants export) loaded at start into its own tenant, whose key the log prints; a restart adds no tenant (repeat or comma-separate)")
+	fs.Int64("snapshot-max-bytes", httpapi.DefaultSnapshotMaxBytes, "largest tenant snapshot POST /_sandbox/tenants imports, in bytes (other request bodies stay at 1 MiB)")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.
@@ -274,6 +285,9 @@ func (c Config) checkServer(bad complain) {
 	}
 	if c.MaxWaitsPerTenant < 0 {
 		bad("max_waits_per_tenant: %d must not be negative (0: the default)", c.MaxWaitsPerTenant)
+	}
+	if c.SnapshotMaxBytes < 0 {
+		bad("snapshot_max_bytes: %d must not be negative (0: the default, %d)", c.SnapshotMaxBytes, httpapi.DefaultSnapshotMaxBytes)
 	}
 	if c.JournalSize < 0 || c.JournalSize > 100000 {
 		bad("journal_size: %d is not from 0 (the default, 500) to 100000", c.JournalSize)

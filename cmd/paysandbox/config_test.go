@@ -23,6 +23,7 @@ func defaultConfig() Config {
 		WebhookTimeout: 10 * time.Second, WebhookRetentionCount: 1000, WebhookRetentionAge: 7 * 24 * time.Hour,
 		WebhookSlotsPerTenant: 8, AdvanceWait: 30 * time.Second,
 		DefaultTenant: ptrTo(true), JournalSize: 500, WebhookAllow: []string{}, TrustedProxy: []string{},
+		Seed: []string{}, SnapshotMaxBytes: 64 << 20,
 	}
 }
 
@@ -175,6 +176,11 @@ tenants:
 		{name: "attempt ttl in the file that is not a duration", file: "attempt_ttl: a while\n", wantErr: []string{`attempt_ttl in `, `="a while": not a duration`}},
 		{name: "journal size from env that is not a number", env: map[string]string{"PAYSANDBOX_JOURNAL_SIZE": "lots"}, wantErr: []string{`PAYSANDBOX_JOURNAL_SIZE="lots": not an integer`}},
 		{name: "--journal-size", args: []string{"--journal-size", "50"}, want: func(c *Config) { c.JournalSize = 50 }},
+		{name: "--seed repeated and --snapshot-max-bytes", args: []string{"--seed", "a.json", "--seed", "b.json,c.json", "--snapshot-max-bytes", "2097152"},
+			want: func(c *Config) { c.Seed, c.SnapshotMaxBytes = []string{"a.json", "b.json", "c.json"}, 2<<20 }},
+		{name: "seed list in the file", file: "seed: [demo.json]\nsnapshot_max_bytes: 1048577\n",
+			want: func(c *Config) { c.Seed, c.SnapshotMaxBytes = []string{"demo.json"}, 1<<20+1 }},
+		{name: "negative --snapshot-max-bytes", args: []string{"--snapshot-max-bytes", "-1"}, wantErr: []string{"--snapshot-max-bytes: -1 must not be negative"}},
 		{name: "--no-default-tenant", args: []string{"--no-default-tenant"}, want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
 		{name: "default_tenant: false in the file", file: "default_tenant: false\n", want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},
 		{name: "PAYSANDBOX_DEFAULT_TENANT=false", env: map[string]string{"PAYSANDBOX_DEFAULT_TENANT": "false"}, want: func(c *Config) { c.DefaultTenant = ptrTo(false) }},

@@ -121,7 +121,7 @@ func (r *receiving) drain() {
 	}
 }
 
-// receive reads the whole request body (at most MaxBody+1 bytes) under the
+// receive reads the whole request body (at most its limit+1 bytes, bodyLimit) under the
 // read deadline that net/http set from Options.ReadTimeout, hands it to the
 // handlers from memory, and then clears the deadline: from here on only the
 // handler's own bound applies. A body that does not arrive in time is 400
@@ -136,11 +136,12 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
 		_ = rc.SetReadDeadline(time.Time{})
 		return true
 	}
-	if r.ContentLength > MaxBody { // 413 without reading; the deadline bounds the discard
+	limit := s.bodyLimit(r)
+	if r.ContentLength > limit { // 413 without reading; the deadline bounds the discard
 		return true
 	}
 	s.bodies.add(rc)
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	s.bodies.remove(rc)
 	if err != nil {
 		msg := "The request body could not be read"
@@ -151,7 +152,7 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	r.Body = &receivedBody{Reader: bytes.NewReader(b), b: b}
-	if len(b) <= MaxBody { // all of it is in: lift the deadline for the handler
+	if int64(len(b)) <= limit { // all of it is in: lift the deadline for the handler
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return true

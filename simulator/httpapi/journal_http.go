@@ -85,6 +85,7 @@ var redactions = map[string]redaction{
 	"POST /_sandbox/tenants":                {resp: []string{"apiKey", "signingSecret"}},
 	"POST /_sandbox/webhooks/rotate-secret": {resp: []string{"signingSecret", "previousSigningSecret"}},
 	"GET /_sandbox/tenants":                 {resp: []string{"apiKey", "apiKeys", "signingSecret"}},
+	"GET /_sandbox/snapshot":                {resp: []string{"secrets", "clientToken", "challengeToken", "resumeToken"}},
 }
 
 // redactedCaptureMax is how much of a redacted route's response is captured

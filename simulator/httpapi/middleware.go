@@ -177,28 +177,36 @@ func legacyIdempotencyError(err error, key string) error {
 }
 
 // readBody reads the whole body (at most MaxBody, else 413) for the handler.
-func readBody(next echo.HandlerFunc) echo.HandlerFunc {
+var readBody = readBodyUpTo(MaxBody, errTooLarge)
+
+// readBodyUpTo reads the whole body (at most max, else tooLarge's 413) for
+// the handler.
+func readBodyUpTo(max int64, tooLarge func() *simulator.Error) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc { return bodyReader(next, max, tooLarge) }
+}
+
+func bodyReader(next echo.HandlerFunc, max int64, tooLarge func() *simulator.Error) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if r.ContentLength > MaxBody {
-			return errTooLarge()
+		if r.ContentLength > max {
+			return tooLarge()
 		}
 		if r.Body == nil || r.Body == http.NoBody {
 			c.Set(ctxBody, []byte{}) // what reading it would give, without the read's buffer
 			return next(c)
 		}
 		if rb, ok := r.Body.(*receivedBody); ok {
-			if b, whole := rb.whole(); whole && len(b) <= MaxBody {
+			if b, whole := rb.whole(); whole && int64(len(b)) <= max {
 				c.Set(ctxBody, b)
 				return next(c)
 			}
 		}
-		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 		if err != nil {
 			return simulator.Errorf(simulator.CodeBadRequest, "The request body could not be read")
 		}
-		if len(b) > MaxBody {
-			return errTooLarge()
+		if int64(len(b)) > max {
+			return tooLarge()
 		}
 		c.Set(ctxBody, b)
 		return next(c)

@@ -63,7 +63,8 @@ func (s *Server) routes() {
 	}
 
 	// Control plane (tenant's key, any scope, no version, no request timeout).
-	e.POST("/_sandbox/tenants", chain(s.createTenant, readBody))
+	e.POST("/_sandbox/tenants", chain(s.createTenant, readBodyUpTo(s.snapshotMax(), func() *sim.Error { return sim.ErrSnapshotTooLarge(s.snapshotMax()) })))
+	e.GET("/_sandbox/snapshot", chain(s.getSnapshot, control...))
 	e.DELETE("/_sandbox/tenant", chain(s.deleteTenant, control...))
 	e.POST("/_sandbox/reset", chain(s.reset, control...))
 	e.GET("/_sandbox/clock", chain(s.getClock, control...))

@@ -17,7 +17,8 @@ type tenantBody struct {
 	TTL            string    `json:"ttl"`
 }
 
-// createTenant is POST /_sandbox/tenants: 201 with a fresh tenant's credentials.
+// createTenant is POST /_sandbox/tenants: 201 with a fresh tenant's
+// credentials; a body that is a snapshot is imported (importSnapshot).
 func (s *Server) createTenant(c echo.Context) error {
 	if s.opt.AdminKey != "" {
 		got := c.Request().Header.Get("X-Admin-Key")
@@ -25,6 +26,11 @@ func (s *Server) createTenant(c echo.Context) error {
 			return simulator.Errorf(simulator.CodeUnauthorized, "A valid X-Admin-Key is required to create tenants").
 				WithRecovery("Send the sandbox's admin key in the X-Admin-Key header.")
 		}
+	}
+	if b := body(c); simulator.IsSnapshot(b) {
+		return s.importSnapshot(c, b)
+	} else if len(b) > MaxBody { // the snapshot limit is this route's; a creation request keeps MaxBody
+		return errTooLarge()
 	}
 	var req tenantBody
 	var ttl time.Duration
@@ -60,12 +66,17 @@ func (s *Server) createTenant(c echo.Context) error {
 		return err
 	}
 	c.Set(ctxTenant, t)
+	return writeJSON(c, http.StatusCreated, tenantCreated(t))
+}
+
+// tenantCreated is the 201 answer of POST /_sandbox/tenants.
+func tenantCreated(t *simulator.Tenant) map[string]any {
 	out := map[string]any{"tenantId": t.ID, "apiKey": t.APIKeys[0].Key, "signingSecret": t.SigningSecret,
 		"webhookVersion": t.WebhookAPIVersion()}
 	if !t.ExpiresAt.IsZero() {
 		out["expiresAt"] = ts(t.ExpiresAt)
 	}
-	return writeJSON(c, http.StatusCreated, out)
+	return out
 }
 
 func (s *Server) deleteTenant(c echo.Context) error {

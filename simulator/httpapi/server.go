@@ -41,6 +41,9 @@ type Options struct {
 	// scheme, host and address (challengeUrl, the log); nil: loopback and
 	// private ranges.
 	Trust *forwarded.Trust
+	// SnapshotMaxBytes is the largest snapshot POST /_sandbox/tenants
+	// imports (0: DefaultSnapshotMaxBytes); its other bodies keep MaxBody.
+	SnapshotMaxBytes int64
 }
 
 // Server is the HTTP face of the service.

@@ -2,8 +2,8 @@
 // payments and payment actions, authorization with its processor fallback
 // and 3DS, idempotency keys, client sessions, tokenisation, the vault,
 // payment attempts, disputes, tenants, scenarios, the webhook outbox and
-// endpoints, the scheduler of stored jobs, long-poll waits and held
-// requests. Service is made fully wired by NewService.
+// endpoints, tenant snapshots (export and import), the scheduler of stored
+// jobs, long-poll waits and held requests. Service is made fully wired by NewService.
 //
 // It works on the kernel's types and rules (package simulator) and reaches
 // storage, processors, clocks and the webhook dispatcher only through ports:

@@ -81,14 +81,11 @@ func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, webh
 		scopes = slices.Clone(simulator.AllScopes)
 	}
 	now := simulator.NormTime(s.Clock.Now())
-	id := s.IDs.NewID(simulator.IDSecret)
-	if len(id) > 16 { // ids of any length (test IDGens make short ones)
-		id = id[:16]
-	}
+	id, key, secret := s.newTenantCredentials()
 	t := &simulator.Tenant{
-		ID:             simulator.WithInstance(s.instance, "t_"+id),
-		APIKeys:        []simulator.APIKey{{Key: simulator.WithInstance(s.instance, "sk_"+s.IDs.NewID(simulator.IDSecret)), Scopes: scopes}},
-		SigningSecret:  "whsec_" + s.IDs.NewID(simulator.IDSecret),
+		ID:             id,
+		APIKeys:        []simulator.APIKey{{Key: key, Scopes: scopes}},
+		SigningSecret:  secret,
 		WebhookURL:     webhookURL,
 		WebhookVersion: webhookVersion.OrDefault(s.webhookVersion),
 		CreatedAt:      now,
@@ -103,6 +100,16 @@ func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, webh
 		s.sched.tenantExpiriesChanged() // the next tenant expiry may be this one
 	}
 	return t, nil
+}
+
+// newTenantCredentials draws a new tenant's id, API key and signing secret.
+func (s *Service) newTenantCredentials() (id, key, secret string) {
+	id = s.IDs.NewID(simulator.IDSecret)
+	if len(id) > 16 { // ids of any length (test IDGens make short ones)
+		id = id[:16]
+	}
+	key = simulator.WithInstance(s.instance, "sk_"+s.IDs.NewID(simulator.IDSecret))
+	return simulator.WithInstance(s.instance, "t_"+id), key, "whsec_" + s.IDs.NewID(simulator.IDSecret)
 }
 
 // Authenticate resolves an API key to its tenant and key record.

@@ -203,7 +203,8 @@ func (s *Service) Event(t *simulator.Tenant, id string) (*simulator.Event, error
 // RecordAttempt stores attempt a of event id and, in the same transaction,
 // what follows from it: a 2xx marks the event DELIVERED; a failed ordinary
 // attempt schedules the next retry (NextRetry) or, after the sixth, marks it
-// EXHAUSTED; "no endpoint" exhausts it at once. Replays and chaos duplicates
+// EXHAUSTED; "no endpoint" exhausts it at once. A held event (an imported
+// PENDING one, Tx.HoldEvent) stays held while it is PENDING. Replays and chaos duplicates
 // (a.Replay, a.Chaos == "duplicate") only mark DELIVERED on a 2xx. It
 // answers the event as stored, without what its body is rendered from (nil
 // when it is gone).
@@ -212,6 +213,10 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 	err := s.Store.Update(func(tx simulator.Tx) error {
 		ev, err := tx.EventRecord(tenantID, id)
 		if err != nil || ev == nil {
+			return err
+		}
+		held, err := tx.EventHeld(ev) // an imported event stays held after a failed replay
+		if err != nil {
 			return err
 		}
 		ev.Attempts = append(ev.Attempts, a)
@@ -235,7 +240,13 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 			}
 		}
 		out = ev
-		return tx.PutEvent(ev)
+		if err := tx.PutEvent(ev); err != nil {
+			return err
+		}
+		if held {
+			return tx.HoldEvent(ev)
+		}
+		return nil
 	})
 	if err == nil {
 		s.webhooksNotify(tenantID)
