@@ -336,8 +336,8 @@ func validateAnswer(t *testing.T, doc *openapi3.T, route string, body []byte) {
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req,
 			Route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}},
-		Status: status,
-		Header: http.Header{"Content-Type": {"application/json"}},
+		Status:  status,
+		Header:  http.Header{"Content-Type": {"application/json"}},
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	in.SetBodyBytes(body)
