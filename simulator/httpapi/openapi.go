@@ -327,8 +327,8 @@ func (b *openAPIBuilder) success(o *openapi3.Operation, op apiOp) {
 	r := &openapi3.Response{Description: &desc}
 	if ref := b.answers.answer(op.answer); ref != nil {
 		media := []string{echo.MIMEApplicationJSON}
-		if op.media != "" {
-			media = []string{op.media}
+		if op.media != nil {
+			media = op.media
 		}
 		r.Content = openapi3.NewContentWithSchemaRef(ref, media)
 	}

@@ -41,7 +41,7 @@ type apiOp struct {
 	// *openapi3.Schema for an answer written as a map; nil: no JSON body.
 	answer any
 	status int    // 200 when 0
-	media  string // the answer's media types when not JSON
+	media  []string // the answer's media types when not JSON
 	// codes are the errors of the route beyond those of its auth kind.
 	codes []simulator.Code
 	// idempotent: X-Idempotency-Key applies (409 on reuse, 400 below 2.3).
@@ -144,7 +144,7 @@ var apiOps = []apiOp{
 		req: threeDSRequest, model: "ThreeDSChallengeRequest", answer: paymentDTO{}, codes: paymentCodes},
 
 	{method: http.MethodGet, path: "/_sandbox/scenarios", tag: "Sandbox", summary: "The scenario rules in force (YAML; JSON with Accept: application/json)", auth: authControl,
-		answer: looseAnswer, media: "application/yaml"},
+		answer: looseAnswer, media: []string{"application/yaml", "application/json"}},
 	{method: http.MethodPut, path: "/_sandbox/scenarios", tag: "Sandbox", summary: "Replace the tenant's scenario rules", auth: authControl,
 		rawBody: "application/yaml", answer: rulesAnswer, codes: []simulator.Code{simulator.CodeScenarioValidationError}},
 	{method: http.MethodDelete, path: "/_sandbox/scenarios", tag: "Sandbox", summary: "Back to the scenario file's rules", auth: authControl, answer: rulesAnswer},
@@ -192,7 +192,7 @@ var apiOps = []apiOp{
 	{method: http.MethodDelete, path: "/_sandbox/tenants/:id", tag: "Sandbox", summary: "Delete a tenant (admin)", auth: authAdmin, answer: tenantStatusAnswer,
 		codes: []simulator.Code{simulator.CodeNotFound}},
 	{method: http.MethodGet, path: OpenAPIPath + ".json", tag: "Sandbox", summary: "This document, as JSON", query: []string{"version"}, answer: looseAnswer},
-	{method: http.MethodGet, path: OpenAPIPath + ".yaml", tag: "Sandbox", summary: "This document, as YAML", query: []string{"version"}, answer: looseAnswer, media: "application/yaml"},
+	{method: http.MethodGet, path: OpenAPIPath + ".yaml", tag: "Sandbox", summary: "This document, as YAML", query: []string{"version"}, answer: looseAnswer, media: []string{"application/yaml"}},
 }
 
 // queryParamSchemas are the query parameters that are not plain strings.
