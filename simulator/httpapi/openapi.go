@@ -105,7 +105,9 @@ func renderOpenAPI(doc *openapi3.T) (openAPIBytes, error) {
 func blockStyle(n *yaml.Node) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 		n.Style = yaml.DoubleQuotedStyle
-		if !strings.ContainsAny(n.Value, "\n\"\\:#'&*!|>%@`{}[],") && n.Value != "" {
+		if strings.Contains(n.Value, "\n") && !strings.ContainsAny(n.Value, "\t\r") {
+			n.Style = yaml.LiteralStyle
+		} else if !strings.ContainsAny(n.Value, "\n\"\\:#'&*!|>%@`{}[],") && n.Value != "" {
 			var probe any
 			if yaml.Unmarshal([]byte(n.Value), &probe) == nil {
 				if s, ok := probe.(string); ok && s == n.Value {
@@ -174,10 +176,14 @@ func BuildOpenAPI(v simulator.APIVersion) *openapi3.T {
 		},
 	}
 	if v.Deprecated() {
-		doc.Info.Description += " This version is deprecated (" + ts(simulator.APIVersionDeprecated) + ", end of life " + ts(simulator.APIVersionSunset) +
-			"); its answers carry Deprecation, Sunset and Link headers. What it does unlike " + string(simulator.CurrentAPIVersion) + ": " + VersionNotesPath + "."
+		doc.Info.Description += "\n\nThis version is deprecated (" + ts(simulator.APIVersionDeprecated) + ", end of life " + ts(simulator.APIVersionSunset) +
+			"); its answers carry Deprecation, Sunset and Link headers. What it does unlike " + string(simulator.CurrentAPIVersion) + " (also at " + VersionNotesPath + "):\n"
+		for _, d := range simulator.DifferencesOf(v) {
+			doc.Info.Description += "\n- " + d.Kind + ": " + d.Description
+		}
 	}
 	b.answers.of(reflect.TypeFor[errorBody]())
+	describeCatalogue(b.answers.components["ErrorObject"].Value.Properties["errorId"].Value)
 	for _, op := range apiOps {
 		if op.gate != "" && v.Has(op.gate) {
 			continue
@@ -191,6 +197,19 @@ func BuildOpenAPI(v simulator.APIVersion) *openapi3.T {
 		item.SetOperation(op.method, b.operation(op, doc.Components.Schemas))
 	}
 	return doc
+}
+
+// describeCatalogue documents the errorId catalogue on its schema: each
+// code with its status (statusOf), in words and as x-paysandbox-statuses.
+func describeCatalogue(s *openapi3.Schema) {
+	statuses := map[string]any{}
+	parts := make([]string, len(simulator.Codes))
+	for i, c := range simulator.Codes {
+		statuses[string(c)] = statusOf[c]
+		parts[i] = string(c) + " (" + strconv.Itoa(statusOf[c]) + ")"
+	}
+	s.Description = "The error catalogue, each errorId with its HTTP status: " + strings.Join(parts, ", ") + "."
+	s.Extensions = map[string]any{"x-paysandbox-statuses": statuses}
 }
 
 type openAPIBuilder struct {

@@ -40,7 +40,7 @@ type apiOp struct {
 	// answer is a value of the success answer's DTO type, or an
 	// *openapi3.Schema for an answer written as a map; nil: no JSON body.
 	answer any
-	status int    // 200 when 0
+	status int      // 200 when 0
 	media  []string // the answer's media types when not JSON
 	// codes are the errors of the route beyond those of its auth kind.
 	codes []simulator.Code
@@ -48,6 +48,9 @@ type apiOp struct {
 	idempotent bool
 	// gate is the difference whose versions do not serve the route.
 	gate string
+	// dashboard: the route is the dashboard's (package dashboard, in front
+	// of this server), not routes.go's.
+	dashboard bool
 }
 
 // Answers written as maps, described once here.
@@ -56,6 +59,7 @@ var (
 	countsAnswer       = props(intP("delivered"), intP("failed"))
 	rulesAnswer        = props(intP("rules"))
 	looseAnswer        = openapi3.NewObjectSchema() // shaped by the scenarios or a service type
+	htmlAnswer         = openapi3.NewStringSchema()
 )
 
 var paymentCodes = []simulator.Code{simulator.CodePaymentError, simulator.CodeInvalidPaymentStatus}
@@ -191,6 +195,13 @@ var apiOps = []apiOp{
 	{method: http.MethodGet, path: VersionNotesPath, tag: "Sandbox", summary: "The API versions served and what the older ones do unlike 2.4", answer: versionNotesDTO{}},
 	{method: http.MethodDelete, path: "/_sandbox/tenants/:id", tag: "Sandbox", summary: "Delete a tenant (admin)", auth: authAdmin, answer: tenantStatusAnswer,
 		codes: []simulator.Code{simulator.CodeNotFound}},
+	// The dashboard's entry pages (HTML; the rest of /_sandbox/ui is its
+	// browser UI: forms and a live stream behind a sign-in cookie).
+	{method: http.MethodGet, path: "/_sandbox/ui/", tag: "Dashboard", summary: "The dashboard (sign in with the tenant's API key)",
+		answer: htmlAnswer, media: []string{"text/html"}, dashboard: true},
+	{method: http.MethodGet, path: "/_sandbox/ui/checkout", tag: "Dashboard", summary: "The demo checkout", answer: htmlAnswer, media: []string{"text/html"}, dashboard: true},
+	{method: http.MethodGet, path: simulator.ChallengePagePath, tag: "Dashboard", summary: "The 3DS challenge page of a payment (requiredAction.challengeUrl)",
+		query: []string{"token"}, answer: htmlAnswer, media: []string{"text/html"}, dashboard: true},
 	{method: http.MethodGet, path: OpenAPIPath + ".json", tag: "Sandbox", summary: "This document, as JSON", query: []string{"version"}, answer: looseAnswer},
 	{method: http.MethodGet, path: OpenAPIPath + ".yaml", tag: "Sandbox", summary: "This document, as YAML", query: []string{"version"}, answer: looseAnswer, media: []string{"application/yaml"}},
 }
