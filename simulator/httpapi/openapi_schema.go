@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -42,7 +43,7 @@ func (s *schema) openAPI() *openapi3.Schema {
 		if limit == 0 {
 			limit = simulator.MaxMetadataBytes
 		}
-		out.Description = "Any JSON object, at most " + itoa(limit) + " bytes once encoded."
+		out.Description = "Any JSON object, at most " + strconv.Itoa(limit) + " bytes once encoded."
 	case "array":
 		out.Type = &openapi3.Types{openapi3.TypeArray}
 		out.Items = openapi3.NewSchemaRef("", s.items.openAPI())
@@ -92,11 +93,6 @@ func orNull(s *openapi3.Schema) {
 	if len(s.Enum) > 0 {
 		s.Enum = append(s.Enum, nil)
 	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 // answerSchemas reflects wire DTOs into the components of one document:

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -132,23 +133,13 @@ func (d *vendorDiff) compare(ours *openapi3.SchemaRef, theirs []*openapi3.Schema
 	if len(v.props) == 0 {
 		return // the vendor gives no shape here
 	}
-	for _, p := range slices.Sorted(mapKeysOf(s.Properties)) {
+	for _, p := range slices.Sorted(maps.Keys(s.Properties)) {
 		tp, ok := v.props[p]
 		if !ok {
 			d.add("field", where+"."+p)
 			continue
 		}
 		d.compare(s.Properties[p], tp, where+"."+p)
-	}
-}
-
-func mapKeysOf(m openapi3.Schemas) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
