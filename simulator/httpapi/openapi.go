@@ -359,6 +359,11 @@ func (b *openAPIBuilder) success(o *openapi3.Operation, op apiOp) {
 		}
 	}
 	o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: r})
+	for st, answer := range op.also {
+		desc := http.StatusText(st)
+		o.Responses.Set(strconv.Itoa(st), &openapi3.ResponseRef{Value: &openapi3.Response{Description: &desc,
+			Content: openapi3.NewContentWithJSONSchemaRef(b.answers.answer(answer))}})
+	}
 }
 
 // errors adds op's error answers, one per status, each naming its errorIds,

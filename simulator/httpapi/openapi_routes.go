@@ -48,6 +48,8 @@ type apiOp struct {
 	idempotent bool
 	// gate is the difference whose versions do not serve the route.
 	gate string
+	// also are answers beyond the success and the error envelope, by status.
+	also map[int]any
 	// dashboard: the route is the dashboard's (package dashboard, in front
 	// of this server), not routes.go's.
 	dashboard bool
@@ -67,7 +69,8 @@ var paymentCodes = []simulator.Code{simulator.CodePaymentError, simulator.CodeIn
 // apiOps is the document's table of routes, in routes.go's order.
 var apiOps = []apiOp{
 	{method: http.MethodGet, path: "/healthz", tag: "Health", summary: "The process is up", answer: props(strP("status"), strP("version"))},
-	{method: http.MethodGet, path: "/readyz", tag: "Health", summary: "The store is open (503 when not)", answer: props(strP("status"))},
+	{method: http.MethodGet, path: "/readyz", tag: "Health", summary: "The store is open (503 when not)", answer: props(strP("status")),
+		also: map[int]any{http.StatusServiceUnavailable: props(strP("status"), strP("error"))}},
 
 	{method: http.MethodPost, path: "/client-session", tag: "Client Session API", summary: "Create a client session", auth: authMerchant, scope: simulator.ScopeClientTokensWrite,
 		req: clientSessionCreate, model: "ClientSessionAPIRequest", optional: true, answer: sessionDTO{}, codes: []simulator.Code{simulator.CodeMetadataContainsEmptyKey}},
@@ -202,8 +205,10 @@ var apiOps = []apiOp{
 	{method: http.MethodGet, path: "/_sandbox/ui/checkout", tag: "Dashboard", summary: "The demo checkout", answer: htmlAnswer, media: []string{"text/html"}, dashboard: true},
 	{method: http.MethodGet, path: simulator.ChallengePagePath, tag: "Dashboard", summary: "The 3DS challenge page of a payment (requiredAction.challengeUrl)",
 		query: []string{"token"}, answer: htmlAnswer, media: []string{"text/html"}, dashboard: true},
-	{method: http.MethodGet, path: OpenAPIPath + ".json", tag: "Sandbox", summary: "This document, as JSON", query: []string{"version"}, answer: looseAnswer},
-	{method: http.MethodGet, path: OpenAPIPath + ".yaml", tag: "Sandbox", summary: "This document, as YAML", query: []string{"version"}, answer: looseAnswer, media: []string{"application/yaml"}},
+	{method: http.MethodGet, path: OpenAPIPath + ".json", tag: "Sandbox", summary: "This document, as JSON", query: []string{"version"}, answer: looseAnswer,
+		codes: []simulator.Code{simulator.CodeUnsupportedAPIVersion}},
+	{method: http.MethodGet, path: OpenAPIPath + ".yaml", tag: "Sandbox", summary: "This document, as YAML", query: []string{"version"}, answer: looseAnswer, media: []string{"application/yaml"},
+		codes: []simulator.Code{simulator.CodeUnsupportedAPIVersion}},
 }
 
 // queryParamSchemas are the query parameters that are not plain strings.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -403,4 +405,38 @@ func TestOpenAPIServed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, &a[0], &b[0], "built once per version")
 	assert.True(t, slices.Equal(a, b))
+}
+
+// TestOpenAPINoKeyRoutes: the answers of the routes that need no key
+// (health, the document itself, the version notes) validate against the
+// document, a failing readiness probe's 503 included.
+func TestOpenAPINoKeyRoutes(t *testing.T) {
+	doc := loadOpenAPI(t, simulator.CurrentAPIVersion, OpenAPIJSON)
+	router, err := legacy.NewRouter(doc)
+	require.NoError(t, err)
+	ready := error(nil)
+	s := New(nil, Options{Version: "test", Ready: func() error { return ready }})
+	check := func(url string, wantStatus int) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, url, nil)
+		s.Routes().ServeHTTP(rec, req)
+		require.Equal(t, wantStatus, rec.Code, "%s: %s", url, rec.Body.String())
+		route, params, err := router.FindRoute(req)
+		require.NoError(t, err, url)
+		in := &openapi3filter.ResponseValidationInput{
+			RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+			Status:                 rec.Code, Header: rec.Header(), Options: &openapi3filter.Options{IncludeResponseStatus: true},
+		}
+		in.SetBodyBytes(rec.Body.Bytes())
+		assert.NoError(t, openapi3filter.ValidateResponse(context.Background(), in), "%s: %s", url, rec.Body.String())
+	}
+	check("/healthz", http.StatusOK)
+	check("/readyz", http.StatusOK)
+	ready = errors.New("store closed")
+	check("/readyz", http.StatusServiceUnavailable)
+	check(VersionNotesPath, http.StatusOK)
+	check(OpenAPIPath+".json?version=2.3", http.StatusOK)
+	check(OpenAPIPath+".yaml", http.StatusOK)
+	check(OpenAPIPath+".json?version=1.0", http.StatusBadRequest)
 }
