@@ -41,6 +41,7 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 		newRequestsCmd(deps, nil),
 		newHintsCmd(deps, nil),
 		newMigrationCmd(deps, nil),
+		newOpenAPICmd(deps, nil),
 		newCompletionCmd(),
 	)
 }

@@ -112,7 +112,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 		RequestTimeout: o.RequestTimeout, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 	})
 	srv := httptest.NewUnstartedServer(nil)
-	srv.Config = api.HTTPServer(api.Routes(), nil) // serve's limits: the header cap, the read timeout
+	srv.Config = api.HTTPServer(checkedByOpenAPI(t, api.Routes()), nil) // serve's limits: the header cap, the read timeout; every answer checked against the OpenAPI document
 	srv.Start()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -5,6 +5,9 @@
 // written by encoding/json through writeJSON), one handler file per
 // resource, and the per-tenant request journal with its hints (journal.go
 // holds the state, journal_http.go the small middleware hook). Handlers run
-// parse -> validate -> service -> render.
+// parse -> validate -> service -> render. The OpenAPI 3.1 document of every
+// route (openapi*.go, kin-openapi) is generated from the same tables: the
+// request schemas, the DTOs, the catalogue and statusOf, the version
+// differences; apiOps documents each route of routes.go.
 // It imports simulator and simulator/service; never store, processors or webhooks.
 package httpapi

@@ -106,6 +106,9 @@ func (s *Server) routes() {
 	e.GET("/_sandbox/tenants", chain(s.listTenants, readBody))
 	// Version notes (no key: the Link of an older version's answer names it).
 	e.GET(VersionNotesPath, s.versionNotes)
+	// The OpenAPI document (no key; ?version= picks the API version).
+	e.GET(OpenAPIPath+".json", s.openAPIHandler(OpenAPIJSON))
+	e.GET(OpenAPIPath+".yaml", s.openAPIHandler(OpenAPIYAML))
 	e.DELETE("/_sandbox/tenants/:id", chain(s.adminDeleteTenant, readBody))
 }
 

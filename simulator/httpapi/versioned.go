@@ -24,6 +24,29 @@ var fieldsUntil = []struct {
 	{simulator.DiffProductData, []string{"productData"}},
 }
 
+// answerFieldsUntil names the answer fields (component.field in the OpenAPI
+// document) that a version with the difference leaves out: toSessionDTO,
+// toPaymentDTO and orderFor drop them (TestAnswerFieldsUntil holds the two
+// together).
+var answerFieldsUntil = []struct {
+	kind   string
+	fields []string
+}{
+	{simulator.DiffAnswerShape, []string{"ClientSession.currentAttemptId", "ClientSession.approvalMode", "Transaction.authorizationCode", "Transaction.events"}},
+	{simulator.DiffProductData, []string{"LineItem.productData"}},
+}
+
+// answerDrop is the difference kind that leaves the answer field out ("":
+// every version shows it).
+func answerDrop(field string) string {
+	for _, d := range answerFieldsUntil {
+		if slices.Contains(d.fields, field) {
+			return d.kind
+		}
+	}
+	return ""
+}
+
 type versionedKey struct {
 	s *schema
 	v simulator.APIVersion
