@@ -161,6 +161,10 @@ var apiOps = []apiOp{
 	{method: http.MethodPost, path: "/_sandbox/scenarios/next", tag: "Sandbox", summary: "Force the rule of the next created payments", auth: authControl,
 		req: scenarioNext, model: "ScenarioNextRequest", answer: oneShotDTO{}},
 	{method: http.MethodDelete, path: "/_sandbox/scenarios/next", tag: "Sandbox", summary: "Clear the one-shot rule", auth: authControl, answer: oneShotDTO{}},
+	{method: http.MethodGet, path: "/_sandbox/payments/:id", tag: "Sandbox", summary: "A payment in the API version it was made with", auth: authControl,
+		query: []string{"expand"}, answer: paymentDTO{}, codes: paymentCodes},
+	{method: http.MethodGet, path: "/_sandbox/snapshot", tag: "Sandbox", summary: "This tenant whole as one versioned file (secrets only with includeSecrets=true)", auth: authControl,
+		query: []string{"includeSecrets"}, answer: looseAnswer},
 	{method: http.MethodGet, path: "/_sandbox/payments/:id/explain", tag: "Sandbox", summary: "The scenario rule a payment was given, and why", auth: authControl,
 		answer: looseAnswer, codes: paymentCodes},
 

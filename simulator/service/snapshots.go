@@ -138,6 +138,10 @@ func (s *Service) snapshotData(tx simulator.Tx, tid string) (simulator.SnapshotD
 	if err != nil {
 		return d, err
 	}
+	ml := &s.migrations // with the counts not stored yet (migration.go)
+	ml.mu.Lock()
+	notes.Merge(ml.pending[tid])
+	ml.mu.Unlock()
 	if notes != nil && notes.Items != nil {
 		d.MigrationNotes = notes.Items
 	}
