@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/paysandbox/paysandbox/internal/forwarded"
+	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/webhooks"
@@ -68,6 +69,11 @@ type Config struct {
 	// every credential it issues starts with "NAME." so the proxy routes a
 	// tenant's requests by it (docs/scaling.md). Empty: no prefix.
 	Instance string `mapstructure:"instance"`
+	// OtelEndpoint is the OTLP/HTTP receiver traces are exported to
+	// (internal/tracing): a base URL sends to its /v1/traces, a URL with a
+	// path to that path. Empty: the standard OTEL_EXPORTER_OTLP_ENDPOINT /
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT decide; none set: no tracing.
+	OtelEndpoint string `mapstructure:"otel_endpoint"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -118,6 +124,7 @@ var defaults = map[string]any{
 	"webhook_allow":            []string{},
 	"trusted_proxy":            []string{},
 	"instance":                 "",
+	"otel_endpoint":            "",
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -147,6 +154,7 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Int("webhook-slots-per-tenant", webhooks.DefaultSlotsPerTenant, fmt.Sprintf("webhook attempts in flight per tenant at most (a share of the %d delivery slots)", webhooks.DefaultConcurrency))
 	fs.String("instance", "", "name of this instance among several behind one proxy: the credentials it issues (API keys, client and 3DS tokens, dashboard cookies, checkout links) start with NAME. and the default key is NAME.sandbox-api-key (empty: no prefix)")
 	fs.Duration("advance-wait", service.DefaultAdvanceWait, "a clock advance waits this long at most for the webhook attempts it makes due; later ones finish on their own")
+	fs.String("otel-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (http://collector:4318 sends to its /v1/traces; unset: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else no tracing)")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.
@@ -236,7 +244,8 @@ func (c Config) Validate() error {
 type complain func(format string, args ...any)
 
 // checkServer complains about the server's own settings: address, db,
-// timeouts, caps, journal, fsync, logging and the instance name.
+// timeouts, caps, journal, fsync, logging, the instance name and the trace
+// endpoint.
 func (c Config) checkServer(bad complain) {
 	if c.Addr == "" {
 		bad("addr: must not be empty")
@@ -287,6 +296,9 @@ func (c Config) checkServer(bad complain) {
 		if err := simulator.CheckInstanceName(c.Instance); err != nil {
 			bad("instance: %v", err)
 		}
+	}
+	if err := tracing.CheckEndpoint(c.OtelEndpoint); err != nil {
+		bad("otel_endpoint: %q %v", c.OtelEndpoint, err)
 	}
 }
 

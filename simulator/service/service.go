@@ -44,6 +44,8 @@ type Service struct {
 	instance string
 	// webhookVersion is Config.WebhookVersion.
 	webhookVersion simulator.APIVersion
+	// tracer is Config.Tracer (nil: nothing traced).
+	tracer Tracer
 }
 
 // Config is what NewService needs besides the ports.
@@ -78,6 +80,10 @@ type Config struct {
 	// WebhookVersion is the webhook version of tenants created without one
 	// (serve's webhook_version; "": the current version).
 	WebhookVersion simulator.APIVersion
+	// Tracer traces rule matching, processor calls, store commits and
+	// scheduled jobs, and gives events the trace context of what caused
+	// them (nil: nothing is traced, at no cost).
+	Tracer Tracer
 }
 
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
@@ -99,7 +105,8 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: catalog, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
-		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion}
+		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
+		tracer: cfg.Tracer}
 	s.Held.keep = st.Hold
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {
