@@ -5,6 +5,9 @@
 // written by encoding/json through writeJSON), one handler file per
 // resource, and the per-tenant request journal with its hints (journal.go
 // holds the state, journal_http.go the small middleware hook). Handlers run
-// parse -> validate -> service -> render.
-// It imports simulator and simulator/service; never store, processors or webhooks.
+// parse -> validate -> service -> render. With Options.Tracer, an outermost
+// middleware makes a span of each request (tracer.go; the port is declared
+// here, internal/tracing implements it).
+// It imports simulator and simulator/service; never store, processors,
+// webhooks or OpenTelemetry.
 package httpapi
