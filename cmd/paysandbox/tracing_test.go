@@ -215,14 +215,17 @@ func TestTracingExport(t *testing.T) {
 	assert.Equal(t, 1, jobCommits, "the job's commit is its child")
 }
 
-// The standard variable alone turns tracing on.
+// The standard variable alone turns tracing on. Health probes are not traced.
 func TestTracingFromEnv(t *testing.T) {
 	otlp := newOTLPReceiver(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", otlp.URL)
 	a := newTestApp(t)
 	r := a.req("GET", "/_sandbox/clock", nil, "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	require.Equal(t, 200, r.Status)
-	assert.Len(t, named(otlp.received(t, a), "4bf92f3577b34da6a3ce929d0e0e4736", "GET /_sandbox/clock"), 1)
+	require.Equal(t, 200, a.req("GET", "/healthz", nil, "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").Status)
+	spans := otlp.received(t, a)
+	assert.Len(t, named(spans, "4bf92f3577b34da6a3ce929d0e0e4736", "GET /_sandbox/clock"), 1)
+	assert.Empty(t, named(spans, "4bf92f3577b34da6a3ce929d0e0e4736", "GET /healthz"), "health probes make no span")
 }
 
 // Without an endpoint nothing is traced: no tracer, and a webhook request

@@ -26,9 +26,14 @@ type RequestSpan interface {
 }
 
 // trace is the outermost middleware when Options.Tracer is set: one span
-// per request, its context handed down in the request.
+// per request, its context handed down in the request. The probes
+// (/healthz, /readyz: a container's health check every few seconds) make
+// none.
 func (s *Server) trace(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if p := c.Path(); p == "/healthz" || p == "/readyz" {
+			return next(c)
+		}
 		ctx, sp := s.opt.Tracer.Request(c.Request(), c.Path())
 		c.SetRequest(c.Request().WithContext(ctx))
 		err := next(c)
