@@ -49,7 +49,7 @@ func (s *Server) attemptAction(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.PathValue("action") {
 	case "approve":
-		res, err := s.svc.ApproveAttempt(a.Tenant, id)
+		res, err := s.svc.ApproveAttempt(r.Context(), a.Tenant, id)
 		msg := ""
 		if err == nil {
 			msg = fmt.Sprintf("Attempt %s approved: payment %s is being authorized.", id, res.PaymentID)

@@ -163,13 +163,13 @@ func (s *Server) runPaymentAction(ctx context.Context, r *http.Request, a *auth,
 		}
 	case "settle":
 		var p *simulator.Payment
-		p, err = s.svc.SettleNow(a.Tenant, id)
+		p, err = s.svc.SettleNow(ctx, a.Tenant, id)
 		if err == nil {
 			msg = "Settled now. The payment is " + string(p.Status) + "."
 		}
 	case "dispute":
 		var dsp *simulator.Dispute
-		dsp, err = s.svc.OpenDispute(a.Tenant, id, strings.TrimSpace(r.PostFormValue("reason")), amount)
+		dsp, err = s.svc.OpenDispute(ctx, a.Tenant, id, strings.TrimSpace(r.PostFormValue("reason")), amount)
 		if err == nil {
 			msg = fmt.Sprintf("Dispute %s opened for %d (reason %s); DISPUTE.OPENED is on its way to the webhook endpoint.", dsp.ID, dsp.Amount, dsp.Reason)
 		}

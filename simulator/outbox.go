@@ -56,6 +56,10 @@ type Event struct {
 	// zero means at once).
 	NextAt   time.Time         `json:"nextAt,omitzero"`
 	Attempts []DeliveryAttempt `json:"attempts,omitempty"`
+	// TraceParent is the W3C traceparent of the request or job that caused
+	// the event, when tracing was on ("" otherwise): each delivery attempt
+	// is a span of that trace, and the webhook request carries it on.
+	TraceParent string `json:"traceParent,omitempty"`
 }
 
 // DeliveryAttempt is one try at delivering an event.

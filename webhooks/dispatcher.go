@@ -66,6 +66,9 @@ type Dispatcher struct {
 	// OnAttempt, when set, is called after each attempt is recorded.
 	OnAttempt func(tenantID string, ev *simulator.Event, a simulator.DeliveryAttempt)
 	Log       *slog.Logger
+	// Tracer, when set, makes each attempt a span and sends its
+	// traceparent (Options.Tracer; nil: no span, no traceparent header).
+	Tracer Tracer
 
 	client   *http.Client
 	wake     chan struct{}
@@ -109,6 +112,9 @@ type Options struct {
 	Retention service.Retention
 	// OnAttempt, when set, is called after each attempt is recorded.
 	OnAttempt func(tenantID string, ev *simulator.Event, a simulator.DeliveryAttempt)
+	// Tracer, when set, makes each attempt a span of the trace that caused
+	// its event and sends a W3C traceparent header with it (nil: neither).
+	Tracer Tracer
 }
 
 // NewDispatcher makes a dispatcher for svc, fully configured by opt. It
@@ -127,7 +133,7 @@ func NewDispatcher(svc *service.Service, opt Options) *Dispatcher {
 	}
 	d := &Dispatcher{
 		Svc: svc, Timeout: opt.Timeout, Concurrency: opt.Concurrency, SlotsPerTenant: opt.SlotsPerTenant,
-		Retention: opt.Retention, PruneEvery: time.Second, OnAttempt: opt.OnAttempt,
+		Retention: opt.Retention, PruneEvery: time.Second, OnAttempt: opt.OnAttempt, Tracer: opt.Tracer,
 		Log: svc.Log, wake: make(chan struct{}, 1),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
 		held: map[string]int{}, dirty: map[string]bool{}, perTenant: map[string]int{}, freed: make(chan struct{}),
@@ -746,11 +752,28 @@ const (
 	HeaderSignaturePrimary   = "X-Signature-Primary"
 	HeaderSignatureSecondary = "X-Signature-Secondary"
 	HeaderEventID            = "X-Event-Id"
+	// HeaderTraceParent carries the attempt's span (W3C Trace Context)
+	// when tracing is on.
+	HeaderTraceParent = "Traceparent"
 )
 
 // send POSTs ev's body to t's endpoint, signed at now (tenant clock), and
-// describes the attempt.
+// describes the attempt. With a Tracer the attempt is a span and the
+// request carries its traceparent.
 func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulator.Event, now time.Time) simulator.DeliveryAttempt {
+	if d.Tracer == nil || t.WebhookURL == "" {
+		return d.post(ctx, t, ev, now, "")
+	}
+	ctx, sp := d.Tracer.Delivery(ctx, ev, t.WebhookURL)
+	a := d.post(ctx, t, ev, now, sp.TraceParent())
+	sp.End(a)
+	return a
+}
+
+// post is send, with a traceparent header when it is not empty. The
+// header is not among the attempt's recorded headers: those are the
+// delivery's own, the same with tracing on or off.
+func (d *Dispatcher) post(ctx context.Context, t *simulator.Tenant, ev *simulator.Event, now time.Time, traceparent string) simulator.DeliveryAttempt {
 	a := simulator.DeliveryAttempt{At: now}
 	if t.WebhookURL == "" {
 		a.Error = simulator.ErrNoEndpoint
@@ -782,6 +805,9 @@ func (d *Dispatcher) send(ctx context.Context, t *simulator.Tenant, ev *simulato
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("User-Agent", "paysandbox-webhooks/"+Version)
+	if traceparent != "" {
+		req.Header.Set(HeaderTraceParent, traceparent)
+	}
 	start := time.Now()
 	resp, err := d.client.Do(req)
 	if err != nil {

@@ -8,7 +8,10 @@
 // with retries on the tenant clock and records every attempt. Its Guard
 // decides where deliveries may go (serve's --webhook-allow): the service
 // asks it when an endpoint is set, and the dispatcher dials through it,
-// never through an environment proxy.
+// never through an environment proxy. With Options.Tracer each attempt is a
+// span of the trace that caused its event and the request carries its W3C
+// traceparent (tracer.go; internal/tracing implements the port); without
+// one no header is added.
 //
 // It depends on simulator, simulator/service and internal/redact only
 // (never on httpapi, store or echo); the composition root injects it into the

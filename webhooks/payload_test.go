@@ -131,10 +131,10 @@ func goldenBodiesOf(tb testing.TB, v simulator.APIVersion) map[string][]byte {
 	e.clk.Advance(time.Minute)
 	_, err = e.svc.RefundPayment(ctx, e.t, p.ID, service.RefundRequest{Amount: i64(300), Reason: "Item returned."})
 	require.NoError(tb, err)
-	d, err := e.svc.OpenDispute(e.t, p.ID, "FRAUDULENT", i64(700))
+	d, err := e.svc.OpenDispute(context.Background(), e.t, p.ID, "FRAUDULENT", i64(700))
 	require.NoError(tb, err)
 	e.clk.Advance(time.Hour)
-	_, err = e.svc.SetDisputeStatus(e.t, d.ID, "WON", "")
+	_, err = e.svc.SetDisputeStatus(context.Background(), e.t, d.ID, "WON", "")
 	require.NoError(tb, err)
 	e.pay(tb, 1000, "4000000000000002") // declined
 

@@ -17,6 +17,7 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/internal/redact"
+	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/cards"
@@ -36,6 +37,9 @@ type AppOptions struct {
 	UI dashboard.Options
 	// Resolver answers host names for --webhook-allow (default the system's).
 	Resolver webhooks.Resolver
+	// Env reads the standard OTEL_EXPORTER_OTLP_* variables that turn
+	// tracing on without --otel-endpoint (default os.LookupEnv).
+	Env func(string) (string, bool)
 }
 
 // App is the one composition root, shared by main and the end-to-end tests:
@@ -61,6 +65,8 @@ type App struct {
 	logBuf *logBuffer // nil when the log is discarded
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// tracing exports traces (--otel-endpoint); its ports are nil when off.
+	tracing appTracing
 }
 
 // Open builds the application from a validated configuration.
@@ -95,21 +101,30 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		closeLog(logBuf)
 		return nil, err
 	}
+	tr, err := openTracing(cfg, opt.Env, tracing.Options{Version: version, Log: log})
+	if err != nil {
+		db.Close()
+		closeLog(logBuf)
+		return nil, err
+	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
-	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf}
+	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf, tracing: tr}
 	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, proc, log, service.Config{
 		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
 		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
 		Instance:       cfg.Instance,
 		WebhookVersion: simulator.APIVersion(cfg.WebhookVersion),
+		Tracer:         tr.service,
 	})
 	a.Svc = svc
 	if err := a.prepareTenants(); err != nil {
+		_ = tr.close(cfg.ShutdownTimeout)
 		db.Close()
 		closeLog(logBuf)
 		return nil, err
 	}
 	if err := a.buildHandler(opt.UI, trust); err != nil {
+		_ = tr.close(cfg.ShutdownTimeout)
 		db.Close()
 		return nil, err
 	}
@@ -139,6 +154,9 @@ func withDefaults(cfg Config, opt AppOptions) (Config, AppOptions) {
 	if opt.IDs == nil {
 		opt.IDs = simulator.RandomIDs{}
 	}
+	if opt.Env == nil {
+		opt.Env = os.LookupEnv
+	}
 	return cfg, opt
 }
 
@@ -166,6 +184,7 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 		Trust:       trust,
 
 		SnapshotMaxBytes: cfg.SnapshotMaxBytes,
+		Tracer:      a.tracing.http,
 	})
 	if ui.Logger == nil {
 		ui.Logger = log
@@ -363,9 +382,10 @@ func (a *App) Shutdown() error {
 	return nil
 }
 
-// Close shuts down if needed and closes the store.
+// Close shuts down if needed, exports the spans still queued and closes
+// the store.
 func (a *App) Close() error {
-	err := errors.Join(a.Shutdown(), a.DB.Close())
+	err := errors.Join(a.Shutdown(), a.tracing.close(a.Config.ShutdownTimeout), a.DB.Close())
 	closeLog(a.logBuf)
 	return err
 }
@@ -399,6 +419,7 @@ func (a *App) webhookOptions() webhooks.Options {
 		Timeout:        a.Config.WebhookTimeout,
 		SlotsPerTenant: a.Config.WebhookSlotsPerTenant,
 		Retention:      service.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge},
+		Tracer:         a.tracing.webhooks,
 		OnAttempt: func(tenantID string, ev *simulator.Event, at simulator.DeliveryAttempt) {
 			webhookHint(a.Server.Journal())(tenantID, ev, at)
 		},

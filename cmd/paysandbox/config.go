@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/paysandbox/paysandbox/internal/forwarded"
+	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -81,6 +82,11 @@ type Config struct {
 	// SnapshotMaxBytes is the largest snapshot POST /_sandbox/tenants
 	// imports (its other bodies keep the 1 MiB limit).
 	SnapshotMaxBytes int64 `mapstructure:"snapshot_max_bytes"`
+	// OtelEndpoint is the OTLP/HTTP receiver traces are exported to
+	// (internal/tracing): a base URL sends to its /v1/traces, a URL with a
+	// path to that path. Empty: the standard OTEL_EXPORTER_OTLP_ENDPOINT /
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT decide; none set: no tracing.
+	OtelEndpoint string `mapstructure:"otel_endpoint"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -135,6 +141,7 @@ var defaults = map[string]any{
 	"instance":                 "",
 	"seed":                     []string{},
 	"snapshot_max_bytes":       httpapi.DefaultSnapshotMaxBytes,
+	"otel_endpoint":            "",
 }
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
@@ -168,6 +175,7 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Duration("advance-wait", service.DefaultAdvanceWait, "a clock advance waits this long at most for the webhook attempts it makes due; later ones finish on their own")
 	fs.StringSlice("seed", nil, "tenant snapshot file (paysandbox tenants export) loaded at start into its own tenant, whose key the log prints; a restart adds no tenant (repeat or comma-separate)")
 	fs.Int64("snapshot-max-bytes", httpapi.DefaultSnapshotMaxBytes, "largest tenant snapshot POST /_sandbox/tenants imports, in bytes (other request bodies stay at 1 MiB)")
+	fs.String("otel-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (http://collector:4318 sends to its /v1/traces; unset: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else no tracing)")
 }
 
 // loadConfig resolves the configuration with viper from flags, env, file and defaults.
@@ -257,7 +265,8 @@ func (c Config) Validate() error {
 type complain func(format string, args ...any)
 
 // checkServer complains about the server's own settings: address, db,
-// timeouts, caps, journal, fsync, logging and the instance name.
+// timeouts, caps, journal, fsync, logging, the instance name and the trace
+// endpoint.
 func (c Config) checkServer(bad complain) {
 	if c.Addr == "" {
 		bad("addr: must not be empty")
@@ -317,6 +326,9 @@ func (c Config) checkServer(bad complain) {
 		if err := simulator.CheckInstanceName(c.Instance); err != nil {
 			bad("instance: %v", err)
 		}
+	}
+	if err := tracing.CheckEndpoint(c.OtelEndpoint); err != nil {
+		bad("otel_endpoint: %q %v", c.OtelEndpoint, err)
 	}
 }
 

@@ -10,7 +10,7 @@ func (s *Server) approveAttempt(c echo.Context) error {
 	if _, err := decodeRequest(c, emptyRequest, "PaymentAttemptApproveRequest", nil, true, uuidParam(c, "id")...); err != nil {
 		return err
 	}
-	res, err := s.svc.ApproveAttempt(tenantOf(c), c.Param("id"))
+	res, err := s.svc.ApproveAttempt(c.Request().Context(), tenantOf(c), c.Param("id"))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,9 @@
 // parse -> validate -> service -> render. The OpenAPI 3.1 document of every
 // route (openapi*.go, kin-openapi) is generated from the same tables: the
 // request schemas, the DTOs, the catalogue and statusOf, the version
-// differences; apiOps documents each route of routes.go.
-// It imports simulator and simulator/service; never store, processors or webhooks.
+// differences; apiOps documents each route of routes.go. With
+// Options.Tracer, an outermost middleware makes a span of each request
+// (tracer.go; the port is declared here, internal/tracing implements it).
+// It imports simulator and simulator/service; never store, processors,
+// webhooks or OpenTelemetry.
 package httpapi

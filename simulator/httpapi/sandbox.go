@@ -189,7 +189,7 @@ func (s *Server) dispute(c echo.Context) error {
 	if _, err := decodeRequest(c, disputeRequest, "DisputeRequest", &req, true); err != nil {
 		return err
 	}
-	d, err := s.svc.OpenDispute(tenantOf(c), c.Param("id"), req.Reason, req.Amount)
+	d, err := s.svc.OpenDispute(c.Request().Context(), tenantOf(c), c.Param("id"), req.Reason, req.Amount)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (s *Server) settle(c echo.Context) error {
 	if _, err := decodeRequest(c, emptyRequest, "SettleRequest", nil, true); err != nil {
 		return err
 	}
-	p, err := s.svc.SettleNow(tenantOf(c), c.Param("id"))
+	p, err := s.svc.SettleNow(c.Request().Context(), tenantOf(c), c.Param("id"))
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,9 @@ type Options struct {
 	// SnapshotMaxBytes is the largest snapshot POST /_sandbox/tenants
 	// imports (0: DefaultSnapshotMaxBytes); its other bodies keep MaxBody.
 	SnapshotMaxBytes int64
+	// Tracer, when set, makes a span of every request (a traceparent it
+	// carries is continued); nil: no tracing and no middleware for it.
+	Tracer Tracer
 }
 
 // Server is the HTTP face of the service.
@@ -75,6 +78,9 @@ func New(svc *service.Service, opt Options) *Server {
 	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize), api: apiHandler{e}}
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = opt.Trust.ClientIP // c.RealIP()
+	if opt.Tracer != nil {
+		e.Use(s.trace)
+	}
 	e.Use(s.requestLog)
 	s.routes()
 	s.indexJournalRoutes()

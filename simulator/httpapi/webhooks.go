@@ -308,7 +308,7 @@ func (s *Server) setDisputeStatus(c echo.Context) error {
 	if _, err := decodeRequest(c, disputeStatusRequest, "DisputeStatusRequest", &req, false); err != nil {
 		return err
 	}
-	d, err := s.svc.SetDisputeStatus(tenantOf(c), c.Param("id"), req.Status, req.Type)
+	d, err := s.svc.SetDisputeStatus(c.Request().Context(), tenantOf(c), c.Param("id"), req.Status, req.Type)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
@@ -18,10 +19,10 @@ type ApproveResult struct {
 // ClientSessionNotManual, IdempotencyKeyAlreadyExists, PaymentAttemptExpired,
 // InvalidPaymentAttemptTransition; RequestValidationError when the session
 // lacks amount, currency or orderId (the attempt stays as it was).
-func (s *Service) ApproveAttempt(t *simulator.Tenant, id string) (ApproveResult, error) {
+func (s *Service) ApproveAttempt(ctx context.Context, t *simulator.Tenant, id string) (ApproveResult, error) {
 	var res ApproveResult
 	var pid string
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.update(ctx, func(tx simulator.Tx) error {
 		a, cs, err := attemptFor(tx, t, id)
 		if err != nil {
 			return err

@@ -11,26 +11,26 @@ import (
 // store transaction (fn may also write other records), stamps dateUpdated and
 // appends a PAYMENT.STATUS event when the status moved. fn returning
 // errNoChange leaves everything as it was and answers the current payment.
-func (s *Service) mutatePayment(t *simulator.Tenant, id string, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
-	return s.mutatePaymentKey(t, id, "", fn)
+func (s *Service) mutatePayment(ctx context.Context, t *simulator.Tenant, id string, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
+	return s.mutatePaymentKey(ctx, t, id, "", fn)
 }
 
 // mutatePaymentKey is mutatePayment for a request with an X-Idempotency-Key:
 // the key is checked before anything else and claimed in the same
 // transaction, only when the request changed something.
-func (s *Service) mutatePaymentKey(t *simulator.Tenant, id, idemKey string, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
-	return s.mutatePaymentAt(t, id, idemKey, time.Time{}, fn)
+func (s *Service) mutatePaymentKey(ctx context.Context, t *simulator.Tenant, id, idemKey string, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
+	return s.mutatePaymentAt(ctx, t, id, idemKey, time.Time{}, fn)
 }
 
 // mutatePaymentAt is mutatePaymentKey whose change happened at the tenant
 // time at, when that is not zero and already past: a scheduled job run after
 // it fell due (by a clock advance that jumped over it) stamps its change,
 // events and dateUpdated with its due time, never earlier than the payment's
-// last update.
-func (s *Service) mutatePaymentAt(t *simulator.Tenant, id, idemKey string, at time.Time, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
+// last update. The transaction is ctx's store.commit span (Service.update).
+func (s *Service) mutatePaymentAt(ctx context.Context, t *simulator.Tenant, id, idemKey string, at time.Time, fn func(tx simulator.Tx, p *simulator.Payment, now time.Time) error) (*simulator.Payment, error) {
 	var out *simulator.Payment
 	kick := false
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.update(ctx, func(tx simulator.Tx) error {
 		if err := checkIdempotency(tx, t, idemKey); err != nil {
 			return err
 		}
@@ -95,14 +95,14 @@ var errNoChange error = noChange{}
 // decision. A timeout decision holds the caller until ctx's deadline (the
 // request timeout) and answers RequestTimeout; the payment resolves later.
 func (s *Service) authorizeNow(ctx context.Context, t *simulator.Tenant, p *simulator.Payment) (*simulator.Payment, error) {
-	return s.authorizeWith(ctx, t, p, s.Processor.Authorize(ctx, t.ID, p))
+	return s.authorizeWith(ctx, t, p, s.decide(ctx, t.ID, p))
 }
 
 // authorizeWith is authorizeNow with the processor's decision d already taken.
 func (s *Service) authorizeWith(ctx context.Context, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision) (*simulator.Payment, error) {
 	notePayment(ctx, p) // a 504 answered meanwhile names it
 	sleepLatency(ctx, d.Latency)
-	out, err := s.applyAuthorization(t, p.ID, d, false, requestIDOf(ctx))
+	out, err := s.applyAuthorization(ctx, t, p.ID, d, false, requestIDOf(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -122,13 +122,13 @@ func errRequestTimeout(p *simulator.Payment) error {
 // authenticated is true when 3DS already passed (resume after AUTH_SUCCESS);
 // requestID is the request that waits for it ("" for background work), which
 // a timeout it starts records.
-func (s *Service) applyAuthorization(t *simulator.Tenant, id string, d simulator.AuthorizeDecision, authenticated bool, requestID string) (*simulator.Payment, error) {
-	return s.mutatePayment(t, id, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+func (s *Service) applyAuthorization(ctx context.Context, t *simulator.Tenant, id string, d simulator.AuthorizeDecision, authenticated bool, requestID string) (*simulator.Payment, error) {
+	return s.mutatePayment(ctx, t, id, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if p.Status != simulator.StatusPending || p.Timeout != nil || (p.ThreeDS != nil && !authenticated) {
 			return errNoChange // decided already (a job and a request raced)
 		}
 		_ = tx.DeleteJob(&simulator.Job{ID: authJobID(p.ID), TenantID: t.ID})
-		if err := s.authorizeTx(tx, t, p, d, authenticated, now); err != nil {
+		if err := s.authorizeTx(ctx, tx, t, p, d, authenticated, now); err != nil {
 			return err
 		}
 		if p.Timeout != nil {
@@ -140,8 +140,8 @@ func (s *Service) applyAuthorization(t *simulator.Tenant, id string, d simulator
 
 // authorizeTx applies decision d to the PENDING payment p inside tx: a 3DS
 // challenge or a timeout starts (with its token or recovery job), or the
-// processors' answers are recorded.
-func (s *Service) authorizeTx(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, authenticated bool, now time.Time) error {
+// processors' answers are recorded (each a processor span of ctx's trace).
+func (s *Service) authorizeTx(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, authenticated bool, now time.Time) error {
 	p.Rule = d.Rule
 	if !authenticated {
 		p.Plan = simulator.PlanOf(d) // chosen once: it governs the rest of the payment's life
@@ -166,12 +166,13 @@ func (s *Service) authorizeTx(tx simulator.Tx, t *simulator.Tenant, p *simulator
 		j.PaymentID = p.ID
 		return tx.PutJob(j)
 	}
-	return s.runSteps(tx, t, p, d, now)
+	return s.runSteps(ctx, tx, t, p, d, now)
 }
 
 // runSteps records each processor's answer as a SALE transaction; a soft
-// decline falls back to the next processor.
-func (s *Service) runSteps(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, now time.Time) error {
+// decline falls back to the next processor. Each step tried is one
+// processor.authorize span of ctx's trace (Service.processorSpan).
+func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, now time.Time) error {
 	steps := d.Steps
 	if len(steps) == 0 {
 		accts := s.Processor.Accounts(t.ID)
@@ -179,6 +180,7 @@ func (s *Service) runSteps(tx simulator.Tx, t *simulator.Tenant, p *simulator.Pa
 	}
 	final := simulator.FinalStep(simulator.AuthorizeDecision{Steps: steps})
 	for _, st := range steps {
+		endProcessorSpan(s.processorSpan(ctx, "authorize", p, st.Account.Name), st.Status, st.Reason)
 		txn := s.saleTransaction(p, st, now)
 		p.Processor = &simulator.ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
 		p.Transactions = append(p.Transactions, txn)

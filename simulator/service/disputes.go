@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -10,18 +11,18 @@ import (
 // OpenDispute opens a dispute on an authorized or settled payment and sends
 // DISPUTE.OPENED (control plane). amount nil disputes what was captured (or
 // authorized). Errors: PaymentError, InvalidPaymentStatus, RequestValidationError.
-func (s *Service) OpenDispute(t *simulator.Tenant, paymentID, reason string, amount *int64) (*simulator.Dispute, error) {
-	return s.openDispute(t, paymentID, reason, amount, nil)
+func (s *Service) OpenDispute(ctx context.Context, t *simulator.Tenant, paymentID, reason string, amount *int64) (*simulator.Dispute, error) {
+	return s.openDispute(ctx, t, paymentID, reason, amount, nil)
 }
 
 // openDispute opens a dispute; job is the scenario's JobDispute (deleted in
 // the same transaction; its plan's Then steps are scheduled from the opening).
-func (s *Service) openDispute(t *simulator.Tenant, paymentID, reason string, amount *int64, job *simulator.Job) (*simulator.Dispute, error) {
+func (s *Service) openDispute(ctx context.Context, t *simulator.Tenant, paymentID, reason string, amount *int64, job *simulator.Job) (*simulator.Dispute, error) {
 	if reason == "" {
 		reason = "FRAUDULENT"
 	}
 	var out *simulator.Dispute
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.update(ctx, func(tx simulator.Tx) error {
 		if job != nil {
 			if cur, err := tx.Job(t.ID, job.ID); err != nil || cur == nil {
 				return err
@@ -108,8 +109,8 @@ func (s *Service) scheduleDisputeStep(tx simulator.Tx, t *simulator.Tenant, d *s
 
 // disputeStepJob runs a dispute's next scripted step and schedules the one
 // after it, in one transaction with the job's deletion.
-func (s *Service) disputeStepJob(t *simulator.Tenant, j *simulator.Job) error {
-	err := s.Store.Update(func(tx simulator.Tx) error {
+func (s *Service) disputeStepJob(ctx context.Context, t *simulator.Tenant, j *simulator.Job) error {
+	err := s.update(ctx, func(tx simulator.Tx) error {
 		if err := tx.DeleteJob(j); err != nil {
 			return err
 		}
@@ -139,7 +140,7 @@ func (s *Service) disputeStepJob(t *simulator.Tenant, j *simulator.Job) error {
 // SetDisputeStatus moves a dispute to status (and type, when given) and sends
 // DISPUTE.STATUS. Errors: RequestValidationError (bad status or type),
 // NotFound (no such dispute of this tenant).
-func (s *Service) SetDisputeStatus(t *simulator.Tenant, id, status, typ string) (*simulator.Dispute, error) {
+func (s *Service) SetDisputeStatus(ctx context.Context, t *simulator.Tenant, id, status, typ string) (*simulator.Dispute, error) {
 	var errs []simulator.FieldError
 	if !slices.Contains(simulator.DisputeStatuses[1:], status) {
 		errs = append(errs, simulator.FieldError{Path: "$.status", Description: "status must be one of CHALLENGED, ACCEPTED, WON, LOST, EXPIRED, CANCELLED"})
@@ -151,7 +152,7 @@ func (s *Service) SetDisputeStatus(t *simulator.Tenant, id, status, typ string) 
 		return nil, simulator.ValidationError("DisputeStatusRequest", errs...)
 	}
 	var out *simulator.Dispute
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.update(ctx, func(tx simulator.Tx) error {
 		d, err := tx.Dispute(t.ID, id)
 		if err != nil {
 			return err
@@ -197,8 +198,8 @@ func (s *Service) Disputes(t *simulator.Tenant, paymentID string) ([]*simulator.
 
 // SettleNow moves a SETTLING payment to SETTLED at once (control plane).
 // Errors: PaymentError, InvalidPaymentStatus.
-func (s *Service) SettleNow(t *simulator.Tenant, id string) (*simulator.Payment, error) {
-	return s.mutatePayment(t, id, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+func (s *Service) SettleNow(ctx context.Context, t *simulator.Tenant, id string) (*simulator.Payment, error) {
+	return s.mutatePayment(ctx, t, id, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if err := p.CheckSettle(); err != nil {
 			return err
 		}

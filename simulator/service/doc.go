@@ -6,9 +6,10 @@
 // jobs, long-poll waits and held requests. Service is made fully wired by NewService.
 //
 // It works on the kernel's types and rules (package simulator) and reaches
-// storage, processors, clocks and the webhook dispatcher only through ports:
-// those the kernel declares (simulator.Store, simulator.Processor, ...) and
-// WebhookRunner, declared here where it is used. It imports the standard
+// storage, processors, clocks, the webhook dispatcher and tracing only
+// through ports: those the kernel declares (simulator.Store,
+// simulator.Processor, ...) and WebhookRunner and Tracer, declared here
+// where they are used. It imports the standard
 // library, simulator and simulator/cards (the test-card catalogue, which
 // imports the kernel only); never simulator/store, simulator/httpapi,
 // webhooks, dashboard, processors, scenarios or cmd (a test fails if it

@@ -35,19 +35,19 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *simulator.Tenant, id,
 	}
 	probe := snap.Clone() // the rules see the merchant account asked for (when processorMerchantId)
 	probe.Processor = &simulator.ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
-	d := s.Processor.Authorize(ctx, t.ID, probe)
+	d := s.decide(ctx, t.ID, probe)
 	fs := simulator.FinalStep(d)
 	d.Steps = []simulator.AuthStep{{Account: *acct, Status: fs.Status, Reason: fs.Reason}}
 	if fs.Status == "" {
 		d.Steps[0].Status = simulator.StatusAuthorized
 	}
 	d.ThreeDS, d.Timeout = simulator.ThreeDSNone, nil
-	return s.mutatePaymentKey(t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+	return s.mutatePaymentKey(ctx, t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if err := p.CheckAuthorize(); err != nil {
 			return err
 		}
 		_ = tx.DeleteJob(&simulator.Job{ID: authJobID(p.ID), TenantID: t.ID})
-		return s.runSteps(tx, t, p, d, now)
+		return s.runSteps(ctx, tx, t, p, d, now)
 	})
 }
 
@@ -71,8 +71,10 @@ func (s *Service) CapturePayment(ctx context.Context, t *simulator.Tenant, id st
 	if err != nil {
 		return nil, err
 	}
+	sp := s.processorSpan(ctx, "capture", snap, processorName(snap))
 	d := s.Processor.Capture(ctx, t.ID, snap, amt)
-	return s.mutatePaymentKey(t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+	endProcessorSpan(sp, d.Status, d.Reason)
+	return s.mutatePaymentKey(ctx, t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckCapture(req.Amount)
 		if err != nil {
 			return err
@@ -132,7 +134,7 @@ func (s *Service) preflight(t *simulator.Tenant, id, idemKey string) (*simulator
 // CancelPayment voids a PENDING or AUTHORIZED payment.
 // Errors: PaymentError, InvalidPaymentStatus, IdempotencyKeyAlreadyExists.
 func (s *Service) CancelPayment(ctx context.Context, t *simulator.Tenant, id, reason, idemKey string) (*simulator.Payment, error) {
-	return s.mutatePaymentKey(t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+	return s.mutatePaymentKey(ctx, t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if err := p.CheckCancel(); err != nil {
 			return err
 		}
@@ -176,9 +178,11 @@ func (s *Service) RefundPayment(ctx context.Context, t *simulator.Tenant, id str
 	if err != nil {
 		return nil, err
 	}
+	sp := s.processorSpan(ctx, "refund", snap, processorName(snap))
 	d := s.Processor.Refund(ctx, t.ID, snap, amt)
+	endProcessorSpan(sp, d.Status, d.Reason)
 	var refundEvent *simulator.Event
-	p, err := s.mutatePaymentKey(t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+	p, err := s.mutatePaymentKey(ctx, t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckRefund(req.Amount, req.TransactionEventID)
 		if err != nil {
 			return err
@@ -236,10 +240,10 @@ func (s *Service) ResumePayment(ctx context.Context, t *simulator.Tenant, id, re
 		if snap.Plan != nil { // the decision taken at creation, not the rules in force now
 			d = snap.Plan.Decision()
 		} else {
-			d = s.Processor.Authorize(ctx, t.ID, snap)
+			d = s.decide(ctx, t.ID, snap)
 		}
 	}
-	return s.mutatePaymentKey(t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+	return s.mutatePaymentKey(ctx, t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if err := p.CheckResume(resumeToken); err != nil {
 			return err
 		}
@@ -254,7 +258,7 @@ func (s *Service) ResumePayment(ctx context.Context, t *simulator.Tenant, id, re
 			return nil
 		}
 		p.ThreeDS, p.Required = nil, nil
-		return s.runSteps(tx, t, p, d, now)
+		return s.runSteps(ctx, tx, t, p, d, now)
 	})
 }
 
@@ -277,7 +281,8 @@ func (s *Service) AnswerChallenge(challengeToken, result string) (string, *simul
 		return "", nil, err
 	}
 	var resume string
-	p, err := s.mutatePayment(t, snap.ID, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+	// Untraced (no context here): the answer changes no status, so makes no event.
+	p, err := s.mutatePayment(context.Background(), t, snap.ID, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		if p.ThreeDS == nil || p.ThreeDS.ChallengeToken != challengeToken || p.Status != simulator.StatusPending {
 			return simulator.ErrClientToken()
 		}
@@ -306,4 +311,12 @@ func (s *Service) CompleteChallenge(ctx context.Context, t *simulator.Tenant, id
 		return nil, err
 	}
 	return s.ResumePayment(ctx, t, id, resume, "")
+}
+
+// processorName is the processor that authorized p ("" before any did).
+func processorName(p *simulator.Payment) string {
+	if p.Processor == nil {
+		return ""
+	}
+	return p.Processor.Name
 }

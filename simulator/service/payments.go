@@ -81,9 +81,9 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	var deferred bool
 	for tries := 0; ; tries++ {
 		p.OneShot = oneShot
-		d = s.Processor.Authorize(ctx, t.ID, p)
+		d = s.decide(ctx, t.ID, p)
 		deferred = d.ThreeDS == simulator.ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
-		err = s.commitPayment(t, req, p, d, deferred)
+		err = s.commitPayment(ctx, t, req, p, d, deferred)
 		moved, ok := err.(*oneShotMoved) // takeOneShot's own error, unwrapped by Update
 		if !ok {
 			break
@@ -109,8 +109,8 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 // usable, the one-shot it was decided with still pending), then the
 // idempotency claim, the token marked used, the one-shot taken, and the
 // payment with its events (and, when deferred, its recovery job).
-func (s *Service) commitPayment(t *simulator.Tenant, req PaymentRequest, p *simulator.Payment, d simulator.AuthorizeDecision, deferred bool) error {
-	return s.Store.Update(func(tx simulator.Tx) error {
+func (s *Service) commitPayment(ctx context.Context, t *simulator.Tenant, req PaymentRequest, p *simulator.Payment, d simulator.AuthorizeDecision, deferred bool) error {
+	return s.update(ctx, func(tx simulator.Tx) error {
 		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (s *Service) commitPayment(t *simulator.Tenant, req PaymentRequest, p *simu
 		if deferred {
 			return s.insertPayment(tx, t, p)
 		}
-		return s.createAuthorized(tx, t, p, d)
+		return s.createAuthorized(ctx, tx, t, p, d)
 	})
 }
 
@@ -187,7 +187,7 @@ func paymentSource(tx sourceReader, t *simulator.Tenant, req PaymentRequest) (*s
 // its PENDING event first (rendered from the PENDING payment), then the
 // decision applied as authorizing a stored payment applies it (the same
 // records and events, in the same order), with no recovery job.
-func (s *Service) createAuthorized(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision) error {
+func (s *Service) createAuthorized(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision) error {
 	if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil); err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (s *Service) createAuthorized(tx simulator.Tx, t *simulator.Tenant, p *simu
 		p.DateUpdated = now
 	}
 	before := p.Status
-	if err := s.authorizeTx(tx, t, p, d, false, now); err != nil {
+	if err := s.authorizeTx(ctx, tx, t, p, d, false, now); err != nil {
 		return err
 	}
 	if p.Status != before {

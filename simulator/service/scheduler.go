@@ -280,8 +280,26 @@ func errAdvance(why string) error {
 	return simulator.ValidationError("ClockAdvanceRequest", simulator.FieldError{Path: "$.duration", Description: why})
 }
 
-// runJob executes one job: the effect and the job's deletion share a transaction.
-func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
+// runJob executes one job: the effect and the job's deletion share a
+// transaction. It is one job span: of the clock advance's trace when one
+// runs it, else the root of its own trace.
+func (s *Service) runJob(ctx context.Context, j *simulator.Job) (err error) {
+	if s.tracer != nil {
+		var sp Span
+		ctx, sp = s.tracer.Start(ctx, spanJob+string(j.Kind))
+		sp.SetAttr("paysandbox.tenant.id", j.TenantID)
+		sp.SetAttr("paysandbox.job.id", j.ID)
+		if j.PaymentID != "" {
+			sp.SetAttr("paysandbox.payment.id", j.PaymentID)
+		}
+		sp.SetAttr("paysandbox.job.due", j.Due.UTC().Format(time.RFC3339Nano))
+		defer func() { sp.End(err) }()
+	}
+	return s.job(ctx, j)
+}
+
+// job runs j (runJob).
+func (s *Service) job(ctx context.Context, j *simulator.Job) error {
 	var t *simulator.Tenant
 	if err := s.Store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(j.TenantID); return }); err != nil {
 		return err
@@ -295,27 +313,27 @@ func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
 	case simulator.JobExpireTenant: // a ttl runs on the wall clock (ExpireTenants), not as a job: a stored one is dropped
 		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	case simulator.JobExpireAttempt:
-		return s.Store.Update(func(tx simulator.Tx) error {
+		return s.update(ctx, func(tx simulator.Tx) error {
 			if err := tx.DeleteJob(j); err != nil {
 				return err
 			}
 			return s.expireAttemptJob(tx, t, j, s.now(t))
 		})
 	case simulator.JobDisputeStatus:
-		return s.disputeStepJob(t, j)
+		return s.disputeStepJob(ctx, t, j)
 	case simulator.JobDispute:
 		var amount *int64
 		if j.Dispute != nil && j.Dispute.Amount > 0 {
 			amount = &j.Dispute.Amount
 		}
-		_, err := s.openDispute(t, j.PaymentID, j.Reason, amount, j)
+		_, err := s.openDispute(ctx, t, j.PaymentID, j.Reason, amount, j)
 		if simulator.ErrorCode(err) != "" { // payment gone or not disputable: drop
 			return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 		}
 		return err
 	}
 	var note *timeoutNote // the migration note of a resolved timeout, counted once committed
-	_, err := s.mutatePaymentAt(t, j.PaymentID, "", j.Due, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
+	_, err := s.mutatePaymentAt(ctx, t, j.PaymentID, "", j.Due, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		note = nil
 		if cur, err := tx.Job(t.ID, j.ID); err != nil || cur == nil {
 			return errorsJoin(err, errNoChange)
@@ -326,7 +344,7 @@ func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
 		switch j.Kind {
 		case simulator.JobResolveTimeout:
 			note = timeoutMigration(p, now)
-			return s.resolveTimeout(tx, t, p, now)
+			return s.resolveTimeout(ctx, tx, t, p, now)
 		case simulator.JobSettle:
 			settle(p, simulator.PaymentStatus(j.Status))
 		case simulator.JobResolveRefund:
@@ -403,13 +421,13 @@ func (s *Service) authorizeJob(ctx context.Context, t *simulator.Tenant, j *simu
 	if err != nil || p.Status != simulator.StatusPending || p.Processor != nil || p.ThreeDS != nil || p.Timeout != nil {
 		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
-	d := s.Processor.Authorize(ctx, t.ID, p)
-	_, err = s.applyAuthorization(t, p.ID, d, false, "")
+	d := s.decide(ctx, t.ID, p)
+	_, err = s.applyAuthorization(ctx, t, p.ID, d, false, "")
 	return err
 }
 
 // resolveTimeout ends a gateway timeout as the scenario said.
-func (s *Service) resolveTimeout(tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, now time.Time) error {
+func (s *Service) resolveTimeout(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, now time.Time) error {
 	if p.Status != simulator.StatusPending || p.Timeout == nil {
 		return nil
 	}
@@ -431,7 +449,7 @@ func (s *Service) resolveTimeout(tx simulator.Tx, t *simulator.Tenant, p *simula
 			st.Status = simulator.StatusFailed
 		}
 	}
-	return s.runSteps(tx, t, p, simulator.AuthorizeDecision{Steps: []simulator.AuthStep{st}}, now)
+	return s.runSteps(ctx, tx, t, p, simulator.AuthorizeDecision{Steps: []simulator.AuthStep{st}}, now)
 }
 
 // resolveRefund settles or fails a PENDING refund.

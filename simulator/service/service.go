@@ -46,6 +46,8 @@ type Service struct {
 	webhookVersion simulator.APIVersion
 	// migrations holds the migration notes not stored yet.
 	migrations migrationLog
+	// tracer is Config.Tracer (nil: nothing traced).
+	tracer Tracer
 }
 
 // Config is what NewService needs besides the ports.
@@ -83,6 +85,10 @@ type Config struct {
 	// MigrationFlush is how often, at most, a tenant's migration notes are
 	// written to the store (0: DefaultMigrationFlush).
 	MigrationFlush time.Duration
+	// Tracer traces rule matching, processor calls, store commits and
+	// scheduled jobs, and gives events the trace context of what caused
+	// them (nil: nothing is traced, at no cost).
+	Tracer Tracer
 }
 
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
@@ -107,7 +113,8 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: catalog, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
-		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion}
+		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
+		tracer: cfg.Tracer}
 	s.migrations.every = cfg.MigrationFlush
 	s.Held.keep = st.Hold
 	s.sched = newScheduler(s)

@@ -96,7 +96,7 @@ func (e *svcEnv) pending(tb testing.TB, amount int64, card string) *simulator.Pa
 	tb.Helper()
 	tk := e.tokenize(tb, simulator.ApprovalManual, amount, card)
 	require.NotNil(tb, tk.Attempt)
-	res, err := e.svc.ApproveAttempt(e.t, tk.Attempt.ID)
+	res, err := e.svc.ApproveAttempt(context.Background(), e.t, tk.Attempt.ID)
 	require.NoError(tb, err)
 	p, err := e.svc.Payment(e.t, res.PaymentID)
 	require.NoError(tb, err)
@@ -224,11 +224,11 @@ func TestServiceSettleNow(t *testing.T) {
 	p := e.pending(t, 1000, cardOK)
 	_, err := e.svc.AuthorizePayment(ctx, e.t, p.ID, "sandbox_adyen", "ADYEN", "")
 	require.NoError(t, err)
-	_, err = e.svc.SettleNow(e.t, p.ID)
+	_, err = e.svc.SettleNow(context.Background(), e.t, p.ID)
 	assert.Equal(t, simulator.CodeInvalidPaymentStatus, simulator.ErrorCode(err), "AUTHORIZED is not SETTLING")
 	_, err = e.svc.CapturePayment(ctx, e.t, p.ID, service.CaptureRequest{Final: true})
 	require.NoError(t, err)
-	p, err = e.svc.SettleNow(e.t, p.ID)
+	p, err = e.svc.SettleNow(context.Background(), e.t, p.ID)
 	require.NoError(t, err)
 	assert.Equal(t, simulator.StatusSettled, p.Status)
 	e.advance(t, time.Minute) // the settle job finds nothing left to do
@@ -476,7 +476,7 @@ func TestServiceApproveConverges(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = e.svc.ApproveAttempt(e.t, tk.Attempt.ID)
+			results[i], errs[i] = e.svc.ApproveAttempt(context.Background(), e.t, tk.Attempt.ID)
 		}()
 	}
 	wg.Wait()

@@ -81,7 +81,7 @@ func (s *Service) vaultSource(t *simulator.Tenant, token string) (src *simulator
 // FailedVerification.
 func (s *Service) verifyCard(ctx context.Context, t *simulator.Tenant, customerID string, card simulator.CardInfo) error {
 	probe := &simulator.Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: card}
-	if scenarioOutcome(s.Processor.Authorize(ctx, t.ID, probe)) != simulator.StatusAuthorized {
+	if scenarioOutcome(s.decide(ctx, t.ID, probe)) != simulator.StatusAuthorized {
 		return simulator.Errorf(simulator.CodeFailedVerification, "Payment method could not be verified").
 			WithRecovery("Use a card that the processor authorizes, or vault without verify.")
 	}

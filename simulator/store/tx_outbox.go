@@ -79,6 +79,8 @@ type evRec struct {
 	Status    string          `json:"status"`
 	NextAt    time.Time       `json:"nextAt,omitzero"`
 	Attempts  []attRec        `json:"attempts,omitempty"`
+	// TraceParent is simulator.Event.TraceParent.
+	TraceParent string `json:"traceParent,omitempty" cbor:"tp,omitempty"`
 }
 
 // attRec is simulator.DeliveryAttempt without its zero values.
@@ -96,7 +98,7 @@ type attRec struct {
 
 func evRecOf(e *simulator.Event) evRec {
 	rec := evRec{ID: e.ID, Type: e.Type, PaymentID: e.PaymentID, DisputeID: e.DisputeID, CreatedAt: e.CreatedAt,
-		Status: e.Status, NextAt: e.NextAt}
+		Status: e.Status, NextAt: e.NextAt, TraceParent: e.TraceParent}
 	if len(e.Attempts) > 0 {
 		rec.Attempts = make([]attRec, len(e.Attempts))
 		for i, a := range e.Attempts {
@@ -110,7 +112,7 @@ func evRecOf(e *simulator.Event) evRec {
 // decoding "body":null gave JSON records: the literal null.
 func (rec *evRec) event(tid string) *simulator.Event {
 	e := &simulator.Event{ID: rec.ID, TenantID: tid, Type: rec.Type, PaymentID: rec.PaymentID, DisputeID: rec.DisputeID,
-		CreatedAt: rec.CreatedAt, Body: rec.Body, Status: rec.Status, NextAt: rec.NextAt}
+		CreatedAt: rec.CreatedAt, Body: rec.Body, Status: rec.Status, NextAt: rec.NextAt, TraceParent: rec.TraceParent}
 	if e.Body == nil {
 		e.Body = json.RawMessage("null")
 	}
