@@ -184,7 +184,7 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 		Trust:       trust,
 
 		SnapshotMaxBytes: cfg.SnapshotMaxBytes,
-		Tracer:      a.tracing.http,
+		Tracer:           a.tracing.http,
 	})
 	if ui.Logger == nil {
 		ui.Logger = log
