@@ -19,8 +19,10 @@ import (
 // be stored answers 503 StorageFull (the log names the file) and stores
 // nothing; reads keep working; the server restarts on the full disk (after
 // kill -9) with everything it acknowledged; once a file pre-placed on the
-// tmpfs is removed, writes and tenant creation work again; and after a clean
-// restart every acknowledged session and payment still reads back.
+// tmpfs is removed, a refused payment sent again succeeds (its single-use
+// token was not used up) and writes and tenant creation work again; and
+// after a clean restart every acknowledged session and payment still reads
+// back.
 //
 // It is not part of `go test ./...`: set PAYSANDBOX_DISK_TEST=1 and run it as
 // root (.ci/run does), since it mounts a tmpfs.
@@ -33,32 +35,57 @@ type diskTenant struct {
 	payments []string // payment ids
 }
 
+// do sends a request of the flow; record is given the body of a 200.
+func (d *diskTenant) do(t *testing.T, record func(map[string]any), method, path string, body any, hdr ...string) (int, map[string]any) {
+	t.Helper()
+	st, m, err := d.c.do(method, path, body, hdr...)
+	require.NoError(t, err)
+	if st == 200 {
+		record(m)
+	}
+	return st, m
+}
+
 // pay runs session, tokenise and POST /payments, recording each 200; on
 // the first other answer it returns its status and body.
 func (d *diskTenant) pay(t *testing.T, n int) (int, map[string]any) {
 	t.Helper()
 	order := fmt.Sprintf("disk-%s-%d", d.name, n)
-	st, m, err := d.c.do("POST", "/client-session", map[string]any{"orderId": order, "currencyCode": "EUR", "amount": 1000,
-		"customerId": "disk", "metadata": map[string]any{"note": strings.Repeat("x", 200)}})
-	require.NoError(t, err)
+	var tok, pt string
+	st, m := d.do(t, func(m map[string]any) { tok = m["clientToken"].(string); d.sessions = append(d.sessions, tok) },
+		"POST", "/client-session", map[string]any{"orderId": order, "currencyCode": "EUR", "amount": 1000,
+			"customerId": "disk", "metadata": map[string]any{"note": strings.Repeat("x", 200)}})
 	if st != 200 {
 		return st, m
 	}
+	card := map[string]any{"paymentInstrument": map[string]any{"number": "4111111111111111", "cvv": "123", "expirationMonth": "12", "expirationYear": "2030"}}
+	st, m = d.do(t, func(m map[string]any) { pt = m["token"].(string) }, "POST", "/client/payment-instruments", card, "X-Client-Token", tok)
+	if st != 200 {
+		return st, m
+	}
+	return d.payWith(t, pt, order)
+}
+
+// payWith pays with the single-use token pt.
+func (d *diskTenant) payWith(t *testing.T, pt, idempotencyKey string) (int, map[string]any) {
+	t.Helper()
+	return d.do(t, func(m map[string]any) { d.payments = append(d.payments, m["id"].(string)) },
+		"POST", "/payments", map[string]any{"paymentMethodToken": pt}, "X-Idempotency-Key", idempotencyKey)
+}
+
+// token tokenises a card for a new session (a payment to make later).
+func (d *diskTenant) token(t *testing.T, order string) string {
+	t.Helper()
+	st, m, err := d.c.do("POST", "/client-session", map[string]any{"orderId": order, "currencyCode": "EUR", "amount": 1000})
+	require.NoError(t, err)
+	require.Equal(t, 200, st, "%v", m)
 	tok := m["clientToken"].(string)
 	d.sessions = append(d.sessions, tok)
 	card := map[string]any{"paymentInstrument": map[string]any{"number": "4111111111111111", "cvv": "123", "expirationMonth": "12", "expirationYear": "2030"}}
 	st, m, err = d.c.do("POST", "/client/payment-instruments", card, "X-Client-Token", tok)
 	require.NoError(t, err)
-	if st != 200 {
-		return st, m
-	}
-	st, m, err = d.c.do("POST", "/payments", map[string]any{"paymentMethodToken": m["token"]}, "X-Idempotency-Key", order)
-	require.NoError(t, err)
-	if st != 200 {
-		return st, m
-	}
-	d.payments = append(d.payments, m["id"].(string))
-	return st, m
+	require.Equal(t, 200, st, "%v", m)
+	return m["token"].(string)
 }
 
 // check reads back everything acknowledged to the tenant, and its list of
@@ -115,6 +142,12 @@ func TestDiskFull(t *testing.T) {
 	require.Equal(t, 201, st, "%v", m)
 	tenants := []*diskTenant{{name: "default", c: c}, {name: "second", c: c.as(m["apiKey"].(string))}}
 
+	// A token per tenant, to pay with once the disk is full.
+	var later []string
+	for _, tn := range tenants {
+		later = append(later, tn.token(t, "disk-later-"+tn.name))
+	}
+
 	// Fill the disk, the two tenants in turn, until each has been refused
 	// three times.
 	refused := make([]int, len(tenants))
@@ -161,14 +194,19 @@ func TestDiskFull(t *testing.T) {
 		tn.check(t, "after kill -9 on the full disk")
 	}
 	for i, tn := range tenants[:2] {
-		st, m := tn.pay(t, 10000+i)
-		requireStorageFull(t, st, m, "a payment flow after the restart")
+		st, m := tn.payWith(t, later[i], "disk-later-"+tn.name)
+		requireStorageFull(t, st, m, "a payment after the restart")
 	}
 
-	// Space freed: writes and tenant creation work again.
+	// Space freed: the refused payments succeed when sent again, with the
+	// same token and idempotency key (nothing of them was stored: the
+	// single-use token was not used up), and writes and tenant creation work
+	// again.
 	require.NoError(t, os.Remove(ballast))
 	for i, tn := range tenants[:2] {
-		st, m := tn.pay(t, 20000+i)
+		st, m := tn.payWith(t, later[i], "disk-later-"+tn.name)
+		require.Equal(t, 200, st, "tenant %s: the refused payment sent again once space is freed: %v", tn.name, m)
+		st, m = tn.pay(t, 20000+i)
 		require.Equal(t, 200, st, "tenant %s writes again once space is freed: %v", tn.name, m)
 	}
 	st, m, err = c.do("POST", "/_sandbox/tenants", map[string]any{})
