@@ -12,9 +12,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
-// The disk test runs the real binary with its store on a 2 MiB tmpfs and
+// The disk test runs the real binary with its store on a 4 MiB tmpfs and
 // writes payments in two tenants until the disk is full. A write that cannot
 // be stored answers 503 StorageFull (the log names the file) and stores
 // nothing; reads keep working; the server restarts on the full disk (after
@@ -125,12 +127,12 @@ func TestDiskFull(t *testing.T) {
 	}
 	_, bin := buildBinary(t)
 	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a 2 MiB tmpfs at %s (%v): %s", mnt, err, out)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a 4 MiB tmpfs at %s (%v): %s", mnt, err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() }) // after the servers' cleanups
 	ballast := filepath.Join(mnt, "ballast")
-	require.NoError(t, os.WriteFile(ballast, make([]byte, 512<<10), 0o644))
+	require.NoError(t, os.WriteFile(ballast, make([]byte, 1<<20), 0o644))
 	db := filepath.Join(mnt, "paysandbox.db")
 
 	out := &syncBuffer{}
@@ -184,8 +186,20 @@ func TestDiskFull(t *testing.T) {
 		tn.check(t, "on the full disk")
 	}
 
-	// kill -9 on the full disk: the restart reads everything back, and
-	// writes are still refused clearly.
+	// A clean stop on the full disk (each tenant file grew past 1 MiB since
+	// it was opened, so closing tries to shrink it, with no space to write
+	// the copy), then kill -9 on the full disk: each restart reads
+	// everything back, and writes are still refused clearly.
+	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
+	assert.NoError(t, proc.Wait(), "SIGTERM on the full disk exits 0")
+	proc, base = startLoggedServer(t, bin, db, out)
+	c.base.Store(&base)
+	for _, tn := range tenants {
+		tn.check(t, "after a clean stop on the full disk")
+	}
+	leftovers, err := filepath.Glob(filepath.Join(store.TenantsDir(db), "*.tmp"))
+	require.NoError(t, err)
+	assert.Empty(t, leftovers, "a shrink that found no space leaves no partial copy")
 	require.NoError(t, proc.Process.Signal(syscall.SIGKILL))
 	_ = proc.Wait()
 	proc, base = startLoggedServer(t, bin, db, out)
