@@ -167,9 +167,10 @@ func ErrTenantUnavailable(problem string) *Error {
 }
 
 // ErrStorageFull is StorageFull: a write failed for lack of disk space and
-// was not stored (the store's log names the file).
-func ErrStorageFull() *Error {
-	return Errorf(CodeStorageFull, "This change could not be stored: the sandbox's disk is full (no space left on device); it was not applied").
+// was not stored; problem is the system's word for it ("no space left on
+// device"; the store's log names the file).
+func ErrStorageFull(problem string) *Error {
+	return Errorf(CodeStorageFull, "This change could not be stored: the sandbox's disk is full (%s); it was not applied", problem).
 		WithRecovery("Reads keep working. Free disk space on the sandbox's server (its log names the file), then send the request again.")
 }
 

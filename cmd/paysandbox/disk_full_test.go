@@ -158,6 +158,9 @@ func TestDiskFull(t *testing.T) {
 		i := n % len(tenants)
 		if st, m := tenants[i].pay(t, n); st != 200 {
 			requireStorageFull(t, st, m, "a payment flow")
+			if refused[0]+refused[1] == 0 {
+				t.Logf("disk_test: the first refusal: %d %v", st, m)
+			}
 			refused[i]++
 		}
 	}

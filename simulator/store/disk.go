@@ -188,12 +188,14 @@ func (d *disk) close() (err error) {
 // it had appended of it from the file, so the file keeps every earlier
 // commit and none of this one. A full disk is the catalogue's StorageFull
 // (503: the client learns why, and that the request can be sent again once
-// space is freed), logged with the file; any other error is returned as is.
+// space is freed), logged with the file; so is a disk quota exceeded. Any
+// other error is returned as is.
 func writeFailed(log *slog.Logger, path string, err error) error {
-	if err == nil || !errors.Is(err, syscall.ENOSPC) {
+	var errno syscall.Errno
+	if err == nil || !errors.As(err, &errno) || errno != syscall.ENOSPC && errno != syscall.EDQUOT {
 		return err
 	}
 	log.Error("store: a write failed for lack of disk space and was not applied; writes answer 503 StorageFull until space is freed",
 		"file", path, "err", err)
-	return fmt.Errorf("store: writing %s: %w: %w", path, simulator.ErrStorageFull(), err)
+	return fmt.Errorf("store: writing %s: %w: %w", path, simulator.ErrStorageFull(errno.Error()), err)
 }
