@@ -67,6 +67,10 @@ const (
 	// CodeTenantUnavailable: the tenant's data cannot be opened or read
 	// (503); other tenants are unaffected (SANDBOX.md section 10).
 	CodeTenantUnavailable Code = "TenantUnavailable"
+	// CodeStorageFull: a change could not be stored because the server's
+	// disk is full (503); nothing of it was stored, reads keep working, and
+	// the same request succeeds once space is freed.
+	CodeStorageFull Code = "StorageFull"
 	// CodeHeadersTooLarge: the request's header block is over 64 KiB
 	// (SANDBOX.md section 12).
 	CodeHeadersTooLarge Code = "RequestHeaderFieldsTooLarge"
@@ -88,6 +92,7 @@ var Codes = []Code{
 	CodePaymentAttemptNotFound, CodeClientSessionNotManual, CodeInvalidPaymentAttemptTransition,
 	CodePaymentAttemptExpired,
 	CodeScenarioValidationError, CodeWaitTimeout, CodeHeadersTooLarge, CodeTenantUnavailable,
+	CodeStorageFull,
 }
 
 // FieldError is one broken rule of a request, at a JSONPath like "$.order.lineItems[0].amount".
@@ -159,6 +164,14 @@ func ErrorCode(err error) Code {
 func ErrTenantUnavailable(problem string) *Error {
 	return Errorf(CodeTenantUnavailable, "This tenant's data cannot be opened: %s", problem).
 		WithRecovery("Other tenants are unaffected. The server's log names the file; restore it from a backup or remove it and reset the tenant.")
+}
+
+// ErrStorageFull is StorageFull: a write failed for lack of disk space and
+// was not stored; problem is the system's word for it ("no space left on
+// device"; the store's log names the file).
+func ErrStorageFull(problem string) *Error {
+	return Errorf(CodeStorageFull, "This change could not be stored: the sandbox's disk is full (%s); it was not applied", problem).
+		WithRecovery("Reads keep working. Free disk space on the sandbox's server (its log names the file), then send the request again.")
 }
 
 // The common errors, each a new *Error with the vendor's wording.

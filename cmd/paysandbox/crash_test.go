@@ -24,9 +24,11 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// The crash test runs the real binary on a db file under mixed traffic and
-// kills it with SIGKILL at random moments, restarting it each time. At the
-// end everything the server acknowledged must be readable in the
+// The crash test runs the real binary on a db file under mixed traffic in
+// several tenants at once (the default one and four made through the control
+// plane, each in its own file) and kills it with SIGKILL at random moments,
+// restarting it each time. At the end everything the server acknowledged to
+// each tenant must be readable in the
 // acknowledged state or a later one, no attempt may have two payments, and
 // every event of every acknowledged payment must have reached the local
 // webhook receiver at least once (the dispatcher resumes after each restart).
@@ -35,7 +37,8 @@ import (
 
 const (
 	crashKills   = 5
-	crashWorkers = 6
+	crashTenants = 5 // the default tenant and four more
+	crashWorkers = 10
 )
 
 // crashLedger is what the server acknowledged (a 200 that the client read).
@@ -65,10 +68,21 @@ var statusRank = map[string]int{
 	"DECLINED": 5, "FAILED": 5, "CANCELLED": 5,
 }
 
-// crashClient talks to whichever process is up; errors mean "not acknowledged".
+// crashClient talks, as one tenant (key; "" is the default tenant), to
+// whichever process is up; errors mean "not acknowledged".
 type crashClient struct {
-	base atomic.Pointer[string]
+	base *atomic.Pointer[string] // shared by the clients of every tenant
 	http *http.Client
+	key  string
+}
+
+// newCrashClient is a client of the default tenant; as gives one of another.
+func newCrashClient() *crashClient {
+	return &crashClient{base: new(atomic.Pointer[string]), http: &http.Client{Timeout: 10 * time.Second}}
+}
+
+func (c *crashClient) as(key string) *crashClient {
+	return &crashClient{base: c.base, http: c.http, key: key}
 }
 
 func (c *crashClient) do(method, path string, body any, hdr ...string) (int, map[string]any, error) {
@@ -81,7 +95,11 @@ func (c *crashClient) do(method, path string, body any, hdr ...string) (int, map
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("X-API-KEY", simulator.DefaultAPIKey)
+	key := c.key
+	if key == "" {
+		key = simulator.DefaultAPIKey
+	}
+	req.Header.Set("X-API-KEY", key)
 	req.Header.Set("X-API-VERSION", "2.4")
 	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(hdr); i += 2 {
@@ -186,11 +204,16 @@ func (l *crashLedger) record(f func()) {
 // is ready.
 func startCrashServer(t *testing.T, bin, db string, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
+	return startLoggedServer(t, bin, db, &syncBuffer{}, extra...)
+}
+
+// startLoggedServer is startCrashServer with the server's output in out.
+func startLoggedServer(t *testing.T, bin, db string, out *syncBuffer, extra ...string) (*exec.Cmd, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
-	out := &syncBuffer{}
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--db", db, "--log-level", "error"}, extra...)...)
 	// Keep every delivered event, so that the end can compare all of them
 	// with what the receiver got (the default keeps 1000 per tenant).
@@ -221,7 +244,7 @@ func TestCrashKill9(t *testing.T) {
 	t.Logf("crash_test: go build took %s", time.Since(began).Round(time.Millisecond))
 	db := filepath.Join(dir, "crash.db")
 
-	// The webhook receiver counts each X-Event-Id it got.
+	// The webhook receiver counts each X-Event-Id it got (of every tenant).
 	var recvMu sync.Mutex
 	received := map[string]int{}
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -233,10 +256,18 @@ func TestCrashKill9(t *testing.T) {
 	defer recv.Close()
 	extra := []string{"--webhook-url", recv.URL}
 
-	l := &crashLedger{sessions: map[string]string{}, payments: map[string]*ackPayment{}, attempts: map[string]*ackAttempt{}, orders: map[string]bool{}}
-	c := &crashClient{http: &http.Client{Timeout: 10 * time.Second}}
+	c := newCrashClient()
 	proc, base := startCrashServer(t, bin, db, extra...)
 	c.base.Store(&base)
+	// The default tenant and crashTenants-1 made through the control plane,
+	// each in its own file, all loaded at once.
+	tenants := []*crashTenant{{name: "default", c: c, l: newCrashLedger()}}
+	for i := 1; i < crashTenants; i++ {
+		st, m, err := c.do("POST", "/_sandbox/tenants", map[string]any{"webhookUrl": recv.URL})
+		require.NoError(t, err)
+		require.Equal(t, 201, st, "%v", m)
+		tenants = append(tenants, &crashTenant{name: m["tenantId"].(string), c: c.as(m["apiKey"].(string)), l: newCrashLedger()})
+	}
 
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -245,11 +276,18 @@ func TestCrashKill9(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			tn := tenants[w%len(tenants)]
 			rng := rand.New(rand.NewPCG(uint64(w), 42))
 			for !stop.Load() {
-				l.flow(c, rng, seq.Add(1))
+				tn.l.flow(tn.c, rng, seq.Add(1))
 			}
 		}()
+	}
+	acks := func() (n int64) {
+		for _, tn := range tenants {
+			n += tn.l.acks.Load()
+		}
+		return n
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	for k := range crashKills {
@@ -260,7 +298,7 @@ func TestCrashKill9(t *testing.T) {
 		time.Sleep(time.Duration(200+rng.IntN(400)) * time.Millisecond)
 		require.NoError(t, proc.Process.Signal(syscall.SIGKILL))
 		_ = proc.Wait()
-		t.Logf("crash_test: kill %d after %d acknowledged results", k+1, l.acks.Load())
+		t.Logf("crash_test: kill %d after %d acknowledged results", k+1, acks())
 		proc, base = startCrashServer(t, bin, db, extra...)
 		c.base.Store(&base)
 	}
@@ -268,14 +306,47 @@ func TestCrashKill9(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	began = time.Now()
 	defer func() { t.Logf("crash_test: the final checks took %s", time.Since(began).Round(time.Millisecond)) }()
-	t.Logf("crash_test: %d kills, %d acknowledged results: %d sessions, %d payments, %d attempts",
-		crashKills, l.acks.Load(), len(l.sessions), len(l.payments), len(l.attempts))
+	attempts := 0
+	for _, tn := range tenants {
+		t.Run(tn.name, func(t *testing.T) {
+			tn.l.check(t, tn.c)
+			checkEventsDelivered(t, tn.c, tn.l, &recvMu, received)
+		})
+		attempts += len(tn.l.attempts)
+	}
+	require.NotZero(t, attempts, "the traffic must have produced attempts")
+
+	// A clean SIGTERM of the idle server: exit 0, and how long it took.
+	start := time.Now()
+	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
+	err := proc.Wait()
+	took := time.Since(start)
+	assert.NoError(t, err, "SIGTERM exits 0")
+	t.Logf("crash_test: idle shutdown took %s", took.Round(time.Millisecond))
+}
+
+// crashTenant is one tenant of the crash test: its client and ledger.
+type crashTenant struct {
+	name string
+	c    *crashClient
+	l    *crashLedger
+}
+
+func newCrashLedger() *crashLedger {
+	return &crashLedger{sessions: map[string]string{}, payments: map[string]*ackPayment{}, attempts: map[string]*ackAttempt{}, orders: map[string]bool{}}
+}
+
+// check reads back, through c, everything the ledger holds: each result
+// in its acknowledged state or a later one, at most one payment per manual
+// order.
+func (l *crashLedger) check(t *testing.T, c *crashClient) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t.Logf("crash_test: %d acknowledged results: %d sessions, %d payments, %d attempts",
+		l.acks.Load(), len(l.sessions), len(l.payments), len(l.attempts))
 	require.NotEmpty(t, l.payments, "the traffic must have produced payments")
-	require.NotEmpty(t, l.attempts, "the traffic must have produced attempts")
 
 	var lost atomic.Int64
 	checkEach(keysOf(l.sessions), func(tok string) {
@@ -325,16 +396,6 @@ func TestCrashKill9(t *testing.T) {
 		assert.LessOrEqual(t, len(data), 1, "order %s has %d payments", order, len(data))
 	})
 	assert.Zero(t, lost.Load(), "acknowledged results lost or gone back")
-
-	checkEventsDelivered(t, c, l, &recvMu, received)
-
-	// A clean SIGTERM of the idle server: exit 0, and how long it took.
-	start := time.Now()
-	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
-	err := proc.Wait()
-	took := time.Since(start)
-	assert.NoError(t, err, "SIGTERM exits 0")
-	t.Logf("crash_test: idle shutdown took %s", took.Round(time.Millisecond))
 }
 
 // checkEventsDelivered compares the events the sandbox made for the

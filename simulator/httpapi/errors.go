@@ -22,6 +22,7 @@ var statusOf = map[simulator.Code]int{
 	simulator.CodeRequestTimeout:         http.StatusGatewayTimeout,
 	simulator.CodeTooManyRequests:        http.StatusTooManyRequests,
 	simulator.CodeTenantUnavailable:      http.StatusServiceUnavailable,
+	simulator.CodeStorageFull:            http.StatusServiceUnavailable,
 	simulator.CodeInternalError:          http.StatusInternalServerError,
 
 	simulator.CodeClientSessionValidationError:  http.StatusBadRequest,

@@ -93,12 +93,14 @@ func (d *DB) rawWrite(n int, key func(int) string, op func(*buntdb.Tx, int) erro
 			if err = d.catalog.Update(apply); err == nil {
 				d.disk.committed()
 			}
+			err = writeFailed(d.log, d.path, err)
 		} else {
 			var f *tenantFile
 			if f, err = d.reg.acquire(g, true); err == nil {
 				if err = f.db.Update(apply); err == nil {
 					f.disk.committed()
 				}
+				err = writeFailed(d.log, f.path, err)
 				d.reg.release(f)
 			}
 		}

@@ -94,13 +94,18 @@ func (t *Tx) catPrefix(prefix string, fn func(k, v string) bool) error {
 }
 
 // applyCatalog writes the buffered catalog writes in ctx (the commit's
-// catalog Update).
+// catalog Update). A value the catalog already holds is not written again:
+// the configured tenants are put at every start, and a start on a full disk
+// must not need space for them.
 func (t *Tx) applyCatalog(ctx *buntdb.Tx) error {
 	for k, w := range t.cat {
 		if w.deleted {
 			if _, err := ctx.Delete(k); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
 				return err
 			}
+			continue
+		}
+		if cur, err := ctx.Get(k); err == nil && cur == w.val {
 			continue
 		}
 		if _, _, err := ctx.Set(k, w.val, nil); err != nil {

@@ -270,6 +270,10 @@ func (d *DB) Update(fn func(simulator.Tx) error) error {
 	}
 	err := tx.commit()
 	if err != nil {
+		if tx.catWrote { // the catalog's part committed, the tenant's failed
+			tx.publishHot()
+			d.disk.committed()
+		}
 		tx.end()
 		return err
 	}

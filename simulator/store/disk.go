@@ -2,12 +2,17 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/buntdb"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // disk does a buntdb file's whole-file work outside buntdb's lock, which
@@ -176,4 +181,21 @@ func (d *disk) close() (err error) {
 		err = errors.Join(err, d.f.Sync(), d.f.Close())
 	})
 	return err
+}
+
+// writeFailed is the error of a commit to the file at path that failed
+// with err. buntdb has then undone the transaction in memory and cut what
+// it had appended of it from the file, so the file keeps every earlier
+// commit and none of this one. A full disk is the catalogue's StorageFull
+// (503: the client learns why, and that the request can be sent again once
+// space is freed), logged with the file; so is a disk quota exceeded. Any
+// other error is returned as is.
+func writeFailed(log *slog.Logger, path string, err error) error {
+	var errno syscall.Errno
+	if err == nil || !errors.As(err, &errno) || errno != syscall.ENOSPC && errno != syscall.EDQUOT {
+		return err
+	}
+	log.Error("store: a write failed for lack of disk space and was not applied; writes answer 503 StorageFull until space is freed",
+		"file", path, "err", err)
+	return fmt.Errorf("store: writing %s: %w: %w", path, simulator.ErrStorageFull(errno.Error()), err)
 }

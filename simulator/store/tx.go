@@ -144,7 +144,7 @@ func (t *Tx) commit() error {
 			t.d.tenants.invalidate()
 		}
 		if err != nil {
-			return err
+			return writeFailed(t.d.log, t.d.path, err)
 		}
 		t.catWrote = true
 	}
@@ -160,7 +160,8 @@ func (t *Tx) commit() error {
 	btx := t.btx
 	t.btx = nil
 	if err := btx.Commit(); err != nil {
-		return err
+		t.seq = 0 // nothing of the tenant's is published (DB.Update publishes a committed catalog part)
+		return writeFailed(t.d.log, t.tf.path, err)
 	}
 	return nil
 }
