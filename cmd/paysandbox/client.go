@@ -69,6 +69,24 @@ type clientOptions struct {
 // their environment defaults (PAYSANDBOX_URL, PAYSANDBOX_API_KEY,
 // PAYSANDBOX_API_VERSION).
 func addClientFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps, outputs ...string) {
+	if len(outputs) == 0 {
+		outputs = []string{"table", "json"}
+	}
+	addConnFlags(cmd, o, deps)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "output format: "+strings.Join(outputs, " | "))
+	conn := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if !contains(outputs, o.Output) {
+			return usageErrorf("--output %q is not %s", o.Output, strings.Join(outputs, " or "))
+		}
+		return conn(c, args)
+	}
+}
+
+// addConnFlags declares --url, --api-key and --api-version with their
+// environment defaults: the flags of a client command whose --output is
+// not a format (report writes a file).
+func addConnFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps) {
 	o.deps = deps
 	url := deps.Getenv("PAYSANDBOX_URL")
 	if url == "" {
@@ -82,19 +100,12 @@ func addClientFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps, outputs
 	if version == "" {
 		version = defaultAPIVersion
 	}
-	if len(outputs) == 0 {
-		outputs = []string{"table", "json"}
-	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.URL, "url", url, "base URL of the sandbox (env PAYSANDBOX_URL)")
 	fs.StringVar(&o.APIKey, "api-key", key, "the tenant's API key (env PAYSANDBOX_API_KEY; default the default tenant's)")
 	fs.StringVar(&o.APIVersion, "api-version", version, "X-API-VERSION sent to the merchant and client APIs, e.g. 2.3 (env PAYSANDBOX_API_VERSION)")
-	fs.StringVarP(&o.Output, "output", "o", "table", "output format: "+strings.Join(outputs, " | "))
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
-		if !contains(outputs, o.Output) {
-			return usageErrorf("--output %q is not %s", o.Output, strings.Join(outputs, " or "))
-		}
 		if u, err := url2(o.URL); err != nil || u.Host == "" {
 			return usageErrorf("--url %q is not an http(s) URL like http://localhost:8080", o.URL)
 		}

@@ -40,6 +40,7 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 		newRequestsCmd(deps, nil),
 		newHintsCmd(deps, nil),
 		newMigrationCmd(deps, nil),
+		newReportCmd(deps, nil),
 		newCompletionCmd(),
 	)
 }

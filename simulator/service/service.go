@@ -44,8 +44,8 @@ type Service struct {
 	instance string
 	// webhookVersion is Config.WebhookVersion.
 	webhookVersion simulator.APIVersion
-	// migrations holds the migration notes not stored yet.
-	migrations migrationLog
+	// counts holds the migration notes and report counts not stored yet.
+	counts countLog
 }
 
 // Config is what NewService needs besides the ports.
@@ -80,8 +80,8 @@ type Config struct {
 	// WebhookVersion is the webhook version of tenants created without one
 	// (serve's webhook_version; "": the current version).
 	WebhookVersion simulator.APIVersion
-	// MigrationFlush is how often, at most, a tenant's migration notes are
-	// written to the store (0: DefaultMigrationFlush).
+	// MigrationFlush is how often, at most, a tenant's migration notes and
+	// report counts are written to the store (0: DefaultMigrationFlush).
 	MigrationFlush time.Duration
 }
 
@@ -108,7 +108,7 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: catalog, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
 		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion}
-	s.migrations.every = cfg.MigrationFlush
+	s.counts.every = cfg.MigrationFlush
 	s.Held.keep = st.Hold
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {

@@ -214,6 +214,7 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 		if err != nil || ev == nil {
 			return err
 		}
+		before := ev.Status
 		ev.Attempts = append(ev.Attempts, a)
 		switch {
 		case a.OK():
@@ -235,7 +236,21 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 			}
 		}
 		out = ev
-		return tx.PutEvent(ev)
+		if err := tx.PutEvent(ev); err != nil {
+			return err
+		}
+		url := ""
+		if a.Error != simulator.ErrNoEndpoint {
+			tn, err := tx.Tenant(tenantID)
+			if err != nil {
+				return err
+			}
+			if tn != nil {
+				url = tn.WebhookURL
+			}
+		}
+		s.countDelivery(tx, tenantID, url, before, ev, a)
+		return nil
 	})
 	if err == nil {
 		s.webhooksNotify(tenantID)
