@@ -89,7 +89,7 @@ func TestReportCounts(t *testing.T) {
 	for range polls {
 		a.must(200, "GET", "/payments/"+declined.Str("id"), nil)
 	}
-	a.req("GET", "/payments", nil, "X-API-VERSION:") // 400, hint missing-api-version
+	a.req("GET", "/payments", nil, "X-API-VERSION:")                                                         // 400, hint missing-api-version
 	a.req("POST", "/payment-attempts/00000000-0000-4000-8000-000000000001/approve", nil, ver(simulator.V22)) // a migration note
 	plain := a.payFull(1000, numOK, nil, "X-Idempotency-Key: k1")
 	require.Equal(t, 200, plain.Status)
