@@ -78,3 +78,60 @@ func TestReportCommand(t *testing.T) {
 	assert.Equal(t, exitError, code)
 	assert.True(t, strings.HasPrefix(errOut, "Error: ReportFailed: migration: "), errOut)
 }
+
+// TestReportWebhooks: a receiver answering 500 until the events are
+// exhausted shows in the report as a failing webhook case (and the
+// webhook-non-2xx hint with its event ids), and --fail-on webhooks exits 1.
+func TestReportWebhooks(t *testing.T) {
+	a := startApp(t, testConfig()).asNewTenant()
+	rc := newReceiver(t, answer(500))
+	a.setEndpoint(rc.URL)
+	pid := a.pay(1000, "4111111111111111").Str("id")
+	var evs []map[string]any
+	for range 3 { // one payment's events go one at a time
+		a.advance("1ns")
+		for _, d := range []string{"10s", "1m", "5m", "10m", "15m"} {
+			a.advance(d)
+		}
+		evs = a.events(pid)
+	}
+	require.NotEmpty(t, evs)
+	for _, ev := range evs {
+		require.Equal(t, "EXHAUSTED", ev["status"])
+	}
+
+	r := a.must(200, "GET", "/_sandbox/report", nil)
+	hooks := dig(r.JSON, "webhooks").([]any)
+	require.Len(t, hooks, 1)
+	assert.Equal(t, rc.URL, dig(hooks[0], "url"))
+	assert.EqualValues(t, len(evs), dig(hooks[0], "exhausted"))
+	assert.EqualValues(t, 5*len(evs), dig(hooks[0], "retried"))
+	assert.EqualValues(t, 0, dig(hooks[0], "delivered"))
+	assert.Len(t, dig(hooks[0], "exhaustedEvents"), len(evs))
+
+	code, out, errOut := cliRun(t, a, nil, "report", "--format", "junit", "--fail-on", "webhooks")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "Error: ReportFailed: webhooks: ")
+	var doc struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal([]byte(out), &doc), out)
+	failed := map[string]string{}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			if c.Failure != nil {
+				failed[s.Name+" "+c.Name] = c.Failure.Text
+			}
+		}
+	}
+	assert.Contains(t, failed["paysandbox.webhooks deliveries to "+rc.URL], evs[0]["id"].(string))
+	assert.Contains(t, failed["paysandbox.hints webhook-non-2xx"], evs[0]["id"].(string))
+}
