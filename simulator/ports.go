@@ -133,6 +133,10 @@ type Tx interface {
 	// PutMigrationNotes stores them.
 	MigrationNotes(tenantID string) (*MigrationNotes, error)
 	PutMigrationNotes(m *MigrationNotes) error
+	// ReportCounts reads the tenant's CI report counts (empty when none);
+	// PutReportCounts stores them.
+	ReportCounts(tenantID string) (*ReportCounts, error)
+	PutReportCounts(r *ReportCounts) error
 
 	PutJob(j *Job) error
 	DeleteJob(j *Job) error

@@ -51,8 +51,8 @@ type Snapshot struct {
 	// Journal is the tenant's request journal (the HTTP adapter's; absent
 	// when the snapshot was made without one).
 	Journal *SnapshotJournal `json:"journal,omitempty"`
-	// Report is reserved for the CI report's persisted counts (GET
-	// /_sandbox/report); absent until the report keeps counts.
+	// Report is the tenant's CI report counts (simulator.ReportCounts, as
+	// GET /_sandbox/report?format=json keeps them), absent when none.
 	Report json.RawMessage `json:"report,omitempty"`
 	// Secrets are the tenant's keys and signing secrets, only when asked
 	// for (includeSecrets, --include-secrets).

@@ -354,7 +354,7 @@ func (a *App) Run(ctx context.Context) error {
 // ShutdownTimeout for in-flight requests, then answer the merchant and
 // client requests still held (a timeout rule, a latency) with their 504
 // RequestTimeout (httpapi.Server.Cut) and close the rest, and store the
-// migration notes still counted in memory. Running past the timeout is
+// migration notes and report counts still counted in memory. Running past the timeout is
 // logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
 	if a.http == nil {
@@ -376,8 +376,8 @@ func (a *App) Shutdown() error {
 	a.cancel()
 	a.wg.Wait()
 	a.http = nil
-	if err := a.Svc.FlushMigrationNotes(); err != nil {
-		a.Log.Error("shutdown: migration notes not stored", "err", err)
+	if err := a.Svc.FlushCounts(); err != nil {
+		a.Log.Error("shutdown: migration notes and report counts not stored", "err", err)
 	}
 	return nil
 }
@@ -421,7 +421,7 @@ func (a *App) webhookOptions() webhooks.Options {
 		Retention:      service.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge},
 		Tracer:         a.tracing.webhooks,
 		OnAttempt: func(tenantID string, ev *simulator.Event, at simulator.DeliveryAttempt) {
-			webhookHint(a.Server.Journal())(tenantID, ev, at)
+			webhookHint(a.Server)(tenantID, ev, at)
 		},
 	}
 }

@@ -42,6 +42,7 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 		newHintsCmd(deps, nil),
 		newMigrationCmd(deps, nil),
 		newOpenAPICmd(deps, nil),
+		newReportCmd(deps, nil),
 		newCompletionCmd(),
 	)
 }

@@ -79,6 +79,13 @@ func TestRestartKeepsEverything(t *testing.T) {
 	require.Len(t, notes, 1, "shutdown stored the migration notes")
 	assert.Equal(t, "answer-shape", notes[0].(map[string]any)["kind"])
 	assert.EqualValues(t, 1, notes[0].(map[string]any)["count"])
+	var reads float64
+	for _, r := range b.must(200, "GET", "/_sandbox/report", nil).JSON["requests"].([]any) {
+		if r := r.(map[string]any); r["method"] == "GET" && r["route"] == "/payments/{id}" && r["status"] == 200.0 {
+			reads = r["count"].(float64)
+		}
+	}
+	assert.NotZero(t, reads, "shutdown stored the report counts")
 
 	t.Run("again", func(t *testing.T) {
 		require.NoError(t, b.Close())

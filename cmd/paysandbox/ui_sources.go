@@ -33,11 +33,11 @@ func uiSources(a *App, opt *dashboard.Options) {
 	}
 }
 
-// webhookHint reports a failed delivery to the journal's hints
-// (webhook-non-2xx): a receiver that answered outside 2xx, or that could
-// not be reached. An event recorded without an endpoint reached no
+// webhookHint reports a failed delivery to the journal's hints and the CI
+// report (webhook-non-2xx): a receiver that answered outside 2xx, or that
+// could not be reached. An event recorded without an endpoint reached no
 // receiver and is not reported.
-func webhookHint(j *httpapi.Journal) func(string, *simulator.Event, simulator.DeliveryAttempt) {
+func webhookHint(srv *httpapi.Server) func(string, *simulator.Event, simulator.DeliveryAttempt) {
 	return func(tenantID string, ev *simulator.Event, a simulator.DeliveryAttempt) {
 		if a.OK() || a.Error == simulator.ErrNoEndpoint {
 			return
@@ -46,7 +46,7 @@ func webhookHint(j *httpapi.Journal) func(string, *simulator.Event, simulator.De
 		if a.StatusCode == 0 {
 			detail = a.Error
 		}
-		j.RecordWebhookHint(tenantID, ev.ID, a.StatusCode, detail)
+		srv.RecordWebhookHint(tenantID, ev.ID, a.StatusCode, detail, a.At)
 	}
 }
 

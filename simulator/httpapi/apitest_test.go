@@ -54,6 +54,9 @@ type apiOptions struct {
 	Paused bool
 	// RequestTimeout cuts merchant and client requests with 504 (default 5s).
 	RequestTimeout time.Duration
+	// JournalSize is how many requests the journal keeps per tenant
+	// (0: the default).
+	JournalSize int
 }
 
 // testAPI is the HTTP API served on a free loopback port.
@@ -110,6 +113,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 	require.NoError(t, err)
 	api := httpapi.New(svc, httpapi.Options{
 		RequestTimeout: o.RequestTimeout, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
+		JournalSize: o.JournalSize,
 	})
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = api.HTTPServer(checkedByOpenAPI(t, api.Routes()), nil) // serve's limits: the header cap, the read timeout; every answer checked against the OpenAPI document

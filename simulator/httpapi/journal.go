@@ -226,6 +226,17 @@ func (tj *tenantJournal) count(h Hint, requestID, eventID string) {
 // after each failed attempt; it shows in GET /_sandbox/hints under
 // webhook-non-2xx with the event id.
 func (j *Journal) RecordWebhookHint(tenantID, eventID string, statusCode int, detail string) {
+	j.recordWebhookHint(tenantID, eventID, webhookHintMessage(eventID, statusCode, detail))
+}
+
+func (j *Journal) recordWebhookHint(tenantID, eventID, msg string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.tenant(tenantID).count(Hint{Kind: HintWebhookNon2xx, Message: msg}, "", eventID)
+}
+
+// webhookHintMessage is the message of a webhook-non-2xx hint.
+func webhookHintMessage(eventID string, statusCode int, detail string) string {
 	msg := "The webhook receiver answered event " + eventID + " with " + statusText(statusCode)
 	if statusCode == 0 {
 		msg = "The webhook receiver could not be reached for event " + eventID
@@ -233,9 +244,7 @@ func (j *Journal) RecordWebhookHint(tenantID, eventID string, statusCode int, de
 	if detail != "" {
 		msg += " (" + detail + ")"
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.tenant(tenantID).count(Hint{Kind: HintWebhookNon2xx, Message: msg}, "", eventID)
+	return msg
 }
 
 // Clear forgets a tenant's entries, hints and hint state (reset, deletion).
@@ -369,4 +378,34 @@ func (j *Journal) retriedWithNewKey(tenantID, fingerprint, key string) (bool, st
 	}
 	delete(tj.timeout, fingerprint)
 	return old == "" || key != old, old
+}
+
+// RequestIDsByPayment answers, for each of paymentIDs, the ids of the
+// tenant's journaled requests that name it, oldest first, at most max each
+// (the CI report's example requests: the journal holds only the latest).
+func (j *Journal) RequestIDsByPayment(tenantID string, paymentIDs []string, max int) map[string][]string {
+	out := map[string][]string{}
+	if len(paymentIDs) == 0 {
+		return out
+	}
+	want := make(map[string]bool, len(paymentIDs))
+	for _, id := range paymentIDs {
+		want[id] = true
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	tj := j.by[tenantID]
+	if tj == nil {
+		return out
+	}
+	n := len(tj.ring)
+	for i := 0; i < n; i++ {
+		e := &tj.ring[(tj.next+i)%n] // oldest first
+		for _, pid := range e.paymentIDs {
+			if want[pid] && len(out[pid]) < max && (len(out[pid]) == 0 || out[pid][len(out[pid])-1] != e.requestID) {
+				out[pid] = append(out[pid], e.requestID)
+			}
+		}
+	}
+	return out
 }

@@ -33,9 +33,21 @@ func addHint(c echo.Context, kind, message string) {
 	c.Set(ctxHints, append(hs, Hint{Kind: kind, Message: message}))
 }
 
-// Journal is the server's request journal (the webhook dispatcher reports
-// failed deliveries to it with RecordWebhookHint).
+// Journal is the server's request journal.
 func (s *Server) Journal() *Journal { return s.journal }
+
+// RecordWebhookHint notes that the tenant's receiver answered the delivery
+// of event eventID with a non-2xx statusCode (0 when it could not be
+// reached; detail says why) at at, on the tenant clock: in the journal's
+// hints (Journal.RecordWebhookHint) and in the tenant's CI report. The
+// webhook dispatcher calls it after each failed attempt.
+func (s *Server) RecordWebhookHint(tenantID, eventID string, statusCode int, detail string, at time.Time) {
+	msg := webhookHintMessage(eventID, statusCode, detail)
+	s.journal.recordWebhookHint(tenantID, eventID, msg)
+	if s.svc != nil {
+		s.svc.RecordEventHint(tenantID, HintWebhookNon2xx, redact.String(msg), eventID, at)
+	}
+}
 
 // captureWriter keeps the first bytes of a response for the journal.
 type captureWriter struct {
@@ -197,6 +209,7 @@ func journalText(b []byte, cut bool) string {
 // its name ("POST /payments") and which of its bodies' fields are secrets.
 type journalRoute struct {
 	name     string
+	template string // name with {param} for :param, as the CI report counts it
 	red      redaction
 	redacted bool
 }
@@ -217,7 +230,19 @@ func (s *Server) journalRouteOf(method, path string) journalRoute {
 func newJournalRoute(method, path string) journalRoute {
 	name := method + " " + path
 	red, redacted := redactions[name]
-	return journalRoute{name: name, red: red, redacted: redacted}
+	return journalRoute{name: name, template: routeTemplate(name), red: red, redacted: redacted}
+}
+
+// routeTemplate writes echo's path parameters as OpenAPI does:
+// "POST /payments/:id/capture" -> "POST /payments/{id}/capture".
+func routeTemplate(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, ":") {
+			parts[i] = "{" + p[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
 }
 
 // indexJournalRoutes makes s.jroutes from the registered routes.
@@ -234,7 +259,7 @@ func (s *Server) indexJournalRoutes() {
 // for (bad key) and the journal's own routes are not recorded.
 func (s *Server) journalStart(c echo.Context) *captureWriter {
 	switch c.Path() { // the journal's own routes, and those that empty it
-	case "/_sandbox/requests", "/_sandbox/hints", "/_sandbox/reset", "/_sandbox/tenant":
+	case "/_sandbox/requests", "/_sandbox/hints", "/_sandbox/report", "/_sandbox/reset", "/_sandbox/tenant":
 		return nil
 	}
 	jr := s.journalRouteOf(c.Request().Method, c.Path())
@@ -295,6 +320,13 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		e.hints[i].Message = redact.String(e.hints[i].Message)
 	}
 	s.journal.add(&e)
+	if s.svc != nil {
+		var hints []simulator.ReportHint
+		for _, h := range e.hints {
+			hints = append(hints, simulator.ReportHint{Kind: h.Kind, Message: h.Message})
+		}
+		s.svc.RecordRequest(t, cw.route.template, status, e.requestID, hints)
+	}
 	if hits, _ := c.Get(ctxMigration).([]simulator.MigrationHit); len(hits) > 0 && s.svc != nil {
 		if err := s.svc.RecordMigration(t, e.requestID, hits); err != nil {
 			s.log.Error("migration notes not recorded", "err", err, "tenant", t.ID)

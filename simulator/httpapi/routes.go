@@ -102,6 +102,7 @@ func (s *Server) routes() {
 	e.GET("/_sandbox/requests", chain(s.listRequests, control...))
 	e.GET("/_sandbox/hints", chain(s.listHints, control...))
 	e.GET("/_sandbox/migration", chain(s.migrationNotes, control...))
+	e.GET("/_sandbox/report", chain(s.report, control...))
 	e.GET("/_sandbox/payment-attempts", chain(s.listAttempts, control...))
 	e.GET("/_sandbox/tenants", chain(s.listTenants, readBody))
 	// Version notes (no key: the Link of an older version's answer names it).

@@ -144,6 +144,7 @@ func (s *Service) applyAuthorization(ctx context.Context, t *simulator.Tenant, i
 func (s *Service) authorizeTx(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, authenticated bool, now time.Time) error {
 	p.Rule = d.Rule
 	if !authenticated {
+		s.countRule(tx, t.ID, d.Rule, p.ID, now)
 		p.Plan = simulator.PlanOf(d) // chosen once: it governs the rest of the payment's life
 		switch d.ThreeDS {
 		case simulator.ThreeDSChallenge:

@@ -36,6 +36,9 @@ func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator
 	if err := tx.AppendEvent(ev); err != nil {
 		return err
 	}
+	if ev.Status == simulator.DeliveryExhausted { // no endpoint: counted as exhausted there
+		s.countDelivery(tx, ev.TenantID, "", simulator.DeliveryPending, ev, ev.Attempts[len(ev.Attempts)-1])
+	}
 	if s.webhooks != nil {
 		tenantID, pending := ev.TenantID, ev.Status == simulator.DeliveryPending
 		tx.AfterCommit(func() { s.webhooks.Appended(tenantID, pending) })

@@ -44,8 +44,8 @@ type Service struct {
 	instance string
 	// webhookVersion is Config.WebhookVersion.
 	webhookVersion simulator.APIVersion
-	// migrations holds the migration notes not stored yet.
-	migrations migrationLog
+	// counts holds the migration notes and report counts not stored yet.
+	counts countLog
 	// tracer is Config.Tracer (nil: nothing traced).
 	tracer Tracer
 }
@@ -82,8 +82,8 @@ type Config struct {
 	// WebhookVersion is the webhook version of tenants created without one
 	// (serve's webhook_version; "": the current version).
 	WebhookVersion simulator.APIVersion
-	// MigrationFlush is how often, at most, a tenant's migration notes are
-	// written to the store (0: DefaultMigrationFlush).
+	// MigrationFlush is how often, at most, a tenant's migration notes and
+	// report counts are written to the store (0: DefaultMigrationFlush).
 	MigrationFlush time.Duration
 	// Tracer traces rule matching, processor calls, store commits and
 	// scheduled jobs, and gives events the trace context of what caused
@@ -115,7 +115,7 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
 		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
 		tracer: cfg.Tracer}
-	s.migrations.every = cfg.MigrationFlush
+	s.counts.every = cfg.MigrationFlush
 	s.Held.keep = st.Hold
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {

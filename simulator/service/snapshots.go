@@ -1,10 +1,12 @@
 package service
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +27,10 @@ const snapshotAll = 1 << 30
 // Errors: Unauthorized (the tenant no longer exists).
 func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*simulator.Snapshot, error) {
 	snap := &simulator.Snapshot{}
+	// the migration notes and report counts still in memory first (counts.go)
+	if err := s.flushCounts(t.ID); err != nil {
+		return nil, err
+	}
 	err := s.Store.View(func(tx simulator.Tx) error {
 		base := s.Clock.Now()
 		cur, err := tx.Tenant(t.ID)
@@ -42,7 +48,14 @@ func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*sim
 				snap.Secrets.APIKeys = append(snap.Secrets.APIKeys, k.Key)
 			}
 		}
-		snap.Data, err = s.snapshotData(tx, cur.ID)
+		if snap.Data, err = s.snapshotData(tx, cur.ID); err != nil {
+			return err
+		}
+		rc, err := tx.ReportCounts(cur.ID)
+		if err != nil || rc == nil {
+			return err
+		}
+		snap.Report, err = json.Marshal(rc)
 		return err
 	})
 	if err != nil {
@@ -138,10 +151,6 @@ func (s *Service) snapshotData(tx simulator.Tx, tid string) (simulator.SnapshotD
 	if err != nil {
 		return d, err
 	}
-	ml := &s.migrations // with the counts not stored yet (migration.go)
-	ml.mu.Lock()
-	notes.Merge(ml.pending[tid])
-	ml.mu.Unlock()
 	if notes != nil && notes.Items != nil {
 		d.MigrationNotes = notes.Items
 	}
@@ -191,6 +200,16 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 	if err != nil {
 		return nil, err
 	}
+	var report *simulator.ReportCounts
+	if len(snap.Report) > 0 && string(snap.Report) != "null" {
+		report = &simulator.ReportCounts{}
+		dec := json.NewDecoder(bytes.NewReader(snap.Report))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(report); err != nil {
+			return nil, simulator.SnapshotError("$.report", "the report counts do not decode: "+err.Error())
+		}
+		report.TenantID = t.ID
+	}
 	err = s.Store.Update(func(tx simulator.Tx) error {
 		if other, err := tx.Tenant(t.ID); err != nil {
 			return err
@@ -209,7 +228,13 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 		if err := tx.PutTenant(t); err != nil {
 			return err
 		}
-		return s.importRecords(tx, t, &snap.Data)
+		if err := s.importRecords(tx, t, &snap.Data); err != nil {
+			return err
+		}
+		if report != nil {
+			return tx.PutReportCounts(report)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -219,6 +219,7 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 		if err != nil {
 			return err
 		}
+		before := ev.Status
 		ev.Attempts = append(ev.Attempts, a)
 		switch {
 		case a.OK():
@@ -243,6 +244,17 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 		if err := tx.PutEvent(ev); err != nil {
 			return err
 		}
+		url := ""
+		if a.Error != simulator.ErrNoEndpoint {
+			tn, err := tx.Tenant(tenantID)
+			if err != nil {
+				return err
+			}
+			if tn != nil {
+				url = tn.WebhookURL
+			}
+		}
+		s.countDelivery(tx, tenantID, url, before, ev, a)
 		if held {
 			return tx.HoldEvent(ev)
 		}
