@@ -194,6 +194,8 @@ var apiOps = []apiOp{
 	{method: http.MethodGet, path: "/_sandbox/requests", tag: "Sandbox", summary: "The tenant's request journal, newest first", auth: authControl,
 		query: []string{"limit", "paymentId", "status", "since"}, answer: listOf(JournalEntry{})},
 	{method: http.MethodGet, path: "/_sandbox/hints", tag: "Sandbox", summary: "Integration mistakes seen in the journal", auth: authControl, answer: listOf(HintSummary{})},
+	{method: http.MethodGet, path: "/_sandbox/report", tag: "Sandbox", summary: "The tenant's CI report: requests, rules, webhook outcomes, hints, migration notes (json, junit or markdown)", auth: authControl,
+		query: []string{"format"}, answer: looseAnswer, media: []string{"application/json", "application/xml", "text/markdown"}},
 	{method: http.MethodGet, path: "/_sandbox/migration", tag: "Sandbox", summary: "What changes on 2.4 for the requests made with older versions", auth: authControl,
 		answer: props(arrP("items", migrationItemDTO{}))},
 	{method: http.MethodGet, path: "/_sandbox/payment-attempts", tag: "Sandbox", summary: "The tenant's payment attempts, newest first", auth: authControl,
