@@ -195,9 +195,9 @@ func (d *Dispatcher) idle() bool {
 // an attempt whose record a crash lost is made again.
 // While nothing is pending a wake-up reads nothing (idle), and the outbox is
 // read only every idleRecheck. Every tenant is
-// marked for a retention pass when Run starts, so a file written under a
-// larger bound (or by a build that did not prune events finished at append)
-// is brought within it.
+// marked for a retention pass when Run starts (with a store of tenant files:
+// when its file opens), so a file written under a larger bound (or by a
+// build that did not prune events finished at append) is brought within it.
 func (d *Dispatcher) Run(ctx context.Context) {
 	timer := time.NewTimer(idlePoll)
 	defer timer.Stop()
@@ -842,6 +842,12 @@ func describe(err error, timeout time.Duration) string {
 // markAllDirty marks every tenant for a retention pass (at Run's start).
 func (d *Dispatcher) markAllDirty() {
 	if d.Retention.Keep <= 0 && d.Retention.MaxAge <= 0 {
+		return
+	}
+	if st, ok := d.Svc.Store.(interface{ OnTenantOpen(func(string)) }); ok {
+		// a store that opens tenants on demand: each gets its pass when its
+		// data opens, so a restart opens no tenant for retention
+		st.OnTenantOpen(func(tid string) { d.Appended(tid, false) })
 		return
 	}
 	var tenants []*simulator.Tenant

@@ -165,3 +165,25 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	_, err := http.Get(a.URL() + "/healthz")
 	assert.Error(t, err, "after shutdown the listener is closed")
 }
+
+// TestRestartOpensNoTenant: a restart reads the catalog only; the
+// scheduler, the webhook dispatcher (its retention pass included) and the
+// config's tenants open no tenant's data file, and the first request of a
+// tenant opens its file alone.
+func TestRestartOpensNoTenant(t *testing.T) {
+	cfg := testConfig()
+	cfg.DB = filepath.Join(t.TempDir(), "restart.db")
+	a := startAppWith(t, cfg, appHooks{})
+	s := seed(a)
+	other := a.as(a.newTenant(nil))
+	seed(other)
+	require.NoError(t, a.Close())
+
+	b := startAppWith(t, cfg, appHooks{})
+	for range 20 { // the background work has its chance to run
+		require.Zero(t, b.DB.OpenTenants(), "a tenant's file opened before any request needed it")
+		time.Sleep(25 * time.Millisecond)
+	}
+	b.must(200, "GET", "/payments/"+s.paymentID, nil)
+	assert.Equal(t, 1, b.DB.OpenTenants(), "the request's tenant alone")
+}

@@ -294,3 +294,11 @@ func (d *DB) Update(fn func(simulator.Tx) error) error {
 }
 
 var errReadOnly = errors.New("store: write in a read-only transaction")
+
+// OnTenantOpen makes fn hear of every tenant whose data file opens from now
+// on (in its own goroutine): the webhook dispatcher gives such a tenant its
+// retention pass, which a restart used to give every tenant at once.
+func (d *DB) OnTenantOpen(fn func(tenantID string)) { d.reg.opened.Store(&fn) }
+
+// OpenTenants is how many tenants' data files are open now.
+func (d *DB) OpenTenants() int { return len(d.reg.openFiles()) }

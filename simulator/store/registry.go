@@ -54,6 +54,9 @@ type registry struct {
 	idle time.Duration // Options.IdleClose
 	max  int           // Options.MaxOpen
 
+	// opened, when set, hears of each tenant whose file opened (DB.OnTenantOpen).
+	opened atomic.Pointer[func(tid string)]
+
 	mu     sync.Mutex
 	m      map[string]*tenantFile
 	doomed []*tenantFile // deleted tenants' files, closed once nobody uses them
@@ -92,6 +95,9 @@ func (r *registry) acquire(tid string, create bool) (*tenantFile, error) {
 			r.mu.Unlock()
 			r.open(f)
 			close(f.ready)
+			if fn := r.opened.Load(); fn != nil && f.err == nil {
+				go (*fn)(tid) // outside every lock of the caller's transaction
+			}
 			if over {
 				r.wake()
 			}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -16,15 +17,17 @@ import (
 func TestSnapshotReads(t *testing.T) {
 	db := openDB(t)
 	at := time.Unix(1700000000, 0).UTC()
-	require.NoError(t, db.Update(func(tx simulator.Tx) error {
-		for _, tid := range []string{"t1", "t10"} {
-			require.NoError(t, tx.PutSession(&simulator.ClientSession{ID: "cs-" + tid, TenantID: tid, ClientToken: "cst_" + tid, CreatedAt: at}))
-			require.NoError(t, tx.PutInstrument(&simulator.Instrument{Token: "tok-" + tid, TenantID: tid, TokenType: simulator.TokenMultiUse, CustomerID: "c:1", CreatedAt: at}))
-			require.NoError(t, tx.PutPayment(payment("p-"+tid, simulator.StatusAuthorized)))
-			require.NoError(t, tx.ClaimIdempotency(tid, "key:/1 "+tid, "p-"+tid))
-		}
-		return nil
-	}))
+	for _, tid := range []string{"t1", "t10"} { // a write transaction touches one tenant
+		require.NoError(t, db.Update(func(tx simulator.Tx) error {
+			p := payment("p-"+tid, simulator.StatusAuthorized)
+			p.TenantID = tid
+			return errors.Join(
+				tx.PutSession(&simulator.ClientSession{ID: "cs-" + tid, TenantID: tid, ClientToken: "cst_" + tid, CreatedAt: at}),
+				tx.PutInstrument(&simulator.Instrument{Token: "tok-" + tid, TenantID: tid, TokenType: simulator.TokenMultiUse, CustomerID: "c:1", CreatedAt: at}),
+				tx.PutPayment(p),
+				tx.ClaimIdempotency(tid, "key:/1 "+tid, "p-"+tid))
+		}))
+	}
 	require.NoError(t, db.View(func(tx simulator.Tx) error {
 		ss, err := tx.Sessions("t1")
 		require.NoError(t, err)
