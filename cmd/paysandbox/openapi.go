@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -81,26 +78,6 @@ func (o *openAPIOptions) document(ctx context.Context, deps *cliDeps) ([]byte, e
 	if o.URL == "" {
 		return httpapi.OpenAPIDocument(simulator.APIVersion(o.Version), o.Format)
 	}
-	u := strings.TrimRight(o.URL, "/") + httpapi.OpenAPIPath + "." + o.Format + "?" + url.Values{"version": {o.Version}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, usageErrorf("bad request URL %q: %v", u, err)
-	}
-	hc := deps.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return nil, &checkError{id: "ConnectionError", msg: fmt.Sprintf("cannot reach the sandbox at %s (%v)", o.URL, err)}
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, &checkError{id: "ConnectionError", msg: "reading the answer: " + err.Error()}
-	}
-	if res.StatusCode/100 != 2 {
-		return nil, toAPIError(res.StatusCode, raw)
-	}
-	return raw, nil
+	c := &clientOptions{URL: o.URL, deps: deps} // the route needs no key
+	return c.do(ctx, request{Method: http.MethodGet, Path: httpapi.OpenAPIPath + "." + o.Format, Query: url.Values{"version": {o.Version}}})
 }

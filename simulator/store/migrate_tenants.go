@@ -87,7 +87,7 @@ func migrateToTenantFiles(path string, log *slog.Logger) (int, error) {
 			return 0, err
 		}
 	}
-	old, err := openRaw(backup)
+	old, err := openBunt(backup)
 	if err != nil {
 		return 0, fmt.Errorf("store: opening the earlier data file %s: %w", backup, err)
 	}
@@ -109,7 +109,7 @@ func migrateToTenantFiles(path string, log *slog.Logger) (int, error) {
 // JSON records are converted in place (migrate.go) and it is renamed to
 // backup.
 func convertSingleFile(path, backup string, haveBackup bool, log *slog.Logger) (done bool, err error) {
-	db, err := openRaw(path)
+	db, err := openBunt(path)
 	if err != nil {
 		return false, fmt.Errorf("store: opening %s: %w", path, err)
 	}
@@ -355,7 +355,7 @@ func newTenantWriter(dir, tid string) (*tenantWriter, error) {
 	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	db, err := openRaw(w.tmp)
+	db, err := openBunt(w.tmp)
 	if err != nil {
 		return nil, fmt.Errorf("store: creating %s: %w", w.tmp, err)
 	}
@@ -422,7 +422,7 @@ func writeCatalog(old *buntdb.DB, path string, hints map[string]hint) error {
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("store: %w", err)
 	}
-	cat, err := openRaw(tmp)
+	cat, err := openBunt(tmp)
 	if err != nil {
 		return fmt.Errorf("store: creating %s: %w", tmp, err)
 	}
@@ -486,26 +486,6 @@ func writeCatalog(old *buntdb.DB, path string, hints map[string]hint) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	return syncDir(filepath.Dir(path))
-}
-
-// openRaw opens a buntdb file with no automatic shrink and no fsync of its
-// own (the move syncs each file before it names it).
-func openRaw(path string) (*buntdb.DB, error) {
-	db, err := buntdb.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	var cfg buntdb.Config
-	if err := db.ReadConfig(&cfg); err != nil {
-		db.Close()
-		return nil, err
-	}
-	cfg.SyncPolicy, cfg.AutoShrinkDisabled = buntdb.Never, true
-	if err := db.SetConfig(cfg); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
 }
 
 func setAll(db *buntdb.DB, pairs [][2]string) error {
