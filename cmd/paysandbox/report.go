@@ -37,6 +37,14 @@ func newReportCmd(deps *cliDeps, runF func(*reportOptions) error) *cobra.Command
 			"  paysandbox report --format markdown >> \"$GITHUB_STEP_SUMMARY\"",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// --output table|json as on every other client command: stdout,
+			// in the human (markdown) or the JSON form, not a file so named
+			if o.File == "table" || o.File == "json" {
+				if !cmd.Flags().Changed("format") {
+					o.Format = map[string]string{"table": "markdown", "json": "json"}[o.File]
+				}
+				o.File = ""
+			}
 			if !contains(reportFormats, o.Format) {
 				return usageErrorf("--format %q is not %s", o.Format, strings.Join(reportFormats, ", "))
 			}
@@ -63,7 +71,7 @@ func newReportCmd(deps *cliDeps, runF func(*reportOptions) error) *cobra.Command
 	addConnectionFlags(cmd, &o.Client, deps)
 	fs := cmd.Flags()
 	fs.StringVar(&o.Format, "format", "json", "report format: "+strings.Join(reportFormats, " | "))
-	fs.StringVarP(&o.File, "output", "o", "", "write the report to this file (default: stdout)")
+	fs.StringVarP(&o.File, "output", "o", "", "write the report to this file (default: stdout); table or json print to stdout as on the other commands (markdown or JSON unless --format says)")
 	fs.StringSliceVar(&o.FailOn, "fail-on", nil, "exit 1 when any of these kinds is present: "+strings.Join(reportKinds, ", ")+" (comma-separated or repeated)")
 	return cmd
 }

@@ -43,6 +43,30 @@ func TestReportFlags(t *testing.T) {
 	}
 }
 
+// TestReportOutputAsFormat: --output table|json, as on the other client
+// commands, prints to stdout in the human (markdown) or JSON form instead of
+// writing a file named "table" or "json"; --format still wins.
+func TestReportOutputAsFormat(t *testing.T) {
+	for _, tc := range []struct {
+		args         []string
+		format, file string
+	}{
+		{[]string{"--output", "table"}, "markdown", ""},
+		{[]string{"-o", "json"}, "json", ""},
+		{[]string{"--output", "json", "--format", "junit"}, "junit", ""},
+		{[]string{"--output", "r.xml", "--format", "junit"}, "junit", "r.xml"},
+	} {
+		deps, _, errOut := testDeps(nil)
+		var got *reportOptions
+		cmd := newReportCmd(deps, func(o *reportOptions) error { got = o; return nil })
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		cmd.SetArgs(tc.args)
+		require.Equal(t, exitOK, reportError(errOut, cmd.Execute()), errOut.String())
+		assert.Equal(t, tc.format, got.Format, "%v", tc.args)
+		assert.Equal(t, tc.file, got.File, "%v", tc.args)
+	}
+}
+
 // TestReportCommand: report writes the report in the chosen format (to a
 // file with --output); --fail-on exits 1 naming what it found when a named
 // kind is present, 0 otherwise, and migration notes fail nothing unless
