@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,6 +41,35 @@ type APIKey struct {
 
 // Has reports whether the key carries scope s.
 func (k APIKey) Has(s Scope) bool { return slices.Contains(k.Scopes, s) }
+
+// MissingScopes is what the key lacks of every scope (AllScopes), in
+// AllScopes' order; empty for a key that holds every scope. Revealing or
+// changing credentials and destroying data need such a key (ErrLacksScopes).
+func (k APIKey) MissingScopes() []Scope {
+	var out []Scope
+	for _, s := range AllScopes {
+		if !k.Has(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ErrLacksScopes is the 403 Forbidden of an action that needs a key holding
+// every scope, naming the scopes the caller's key lacks (MissingScopes);
+// action completes "... needs a key holding every scope" ("Rotating the
+// signing secret"). The caller adds the recovery its surface offers.
+func ErrLacksScopes(missing []Scope, action string) *Error {
+	names := make([]string, len(missing))
+	for i, s := range missing {
+		names[i] = string(s)
+	}
+	noun := "scope"
+	if len(missing) > 1 {
+		noun = "scopes"
+	}
+	return Errorf(CodeForbidden, "The API key lacks the %s %s: %s needs a key holding every scope", noun, strings.Join(names, ", "), action)
+}
 
 // DefaultTenantID and the default tenant's credentials (SANDBOX.md section 2).
 const (

@@ -420,6 +420,23 @@ func TestSnapshotCLI(t *testing.T) {
 	assert.Contains(t, out, "PAYSANDBOX_API_KEY=")
 }
 
+// TestSnapshotCLISecretsNeedEveryScope: tenants export --include-secrets
+// with a key lacking a scope prints the API's 403 and exits 1, writing no
+// file; without --include-secrets the same key exports.
+func TestSnapshotCLISecretsNeedEveryScope(t *testing.T) {
+	a := tenantApp(newTestApp(t), map[string]any{"scopes": []string{"transactions:retrieve"}})
+	file := filepath.Join(t.TempDir(), "t.json")
+	code, out, errOut := cliRun(t, a, nil, "tenants", "export", "--include-secrets", "--output", file)
+	assert.Equal(t, 1, code, out)
+	assert.True(t, strings.HasPrefix(errOut, "Error: Forbidden: The API key lacks the scopes client_tokens:write, transactions:authorize, "), errOut)
+	assert.Contains(t, errOut, "Exporting the tenant's keys and signing secret needs a key holding every scope")
+	assert.NotContains(t, out+errOut, a.Key)
+	_, err := os.Stat(file)
+	assert.True(t, os.IsNotExist(err), "no file written")
+	code, _, errOut = cliRun(t, a, nil, "tenants", "export", "--output", file)
+	assert.Equal(t, 0, code, errOut)
+}
+
 // TestSnapshotImportAdminKey: an import follows the creation's admin key
 // rule: with admin_key set, a missing or wrong X-Admin-Key is 401 and
 // nothing is stored.

@@ -67,7 +67,7 @@ func newTenantsExportCmd(deps *cliDeps, runF func(*tenantsExportOptions) error) 
 		},
 	}
 	addConnectionFlags(cmd, &o.Client, deps)
-	cmd.Flags().BoolVar(&o.IncludeSecrets, "include-secrets", false, "include the tenant's API keys and signing secrets (an import then keeps them)")
+	cmd.Flags().BoolVar(&o.IncludeSecrets, "include-secrets", false, "include the tenant's API keys and signing secrets (needs a key holding every scope; an import then keeps them)")
 	cmd.Flags().StringVarP(&o.File, "output", "o", "-", "file to write (- is stdout; a name ending in .gz is gzip-compressed)")
 	return cmd
 }

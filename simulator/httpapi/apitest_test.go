@@ -57,6 +57,8 @@ type apiOptions struct {
 	// JournalSize is how many requests the journal keeps per tenant
 	// (0: the default).
 	JournalSize int
+	// AdminKey is the sandbox's admin key (serve's --admin-key; "": none).
+	AdminKey string
 }
 
 // testAPI is the HTTP API served on a free loopback port.
@@ -113,7 +115,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 	require.NoError(t, err)
 	api := httpapi.New(svc, httpapi.Options{
 		RequestTimeout: o.RequestTimeout, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
-		JournalSize: o.JournalSize,
+		JournalSize: o.JournalSize, AdminKey: o.AdminKey,
 	})
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = api.HTTPServer(checkedByOpenAPI(t, api.Routes()), nil) // serve's limits: the header cap, the read timeout; every answer checked against the OpenAPI document

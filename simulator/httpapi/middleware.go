@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -99,6 +100,41 @@ func (s *Server) auth(scope simulator.Scope) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// authEveryScope is auth for what reveals or changes credentials or destroys
+// data (SANDBOX.md section 11): the key must hold every scope, or come with
+// the sandbox's admin key in X-Admin-Key; any other key gets 403 Forbidden
+// naming the scopes it lacks. action names what is refused ("Resetting the
+// tenant"); when, if not nil, says whether this request is such an action
+// (a snapshot is one only with its secrets).
+func (s *Server) authEveryScope(action string, when func(echo.Context) bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			t, key, err := s.svc.Authenticate(c.Request().Header.Get("X-Api-Key"))
+			if err != nil {
+				return err
+			}
+			c.Set(ctxTenant, t)
+			if when != nil && !when(c) {
+				return next(c)
+			}
+			if missing := key.MissingScopes(); len(missing) > 0 && !s.adminKeyOK(c) {
+				e := simulator.ErrLacksScopes(missing, action)
+				if c.Request().Header.Get("X-Admin-Key") != "" {
+					e.Message += " (the X-Admin-Key sent is not this sandbox's admin key)"
+				}
+				return e.WithRecovery("Use a key of this tenant that holds every scope, or send the sandbox's admin key in the X-Admin-Key header.")
+			}
+			return next(c)
+		}
+	}
+}
+
+// adminKeyOK reports whether X-Admin-Key carries the sandbox's admin key
+// (never when it has none).
+func (s *Server) adminKeyOK(c echo.Context) bool {
+	return s.opt.AdminKey != "" && subtle.ConstantTimeCompare([]byte(c.Request().Header.Get("X-Admin-Key")), []byte(s.opt.AdminKey)) == 1
 }
 
 // ctxVersion holds the request's simulator.APIVersion (merchant routes).

@@ -269,6 +269,8 @@ var authCodes = map[authKind][]simulator.Code{
 		simulator.CodeInternalError},
 	authControl: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError,
 		simulator.CodeTooManyRequests, simulator.CodeTenantUnavailable, simulator.CodeInternalError},
+	authFullKey: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodeForbidden, simulator.CodePayloadTooLarge,
+		simulator.CodeRequestValidationError, simulator.CodeTooManyRequests, simulator.CodeTenantUnavailable, simulator.CodeInternalError},
 	authAdmin:   {simulator.CodeUnauthorized, simulator.CodeBadRequest, simulator.CodeInternalError},
 	authAdminIf: {simulator.CodeUnauthorized, simulator.CodeBadRequest, simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError, simulator.CodeInternalError},
 }
@@ -290,6 +292,9 @@ func (b *openAPIBuilder) operation(op apiOp, schemas openapi3.Schemas) *openapi3
 		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/ApiVersionHeader"})
 	case authControl:
 		o.Security = &openapi3.SecurityRequirements{{"ApiKeyAuth": {}}}
+	case authFullKey:
+		o.Security = &openapi3.SecurityRequirements{{"ApiKeyAuth": {}}, {"ApiKeyAuth": {}, "AdminKey": {}}}
+		o.Description = "Needs a key holding every scope, or any key of the tenant with the sandbox's admin key in X-Admin-Key; any other key: 403 Forbidden naming the scopes it lacks."
 	case authClient:
 		o.Security = &openapi3.SecurityRequirements{{"ClientToken": {}}}
 	case authAdmin:

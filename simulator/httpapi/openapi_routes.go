@@ -16,6 +16,7 @@ const (
 	authMerchant                 // X-API-KEY with the route's scope, X-API-VERSION
 	authClient                   // X-Client-Token
 	authControl                  // X-API-KEY, any scope, no version
+	authFullKey                  // X-API-KEY with every scope, or any with X-Admin-Key (authEveryScope)
 	authAdmin                    // X-Admin-Key
 	authAdminIf                  // X-Admin-Key when the sandbox has one
 )
@@ -131,8 +132,8 @@ var apiOps = []apiOp{
 	{method: http.MethodPost, path: "/_sandbox/tenants", tag: "Sandbox", summary: "Create a tenant", auth: authAdminIf,
 		req: tenantCreate, model: "TenantCreateRequest", optional: true, status: http.StatusCreated,
 		answer: props(strP("tenantId"), strP("apiKey"), strP("signingSecret"), enumP("webhookVersion", simulator.APIVersionNames()), optP(strP("expiresAt")))},
-	{method: http.MethodDelete, path: "/_sandbox/tenant", tag: "Sandbox", summary: "Delete the calling tenant", auth: authControl, answer: tenantStatusAnswer},
-	{method: http.MethodPost, path: "/_sandbox/reset", tag: "Sandbox", summary: "Delete the tenant's data (its settings stay)", auth: authControl, answer: tenantStatusAnswer},
+	{method: http.MethodDelete, path: "/_sandbox/tenant", tag: "Sandbox", summary: "Delete the calling tenant", auth: authFullKey, answer: tenantStatusAnswer},
+	{method: http.MethodPost, path: "/_sandbox/reset", tag: "Sandbox", summary: "Delete the tenant's data (its settings stay)", auth: authFullKey, answer: tenantStatusAnswer},
 	{method: http.MethodGet, path: "/_sandbox/clock", tag: "Sandbox", summary: "The tenant's clock", auth: authControl, answer: props(strP("now"))},
 	{method: http.MethodPost, path: "/_sandbox/clock/advance", tag: "Sandbox", summary: "Advance the tenant's clock and run what falls due", auth: authControl,
 		req: clockAdvance, model: "ClockAdvanceRequest", answer: advanceDTO{}},
@@ -163,15 +164,15 @@ var apiOps = []apiOp{
 	{method: http.MethodDelete, path: "/_sandbox/scenarios/next", tag: "Sandbox", summary: "Clear the one-shot rule", auth: authControl, answer: oneShotDTO{}},
 	{method: http.MethodGet, path: "/_sandbox/payments/:id", tag: "Sandbox", summary: "A payment in the API version it was made with", auth: authControl,
 		query: []string{"expand"}, answer: paymentDTO{}, codes: paymentCodes},
-	{method: http.MethodGet, path: "/_sandbox/snapshot", tag: "Sandbox", summary: "This tenant whole as one versioned file (secrets only with includeSecrets=true)", auth: authControl,
-		query: []string{"includeSecrets"}, answer: looseAnswer},
+	{method: http.MethodGet, path: "/_sandbox/snapshot", tag: "Sandbox", summary: "This tenant whole as one versioned file (secrets only with includeSecrets=true, for a key holding every scope or with X-Admin-Key)", auth: authControl,
+		query: []string{"includeSecrets"}, answer: looseAnswer, codes: []simulator.Code{simulator.CodeForbidden}},
 	{method: http.MethodGet, path: "/_sandbox/payments/:id/explain", tag: "Sandbox", summary: "The scenario rule a payment was given, and why", auth: authControl,
 		answer: looseAnswer, codes: paymentCodes},
 
 	{method: http.MethodPut, path: "/_sandbox/webhooks/endpoint", tag: "Sandbox", summary: "Set the tenant's webhook endpoint and version", auth: authControl,
 		req: webhookEndpointRequest, model: "WebhookEndpointRequest", answer: webhookEndpointDTO{}},
 	{method: http.MethodGet, path: "/_sandbox/webhooks/endpoint", tag: "Sandbox", summary: "The tenant's webhook endpoint and version", auth: authControl, answer: webhookEndpointDTO{}},
-	{method: http.MethodPost, path: "/_sandbox/webhooks/rotate-secret", tag: "Sandbox", summary: "Rotate the webhook signing secret", auth: authControl,
+	{method: http.MethodPost, path: "/_sandbox/webhooks/rotate-secret", tag: "Sandbox", summary: "Rotate the webhook signing secret", auth: authFullKey,
 		req: emptyRequest, model: "RotateSecretRequest", optional: true, answer: props(strP("signingSecret"), strP("previousSecretValidUntil"))},
 	{method: http.MethodGet, path: "/_sandbox/webhooks/events", tag: "Sandbox", summary: "Webhook events with their delivery attempts", auth: authControl,
 		query: []string{"paymentId", "type", "status", "limit"}, answer: listOf(eventOutDTO{})},

@@ -62,11 +62,13 @@ func (s *Server) routes() {
 		e.OPTIONS(p, preflight)
 	}
 
-	// Control plane (tenant's key, any scope, no version, no request timeout).
+	// Control plane (tenant's key, any scope, no version, no request timeout;
+	// what reveals or changes credentials or destroys data: a key with every
+	// scope, or the admin key, authEveryScope).
 	e.POST("/_sandbox/tenants", chain(s.createTenant, readBodyUpTo(s.snapshotMax(), func() *sim.Error { return sim.ErrSnapshotTooLarge(s.snapshotMax()) })))
-	e.GET("/_sandbox/snapshot", chain(s.getSnapshot, control...))
-	e.DELETE("/_sandbox/tenant", chain(s.deleteTenant, control...))
-	e.POST("/_sandbox/reset", chain(s.reset, control...))
+	e.GET("/_sandbox/snapshot", chain(s.getSnapshot, s.authEveryScope("Exporting the tenant's keys and signing secret", withSecrets), readBody))
+	e.DELETE("/_sandbox/tenant", chain(s.deleteTenant, s.authEveryScope("Deleting the tenant", nil), readBody))
+	e.POST("/_sandbox/reset", chain(s.reset, s.authEveryScope("Resetting the tenant", nil), readBody))
 	e.GET("/_sandbox/clock", chain(s.getClock, control...))
 	e.POST("/_sandbox/clock/advance", chain(s.advanceClock, control...))
 	e.GET("/_sandbox/payment-attempts/:id", chain(s.getAttempt, control...))
@@ -89,7 +91,7 @@ func (s *Server) routes() {
 	// Webhooks and disputes (webhooks.go).
 	e.PUT("/_sandbox/webhooks/endpoint", chain(s.putWebhookEndpoint, control...))
 	e.GET("/_sandbox/webhooks/endpoint", chain(s.getWebhookEndpoint, control...))
-	e.POST("/_sandbox/webhooks/rotate-secret", chain(s.rotateSecret, control...))
+	e.POST("/_sandbox/webhooks/rotate-secret", chain(s.rotateSecret, s.authEveryScope("Rotating the signing secret", nil), readBody))
 	e.GET("/_sandbox/webhooks/events", chain(s.listWebhookEvents, control...))
 	e.GET("/_sandbox/webhooks/events/:id", chain(s.getWebhookEvent, control...))
 	e.POST("/_sandbox/webhooks/events/:id/replay", chain(s.replayWebhook, control...))

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"time"
 
@@ -20,12 +19,9 @@ type tenantBody struct {
 // createTenant is POST /_sandbox/tenants: 201 with a fresh tenant's
 // credentials; a body that is a snapshot is imported (importSnapshot).
 func (s *Server) createTenant(c echo.Context) error {
-	if s.opt.AdminKey != "" {
-		got := c.Request().Header.Get("X-Admin-Key")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(s.opt.AdminKey)) != 1 {
-			return simulator.Errorf(simulator.CodeUnauthorized, "A valid X-Admin-Key is required to create tenants").
-				WithRecovery("Send the sandbox's admin key in the X-Admin-Key header.")
-		}
+	if s.opt.AdminKey != "" && !s.adminKeyOK(c) {
+		return simulator.Errorf(simulator.CodeUnauthorized, "A valid X-Admin-Key is required to create tenants").
+			WithRecovery("Send the sandbox's admin key in the X-Admin-Key header.")
 	}
 	if b := body(c); simulator.IsSnapshot(b) {
 		return s.importSnapshot(c, b)

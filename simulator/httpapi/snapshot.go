@@ -33,6 +33,10 @@ func (s *Server) bodyLimit(r *http.Request) int64 {
 	return MaxBody
 }
 
+// withSecrets reports that a snapshot request asks for the tenant's secrets
+// (authEveryScope; any other value of includeSecrets is getSnapshot's 422).
+func withSecrets(c echo.Context) bool { return c.QueryParam("includeSecrets") == "true" }
+
 // getSnapshot is GET /_sandbox/snapshot[?includeSecrets=true]: the tenant
 // whole, its journal included, as one sealed document.
 func (s *Server) getSnapshot(c echo.Context) error {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"crypto/subtle"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -38,8 +37,7 @@ func (s *Server) checkAdmin(c echo.Context) error {
 		return simulator.Errorf(simulator.CodeUnauthorized, "Tenant administration is off: this sandbox has no admin key").
 			WithRecovery("Start the sandbox with --admin-key (PAYSANDBOX_ADMIN_KEY) and send it in the X-Admin-Key header.")
 	}
-	got := c.Request().Header.Get("X-Admin-Key")
-	if subtle.ConstantTimeCompare([]byte(got), []byte(s.opt.AdminKey)) != 1 {
+	if !s.adminKeyOK(c) {
 		return simulator.Errorf(simulator.CodeUnauthorized, "A valid X-Admin-Key is required for tenant administration").
 			WithRecovery("Send the sandbox's admin key in the X-Admin-Key header.")
 	}
