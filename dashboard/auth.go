@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -23,11 +25,17 @@ const (
 )
 
 // claims are what a session cookie or a checkout link carries: the tenant,
-// a fingerprint of the API key (never the key), and the expiry.
+// a fingerprint of the API key (never the key), and the expiry. A session
+// also carries its id and issue stamp (revocations: sign-out ends it) and
+// the tenant's generation (a secret rotation or the tenant's deletion ends
+// every session of the tenant).
 type claims struct {
 	Tenant string `json:"t"`
 	Key    string `json:"k"`
 	Exp    int64  `json:"e"` // unix seconds, wall clock
+	Sid    string `json:"s,omitempty"`
+	Iat    int64  `json:"i,omitempty"` // revocations.issue
+	Gen    string `json:"g,omitempty"` // generation
 }
 
 // keyHash fingerprints an API key; a removed key ends its sessions and links.
@@ -44,6 +52,15 @@ func (s *Server) sign(purpose string, c claims) string {
 	return simulator.WithInstance(s.opt.Instance, p+"."+s.mac(purpose, p))
 }
 
+// generation fingerprints tenant t as its sessions know it: its id, creation
+// and webhook signing secret, so that rotating the secret, or deleting the
+// tenant (a tenant made again under its id is another generation), ends
+// every session of the tenant, whichever way it happened (the API, the
+// dashboard, an admin, a ttl) and with no state to keep.
+func (s *Server) generation(t *simulator.Tenant) string {
+	return s.mac("tenant", t.ID+"|"+t.CreatedAt.UTC().Format(time.RFC3339Nano)+"|"+t.SigningSecret)[:22]
+}
+
 func (s *Server) mac(purpose, payload string) string {
 	m := hmac.New(sha256.New, s.opt.Secret)
 	m.Write([]byte(purpose + "|" + payload))
@@ -58,36 +75,37 @@ var errSignIn = errors.New("sign in")
 const instanceParam = "instance"
 
 // verify checks a signed value of purpose, its expiry, and that its tenant
-// and key still exist; it returns the tenant and the key's record.
-func (s *Server) verify(purpose, v string) (*simulator.Tenant, simulator.APIKey, error) {
+// and key still exist; it returns the tenant, the key's record and the
+// claims.
+func (s *Server) verify(purpose, v string) (*simulator.Tenant, simulator.APIKey, claims, error) {
+	var c claims
 	if s.opt.Instance != "" {
 		var ok bool
 		if v, ok = strings.CutPrefix(v, s.opt.Instance+simulator.InstanceSep); !ok {
-			return nil, simulator.APIKey{}, errSignIn // another instance's, or unnamed
+			return nil, simulator.APIKey{}, c, errSignIn // another instance's, or unnamed
 		}
 	}
 	p, sig, ok := strings.Cut(v, ".")
 	if !ok || !hmac.Equal([]byte(sig), []byte(s.mac(purpose, p))) {
-		return nil, simulator.APIKey{}, errSignIn
+		return nil, simulator.APIKey{}, c, errSignIn
 	}
 	b, err := base64.RawURLEncoding.DecodeString(p)
 	if err != nil {
-		return nil, simulator.APIKey{}, errSignIn
+		return nil, simulator.APIKey{}, c, errSignIn
 	}
-	var c claims
 	if json.Unmarshal(b, &c) != nil || s.opt.Now().Unix() >= c.Exp {
-		return nil, simulator.APIKey{}, errSignIn
+		return nil, simulator.APIKey{}, c, errSignIn
 	}
 	t, err := s.svc.Tenant(c.Tenant)
 	if err != nil || t == nil {
-		return nil, simulator.APIKey{}, errSignIn
+		return nil, simulator.APIKey{}, c, errSignIn
 	}
 	for _, k := range t.APIKeys {
 		if keyHash(k.Key) == c.Key {
-			return t, k, nil
+			return t, k, c, nil
 		}
 	}
-	return nil, simulator.APIKey{}, errSignIn
+	return nil, simulator.APIKey{}, c, errSignIn
 }
 
 // auth is the signed-in caller of a request.
@@ -95,6 +113,8 @@ type auth struct {
 	Tenant *simulator.Tenant
 	Key    simulator.APIKey
 	CSRF   string
+	// session is the session cookie's claims (logout ends it).
+	session claims
 }
 
 type ctxKey struct{}
@@ -107,11 +127,14 @@ func (s *Server) sessionOf(r *http.Request) (*auth, error) {
 	if err != nil {
 		return nil, errSignIn
 	}
-	t, k, err := s.verify("session", ck.Value)
+	t, k, c, err := s.verify("session", ck.Value)
 	if err != nil {
 		return nil, err
 	}
-	return &auth{Tenant: t, Key: k, CSRF: s.mac("csrf", ck.Value)[:32]}, nil
+	if c.Sid == "" || c.Gen != s.generation(t) || s.ended.ended(c) {
+		return nil, errSignIn
+	}
+	return &auth{Tenant: t, Key: k, CSRF: s.mac("csrf", ck.Value)[:32], session: c}, nil
 }
 
 // signed requires a session; a POST also needs the session's CSRF token and,
@@ -193,7 +216,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnauthorized, "login", &view{Title: "Sign in", Bare: true, Data: loginData{Next: next, Error: "That API key is not valid. " + plain(err)}})
 		return
 	}
-	v := s.sign("session", claims{Tenant: t.ID, Key: keyHash(key), Exp: s.opt.Now().Add(s.opt.SessionTTL).Unix()})
+	now := s.opt.Now()
+	v := s.sign("session", claims{Tenant: t.ID, Key: keyHash(key), Exp: now.Add(s.opt.SessionTTL).Unix(),
+		Sid: uuid.NewString(), Iat: s.ended.issue(now), Gen: s.generation(t)})
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: v, Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: s.secure(r), MaxAge: int(s.opt.SessionTTL / time.Second)})
 	if next == "" {
@@ -202,9 +227,17 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
+// logout ends this session, and only this one: the tenant's other sessions
+// (teammates signed in with the same or another key) go on.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secure(r), MaxAge: -1})
+	s.ended.end(authOf(r).session, s.opt.Now())
+	s.clearSession(w, r)
 	http.Redirect(w, r, Prefix+"/login", http.StatusSeeOther)
+}
+
+// clearSession asks the browser to drop its session cookie.
+func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secure(r), MaxAge: -1})
 }
 
 // secure reports that the client reached the dashboard over https (directly

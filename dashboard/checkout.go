@@ -70,7 +70,7 @@ func baseURL(r *http.Request) string {
 
 // checkoutTenant resolves a checkout link; the key must still have the scopes.
 func (s *Server) checkoutTenant(l string) (*simulator.Tenant, bool) {
-	t, k, err := s.verify("checkout", l)
+	t, k, _, err := s.verify("checkout", l)
 	if err != nil || !hasScopes(k, checkoutLinkScopes) {
 		return nil, false
 	}

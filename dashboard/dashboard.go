@@ -31,7 +31,10 @@ var staticFS embed.FS
 // Options configure the dashboard. Every field is optional.
 type Options struct {
 	// Secret signs session cookies, CSRF tokens and checkout links; random
-	// when empty (sessions and links then end with the process).
+	// when empty (sessions and links then end with the process). Signed-out
+	// sessions are remembered in memory only (revocations): with a Secret
+	// that outlives the process, a cookie signed out before a restart would
+	// work again after it, until it expires.
 	Secret []byte
 	// PrefillKey is shown in the sign-in form (the default tenant's key on a
 	// local serve); it is shown only while it signs in.
@@ -79,6 +82,8 @@ type Server struct {
 	keepAlive time.Duration
 	// looks counts the looks of event streams at their views' data.
 	looks atomic.Int64
+	// ended are the sessions signed out before their expiry.
+	ended *revocations
 }
 
 // New builds the dashboard on the service.
@@ -104,7 +109,8 @@ func New(svc *service.Service, opt Options) (*Server, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	s := &Server{svc: svc, opt: opt, mux: http.NewServeMux(), log: opt.Logger, done: closer{ch: make(chan struct{})}, keepAlive: keepAlive}
+	s := &Server{svc: svc, opt: opt, mux: http.NewServeMux(), log: opt.Logger, done: closer{ch: make(chan struct{})}, keepAlive: keepAlive,
+		ended: newRevocations(maxEndedSessions, opt.SessionTTL)}
 	if err := s.parseTemplates(); err != nil {
 		return nil, err
 	}

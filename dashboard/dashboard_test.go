@@ -514,7 +514,6 @@ func TestWebhooksView(t *testing.T) {
 	}{
 		{"replay", url.Values{"eventId": {"evt-9"}}, "Replayed evt-9: answered 200 in 5ms."},
 		{"deliver", nil, "Delivered 2, failed 1."},
-		{"rotate", nil, "New signing secret: new-secret"},
 		{"endpoint", url.Values{"url": {"http://x.test/h"}}, "Webhook endpoint set to http://x.test/h."},
 		{"endpoint", url.Values{"url": {"ftp://bad"}}, "Refused. RequestValidationError"},
 		{"endpoint", url.Values{"url": {"http://x.test/h"}, "version": {"2.2"}}, "Webhook endpoint set to http://x.test/h, webhook version 2.2."},
@@ -529,6 +528,10 @@ func TestWebhooksView(t *testing.T) {
 	assert.Equal(t, "http://x.test/h", hooks.endpoint)
 	assert.Contains(t, e.get(Prefix+"/webhooks").Body, `<option value="2.2" selected>2.2</option>`)
 	assert.Equal(t, []string{"acme:evt-9"}, hooks.replayed, "acts for the signed-in tenant")
+	p = e.post(Prefix+"/webhooks/rotate", url.Values{"csrf": {csrf}})
+	assert.Equal(t, http.StatusOK, p.Status)
+	assert.Contains(t, p.Body, "New signing secret: new-secret", "shown on the answer itself")
+	assert.Contains(t, p.Header.Get("Set-Cookie"), sessionCookie+"=;", "the answer signs this browser out")
 }
 
 func TestScenariosView(t *testing.T) {

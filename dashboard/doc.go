@@ -13,5 +13,7 @@
 // Sign-in takes a tenant's API key on a plain form and answers with a signed,
 // expiring, HttpOnly, SameSite=Strict session cookie; every page then acts for
 // that tenant with that key's scopes. State-changing forms carry a CSRF token
-// bound to the session and are refused from another origin.
+// bound to the session and are refused from another origin. Sign-out ends its
+// session (revocations.go); a rotation of the tenant's signing secret or the
+// tenant's deletion ends all of the tenant's (the cookie's generation).
 package dashboard

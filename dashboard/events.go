@@ -103,7 +103,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	st := &eventStream{s: s, w: w, rc: http.NewResponseController(w), fp: fp, tid: tid}
+	st := &eventStream{s: s, w: w, rc: http.NewResponseController(w), fp: fp, tid: tid,
+		signedIn: func() bool { _, err := s.sessionOf(r); return err == nil }}
 	st.last = st.look()
 	fmt.Fprintf(w, "retry: 2000\nevent: ready\ndata: {}\n\n")
 	// The page was rendered at its fingerprint fp: a change between its render
@@ -121,11 +122,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // eventStream is one open stream of events: the view's fingerprint fp, the
 // last one sent, and when the last look was and what it cost.
 type eventStream struct {
-	s        *Server
-	w        http.ResponseWriter
-	rc       *http.ResponseController
-	fp       func() uint64
-	tid      string
+	s   *Server
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	fp  func() uint64
+	tid string
+	// signedIn reports that the stream's session has not ended (sign-out,
+	// a secret rotation, the tenant's deletion); the stream ends with it.
+	signedIn func() bool
 	changed  <-chan struct{} // closed at the tenant's next change after the last look
 	lastLook time.Time
 	last     uint64
@@ -150,7 +154,8 @@ func (st *eventStream) send(msg string) bool {
 }
 
 // run sends keep-alives and a "change" each time a look finds a new
-// fingerprint, until the client, the server or the stream's lifetime ends.
+// fingerprint, until the client, the server, the session (checked at each
+// keep-alive and each look) or the stream's lifetime ends.
 func (st *eventStream) run(ctx context.Context) {
 	s := st.s
 	end := time.NewTimer(sseLifetime)
@@ -169,7 +174,7 @@ func (st *eventStream) run(ctx context.Context) {
 		case <-end.C:
 			return
 		case <-beat.C:
-			if !st.send(": keep-alive\n\n") {
+			if !st.signedIn() || !st.send(": keep-alive\n\n") {
 				return
 			}
 			continue
@@ -183,6 +188,9 @@ func (st *eventStream) run(ctx context.Context) {
 			hold = nil
 		}
 		cur := st.look()
+		if !st.signedIn() {
+			return
+		}
 		if cur == st.last {
 			continue
 		}

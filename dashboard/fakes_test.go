@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // fakeWebhooks stands in for the webhooks dispatcher (another package).
@@ -16,6 +17,9 @@ type fakeWebhooks struct {
 	version  string
 	events   []WebhookEvent
 	replayed []string
+	// svc, when set, rotates the tenant's secret for real (as the webhooks
+	// source does), which ends the tenant's sessions.
+	svc *service.Service
 }
 
 func (f *fakeWebhooks) Endpoint(*simulator.Tenant) (WebhookEndpoint, error) {
@@ -60,7 +64,16 @@ func (f *fakeWebhooks) DeliverNow(context.Context, *simulator.Tenant) (int, int,
 	return 2, 1, nil
 }
 
-func (f *fakeWebhooks) RotateSecret(*simulator.Tenant) (string, error) { return "new-secret", nil }
+func (f *fakeWebhooks) RotateSecret(t *simulator.Tenant) (string, error) {
+	if f.svc == nil {
+		return "new-secret", nil
+	}
+	cur, err := f.svc.RotateSecret(t)
+	if err != nil {
+		return "", err
+	}
+	return cur.SigningSecret, nil
+}
 
 // fakeScenarios validates one rule: a `card:` value must be quoted text.
 type fakeScenarios struct {

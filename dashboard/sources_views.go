@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -17,11 +18,14 @@ type webhooksData struct {
 	Versions []string
 	Events   []WebhookEvent
 	Error    string
+	// CanRotate: the signed-in key may rotate the signing secret (it holds
+	// every scope, rotateAllowed).
+	CanRotate bool
 }
 
 func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
-	d := webhooksData{Configured: s.opt.Webhooks != nil, Versions: simulator.APIVersionNames()}
+	d := webhooksData{Configured: s.opt.Webhooks != nil, Versions: simulator.APIVersionNames(), CanRotate: rotateAllowed(a.Key) == nil}
 	if d.Configured {
 		var err error
 		if d.Endpoint, err = s.opt.Webhooks.Endpoint(a.Tenant); err != nil {
@@ -56,8 +60,7 @@ func (s *Server) webhooksAction(w http.ResponseWriter, r *http.Request) {
 		ok, failed, err := wh.DeliverNow(ctx, a.Tenant)
 		done(w, r, back, err, fmt.Sprintf("Delivered %d, failed %d.", ok, failed))
 	case "rotate":
-		secret, err := wh.RotateSecret(a.Tenant)
-		done(w, r, back, err, "New signing secret: "+secret+" (the previous one still signs X-Signature-Secondary for 24h).")
+		s.rotateSecret(w, r, a, wh)
 	case "replay":
 		id := r.PostFormValue("eventId")
 		at, err := wh.Replay(ctx, a.Tenant, id)
@@ -73,6 +76,40 @@ func (s *Server) webhooksAction(w http.ResponseWriter, r *http.Request) {
 	default:
 		done(w, r, back, simulator.Errorf(simulator.CodeBadRequest, "The dashboard has no webhook action %q", r.PathValue("action")), "")
 	}
+}
+
+// rotateAllowed is nil when key may rotate the tenant's signing secret, which
+// reveals it and ends every session: a key holding every scope (the API
+// takes the admin key instead, which the dashboard never sees).
+func rotateAllowed(key simulator.APIKey) *simulator.Error {
+	if missing := key.MissingScopes(); len(missing) > 0 {
+		return simulator.ErrLacksScopes(missing, "Rotating the signing secret").
+			WithRecovery("Sign in with a key of this tenant that holds every scope.")
+	}
+	return nil
+}
+
+// rotateSecret rotates the tenant's signing secret and shows the new one on
+// the answer itself, never in a cookie or a later page. The rotation ends
+// every session of the tenant (generation), this one included, so the
+// answer also signs this browser out.
+func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request, a *auth, wh Webhooks) {
+	if e := rotateAllowed(a.Key); e != nil {
+		s.render(w, r, http.StatusForbidden, "message", &view{Title: "Refused", Nav: "webhooks", Data: message{
+			Heading: "The signing secret was not rotated", Text: "Refused. " + plain(e), Link: Prefix + "/webhooks", LinkText: "Back to the webhooks"}})
+		return
+	}
+	secret, err := wh.RotateSecret(a.Tenant)
+	if err != nil {
+		done(w, r, Prefix+"/webhooks", err, "")
+		return
+	}
+	s.clearSession(w, r)
+	s.render(w, r, http.StatusOK, "message", &view{Title: "Signing secret rotated", Bare: true, Data: message{
+		Heading: "New signing secret: " + secret,
+		Text: "The previous secret still signs X-Signature-Secondary for 24 hours (tenant clock). Every dashboard session of tenant " +
+			a.Tenant.ID + " has ended, this one included: sign in again.",
+		Link: Prefix + "/login?next=" + url.QueryEscape(Prefix+"/webhooks"), LinkText: "Sign in"}})
 }
 
 type scenariosData struct {
