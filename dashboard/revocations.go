@@ -102,7 +102,7 @@ func (r *revocations) end(c claims, now time.Time) {
 }
 
 // raise ends every session of tenant issued before stamp w, and forgets the
-// ids that the watermarks now cover.
+// ids a watermark or the floor covers.
 func (r *revocations) raise(tenant string, w int64, now time.Time) {
 	if _, ok := r.tenants[tenant]; !ok && len(r.tenants) >= r.max {
 		for id, tw := range r.tenants {

@@ -96,7 +96,7 @@ func rotateAllowed(key simulator.APIKey) *simulator.Error {
 func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request, a *auth, wh Webhooks) {
 	if e := rotateAllowed(a.Key); e != nil {
 		s.render(w, r, http.StatusForbidden, "message", &view{Title: "Refused", Nav: "webhooks", Data: message{
-			Heading: "The signing secret was not rotated", Text: "Refused. " + plain(e), Link: Prefix + "/webhooks", LinkText: "Back to the webhooks"}})
+			Heading: "The signing secret was not rotated", Text: "Refused. " + string(e.Code) + ": " + e.Message + ". " + e.Recovery, Link: Prefix + "/webhooks", LinkText: "Back to the webhooks"}})
 		return
 	}
 	secret, err := wh.RotateSecret(a.Tenant)

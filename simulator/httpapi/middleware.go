@@ -88,11 +88,10 @@ func recovered(next echo.HandlerFunc, c echo.Context) (err error) {
 func (s *Server) auth(scope simulator.Scope) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			t, key, err := s.svc.Authenticate(c.Request().Header.Get("X-Api-Key")) // X-API-KEY in canonical form: looked up without a copy of the name
+			key, err := s.authenticate(c)
 			if err != nil {
 				return err
 			}
-			c.Set(ctxTenant, t)
 			if scope != "" && !key.Has(scope) {
 				return simulator.Errorf(simulator.CodeForbidden, "The API key lacks the scope %s", scope).
 					WithRecovery("Use a key with the " + string(scope) + " scope.")
@@ -102,20 +101,30 @@ func (s *Server) auth(scope simulator.Scope) echo.MiddlewareFunc {
 	}
 }
 
+// authenticate resolves X-API-KEY to the request's tenant (kept for the
+// handler) and returns the key's record.
+func (s *Server) authenticate(c echo.Context) (simulator.APIKey, error) {
+	t, key, err := s.svc.Authenticate(c.Request().Header.Get("X-Api-Key")) // X-API-KEY in canonical form: looked up without a copy of the name
+	if err != nil {
+		return key, err
+	}
+	c.Set(ctxTenant, t)
+	return key, nil
+}
+
 // authEveryScope is auth for what reveals or changes credentials or destroys
-// data (SANDBOX.md section 11): the key must hold every scope, or come with
-// the sandbox's admin key in X-Admin-Key; any other key gets 403 Forbidden
-// naming the scopes it lacks. action names what is refused ("Resetting the
-// tenant"); when, if not nil, says whether this request is such an action
-// (a snapshot is one only with its secrets).
+// data: the key must hold every scope, or come with the sandbox's admin key
+// in X-Admin-Key (an operator acting with a team's key); any other key gets
+// 403 Forbidden naming the scopes it lacks. action names what is refused
+// ("Resetting the tenant"); when, if not nil, says whether this request is
+// such an action (a snapshot is one only with its secrets).
 func (s *Server) authEveryScope(action string, when func(echo.Context) bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			t, key, err := s.svc.Authenticate(c.Request().Header.Get("X-Api-Key"))
+			key, err := s.authenticate(c)
 			if err != nil {
 				return err
 			}
-			c.Set(ctxTenant, t)
 			if when != nil && !when(c) {
 				return next(c)
 			}
