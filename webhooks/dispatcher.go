@@ -24,8 +24,7 @@ const (
 	DefaultTimeout     = 10 * time.Second
 	DefaultConcurrency = 64
 	// DefaultSlotsPerTenant is each tenant's share of the Concurrency
-	// slots: eight tenants with hanging receivers leave the rest of the
-	// slots to the others.
+	// slots (its bound on attempts in flight).
 	DefaultSlotsPerTenant = 8
 	// responseHead is how much of a receiver's answer an attempt keeps.
 	responseHead = 1024
@@ -44,8 +43,10 @@ const (
 // exhausted) through service.Service.RecordAttempt. One payment's events go
 // one at a time in creation order; different payments go concurrently, at
 // most Concurrency at once over all tenants and at most SlotsPerTenant of
-// one tenant, so a tenant whose receiver hangs delays only itself; tenants
-// with due work are served in turn. It implements service.WebhookRunner.
+// one tenant, with part of the slots kept for tenants with nothing in
+// flight (slotTable), so tenants whose receivers hang delay only
+// themselves; tenants with due work are served in turn, those with nothing
+// in flight first. It implements service.WebhookRunner.
 //
 // Its exported fields are set by NewDispatcher (from Options) and only read
 // afterwards; PruneEvery alone may be lowered before Run (tests).
@@ -74,19 +75,18 @@ type Dispatcher struct {
 	wake     chan struct{}
 	mu       sync.Mutex
 	inflight map[string]chan struct{} // tenant/payment -> closed when its attempt ends
-	// Delivery slots: used of Concurrency in all, perTenant[id] of one
-	// tenant's share; freed is closed (and replaced) when a slot frees.
-	// turn is the tenant served last: a pass starts after it.
-	used      int
-	perTenant map[string]int
-	freed     chan struct{}
-	turn      string
-	rngs      map[string]*rand.Rand // chaos, per tenant
-	pruned    map[string]time.Time  // last retention pass per tenant (real time)
-	held      map[string]int        // tenants whose clock is being advanced
-	holds     uint64                // Hold calls so far: a pass that saw fewer reads the outbox again
-	dirty     map[string]bool       // tenants with events finished since their last retention pass
-	running   sync.WaitGroup
+	// Delivery slots (slotTable: who may take one); freed is closed (and
+	// replaced) when a slot frees. turn is the tenant served last: a pass
+	// starts after it.
+	slots   slotTable
+	freed   chan struct{}
+	turn    string
+	rngs    map[string]*rand.Rand // chaos, per tenant
+	pruned  map[string]time.Time  // last retention pass per tenant (real time)
+	held    map[string]int        // tenants whose clock is being advanced
+	holds   uint64                // Hold calls so far: a pass that saw fewer reads the outbox again
+	dirty   map[string]bool       // tenants with events finished since their last retention pass
+	running sync.WaitGroup
 
 	// queued counts the moments the outbox may have gained a PENDING event
 	// (Appended, a released hold); idleAt is queued+1 as it was when a pass
@@ -136,8 +136,9 @@ func NewDispatcher(svc *service.Service, opt Options) *Dispatcher {
 		Retention: opt.Retention, PruneEvery: time.Second, OnAttempt: opt.OnAttempt, Tracer: opt.Tracer,
 		Log: svc.Log, wake: make(chan struct{}, 1),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
-		held: map[string]int{}, dirty: map[string]bool{}, perTenant: map[string]int{}, freed: make(chan struct{}),
+		held: map[string]int{}, dirty: map[string]bool{}, freed: make(chan struct{}),
 	}
+	d.slots = newSlotTable(d.Concurrency, d.share())
 	d.client = deliveryClient(svc.Endpoints, opt.Concurrency) // guard.go: --webhook-allow, no proxy, no redirects
 	return d
 }
@@ -371,9 +372,11 @@ type dueWork struct {
 	heads []head
 }
 
-// startInTurn starts the due heads of the tenants in ready round-robin, one
-// head per tenant per round, beginning after the tenant served last: when
-// the slots run short, the tenants with due work take turns at them. A
+// startInTurn starts the due heads of the tenants in ready in rounds, one
+// head per tenant per round, each round in the slot table's order (tenants
+// with nothing in flight first, then round-robin after the tenant served
+// last): when the slots run short, the tenants with due work take turns at
+// them, and a freed slot goes to a tenant with nothing in flight first. A
 // tenant whose share is full sits out until one of its slots frees. Heads
 // read before a wait are safe to start after it: an attempt reads its event
 // again and does nothing when another runner made it meanwhile.
@@ -381,12 +384,12 @@ func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen, hold
 	if len(ready) == 0 {
 		return
 	}
-	ready = d.inTurnOrder(ready)
 	var poll *time.Timer
 	for ctx.Err() == nil {
 		d.mu.Lock()
 		freed := d.freed
 		d.mu.Unlock()
+		ready = d.inTurnOrder(ready) // in-flight counts change between rounds
 		left, progressed, noSlots, isStale := d.startRound(ctx, ready, gen, holds)
 		if isStale {
 			d.Wake() // the loop reads the outbox again at once
@@ -417,28 +420,34 @@ func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen, hold
 	}
 }
 
-// inTurnOrder is ready sorted by tenant id and rotated to begin after the
-// tenant served last (d.turn).
+// inTurnOrder is ready in the order the slot table offers slots
+// (slotTable.order): tenants with nothing in flight first, each group
+// beginning after the tenant served last (d.turn).
 func (d *Dispatcher) inTurnOrder(ready []dueWork) []dueWork {
-	slices.SortFunc(ready, func(a, b dueWork) int { return strings.Compare(a.t.ID, b.t.ID) })
+	byID := make(map[string]dueWork, len(ready))
+	ids := make([]string, 0, len(ready))
+	for _, w := range ready {
+		byID[w.t.ID] = w
+		ids = append(ids, w.t.ID)
+	}
 	d.mu.Lock()
-	turn := d.turn
+	ids = d.slots.order(ids, d.turn)
 	d.mu.Unlock()
-	first, _ := slices.BinarySearchFunc(ready, turn, func(w dueWork, id string) int {
-		if w.t.ID <= id {
-			return -1
-		}
-		return 1
-	})
-	return slices.Concat(ready[first:], ready[:first])
+	out := make([]dueWork, len(ids))
+	for i, id := range ids {
+		out[i] = byID[id]
+	}
+	return out
 }
 
-// startRound is one round of startInTurn: each tenant of ready starts at
-// most one attempt. It returns the tenants with heads left (the one that
-// found no slot first), whether an attempt started, whether the slots ran
-// out, and isStale when the outbox must be read again (nothing else set).
+// startRound is one round of startInTurn: each tenant of ready, in that
+// order, starts at most one attempt, until one finds no slot it may take
+// (those after it may take none either: ready puts the tenants with nothing
+// in flight, the only ones the reserve serves, first). It returns the
+// tenants with heads left, whether an attempt started, whether the slots
+// ran out, and isStale when the outbox must be read again (nothing else
+// set).
 func (d *Dispatcher) startRound(ctx context.Context, ready []dueWork, gen, holds uint64) (left []dueWork, progressed, noSlots, isStale bool) {
-	resume := -1
 	for _, w := range ready {
 		for !noSlots && len(w.heads) > 0 {
 			r := d.start(ctx, w.t, w.heads[0], gen, holds)
@@ -446,7 +455,7 @@ func (d *Dispatcher) startRound(ctx context.Context, ready []dueWork, gen, holds
 				return nil, false, false, true
 			}
 			if r == noSlot {
-				noSlots, resume = true, len(left)
+				noSlots = true
 			}
 			if r == noSlot || r == tenantFull {
 				break
@@ -460,9 +469,6 @@ func (d *Dispatcher) startRound(ctx context.Context, ready []dueWork, gen, holds
 		if len(w.heads) > 0 {
 			left = append(left, w)
 		}
-	}
-	if resume > 0 { // the tenant that found no slot goes first next round
-		left = slices.Concat(left[resume:], left[:resume])
 	}
 	return left, progressed, noSlots, false
 }
@@ -497,7 +503,7 @@ func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head, gen
 		d.mu.Unlock()
 		return busy
 	}
-	if r := d.takeSlotLocked(t.ID); r != started {
+	if r := d.takeSlotLocked(t.ID, grantBackground); r != started {
 		d.mu.Unlock()
 		return r
 	}
@@ -547,30 +553,41 @@ func (d *Dispatcher) share() int {
 	return min(d.SlotsPerTenant, d.Concurrency)
 }
 
-// takeSlotLocked takes a slot for the tenant when one is free to it (d.mu held).
-func (d *Dispatcher) takeSlotLocked(tenantID string) startResult {
-	if d.perTenant[tenantID] >= d.share() {
-		return tenantFull
-	}
-	if d.used >= d.Concurrency {
-		return noSlot
-	}
-	d.used++
-	d.perTenant[tenantID]++
-	return started
+// takeSlotLocked takes a slot for the tenant when the slot table grants one
+// to an attempt of kind k (d.mu held).
+func (d *Dispatcher) takeSlotLocked(tenantID string, k grantKind) startResult {
+	return d.slots.take(tenantID, k)
 }
 
-// acquire takes a slot for the tenant, waiting for one until ctx is done; it
-// reports whether it got one.
+// acquire takes a slot for a control call's attempt of the tenant (a clock
+// advance, deliver, replay: grantDirect), waiting for one until ctx is done;
+// it reports whether it got one. While it waits for want of a free slot (not
+// for its tenant's share) the delivery loop leaves the next freed slot to it.
 func (d *Dispatcher) acquire(ctx context.Context, tenantID string) bool {
+	waiting := false
+	defer func() {
+		if waiting {
+			d.mu.Lock()
+			d.slots.waiting--
+			d.mu.Unlock()
+		}
+	}()
 	for {
 		d.mu.Lock()
-		if d.takeSlotLocked(tenantID) == started {
-			d.mu.Unlock()
-			return true
+		r := d.takeSlotLocked(tenantID, grantDirect)
+		if now := r == noSlot; now != waiting {
+			waiting = now
+			if now {
+				d.slots.waiting++
+			} else {
+				d.slots.waiting--
+			}
 		}
 		freed := d.freed
 		d.mu.Unlock()
+		if r == started {
+			return true
+		}
 		select {
 		case <-freed:
 		case <-ctx.Done():
@@ -582,13 +599,108 @@ func (d *Dispatcher) acquire(ctx context.Context, tenantID string) bool {
 // releaseSlot gives back a slot of the tenant and wakes whoever waits for one.
 func (d *Dispatcher) releaseSlot(tenantID string) {
 	d.mu.Lock()
-	d.used--
-	if d.perTenant[tenantID]--; d.perTenant[tenantID] <= 0 {
-		delete(d.perTenant, tenantID)
-	}
+	d.slots.release(tenantID)
 	close(d.freed) // a pass waiting with due attempts left, or acquire
 	d.freed = make(chan struct{})
 	d.mu.Unlock()
+}
+
+// What an attempt's slot is for.
+type grantKind int
+
+const (
+	// grantBackground: the delivery loop's attempts.
+	grantBackground grantKind = iota
+	// grantDirect: an attempt a control call makes on its own tenant and
+	// waits for (a clock advance makes each attempt at its instant).
+	grantDirect
+)
+
+// slotTable is the bookkeeping of the delivery slots and the rules that
+// grant them, with no lock, channel or clock (the Dispatcher's mu guards
+// its one), so the order of grants is tested on its own:
+//   - a tenant never has more than share attempts in flight;
+//   - the loop's attempts of a tenant that already has one in flight take
+//     a slot only while more than reserve are free: the reserve is kept for
+//     tenants with nothing in flight, so however many receivers hang
+//     (each holding its tenant's slots until the attempt times out), another
+//     tenant's first delivery finds a slot at once;
+//   - the loop offers slots to tenants with nothing in flight first (order),
+//     so when none is free, the next freed one goes to such a tenant;
+//   - a control call's attempts (grantDirect) take any free slot within
+//     their tenant's share, and the loop leaves the next freed slots to
+//     those waiting (waiting) rather than defer them.
+type slotTable struct {
+	total, share, reserve int
+	used                  int
+	per                   map[string]int // attempts in flight by tenant
+	waiting               int            // control calls waiting for a free slot
+}
+
+// newSlotTable makes the table of total slots, at most share of them per
+// tenant, half of them (at most total-share, so that one tenant alone can
+// still use its whole share) kept for tenants with nothing in flight.
+func newSlotTable(total, share int) slotTable {
+	return slotTable{total: total, share: share, reserve: max(min(total/2, total-share), 0), per: map[string]int{}}
+}
+
+// take grants tenant a slot for an attempt of kind k when the rules allow:
+// started (taken), tenantFull (the tenant holds its share) or noSlot (no
+// slot it may take is free).
+func (s *slotTable) take(tenant string, k grantKind) startResult {
+	n := s.per[tenant]
+	if n >= s.share {
+		return tenantFull
+	}
+	limit := s.total
+	if k == grantBackground {
+		limit -= s.waiting
+		if n > 0 {
+			limit -= s.reserve
+		}
+	}
+	if s.used >= limit {
+		return noSlot
+	}
+	s.used++
+	s.per[tenant]++
+	return started
+}
+
+// release gives back a slot of tenant.
+func (s *slotTable) release(tenant string) {
+	s.used--
+	if s.per[tenant]--; s.per[tenant] <= 0 {
+		delete(s.per, tenant)
+	}
+}
+
+// order is the order in which the loop offers slots to the tenants in
+// ready: those with nothing in flight first, then the others; in each
+// group by id, beginning after turn (the tenant served last), so tenants
+// with due work take turns.
+func (s *slotTable) order(ready []string, turn string) []string {
+	var idle, busy []string
+	for _, id := range ready {
+		if s.per[id] == 0 {
+			idle = append(idle, id)
+		} else {
+			busy = append(busy, id)
+		}
+	}
+	return append(afterTurn(idle, turn), afterTurn(busy, turn)...)
+}
+
+// afterTurn is ids sorted and rotated to begin after turn.
+func afterTurn(ids []string, turn string) []string {
+	slices.Sort(ids)
+	first, _ := slices.BinarySearchFunc(ids, turn, func(id, turn string) int {
+		if id <= turn {
+			return -1
+		}
+		return 1
+	})
+	return slices.Concat(ids[first:], ids[:first])
 }
 
 func payKey(tenantID, paymentID string) string { return tenantID + "/" + paymentID }
