@@ -39,7 +39,9 @@ func (b *breakableStore) View(fn func(simulator.Tx) error) error {
 	return b.Store.View(func(tx simulator.Tx) error { return fn(breakableTx{Tx: tx, s: b}) })
 }
 
-func (b *breakableStore) TenantFile(tid string) string { return "/data/paysandbox.db.tenants/" + tid + ".db" }
+func (b *breakableStore) TenantFile(tid string) string {
+	return "/data/paysandbox.db.tenants/" + tid + ".db"
+}
 
 type breakableTx struct {
 	simulator.Tx
@@ -63,8 +65,8 @@ type logRecords struct {
 }
 
 func (h *logRecords) Enabled(context.Context, slog.Level) bool { return true }
-func (h *logRecords) WithAttrs([]slog.Attr) slog.Handler        { return h }
-func (h *logRecords) WithGroup(string) slog.Handler             { return h }
+func (h *logRecords) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *logRecords) WithGroup(string) slog.Handler            { return h }
 func (h *logRecords) Handle(_ context.Context, r slog.Record) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
