@@ -223,3 +223,50 @@ func TestCorruptTenantFileLoggedOnce(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, attempted, 20, "the other tenant's deliveries go on (each payment's first event; its second waits for the retry)")
 }
+
+// openHookStore is a breakableStore that opens tenants on demand: it keeps
+// the function told of each tenant whose data opens.
+type openHookStore struct {
+	*breakableStore
+	opened func(string)
+}
+
+func (o *openHookStore) OnTenantOpen(fn func(string)) { o.opened = fn }
+
+// A broken tenant whose file some request opens (it was repaired) is read
+// by the next pass, not at its retry.
+func TestBrokenTenantReadOnceItOpens(t *testing.T) {
+	db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	catalog, err := cards.Parse(fixtures.Cards)
+	require.NoError(t, err)
+	st := &openHookStore{breakableStore: &breakableStore{Store: db, tenant: "t1"}}
+	logs := &logRecords{}
+	var d *Dispatcher
+	svc := service.NewService(st, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)), &idgen.Seq{}, catalog, processors.NewFake(nil, nil), slog.New(logs),
+		service.Config{Renderer: Renderer{}, Webhooks: Attach(&d, Options{Timeout: time.Second, Concurrency: 2})})
+	tn, err := svc.EnsureTenant(service.TenantSpec{ID: "t1", SigningSecret: "s", WebhookURL: "http://127.0.0.1:1/hook",
+		APIKeys: []simulator.APIKey{{Key: "k", Scopes: simulator.AllScopes}}})
+	require.NoError(t, err)
+	d.markAllDirty() // what Run does first
+	require.NotNil(t, st.opened)
+	ctx := context.Background()
+	release := d.Hold("t1")
+	pay(t, svc, tn)
+	st.broken.Store(true)
+	release()
+	d.pass(ctx)
+	require.Len(t, logs.outbox(), 1)
+
+	st.broken.Store(false)
+	d.pass(ctx)
+	require.Len(t, logs.outbox(), 1, "not read before its retry")
+	st.opened("t1")
+	assert.False(t, d.idle(), "the next wake-up reads the outbox")
+	d.pass(ctx)
+	d.running.Wait()
+	logged := logs.outbox()
+	require.Len(t, logged, 2)
+	assert.Equal(t, slog.LevelInfo, logged[1]["level"])
+}

@@ -476,6 +476,16 @@ func (b brokenTenants) failed(id string, now time.Time) (brokenTenant, brokenRep
 	return *t, retryFailed
 }
 
+// retryNow makes tenant id's retry due at once; it reports whether the
+// tenant is broken.
+func (b brokenTenants) retryNow(id string) bool {
+	t, ok := b[id]
+	if ok {
+		t.retryAt = time.Time{}
+	}
+	return ok
+}
+
 // keepOnly forgets the tenants not in ids.
 func (b brokenTenants) keepOnly(ids []string) {
 	if len(b) == 0 {
@@ -1088,15 +1098,17 @@ func describe(err error, timeout time.Duration) string {
 	return err.Error()
 }
 
-// markAllDirty marks every tenant for a retention pass (at Run's start).
+// markAllDirty marks every tenant for a retention pass (at Run's start);
+// with a store that opens tenants on demand, each tenant when its data
+// opens (tenantOpened).
 func (d *Dispatcher) markAllDirty() {
-	if d.Retention.Keep <= 0 && d.Retention.MaxAge <= 0 {
+	retain := d.Retention.Keep > 0 || d.Retention.MaxAge > 0
+	if st, ok := d.Svc.Store.(interface{ OnTenantOpen(func(string)) }); ok {
+		// a restart opens no tenant for retention
+		st.OnTenantOpen(func(tid string) { d.tenantOpened(tid, retain) })
 		return
 	}
-	if st, ok := d.Svc.Store.(interface{ OnTenantOpen(func(string)) }); ok {
-		// a store that opens tenants on demand: each gets its pass when its
-		// data opens, so a restart opens no tenant for retention
-		st.OnTenantOpen(func(tid string) { d.Appended(tid, false) })
+	if !retain {
 		return
 	}
 	var tenants []*simulator.Tenant
@@ -1109,6 +1121,22 @@ func (d *Dispatcher) markAllDirty() {
 		d.dirty[t.ID] = true
 	}
 	d.mu.Unlock()
+}
+
+// tenantOpened is told that a tenant's data opened: it gets its retention
+// pass (retain), and when its outbox could not be read, the next pass reads
+// it at once rather than at its retry (a repaired file some request opened).
+func (d *Dispatcher) tenantOpened(tid string, retain bool) {
+	if retain {
+		d.Appended(tid, false)
+	}
+	d.mu.Lock()
+	broken := d.broken.retryNow(tid)
+	d.mu.Unlock()
+	if broken {
+		d.queued.Add(1) // not idle: the pass reads the outbox
+		d.Wake()
+	}
 }
 
 // pruneDirty runs the retention pass of every tenant marked dirty whose
