@@ -650,7 +650,7 @@ func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head, gen
 		d.mu.Unlock()
 		return busy
 	}
-	if r := d.takeSlotLocked(t.ID, grantBackground); r != started {
+	if r := d.slots.take(t.ID, grantBackground); r != started {
 		d.mu.Unlock()
 		return r
 	}
@@ -700,12 +700,6 @@ func (d *Dispatcher) share() int {
 	return min(d.SlotsPerTenant, d.Concurrency)
 }
 
-// takeSlotLocked takes a slot for the tenant when the slot table grants one
-// to an attempt of kind k (d.mu held).
-func (d *Dispatcher) takeSlotLocked(tenantID string, k grantKind) startResult {
-	return d.slots.take(tenantID, k)
-}
-
 // acquire takes a slot for a control call's attempt of the tenant (a clock
 // advance, deliver, replay: grantDirect), waiting for one until ctx is done;
 // it reports whether it got one. While it waits for want of a free slot (not
@@ -721,7 +715,7 @@ func (d *Dispatcher) acquire(ctx context.Context, tenantID string) bool {
 	}()
 	for {
 		d.mu.Lock()
-		r := d.takeSlotLocked(tenantID, grantDirect)
+		r := d.slots.take(tenantID, grantDirect)
 		if now := r == noSlot; now != waiting {
 			waiting = now
 			if now {
