@@ -329,3 +329,87 @@ func TestWebhookTenantsTakeTurns(t *testing.T) {
 		assert.Equal(t, int32(1), rc.most.Load(), "tenant %d has one slot", i)
 	}
 }
+
+// Sixteen tenants whose receivers accept and never answer, twenty payments
+// each, at the default slots: another tenant's first delivery arrives while
+// they all still hang (the reserve kept for tenants with nothing in
+// flight), not when one of their attempts times out; and that tenant's
+// clock advance makes its attempts at once, several in flight.
+func TestWebhookFirstDeliveryPassesHangingReceivers(t *testing.T) {
+	e, d := newDispatchedEnv(t, nil, webhooks.Options{Timeout: time.Minute}, service.Config{})
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	var hanging []*hookReceiver
+	var tenants []*simulator.Tenant
+	for i := range 16 {
+		rc := newHookReceiver(t, hangUntil(release))
+		hanging = append(hanging, rc)
+		tn, err := e.svc.EnsureTenant(service.TenantSpec{ID: "hang-" + strconv.Itoa(i), SigningSecret: "s", WebhookURL: rc.URL,
+			APIKeys: []simulator.APIKey{{Key: "key-hang-" + strconv.Itoa(i), Scopes: simulator.AllScopes}}})
+		require.NoError(t, err)
+		tenants = append(tenants, tn)
+	}
+	arrived := make(chan struct{})
+	var first sync.Once
+	var rcB *hookReceiver
+	var advancing atomic.Bool
+	rcB = newHookReceiver(t, func(http.ResponseWriter, *http.Request, sent) {
+		first.Do(func() { close(arrived) })
+		for end := time.Now().Add(10 * time.Second); advancing.Load() && rcB.most.Load() < 2 && time.Now().Before(end); {
+			time.Sleep(time.Millisecond) // during B's advance, answer once two attempts were in flight at once
+		}
+	})
+	b, err := e.svc.EnsureTenant(service.TenantSpec{ID: "b", SigningSecret: "secret-b", WebhookURL: rcB.URL,
+		APIKeys: []simulator.APIKey{{Key: "key-b", Scopes: simulator.AllScopes}}})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { d.Run(ctx); close(stopped) }()
+	t.Cleanup(func() { free(); cancel(); <-stopped })
+
+	for _, tn := range tenants { // one tenant after another, as the loop delivers
+		for range 20 {
+			e.payIn(t, tn)
+		}
+	}
+	inFlight := func() (n int32) {
+		for _, rc := range hanging {
+			n += rc.current.Load()
+		}
+		return n
+	}
+	require.Eventually(t, func() bool { return inFlight() >= 16 }, 30*time.Second, time.Millisecond, "every hanging tenant has an attempt in flight")
+
+	e.payIn(t, b)
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second): // far below the attempts' minute: only a freed slot would be later
+		t.Fatal("B's first delivery did not arrive while the others hang")
+	}
+
+	// B's own clock advance makes each attempt at its instant, its payments'
+	// attempts at once (up to B's share), not held to the reserve's rule.
+	require.Eventually(t, func() bool {
+		evs, err := e.svc.Events(b, simulator.EventQuery{Status: simulator.DeliveryDelivered})
+		return err == nil && len(evs) == 2
+	}, 30*time.Second, time.Millisecond, "B's first payment's events are delivered")
+	releaseB := d.Hold(b.ID)
+	for range 10 {
+		e.payIn(t, b)
+	}
+	advancing.Store(true)
+	_, fired, err := e.svc.AdvanceClockFired(context.Background(), b, time.Second)
+	releaseB()
+	require.NoError(t, err)
+	assert.Len(t, fired, 20)
+	assert.GreaterOrEqual(t, rcB.most.Load(), int32(2), "B's advance has several attempts in flight")
+	for _, f := range fired {
+		assert.False(t, f.Pending, "B's advance is not deferred behind the hanging tenants")
+	}
+	for i, rc := range hanging {
+		assert.LessOrEqual(t, rc.most.Load(), int32(webhooks.DefaultSlotsPerTenant), "tenant %d within its share", i)
+		assert.Positive(t, rc.current.Load(), "tenant %d still hangs", i)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand"
 	"net/http"
 	"slices"
@@ -24,8 +25,7 @@ const (
 	DefaultTimeout     = 10 * time.Second
 	DefaultConcurrency = 64
 	// DefaultSlotsPerTenant is each tenant's share of the Concurrency
-	// slots: eight tenants with hanging receivers leave the rest of the
-	// slots to the others.
+	// slots (its bound on attempts in flight).
 	DefaultSlotsPerTenant = 8
 	// responseHead is how much of a receiver's answer an attempt keeps.
 	responseHead = 1024
@@ -44,8 +44,10 @@ const (
 // exhausted) through service.Service.RecordAttempt. One payment's events go
 // one at a time in creation order; different payments go concurrently, at
 // most Concurrency at once over all tenants and at most SlotsPerTenant of
-// one tenant, so a tenant whose receiver hangs delays only itself; tenants
-// with due work are served in turn. It implements service.WebhookRunner.
+// one tenant, with part of the slots kept for tenants with nothing in
+// flight (slotTable), so tenants whose receivers hang delay only
+// themselves; tenants with due work are served in turn, those with nothing
+// in flight first. It implements service.WebhookRunner.
 //
 // Its exported fields are set by NewDispatcher (from Options) and only read
 // afterwards; PruneEvery alone may be lowered before Run (tests).
@@ -74,19 +76,19 @@ type Dispatcher struct {
 	wake     chan struct{}
 	mu       sync.Mutex
 	inflight map[string]chan struct{} // tenant/payment -> closed when its attempt ends
-	// Delivery slots: used of Concurrency in all, perTenant[id] of one
-	// tenant's share; freed is closed (and replaced) when a slot frees.
-	// turn is the tenant served last: a pass starts after it.
-	used      int
-	perTenant map[string]int
-	freed     chan struct{}
-	turn      string
-	rngs      map[string]*rand.Rand // chaos, per tenant
-	pruned    map[string]time.Time  // last retention pass per tenant (real time)
-	held      map[string]int        // tenants whose clock is being advanced
-	holds     uint64                // Hold calls so far: a pass that saw fewer reads the outbox again
-	dirty     map[string]bool       // tenants with events finished since their last retention pass
-	running   sync.WaitGroup
+	// Delivery slots (slotTable: who may take one); freed is closed (and
+	// replaced) when a slot frees. turn is the tenant served last: a pass
+	// starts after it.
+	slots   slotTable
+	freed   chan struct{}
+	turn    string
+	rngs    map[string]*rand.Rand // chaos, per tenant
+	pruned  map[string]time.Time  // last retention pass per tenant (real time)
+	held    map[string]int        // tenants whose clock is being advanced
+	holds   uint64                // Hold calls so far: a pass that saw fewer reads the outbox again
+	dirty   map[string]bool       // tenants with events finished since their last retention pass
+	broken  brokenTenants         // tenants whose outbox could not be read, left alone until their retry
+	running sync.WaitGroup
 
 	// queued counts the moments the outbox may have gained a PENDING event
 	// (Appended, a released hold); idleAt is queued+1 as it was when a pass
@@ -136,8 +138,9 @@ func NewDispatcher(svc *service.Service, opt Options) *Dispatcher {
 		Retention: opt.Retention, PruneEvery: time.Second, OnAttempt: opt.OnAttempt, Tracer: opt.Tracer,
 		Log: svc.Log, wake: make(chan struct{}, 1),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
-		held: map[string]int{}, dirty: map[string]bool{}, perTenant: map[string]int{}, freed: make(chan struct{}),
+		held: map[string]int{}, dirty: map[string]bool{}, broken: brokenTenants{}, freed: make(chan struct{}),
 	}
+	d.slots = newSlotTable(d.Concurrency, d.share())
 	d.client = deliveryClient(svc.Endpoints, opt.Concurrency) // guard.go: --webhook-allow, no proxy, no redirects
 	return d
 }
@@ -304,17 +307,27 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	var tenants []*simulator.Tenant
 	queues := map[string][]head{}
 	anyHeld, anyHead := false, false
+	now := d.Svc.Clock.Now()
+	failed := map[string]error{}
+	var read []string
 	err := d.Svc.Store.View(func(tx simulator.Tx) error {
 		ids, err := tx.TenantsWithPending() // not every tenant: each may be a file to open
 		if err != nil {
 			return err
 		}
+		d.mu.Lock()
+		d.broken.keepOnly(ids) // a tenant deleted while broken is forgotten
+		d.mu.Unlock()
 		for _, id := range ids {
 			d.mu.Lock()
 			held := d.held[id] > 0
+			skip := !d.broken.due(id, now)
 			d.mu.Unlock()
 			if held {
 				anyHeld = true
+				continue
+			}
+			if skip { // broken: left alone until its next retry
 				continue
 			}
 			t, err := tx.Tenant(id)
@@ -322,9 +335,10 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 				queues[id], err = heads(tx, t)
 			}
 			if err != nil { // one tenant's unreadable data stops only its deliveries
-				d.Log.Error("webhooks: reading the outbox", "tenant", id, "err", err)
+				failed[id] = err
 				continue
 			}
+			read = append(read, id)
 			if t == nil {
 				continue
 			}
@@ -333,6 +347,7 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 		}
 		return nil
 	})
+	d.outboxRead(read, failed, now)
 	if err != nil {
 		d.idleAt.Store(0)
 		d.Log.Error("webhooks: reading the outbox", "err", err)
@@ -365,15 +380,150 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	return next
 }
 
+// outboxRead logs what a pass's read of the tenants' outboxes (at now, on
+// the server's clock) found: each tenant of failed is broken, ERROR when it
+// breaks (naming its file and the next retry), WARN at most hourly while it
+// stays broken, nothing at a retry in between; each tenant of read that was
+// broken has recovered (INFO).
+func (d *Dispatcher) outboxRead(read []string, failed map[string]error, now time.Time) {
+	for _, id := range slices.Sorted(maps.Keys(failed)) {
+		d.mu.Lock()
+		b, report := d.broken.failed(id, now)
+		d.mu.Unlock()
+		switch report {
+		case brokeNow:
+			d.Log.Error("webhooks: a tenant's outbox cannot be read; its deliveries wait until it can (retried with back-off)",
+				"tenant", id, "file", d.tenantFile(id), "nextRetry", b.retryAt, "err", failed[id])
+		case stillBroken:
+			d.Log.Warn("webhooks: a tenant's outbox still cannot be read; its deliveries wait",
+				"tenant", id, "file", d.tenantFile(id), "since", b.since, "nextRetry", b.retryAt, "err", failed[id])
+		}
+	}
+	for _, id := range read {
+		d.mu.Lock()
+		since, was := d.broken.recovered(id)
+		d.mu.Unlock()
+		if was {
+			d.Log.Info("webhooks: a tenant's outbox can be read again; its deliveries resume",
+				"tenant", id, "file", d.tenantFile(id), "brokenFor", now.Sub(since).Round(time.Second))
+		}
+	}
+}
+
+// tenantFile names the tenant's data file for the log, when the store keeps
+// one per tenant ("" otherwise).
+func (d *Dispatcher) tenantFile(tenantID string) string {
+	if st, ok := d.Svc.Store.(interface{ TenantFile(string) string }); ok {
+		return st.TenantFile(tenantID)
+	}
+	return ""
+}
+
+// Back-off of a broken tenant's outbox reads, and how often the log says it
+// is still broken.
+const (
+	brokenRetryFirst = 10 * time.Second
+	brokenRetryMax   = 10 * time.Minute
+	brokenWarnEvery  = time.Hour
+)
+
+// brokenTenants is what the loop knows of the tenants whose outbox it could
+// not read (a file that cannot be opened, a record that cannot be decoded):
+// when to read each again, and what it last logged. Pure bookkeeping on
+// the instants it is given (the Dispatcher's mu guards its one).
+type brokenTenants map[string]*brokenTenant
+
+type brokenTenant struct {
+	since    time.Time     // the first failed read
+	retryAt  time.Time     // the next read
+	backoff  time.Duration // retryAt's distance from the last failed read
+	warnedAt time.Time     // the last ERROR or WARN
+}
+
+// What a failed read of a tenant's outbox is to the log.
+type brokenReport int
+
+const (
+	brokeNow    brokenReport = iota // the tenant broke: ERROR
+	retryFailed                     // a retry failed: nothing to log
+	stillBroken                     // a retry failed an hour or more after the last report: WARN
+)
+
+// due reports whether tenant id's outbox is read at now: it is not broken,
+// or its retry is due.
+func (b brokenTenants) due(id string, now time.Time) bool {
+	t, ok := b[id]
+	return !ok || !now.Before(t.retryAt)
+}
+
+// failed records a failed read of tenant id's outbox at now: the next read
+// is 10s later, then twice as long after each failed retry, up to 10
+// minutes.
+func (b brokenTenants) failed(id string, now time.Time) (brokenTenant, brokenReport) {
+	t, ok := b[id]
+	if !ok {
+		t = &brokenTenant{since: now, backoff: brokenRetryFirst, warnedAt: now}
+		b[id] = t
+		t.retryAt = now.Add(t.backoff)
+		return *t, brokeNow
+	}
+	t.backoff = min(2*t.backoff, brokenRetryMax)
+	t.retryAt = now.Add(t.backoff)
+	if now.Sub(t.warnedAt) >= brokenWarnEvery {
+		t.warnedAt = now
+		return *t, stillBroken
+	}
+	return *t, retryFailed
+}
+
+// retryNow makes tenant id's retry due at once; it reports whether the
+// tenant is broken.
+func (b brokenTenants) retryNow(id string) bool {
+	t, ok := b[id]
+	if ok {
+		t.retryAt = time.Time{}
+	}
+	return ok
+}
+
+// keepOnly forgets the tenants not in ids.
+func (b brokenTenants) keepOnly(ids []string) {
+	if len(b) == 0 {
+		return
+	}
+	keep := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		keep[id] = true
+	}
+	for id := range b {
+		if !keep[id] {
+			delete(b, id)
+		}
+	}
+}
+
+// recovered forgets tenant id, read at last; it answers whether it was
+// broken, and since when.
+func (b brokenTenants) recovered(id string) (since time.Time, was bool) {
+	t, ok := b[id]
+	if !ok {
+		return time.Time{}, false
+	}
+	delete(b, id)
+	return t.since, true
+}
+
 // dueWork is one tenant's due heads in a pass.
 type dueWork struct {
 	t     *simulator.Tenant
 	heads []head
 }
 
-// startInTurn starts the due heads of the tenants in ready round-robin, one
-// head per tenant per round, beginning after the tenant served last: when
-// the slots run short, the tenants with due work take turns at them. A
+// startInTurn starts the due heads of the tenants in ready in rounds, one
+// head per tenant per round, each round in the slot table's order (tenants
+// with nothing in flight first, then round-robin after the tenant served
+// last): when the slots run short, the tenants with due work take turns at
+// them, and a freed slot goes to a tenant with nothing in flight first. A
 // tenant whose share is full sits out until one of its slots frees. Heads
 // read before a wait are safe to start after it: an attempt reads its event
 // again and does nothing when another runner made it meanwhile.
@@ -381,12 +531,12 @@ func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen, hold
 	if len(ready) == 0 {
 		return
 	}
-	ready = d.inTurnOrder(ready)
 	var poll *time.Timer
 	for ctx.Err() == nil {
 		d.mu.Lock()
 		freed := d.freed
 		d.mu.Unlock()
+		ready = d.inTurnOrder(ready) // in-flight counts change between rounds
 		left, progressed, noSlots, isStale := d.startRound(ctx, ready, gen, holds)
 		if isStale {
 			d.Wake() // the loop reads the outbox again at once
@@ -417,28 +567,34 @@ func (d *Dispatcher) startInTurn(ctx context.Context, ready []dueWork, gen, hold
 	}
 }
 
-// inTurnOrder is ready sorted by tenant id and rotated to begin after the
-// tenant served last (d.turn).
+// inTurnOrder is ready in the order the slot table offers slots
+// (slotTable.order): tenants with nothing in flight first, each group
+// beginning after the tenant served last (d.turn).
 func (d *Dispatcher) inTurnOrder(ready []dueWork) []dueWork {
-	slices.SortFunc(ready, func(a, b dueWork) int { return strings.Compare(a.t.ID, b.t.ID) })
+	byID := make(map[string]dueWork, len(ready))
+	ids := make([]string, 0, len(ready))
+	for _, w := range ready {
+		byID[w.t.ID] = w
+		ids = append(ids, w.t.ID)
+	}
 	d.mu.Lock()
-	turn := d.turn
+	ids = d.slots.order(ids, d.turn)
 	d.mu.Unlock()
-	first, _ := slices.BinarySearchFunc(ready, turn, func(w dueWork, id string) int {
-		if w.t.ID <= id {
-			return -1
-		}
-		return 1
-	})
-	return slices.Concat(ready[first:], ready[:first])
+	out := make([]dueWork, len(ids))
+	for i, id := range ids {
+		out[i] = byID[id]
+	}
+	return out
 }
 
-// startRound is one round of startInTurn: each tenant of ready starts at
-// most one attempt. It returns the tenants with heads left (the one that
-// found no slot first), whether an attempt started, whether the slots ran
-// out, and isStale when the outbox must be read again (nothing else set).
+// startRound is one round of startInTurn: each tenant of ready, in that
+// order, starts at most one attempt, until one finds no slot it may take
+// (those after it may take none either: ready puts the tenants with nothing
+// in flight, the only ones the reserve serves, first). It returns the
+// tenants with heads left, whether an attempt started, whether the slots
+// ran out, and isStale when the outbox must be read again (nothing else
+// set).
 func (d *Dispatcher) startRound(ctx context.Context, ready []dueWork, gen, holds uint64) (left []dueWork, progressed, noSlots, isStale bool) {
-	resume := -1
 	for _, w := range ready {
 		for !noSlots && len(w.heads) > 0 {
 			r := d.start(ctx, w.t, w.heads[0], gen, holds)
@@ -446,7 +602,7 @@ func (d *Dispatcher) startRound(ctx context.Context, ready []dueWork, gen, holds
 				return nil, false, false, true
 			}
 			if r == noSlot {
-				noSlots, resume = true, len(left)
+				noSlots = true
 			}
 			if r == noSlot || r == tenantFull {
 				break
@@ -460,9 +616,6 @@ func (d *Dispatcher) startRound(ctx context.Context, ready []dueWork, gen, holds
 		if len(w.heads) > 0 {
 			left = append(left, w)
 		}
-	}
-	if resume > 0 { // the tenant that found no slot goes first next round
-		left = slices.Concat(left[resume:], left[:resume])
 	}
 	return left, progressed, noSlots, false
 }
@@ -497,7 +650,7 @@ func (d *Dispatcher) start(ctx context.Context, t *simulator.Tenant, h head, gen
 		d.mu.Unlock()
 		return busy
 	}
-	if r := d.takeSlotLocked(t.ID); r != started {
+	if r := d.slots.take(t.ID, grantBackground); r != started {
 		d.mu.Unlock()
 		return r
 	}
@@ -547,30 +700,35 @@ func (d *Dispatcher) share() int {
 	return min(d.SlotsPerTenant, d.Concurrency)
 }
 
-// takeSlotLocked takes a slot for the tenant when one is free to it (d.mu held).
-func (d *Dispatcher) takeSlotLocked(tenantID string) startResult {
-	if d.perTenant[tenantID] >= d.share() {
-		return tenantFull
-	}
-	if d.used >= d.Concurrency {
-		return noSlot
-	}
-	d.used++
-	d.perTenant[tenantID]++
-	return started
-}
-
-// acquire takes a slot for the tenant, waiting for one until ctx is done; it
-// reports whether it got one.
+// acquire takes a slot for a control call's attempt of the tenant (a clock
+// advance, deliver, replay: grantDirect), waiting for one until ctx is done;
+// it reports whether it got one. While it waits for want of a free slot (not
+// for its tenant's share) the delivery loop leaves the next freed slot to it.
 func (d *Dispatcher) acquire(ctx context.Context, tenantID string) bool {
+	waiting := false
+	defer func() {
+		if waiting {
+			d.mu.Lock()
+			d.slots.waiting--
+			d.mu.Unlock()
+		}
+	}()
 	for {
 		d.mu.Lock()
-		if d.takeSlotLocked(tenantID) == started {
-			d.mu.Unlock()
-			return true
+		r := d.slots.take(tenantID, grantDirect)
+		if now := r == noSlot; now != waiting {
+			waiting = now
+			if now {
+				d.slots.waiting++
+			} else {
+				d.slots.waiting--
+			}
 		}
 		freed := d.freed
 		d.mu.Unlock()
+		if r == started {
+			return true
+		}
 		select {
 		case <-freed:
 		case <-ctx.Done():
@@ -582,13 +740,108 @@ func (d *Dispatcher) acquire(ctx context.Context, tenantID string) bool {
 // releaseSlot gives back a slot of the tenant and wakes whoever waits for one.
 func (d *Dispatcher) releaseSlot(tenantID string) {
 	d.mu.Lock()
-	d.used--
-	if d.perTenant[tenantID]--; d.perTenant[tenantID] <= 0 {
-		delete(d.perTenant, tenantID)
-	}
+	d.slots.release(tenantID)
 	close(d.freed) // a pass waiting with due attempts left, or acquire
 	d.freed = make(chan struct{})
 	d.mu.Unlock()
+}
+
+// What an attempt's slot is for.
+type grantKind int
+
+const (
+	// grantBackground: the delivery loop's attempts.
+	grantBackground grantKind = iota
+	// grantDirect: an attempt a control call makes on its own tenant and
+	// waits for (a clock advance makes each attempt at its instant).
+	grantDirect
+)
+
+// slotTable is the bookkeeping of the delivery slots and the rules that
+// grant them, with no lock, channel or clock (the Dispatcher's mu guards
+// its one), so the order of grants is tested on its own:
+//   - a tenant never has more than share attempts in flight;
+//   - the loop's attempts of a tenant that already has one in flight take
+//     a slot only while more than reserve are free: the reserve is kept for
+//     tenants with nothing in flight, so however many receivers hang
+//     (each holding its tenant's slots until the attempt times out), another
+//     tenant's first delivery finds a slot at once;
+//   - the loop offers slots to tenants with nothing in flight first (order),
+//     so when none is free, the next freed one goes to such a tenant;
+//   - a control call's attempts (grantDirect) take any free slot within
+//     their tenant's share, and the loop leaves the next freed slots to
+//     those waiting (waiting) rather than defer them.
+type slotTable struct {
+	total, share, reserve int
+	used                  int
+	per                   map[string]int // attempts in flight by tenant
+	waiting               int            // control calls waiting for a free slot
+}
+
+// newSlotTable makes the table of total slots, at most share of them per
+// tenant, half of them (at most total-share, so that one tenant alone can
+// still use its whole share) kept for tenants with nothing in flight.
+func newSlotTable(total, share int) slotTable {
+	return slotTable{total: total, share: share, reserve: max(min(total/2, total-share), 0), per: map[string]int{}}
+}
+
+// take grants tenant a slot for an attempt of kind k when the rules allow:
+// started (taken), tenantFull (the tenant holds its share) or noSlot (no
+// slot it may take is free).
+func (s *slotTable) take(tenant string, k grantKind) startResult {
+	n := s.per[tenant]
+	if n >= s.share {
+		return tenantFull
+	}
+	limit := s.total
+	if k == grantBackground {
+		limit -= s.waiting
+		if n > 0 {
+			limit -= s.reserve
+		}
+	}
+	if s.used >= limit {
+		return noSlot
+	}
+	s.used++
+	s.per[tenant]++
+	return started
+}
+
+// release gives back a slot of tenant.
+func (s *slotTable) release(tenant string) {
+	s.used--
+	if s.per[tenant]--; s.per[tenant] <= 0 {
+		delete(s.per, tenant)
+	}
+}
+
+// order is the order in which the loop offers slots to the tenants in
+// ready: those with nothing in flight first, then the others; in each
+// group by id, beginning after turn (the tenant served last), so tenants
+// with due work take turns.
+func (s *slotTable) order(ready []string, turn string) []string {
+	var idle, busy []string
+	for _, id := range ready {
+		if s.per[id] == 0 {
+			idle = append(idle, id)
+		} else {
+			busy = append(busy, id)
+		}
+	}
+	return append(afterTurn(idle, turn), afterTurn(busy, turn)...)
+}
+
+// afterTurn is ids sorted and rotated to begin after turn.
+func afterTurn(ids []string, turn string) []string {
+	slices.Sort(ids)
+	first, _ := slices.BinarySearchFunc(ids, turn, func(id, turn string) int {
+		if id <= turn {
+			return -1
+		}
+		return 1
+	})
+	return slices.Concat(ids[first:], ids[:first])
 }
 
 func payKey(tenantID, paymentID string) string { return tenantID + "/" + paymentID }
@@ -839,15 +1092,17 @@ func describe(err error, timeout time.Duration) string {
 	return err.Error()
 }
 
-// markAllDirty marks every tenant for a retention pass (at Run's start).
+// markAllDirty marks every tenant for a retention pass (at Run's start);
+// with a store that opens tenants on demand, each tenant when its data
+// opens (tenantOpened).
 func (d *Dispatcher) markAllDirty() {
-	if d.Retention.Keep <= 0 && d.Retention.MaxAge <= 0 {
+	retain := d.Retention.Keep > 0 || d.Retention.MaxAge > 0
+	if st, ok := d.Svc.Store.(interface{ OnTenantOpen(func(string)) }); ok {
+		// a restart opens no tenant for retention
+		st.OnTenantOpen(func(tid string) { d.tenantOpened(tid, retain) })
 		return
 	}
-	if st, ok := d.Svc.Store.(interface{ OnTenantOpen(func(string)) }); ok {
-		// a store that opens tenants on demand: each gets its pass when its
-		// data opens, so a restart opens no tenant for retention
-		st.OnTenantOpen(func(tid string) { d.Appended(tid, false) })
+	if !retain {
 		return
 	}
 	var tenants []*simulator.Tenant
@@ -860,6 +1115,22 @@ func (d *Dispatcher) markAllDirty() {
 		d.dirty[t.ID] = true
 	}
 	d.mu.Unlock()
+}
+
+// tenantOpened is told that a tenant's data opened: it gets its retention
+// pass (retain), and when its outbox could not be read, the next pass reads
+// it at once rather than at its retry (a repaired file some request opened).
+func (d *Dispatcher) tenantOpened(tid string, retain bool) {
+	if retain {
+		d.Appended(tid, false)
+	}
+	d.mu.Lock()
+	broken := d.broken.retryNow(tid)
+	d.mu.Unlock()
+	if broken {
+		d.queued.Add(1) // not idle: the pass reads the outbox
+		d.Wake()
+	}
 }
 
 // pruneDirty runs the retention pass of every tenant marked dirty whose

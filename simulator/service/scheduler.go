@@ -138,9 +138,16 @@ func (sc *Scheduler) expireTenants(x *tenantExpiries) time.Time {
 	return tenantsAt
 }
 
+// runOne runs job j, read before the tenant's lock was taken, as it is once
+// the lock is held: a clock advance holding the lock meanwhile may have run
+// it (a dispute's step would otherwise run twice, the second time taking the
+// next step early) or moved it.
 func (sc *Scheduler) runOne(ctx context.Context, j *simulator.Job) {
 	unlock := sc.lock(j.TenantID)
-	err := sc.svc.runJob(ctx, j)
+	cur, err := sc.current(j)
+	if err == nil && cur != nil {
+		err = sc.svc.runJob(ctx, cur)
+	}
 	unlock()
 	if err != nil {
 		sc.svc.Log.Error("scheduler: job failed; retrying in 1s", "job", j.ID, "kind", j.Kind, "tenant", j.TenantID, "err", err)
@@ -153,6 +160,17 @@ func (sc *Scheduler) runOne(ctx context.Context, j *simulator.Job) {
 			return tx.PutJob(cur)
 		})
 	}
+}
+
+// current answers job j as stored now, nil when it is gone or no longer due
+// on the real clock (the loop reads it again when it is).
+func (sc *Scheduler) current(j *simulator.Job) (*simulator.Job, error) {
+	var cur *simulator.Job
+	err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { cur, err = tx.Job(j.TenantID, j.ID); return })
+	if err != nil || cur == nil || cur.RealDue.After(sc.svc.Clock.Now()) {
+		return nil, err
+	}
+	return cur, nil
 }
 
 // RunDue runs, in time order, every job of tenant t due at or before until

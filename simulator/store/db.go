@@ -302,3 +302,12 @@ func (d *DB) OnTenantOpen(fn func(tenantID string)) { d.reg.opened.Store(&fn) }
 
 // OpenTenants is how many tenants' data files are open now.
 func (d *DB) OpenTenants() int { return len(d.reg.openFiles()) }
+
+// TenantFile is the path of tenant tenantID's data file ("" when the store
+// keeps tenants in memory), for logs that name it.
+func (d *DB) TenantFile(tenantID string) string {
+	if d.reg.memory {
+		return ""
+	}
+	return filepath.Join(d.reg.dir, TenantFileName(tenantID))
+}

@@ -60,7 +60,17 @@ type registry struct {
 	mu     sync.Mutex
 	m      map[string]*tenantFile
 	doomed []*tenantFile // deleted tenants' files, closed once nobody uses them
+
+	// failing is when each tenant whose file could not be opened was last
+	// logged at ERROR or WARN (under failMu): its retries log again only
+	// hourly, and its next open that succeeds says it recovered.
+	failMu  sync.Mutex
+	failing map[string]time.Time
 }
+
+// failingWarnEvery is how often the log says a tenant's file still cannot
+// be opened while something keeps trying.
+const failingWarnEvery = time.Hour
 
 // openRetry is how long a tenant whose file could not be opened answers
 // TenantUnavailable before the next acquire tries again (a repaired file
@@ -69,7 +79,7 @@ const openRetry = 10 * time.Second
 
 func newRegistry(dir, fsync string, log *slog.Logger, memory bool, idle time.Duration, max int) *registry {
 	return &registry{dir: dir, fsync: fsync, log: log, memory: memory, idle: idle, max: max,
-		kick: make(chan struct{}, 1), m: map[string]*tenantFile{}}
+		kick: make(chan struct{}, 1), m: map[string]*tenantFile{}, failing: map[string]time.Time{}}
 }
 
 // acquire returns tenant tid's open file, with a reference the caller gives
@@ -168,17 +178,50 @@ func (r *registry) open(f *tenantFile) {
 		case errors.Is(err, buntdb.ErrInvalid):
 			problem = "its file is corrupt"
 		}
-		r.log.Error("store: a tenant's file cannot be opened; the tenant answers 503 TenantUnavailable until it can",
-			"tenant", f.tid, "file", f.path, "err", err)
 		f.err = fmt.Errorf("store: tenant %s: %w", f.tid, simulator.ErrTenantUnavailable(problem))
 		f.errAt = time.Now()
+		r.logFailure(f, err)
 		return
 	}
+	r.logRecovery(f)
 	var pruned *atomic.Int64
 	if f.disk != nil {
 		pruned = &f.disk.pruned
 	}
 	f.db, f.events = db, newEventIndex(db, pruned)
+}
+
+// logFailure logs that f's file cannot be opened: ERROR the first time,
+// then (each retry, openRetry apart at most) WARN at most hourly.
+func (r *registry) logFailure(f *tenantFile, err error) {
+	r.failMu.Lock()
+	last, failing := r.failing[f.tid]
+	report := !failing || f.errAt.Sub(last) >= failingWarnEvery
+	if report {
+		r.failing[f.tid] = f.errAt
+	}
+	r.failMu.Unlock()
+	switch {
+	case !failing:
+		r.log.Error("store: a tenant's file cannot be opened; the tenant answers 503 TenantUnavailable until it can (tried again at most every 10s while used)",
+			"tenant", f.tid, "file", f.path, "err", err)
+	case report:
+		r.log.Warn("store: a tenant's file still cannot be opened; the tenant answers 503 TenantUnavailable",
+			"tenant", f.tid, "file", f.path, "err", err)
+	default:
+		r.log.Debug("store: a tenant's file still cannot be opened", "tenant", f.tid, "file", f.path, "err", err)
+	}
+}
+
+// logRecovery logs that f's file opened after failing to (INFO).
+func (r *registry) logRecovery(f *tenantFile) {
+	r.failMu.Lock()
+	_, failing := r.failing[f.tid]
+	delete(r.failing, f.tid)
+	r.failMu.Unlock()
+	if failing {
+		r.log.Info("store: a tenant's file opens again", "tenant", f.tid, "file", f.path)
+	}
 }
 
 // openBunt opens (creating) a buntdb file with the store's configuration:
@@ -225,6 +268,9 @@ func (r *registry) wake() {
 // aside at once (a new acquire starts from nothing) and removed once the
 // requests still using it are done (the loop closes it; see sweep).
 func (r *registry) doom(tid string) {
+	r.failMu.Lock()
+	delete(r.failing, tid) // a new tenant of that id starts with a clean record
+	r.failMu.Unlock()
 	var path, aside string
 	r.mu.Lock()
 	if !r.memory { // under mu: no acquire opens the file meanwhile

@@ -294,8 +294,9 @@ func TestHintsAfterRestart(t *testing.T) {
 }
 
 // A tenant whose file cannot be read answers TenantUnavailable (the log
-// names the file) while other tenants work; a repaired file comes back
-// after the retry delay.
+// names the file, once: a failed retry within the hour is not logged
+// again) while other tenants work; a repaired file comes back after the
+// retry delay, and the log says so.
 func TestCorruptTenantFileStaysLocal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "paysandbox.db")
 	db := openTenants(t, path, Options{})
@@ -329,13 +330,40 @@ func TestCorruptTenantFileStaysLocal(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(logs.String(), tenantPath(path, "bad")), "logged once, naming the file: %s", logs.String())
 	mu.Unlock()
 
+	retryDue := func() {
+		db.reg.mu.Lock()
+		db.reg.m["bad"].errAt = time.Now().Add(-openRetry) // as if the retry delay passed
+		db.reg.mu.Unlock()
+	}
+	retryDue()
+	_, err = readPay(t, db, "bad", "p1")
+	require.Error(t, err, "still broken at the retry")
+	mu.Lock()
+	assert.Equal(t, 1, strings.Count(logs.String(), tenantPath(path, "bad")), "a failed retry is not logged again within the hour: %s", logs.String())
+	mu.Unlock()
+
+	db.reg.failMu.Lock()
+	db.reg.failing["bad"] = time.Now().Add(-failingWarnEvery) // as if logged an hour ago
+	db.reg.failMu.Unlock()
+	retryDue()
+	_, err = readPay(t, db, "bad", "p1")
+	require.Error(t, err)
+	mu.Lock()
+	assert.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), "an hour on, a WARN: %s", logs.String())
+	mu.Unlock()
+
 	require.NoError(t, os.WriteFile(tenantPath(path, "bad"), good, 0o600)) // repaired
-	db.reg.mu.Lock()
-	db.reg.m["bad"].errAt = time.Now().Add(-openRetry) // as if the retry delay passed
-	db.reg.mu.Unlock()
+	retryDue()
 	p, err = readPay(t, db, "bad", "p1")
 	require.NoError(t, err)
 	assert.NotNil(t, p, "a repaired file comes back")
+	mu.Lock()
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	mu.Unlock()
+	require.Len(t, lines, 3)
+	assert.Contains(t, lines[2], "level=INFO")
+	assert.Contains(t, lines[2], "opens again")
+	assert.Contains(t, lines[2], tenantPath(path, "bad"))
 }
 
 type lockedWriter struct {
