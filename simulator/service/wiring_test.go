@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,19 +78,18 @@ func TestNewServiceWiresItsWebhookRunner(t *testing.T) {
 // its function succeeded (as a failed commit would).
 type watchedStore struct {
 	*store.DB
-	inTx     bool
-	failNext bool
+	inTx     atomic.Bool // written by any writer (the counts flusher too)
+	failNext atomic.Bool
 }
 
 func (w *watchedStore) Update(fn func(simulator.Tx) error) error {
 	return w.DB.Update(func(tx simulator.Tx) error {
-		w.inTx = true
-		defer func() { w.inTx = false }()
+		w.inTx.Store(true)
+		defer w.inTx.Store(false)
 		if err := fn(tx); err != nil {
 			return err
 		}
-		if w.failNext {
-			w.failNext = false
+		if w.failNext.CompareAndSwap(true, false) {
 			return errors.New("rolled back")
 		}
 		return nil
@@ -110,7 +110,7 @@ func (r *appendWatch) Wake() {}
 
 func (r *appendWatch) Appended(tenantID string, _ bool) {
 	r.calls++
-	if r.st.inTx {
+	if r.st.inTx.Load() {
 		r.inTx++
 		return // a read here would wait for the transaction the call is in
 	}
@@ -148,7 +148,7 @@ func TestAppendedAfterCommit(t *testing.T) {
 	assert.Equal(t, []int{2, 2}, r.visible, "told after the commit: both events are there")
 
 	tk = e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK)
-	st.failNext = true
+	st.failNext.Store(true)
 	_, err = svc.CreatePayment(context.Background(), tn, service.PaymentRequest{Token: tk.Instrument.Token})
 	require.Error(t, err)
 	assert.Equal(t, 2, r.calls, "nothing appended: the transaction rolled back")
