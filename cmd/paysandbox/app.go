@@ -60,6 +60,7 @@ type App struct {
 	Webhooks *webhooks.Dispatcher
 
 	ln     net.Listener
+	addrs  []net.Addr           // what ln listens on (127.0.0.1 and [::1] for loopback)
 	conns  *httpapi.ConnLimiter // the connection cap around ln
 	http   *http.Server
 	logBuf *logBuffer // nil when the log is discarded
@@ -106,6 +107,9 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		db.Close()
 		closeLog(logBuf)
 		return nil, err
+	}
+	if len(cfg.AllowedHost) > 0 && !loopbackAddr(cfg.Addr) {
+		log.Warn("allowed_host has no effect: only a loopback-bound server checks the Host header, and this one listens on "+cfg.Addr, "allowed_host", cfg.AllowedHost)
 	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
 	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf, tracing: tr}
@@ -185,6 +189,7 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 
 		SnapshotMaxBytes: cfg.SnapshotMaxBytes,
 		Tracer:           a.tracing.http,
+		Hosts:            cfg.hosts(),
 	})
 	if ui.Logger == nil {
 		ui.Logger = log
@@ -205,6 +210,16 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 		a.Handler = instanceHeader(name, a.Handler)
 	}
 	return nil
+}
+
+// hosts are the Host names the server answers: on a loopback address,
+// localhost, the loopback IPs and --allowed-host (a page whose name was
+// pointed at 127.0.0.1 must not reach it); elsewhere any (nil).
+func (c Config) hosts() *httpapi.Hosts {
+	if !loopbackAddr(c.Addr) {
+		return nil
+	}
+	return httpapi.LoopbackHosts(c.AllowedHost)
 }
 
 // instanceHeader names the instance on every answer (X-Paysandbox-Instance),
@@ -287,18 +302,23 @@ func (a *App) ensureTenants() error {
 	return nil
 }
 
-// Listen binds the configured address (":0" picks a free port).
+// Listen binds the configured address (":0" picks a free port; a loopback
+// address listens on both families, listen.go).
 func (a *App) Listen() error {
-	ln, err := net.Listen("tcp", a.Config.Addr)
+	ln, err := listen(a.Config.Addr, a.Log)
 	if err != nil {
 		return err
 	}
+	a.addrs = boundAddrs(ln)
 	a.conns = httpapi.LimitListener(ln, a.Config.MaxConnections)
 	a.ln = a.conns
 	return nil
 }
 
-// Addr is the bound address.
+// Addrs are the bound addresses (nil before Listen).
+func (a *App) Addrs() []net.Addr { return a.addrs }
+
+// Addr is the bound address (the first: 127.0.0.1's for loopback).
 func (a *App) Addr() string {
 	if a.ln == nil {
 		return a.Config.Addr
@@ -358,6 +378,10 @@ func (a *App) Run(ctx context.Context) error {
 // logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
 	if a.http == nil {
+		if a.ln != nil { // bound, never served
+			_ = a.ln.Close()
+			a.ln = nil
+		}
 		return nil
 	}
 	a.Server.Drain()
