@@ -85,11 +85,7 @@ func errForeignHost(host string) *simulator.Error {
 func (s *Server) browserWrites(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		switch r.Method {
-		case http.MethodGet, http.MethodHead, http.MethodOptions:
-			return next(c)
-		}
-		if !strings.HasPrefix(r.URL.Path, "/_sandbox/") {
+		if !browserWrite(r.Method, r.URL.Path) {
 			return next(c)
 		}
 		if !s.opt.Trust.SameOrigin(r) {
@@ -108,6 +104,16 @@ func (s *Server) browserWrites(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// browserWrite reports whether a request of this method to this path is a
+// write to the control plane, which browserWrites checks.
+func browserWrite(method, path string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return strings.HasPrefix(path, "/_sandbox/")
 }
 
 // simpleBodyType is the media type of a Content-Type value when it is one a
