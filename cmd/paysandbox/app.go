@@ -66,6 +66,10 @@ type App struct {
 	logBuf *logBuffer // nil when the log is discarded
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// stopBy is when the stop must be over: ShutdownTimeout after it began
+	// (the first Shutdown or Close). Every step of the stop gets what is
+	// left of it.
+	stopBy time.Time
 	// tracing exports traces (--otel-endpoint); its ports are nil when off.
 	tracing appTracing
 }
@@ -122,17 +126,18 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	})
 	a.Svc = svc
 	if err := a.prepareTenants(); err != nil {
-		_ = tr.close(cfg.ShutdownTimeout)
+		a.closeTracing()
 		db.Close()
 		closeLog(logBuf)
 		return nil, err
 	}
 	if err := a.buildHandler(opt.UI, trust); err != nil {
-		_ = tr.close(cfg.ShutdownTimeout)
+		a.closeTracing()
 		db.Close()
 		return nil, err
 	}
 	if err := a.seed(); err != nil { // after the server: a snapshot's journal is the server's
+		a.closeTracing()
 		db.Close()
 		closeLog(logBuf)
 		return nil, err
@@ -377,6 +382,8 @@ func (a *App) Run(ctx context.Context) error {
 // migration notes and report counts still counted in memory. Running past the timeout is
 // logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
+	sctx, cancel := a.stopContext()
+	defer cancel()
 	if a.http == nil {
 		if a.ln != nil { // bound, never served
 			_ = a.ln.Close()
@@ -388,8 +395,6 @@ func (a *App) Shutdown() error {
 	if a.conns != nil {
 		a.conns.CloseUnused()
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
-	defer cancel()
 	if err := a.http.Shutdown(sctx); err != nil {
 		if n := a.Server.Cut(); n > 0 {
 			a.Log.Warn("shutdown: requests still held at the shutdown timeout answered 504 RequestTimeout", "requests", n)
@@ -407,11 +412,35 @@ func (a *App) Shutdown() error {
 }
 
 // Close shuts down if needed, exports the spans still queued and closes
-// the store.
+// the store, all within the one ShutdownTimeout counted from the stop's
+// start: the exporter gets what the shutdown left of it, and once it is
+// spent the store skips its shrink (the next open does it). What runs past
+// the deadline is bounded apart from it: the dispatcher's and scheduler's
+// return, the store's flush and close.
 func (a *App) Close() error {
-	err := errors.Join(a.Shutdown(), a.tracing.close(a.Config.ShutdownTimeout), a.DB.Close())
+	err := a.Shutdown()
+	ctx, cancel := a.stopContext()
+	defer cancel()
+	err = errors.Join(err, a.tracing.close(ctx), a.DB.CloseContext(ctx))
 	closeLog(a.logBuf)
 	return err
+}
+
+// closeTracing stops the exporter of an app that did not open, within
+// ShutdownTimeout.
+func (a *App) closeTracing() {
+	ctx, cancel := a.stopContext()
+	defer cancel()
+	_ = a.tracing.close(ctx)
+}
+
+// stopContext is a context whose deadline is the stop's (stopBy), set at
+// the first call.
+func (a *App) stopContext() (context.Context, context.CancelFunc) {
+	if a.stopBy.IsZero() {
+		a.stopBy = time.Now().Add(a.Config.ShutdownTimeout)
+	}
+	return context.WithDeadline(context.Background(), a.stopBy)
 }
 
 // closeLog writes the queued log lines (nil: nothing to do).

@@ -174,7 +174,7 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Duration("idle-timeout", 60*time.Second, "close keep-alive connections idle this long")
 	fs.Int("max-connections", 4096, "open connections at most; more are answered 429 and closed at once")
 	fs.Int("max-waits-per-tenant", 64, "open long-polls and event streams per tenant at most; more are 429")
-	fs.Duration("shutdown-timeout", 5*time.Second, "on SIGTERM, wait this long at most for in-flight requests")
+	fs.Duration("shutdown-timeout", 5*time.Second, "on SIGTERM, the whole stop takes this long at most (plus about a second): in-flight requests first, then the trace exporter's flush gets what is left")
 	fs.Bool("no-default-tenant", false, "do not create the default tenant; its public key sandbox-api-key stops answering (config default_tenant: false)")
 	fs.Int("journal-size", 500, "requests the journal (GET /_sandbox/requests) keeps per tenant")
 	fs.StringSlice("webhook-allow", nil, "exact host names and IPs/CIDRs webhook endpoints may reach, checked when set and on the address dialled (repeat or comma-separate; unset: any)")
