@@ -378,8 +378,9 @@ func (a *App) Run(ctx context.Context) error {
 // state, close connections that never sent a request, wait at most
 // ShutdownTimeout for in-flight requests, then answer the merchant and
 // client requests still held (a timeout rule, a latency) with their 504
-// RequestTimeout (httpapi.Server.Cut) and close the rest, and store the
-// migration notes and report counts still counted in memory. Running past the timeout is
+// RequestTimeout (httpapi.Server.Cut) and close the rest, cut the webhook
+// attempts still in flight at that deadline (webhooks.Dispatcher.Cut),
+// and store the migration notes and report counts still counted in memory. Running past the timeout is
 // logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
 	sctx, cancel := a.stopContext()
@@ -402,6 +403,9 @@ func (a *App) Shutdown() error {
 		a.Log.Warn("shutdown: in-flight requests cut at the shutdown timeout", "timeout", a.Config.ShutdownTimeout.String(), "err", err)
 		_ = a.http.Close()
 	}
+	// Webhook attempts in flight may finish until the deadline; then they
+	// are cut (recorded as failed, retried after a restart).
+	defer context.AfterFunc(sctx, a.Webhooks.Cut)()
 	a.cancel()
 	a.wg.Wait()
 	a.http = nil
