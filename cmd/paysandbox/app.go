@@ -380,8 +380,9 @@ func (a *App) Run(ctx context.Context) error {
 // client requests still held (a timeout rule, a latency) with their 504
 // RequestTimeout (httpapi.Server.Cut) and close the rest, cut the webhook
 // attempts still in flight at that deadline (webhooks.Dispatcher.Cut),
-// and store the migration notes and report counts still counted in memory. Running past the timeout is
-// logged, not an error: the process still exits 0.
+// and store the migration notes and report counts still counted in
+// memory. The timeout counts from the stop's start (stopContext). Running
+// past it is logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
 	sctx, cancel := a.stopContext()
 	defer cancel()
