@@ -64,7 +64,12 @@ COPY --from=builder /out/rootfs/ /
 COPY --from=builder --chown=65532:65532 /out/data /data
 COPY --from=builder /out/paysandbox /usr/local/bin/paysandbox
 
-ENV PATH=/usr/local/bin
+# A container listens on every interface of its own network namespace, or a
+# published port could not reach it (serve's default is loopback). An
+# environment variable rather than a flag, so a command that overrides CMD
+# keeps it; --addr or PAYSANDBOX_ADDR still win.
+ENV PATH=/usr/local/bin \
+    PAYSANDBOX_ADDR=0.0.0.0:8080
 USER 65532:65532
 WORKDIR /data
 VOLUME /data
@@ -75,4 +80,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 \
   CMD ["/usr/local/bin/paysandbox", "healthcheck"]
 
 ENTRYPOINT ["/usr/local/bin/paysandbox"]
-CMD ["serve", "--addr", ":8080", "--db", "/data/paysandbox.db"]
+CMD ["serve", "--db", "/data/paysandbox.db"]

@@ -164,21 +164,9 @@ func (s *Server) signed(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // sameOrigin is false when Origin (or, without it, Referer) names another
-// host than the client's (forwarded.Trust.Host).
-func (s *Server) sameOrigin(r *http.Request) bool {
-	src := r.Header.Get("Origin")
-	if src == "" {
-		src = r.Header.Get("Referer")
-	}
-	switch src {
-	case "":
-		return true // no header: the CSRF token alone decides
-	case "null":
-		return false // an opaque origin is never this dashboard
-	}
-	u, err := url.Parse(src)
-	return err == nil && u.Host == s.opt.Trust.Host(r)
-}
+// host than the client's (forwarded.Trust.SameOrigin); without either
+// header the CSRF token alone decides.
+func (s *Server) sameOrigin(r *http.Request) bool { return s.opt.Trust.SameOrigin(r) }
 
 type loginData struct {
 	Key   string

@@ -89,6 +89,9 @@ type Dispatcher struct {
 	dirty   map[string]bool       // tenants with events finished since their last retention pass
 	broken  brokenTenants         // tenants whose outbox could not be read, left alone until their retry
 	running sync.WaitGroup
+	// cut is done once Cut ran: the requests of attempts in flight end.
+	cut    context.Context
+	cutNow context.CancelFunc
 
 	// queued counts the moments the outbox may have gained a PENDING event
 	// (Appended, a released hold); idleAt is queued+1 as it was when a pass
@@ -141,9 +144,17 @@ func NewDispatcher(svc *service.Service, opt Options) *Dispatcher {
 		held: map[string]int{}, dirty: map[string]bool{}, broken: brokenTenants{}, freed: make(chan struct{}),
 	}
 	d.slots = newSlotTable(d.Concurrency, d.share())
+	d.cut, d.cutNow = context.WithCancel(context.Background())
 	d.client = deliveryClient(svc.Endpoints, opt.Concurrency) // guard.go: --webhook-allow, no proxy, no redirects
 	return d
 }
+
+// Cut ends the webhook requests in flight now and every later one at
+// once: a stop out of time (its budget spent) calls it so that a receiver
+// that does not answer holds the stop no longer. Each attempt cut is
+// recorded as failed, and its event retried on its schedule (after a
+// restart). Run still waits for the attempts to be recorded.
+func (d *Dispatcher) Cut() { d.cutNow() }
 
 // Attach is a service.Config.Webhooks: NewService calls it with the
 // service it builds, and it makes that service's dispatcher with
@@ -1049,6 +1060,7 @@ func (d *Dispatcher) post(ctx context.Context, t *simulator.Tenant, ev *simulato
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
+	defer context.AfterFunc(d.cut, cancel)()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.WebhookURL, bytes.NewReader(body))
 	if err != nil {
 		a.Error = err.Error()
@@ -1066,6 +1078,9 @@ func (d *Dispatcher) post(ctx context.Context, t *simulator.Tenant, ev *simulato
 	if err != nil {
 		a.LatencyMs = time.Since(start).Milliseconds()
 		a.Error = describe(err, d.Timeout)
+		if d.cut.Err() != nil {
+			a.Error = "cut: the sandbox was shutting down and its time was up (" + a.Error + ")"
+		}
 		return a
 	}
 	head, _ := io.ReadAll(io.LimitReader(resp.Body, responseHead))

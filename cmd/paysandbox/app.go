@@ -60,11 +60,16 @@ type App struct {
 	Webhooks *webhooks.Dispatcher
 
 	ln     net.Listener
+	addrs  []net.Addr           // what ln listens on (127.0.0.1 and [::1] for loopback)
 	conns  *httpapi.ConnLimiter // the connection cap around ln
 	http   *http.Server
 	logBuf *logBuffer // nil when the log is discarded
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// stopBy is when the stop must be over: ShutdownTimeout after it began
+	// (the first Shutdown or Close). Every step of the stop gets what is
+	// left of it.
+	stopBy time.Time
 	// tracing exports traces (--otel-endpoint); its ports are nil when off.
 	tracing appTracing
 }
@@ -107,6 +112,9 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		closeLog(logBuf)
 		return nil, err
 	}
+	if len(cfg.AllowedHost) > 0 && !loopbackAddr(cfg.Addr) {
+		log.Warn("allowed_host has no effect: only a loopback-bound server checks the Host header, and this one listens on "+cfg.Addr, "allowed_host", cfg.AllowedHost)
+	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
 	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf, tracing: tr}
 	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, proc, log, service.Config{
@@ -118,17 +126,18 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	})
 	a.Svc = svc
 	if err := a.prepareTenants(); err != nil {
-		_ = tr.close(cfg.ShutdownTimeout)
+		a.closeTracing()
 		db.Close()
 		closeLog(logBuf)
 		return nil, err
 	}
 	if err := a.buildHandler(opt.UI, trust); err != nil {
-		_ = tr.close(cfg.ShutdownTimeout)
+		a.closeTracing()
 		db.Close()
 		return nil, err
 	}
 	if err := a.seed(); err != nil { // after the server: a snapshot's journal is the server's
+		a.closeTracing()
 		db.Close()
 		closeLog(logBuf)
 		return nil, err
@@ -185,6 +194,7 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 
 		SnapshotMaxBytes: cfg.SnapshotMaxBytes,
 		Tracer:           a.tracing.http,
+		Hosts:            cfg.hosts(),
 	})
 	if ui.Logger == nil {
 		ui.Logger = log
@@ -205,6 +215,16 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 		a.Handler = instanceHeader(name, a.Handler)
 	}
 	return nil
+}
+
+// hosts are the Host names the server answers: on a loopback address,
+// localhost, the loopback IPs and --allowed-host (a page whose name was
+// pointed at 127.0.0.1 must not reach it); elsewhere any (nil).
+func (c Config) hosts() *httpapi.Hosts {
+	if !loopbackAddr(c.Addr) {
+		return nil
+	}
+	return httpapi.LoopbackHosts(c.AllowedHost)
 }
 
 // instanceHeader names the instance on every answer (X-Paysandbox-Instance),
@@ -287,18 +307,23 @@ func (a *App) ensureTenants() error {
 	return nil
 }
 
-// Listen binds the configured address (":0" picks a free port).
+// Listen binds the configured address (":0" picks a free port; a loopback
+// address listens on both families, listen.go).
 func (a *App) Listen() error {
-	ln, err := net.Listen("tcp", a.Config.Addr)
+	ln, err := listen(a.Config.Addr, a.Log)
 	if err != nil {
 		return err
 	}
+	a.addrs = boundAddrs(ln)
 	a.conns = httpapi.LimitListener(ln, a.Config.MaxConnections)
 	a.ln = a.conns
 	return nil
 }
 
-// Addr is the bound address.
+// Addrs are the bound addresses (nil before Listen).
+func (a *App) Addrs() []net.Addr { return a.addrs }
+
+// Addr is the bound address (the first: 127.0.0.1's for loopback).
 func (a *App) Addr() string {
 	if a.ln == nil {
 		return a.Config.Addr
@@ -353,19 +378,25 @@ func (a *App) Run(ctx context.Context) error {
 // state, close connections that never sent a request, wait at most
 // ShutdownTimeout for in-flight requests, then answer the merchant and
 // client requests still held (a timeout rule, a latency) with their 504
-// RequestTimeout (httpapi.Server.Cut) and close the rest, and store the
-// migration notes and report counts still counted in memory. Running past the timeout is
-// logged, not an error: the process still exits 0.
+// RequestTimeout (httpapi.Server.Cut) and close the rest, cut the webhook
+// attempts still in flight at that deadline (webhooks.Dispatcher.Cut),
+// and store the migration notes and report counts still counted in
+// memory. The timeout counts from the stop's start (stopContext). Running
+// past it is logged, not an error: the process still exits 0.
 func (a *App) Shutdown() error {
+	sctx, cancel := a.stopContext()
+	defer cancel()
 	if a.http == nil {
+		if a.ln != nil { // bound, never served
+			_ = a.ln.Close()
+			a.ln = nil
+		}
 		return nil
 	}
 	a.Server.Drain()
 	if a.conns != nil {
 		a.conns.CloseUnused()
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
-	defer cancel()
 	if err := a.http.Shutdown(sctx); err != nil {
 		if n := a.Server.Cut(); n > 0 {
 			a.Log.Warn("shutdown: requests still held at the shutdown timeout answered 504 RequestTimeout", "requests", n)
@@ -373,6 +404,9 @@ func (a *App) Shutdown() error {
 		a.Log.Warn("shutdown: in-flight requests cut at the shutdown timeout", "timeout", a.Config.ShutdownTimeout.String(), "err", err)
 		_ = a.http.Close()
 	}
+	// Webhook attempts in flight may finish until the deadline; then they
+	// are cut (recorded as failed, retried after a restart).
+	defer context.AfterFunc(sctx, a.Webhooks.Cut)()
 	a.cancel()
 	a.wg.Wait()
 	a.http = nil
@@ -383,11 +417,35 @@ func (a *App) Shutdown() error {
 }
 
 // Close shuts down if needed, exports the spans still queued and closes
-// the store.
+// the store, all within the one ShutdownTimeout counted from the stop's
+// start: the exporter gets what the shutdown left of it, and once it is
+// spent the store skips its shrink (the next open does it). What runs past
+// the deadline is bounded apart from it: the dispatcher's and scheduler's
+// return, the store's flush and close.
 func (a *App) Close() error {
-	err := errors.Join(a.Shutdown(), a.tracing.close(a.Config.ShutdownTimeout), a.DB.Close())
+	err := a.Shutdown()
+	ctx, cancel := a.stopContext()
+	defer cancel()
+	err = errors.Join(err, a.tracing.close(ctx), a.DB.CloseContext(ctx))
 	closeLog(a.logBuf)
 	return err
+}
+
+// closeTracing stops the exporter of an app that did not open, within
+// ShutdownTimeout.
+func (a *App) closeTracing() {
+	ctx, cancel := a.stopContext()
+	defer cancel()
+	_ = a.tracing.close(ctx)
+}
+
+// stopContext is a context whose deadline is the stop's (stopBy), set at
+// the first call.
+func (a *App) stopContext() (context.Context, context.CancelFunc) {
+	if a.stopBy.IsZero() {
+		a.stopBy = time.Now().Add(a.Config.ShutdownTimeout)
+	}
+	return context.WithDeadline(context.Background(), a.stopBy)
 }
 
 // closeLog writes the queued log lines (nil: nothing to do).

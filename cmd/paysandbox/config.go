@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"strings"
 	"time"
@@ -22,7 +23,13 @@ import (
 // PAYSANDBOX_* > config file (--config, YAML) > defaults. It is read once at
 // start; nothing reads viper at request time.
 type Config struct {
-	Addr           string        `mapstructure:"addr"`
+	// Addr is where serve listens: loopback by default (a loopback address
+	// listens on 127.0.0.1 and [::1] both, listen.go); 0.0.0.0:PORT or
+	// :PORT every interface.
+	Addr string `mapstructure:"addr"`
+	// AllowedHost lists the Host names a loopback-bound server answers
+	// besides localhost and the loopback IPs (httpapi.LoopbackHosts).
+	AllowedHost    []string      `mapstructure:"allowed_host"`
 	DB             string        `mapstructure:"db"`
 	Scenarios      string        `mapstructure:"scenarios"`
 	RequestTimeout time.Duration `mapstructure:"request_timeout"`
@@ -108,7 +115,8 @@ type APIKeyConfig struct {
 
 // defaults: every key has one (env-only keys are otherwise lost on Unmarshal).
 var defaults = map[string]any{
-	"addr":              ":8080",
+	"addr":              DefaultAddr,
+	"allowed_host":      []string{},
 	"db":                "./data/paysandbox.db",
 	"scenarios":         "",
 	"request_timeout":   "90s",
@@ -146,7 +154,8 @@ var defaults = map[string]any{
 
 // serveFlags declares the flags of serve; each is also a config key and PAYSANDBOX_<NAME>.
 func serveFlags(fs *pflag.FlagSet) {
-	fs.String("addr", ":8080", "listen address")
+	fs.String("addr", DefaultAddr, "listen address: loopback by default (127.0.0.1 and [::1]); 0.0.0.0:8080 or :8080 listens on every interface, so other machines reach it")
+	fs.StringSlice("allowed-host", nil, "Host names a loopback-bound server answers besides localhost, 127.0.0.1 and [::1], e.g. a reverse proxy's public name (repeat or comma-separate)")
 	fs.String("db", "./data/paysandbox.db", "the catalog file (created if missing), each tenant's data in its own file in PATH.tenants/; :memory: keeps nothing")
 	fs.String("scenarios", "", "scenarios YAML file replacing the built-in one")
 	fs.String("config", "", "config file (YAML)")
@@ -165,7 +174,7 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Duration("idle-timeout", 60*time.Second, "close keep-alive connections idle this long")
 	fs.Int("max-connections", 4096, "open connections at most; more are answered 429 and closed at once")
 	fs.Int("max-waits-per-tenant", 64, "open long-polls and event streams per tenant at most; more are 429")
-	fs.Duration("shutdown-timeout", 5*time.Second, "on SIGTERM, wait this long at most for in-flight requests")
+	fs.Duration("shutdown-timeout", 5*time.Second, "on SIGTERM, the whole stop takes this long at most (plus about a second): in-flight requests first, then the trace exporter's flush gets what is left")
 	fs.Bool("no-default-tenant", false, "do not create the default tenant; its public key sandbox-api-key stops answering (config default_tenant: false)")
 	fs.Int("journal-size", 500, "requests the journal (GET /_sandbox/requests) keeps per tenant")
 	fs.StringSlice("webhook-allow", nil, "exact host names and IPs/CIDRs webhook endpoints may reach, checked when set and on the address dialled (repeat or comma-separate; unset: any)")
@@ -270,6 +279,13 @@ type complain func(format string, args ...any)
 func (c Config) checkServer(bad complain) {
 	if c.Addr == "" {
 		bad("addr: must not be empty")
+	} else if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("addr: %q is not HOST:PORT (127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080 or :8080)", c.Addr)
+	}
+	for _, h := range c.AllowedHost {
+		if err := checkHostName(h); err != nil {
+			bad("allowed_host: %q %v", h, err)
+		}
 	}
 	if c.DB == "" {
 		bad("db: must not be empty (use :memory: to keep nothing)")

@@ -16,7 +16,7 @@ import (
 // defaultConfig is what `serve` runs with when nothing is set.
 func defaultConfig() Config {
 	return Config{
-		Addr: ":8080", DB: "./data/paysandbox.db", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
+		Addr: "127.0.0.1:8080", AllowedHost: []string{}, DB: "./data/paysandbox.db", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "everysecond", TenantIdleClose: 5 * time.Minute, MaxOpenTenants: 256, LogFormat: "text", LogLevel: "info", Tenants: []TenantConfig{},
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, MaxConnections: 4096,
 		MaxWaitsPerTenant: 64, ShutdownTimeout: 5 * time.Second,
@@ -204,6 +204,14 @@ tenants:
 			want: func(c *Config) { c.WebhookAllow = []string{"hooks.example", "10.0.0.0/8"} }},
 		{name: "a bad webhook_allow entry", env: map[string]string{"PAYSANDBOX_WEBHOOK_ALLOW": "hooks.example,https://x.example/"},
 			wantErr: []string{`PAYSANDBOX_WEBHOOK_ALLOW: "https://x.example/" is not a host name, an IP address or a CIDR`}},
+		{name: "--allowed-host repeated and comma-separated", args: []string{"--allowed-host", "sandbox.example,10.0.0.5", "--allowed-host", "[fd00::1]"},
+			want: func(c *Config) { c.AllowedHost = []string{"sandbox.example", "10.0.0.5", "[fd00::1]"} }},
+		{name: "PAYSANDBOX_ALLOWED_HOST comma-separated", env: map[string]string{"PAYSANDBOX_ALLOWED_HOST": "a.example,b.example"},
+			want: func(c *Config) { c.AllowedHost = []string{"a.example", "b.example"} }},
+		{name: "allowed_host in the file", file: "allowed_host: [sandbox.example]\n", want: func(c *Config) { c.AllowedHost = []string{"sandbox.example"} }},
+		{name: "a bad allowed_host entry", args: []string{"--allowed-host", "https://sandbox.example:8443"},
+			wantErr: []string{`--allowed-host: "https://sandbox.example:8443" must be a host name or an IP address, without scheme, port or path`}},
+		{name: "an addr without a port", args: []string{"--addr", "127.0.0.1"}, wantErr: []string{`--addr: "127.0.0.1" is not HOST:PORT`}},
 		{name: "--trusted-proxy", args: []string{"--trusted-proxy", "10.0.0.0/8,192.168.0.0/16"},
 			want: func(c *Config) { c.TrustedProxy = []string{"10.0.0.0/8", "192.168.0.0/16"} }},
 		{name: "PAYSANDBOX_TRUSTED_PROXY=none", env: map[string]string{"PAYSANDBOX_TRUSTED_PROXY": "none"},

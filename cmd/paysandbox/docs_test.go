@@ -304,7 +304,7 @@ func readDir(t *testing.T, dir string) map[string]string {
 func TestConfigTableGenerator(t *testing.T) {
 	table, err := configTable(defaults, configKeyDocs)
 	require.NoError(t, err)
-	for _, want := range []string{"| `--addr` | `PAYSANDBOX_ADDR` | `addr` | `:8080` |", "| `--no-default-tenant` | `PAYSANDBOX_DEFAULT_TENANT=false` | `default_tenant: false` | `true` |",
+	for _, want := range []string{"| `--addr` | `PAYSANDBOX_ADDR` | `addr` | `127.0.0.1:8080` |", "| `--no-default-tenant` | `PAYSANDBOX_DEFAULT_TENANT=false` | `default_tenant: false` | `true` |",
 		"| (none) | `PAYSANDBOX_WEBHOOK_TIMEOUT` | `webhook_timeout` | `10s` |", "| (none) | (config file only) | `tenants` | (none) |", `always \| everysecond \| never`} {
 		assert.Contains(t, table, want)
 	}
@@ -325,7 +325,7 @@ func TestConfigTableGenerator(t *testing.T) {
 		want string
 	}{
 		{"undescribed key", with("brand_new_key", "x"), configKeyDocs, "config key brand_new_key has no flag"},
-		{"defaults disagree", with("addr", ":9999"), configKeyDocs, `--addr defaults to ":8080", but the defaults map says ":9999"`},
+		{"defaults disagree", with("addr", ":9999"), configKeyDocs, `--addr defaults to "127.0.0.1:8080", but the defaults map says ":9999"`},
 		{"duration disagrees", with("request_timeout", "60s"), configKeyDocs, `--request-timeout defaults to "1m30s", but the defaults map says "1m0s"`},
 		{"stale description", defaults, map[string]keyDoc{"gone_key": {Meaning: "x"}, "webhook_timeout": {Meaning: "x"}, "webhook_retention_count": {Meaning: "x"}, "webhook_retention_age": {Meaning: "x"}, "tenants": {Meaning: "x"}}, "configKeyDocs describes gone_key, which is no config key"},
 	}

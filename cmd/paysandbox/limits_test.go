@@ -79,7 +79,7 @@ func TestSlowBodyIsCutAtTheReadTimeout(t *testing.T) {
 	cfg.ReadTimeout = 300 * time.Millisecond
 	a := startApp(t, cfg)
 	c := dial(t, a)
-	_, err := fmt.Fprintf(c, "POST /client-session HTTP/1.1\r\nHost: x\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\n"+
+	_, err := fmt.Fprintf(c, "POST /client-session HTTP/1.1\r\nHost: localhost\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\n"+
 		"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{", simulator.DefaultAPIKey)
 	require.NoError(t, err)
 	res, body := readResponse(t, c) // the rest of the body never comes
@@ -90,7 +90,7 @@ func TestSlowBodyIsCutAtTheReadTimeout(t *testing.T) {
 
 	t.Run("a chunked body too", func(t *testing.T) {
 		c := dial(t, a)
-		_, err := fmt.Fprintf(c, "POST /payments HTTP/1.1\r\nHost: x\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\n"+
+		_, err := fmt.Fprintf(c, "POST /payments HTTP/1.1\r\nHost: localhost\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\n"+
 			"Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n", simulator.DefaultAPIKey)
 		require.NoError(t, err)
 		res, _ := readResponse(t, c)
@@ -98,7 +98,7 @@ func TestSlowBodyIsCutAtTheReadTimeout(t *testing.T) {
 	})
 	t.Run("headers that stall are cut too", func(t *testing.T) {
 		c := dial(t, a)
-		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
 		require.NoError(t, err)
 		assert.True(t, closedByServer(t, c), "the connection is closed")
 	})
@@ -125,7 +125,7 @@ func TestHeaderBlockIsCapped(t *testing.T) {
 	a := newTestApp(t)
 	send := func(size int) (status int, c net.Conn) {
 		c = dial(t, a)
-		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n", strings.Repeat("a", size))
+		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: %s\r\n\r\n", strings.Repeat("a", size))
 		if err != nil { // the server closed before reading it all
 			return 0, c
 		}
@@ -146,7 +146,7 @@ func TestHeaderBlockIsCapped(t *testing.T) {
 
 	t.Run("the 431 is the error envelope", func(t *testing.T) {
 		c := dial(t, a)
-		_, err := fmt.Fprintf(c, "GET /payments/x HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n", strings.Repeat("a", 65<<10))
+		_, err := fmt.Fprintf(c, "GET /payments/x HTTP/1.1\r\nHost: localhost\r\nX-Big: %s\r\n\r\n", strings.Repeat("a", 65<<10))
 		require.NoError(t, err)
 		require.NoError(t, c.SetReadDeadline(time.Now().Add(hangGuard)))
 		res, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -169,7 +169,7 @@ func TestHeaderBlockIsCapped(t *testing.T) {
 		cfg.ReadTimeout = 200 * time.Millisecond
 		b := startApp(t, cfg)
 		c := dial(t, b)
-		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: %s", strings.Repeat("a", 60<<10))
+		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: %s", strings.Repeat("a", 60<<10))
 		require.NoError(t, err)
 		assert.True(t, closedByServer(t, c))
 	})
@@ -189,7 +189,7 @@ func TestConnectionCap(t *testing.T) {
 	waitFor(t, func() bool { return a.conns.Open() == 3 }, "three connections held")
 
 	c := dial(t, a)
-	_, _ = fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	_, _ = fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	res, body := readResponse(t, c)
 	assert.Equal(t, 429, res.StatusCode)
 	assert.Equal(t, "TooManyRequests", errorIDOf(t, body))
@@ -273,7 +273,7 @@ func TestShutdownDoesNotWaitForClients(t *testing.T) {
 
 	silent := dial(t, a)
 	slow := dial(t, a)
-	_, err := fmt.Fprintf(slow, "POST /client-session HTTP/1.1\r\nHost: x\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\nContent-Length: 100\r\n\r\n{", simulator.DefaultAPIKey)
+	_, err := fmt.Fprintf(slow, "POST /client-session HTTP/1.1\r\nHost: localhost\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\nContent-Length: 100\r\n\r\n{", simulator.DefaultAPIKey)
 	require.NoError(t, err)
 	waited := make(chan *resp, 1)
 	go func() {
@@ -355,12 +355,12 @@ func TestMeasureLatencyUnderAttack(t *testing.T) {
 		}
 	}
 	attack(200, func(c net.Conn) error { // slow bodies: 1 byte every 100ms
-		_, err := fmt.Fprintf(c, "POST /client-session HTTP/1.1\r\nHost: x\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\nContent-Length: 100000\r\n\r\n", simulator.DefaultAPIKey)
+		_, err := fmt.Fprintf(c, "POST /client-session HTTP/1.1\r\nHost: localhost\r\nX-API-KEY: %s\r\nX-API-VERSION: 2.4\r\nContent-Length: 100000\r\n\r\n", simulator.DefaultAPIKey)
 		return err
 	}, []byte("{"))
 	big := strings.Repeat("a", 60<<10)
 	attack(100, func(c net.Conn) error { // 60 KiB of headers, then stall
-		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: %s", big)
+		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: %s", big)
 		return err
 	}, []byte("a"))
 	waitFor(t, func() bool { return a.conns.Open() >= 250 }, "the attackers are connected")

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -75,5 +77,28 @@ func printStartup(w io.Writer, app *App) {
 		data = abs
 	}
 	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  try:      curl -s %s/healthz\n",
-		version, app.URL(), key, data, app.URL())
+		version, listening(app.Addrs()), key, data, app.URL())
+}
+
+// listening names the bound addresses as URLs and says who can reach them:
+// this machine only (loopback), every interface (the wildcard address), or
+// the machines that reach the one interface named.
+func listening(addrs []net.Addr) string {
+	urls := make([]string, len(addrs))
+	loopback, every := true, false
+	for i, a := range addrs {
+		urls[i] = "http://" + a.String()
+		ta, ok := a.(*net.TCPAddr)
+		loopback = loopback && ok && ta.IP.IsLoopback()
+		every = every || everyInterface(a)
+	}
+	s := strings.Join(urls, " and ")
+	switch {
+	case every:
+		return s + ": every interface, so other machines can reach it (docs/sharing.md)"
+	case loopback:
+		return s + " (loopback: this machine only)"
+	default:
+		return s + " (other machines on that network can reach it)"
+	}
 }

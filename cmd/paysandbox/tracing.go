@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
@@ -14,7 +13,9 @@ import (
 // variables) as each of its users takes it: nil ports when tracing is off,
 // so that none of them does any tracing work.
 type appTracing struct {
-	tracer   *tracing.Tracer // nil: off
+	tracer *tracing.Tracer // nil: off
+	// shutdown flushes and stops the exporter (the tracer's Shutdown).
+	shutdown func(context.Context) error
 	service  service.Tracer
 	http     httpapi.Tracer
 	webhooks webhooks.Tracer
@@ -31,16 +32,15 @@ func openTracing(cfg Config, env func(string) (string, bool), opt tracing.Option
 	if err != nil {
 		return appTracing{}, err
 	}
-	return appTracing{tracer: t, service: t, http: t, webhooks: t}, nil
+	return appTracing{tracer: t, shutdown: t.Shutdown, service: t, http: t, webhooks: t}, nil
 }
 
-// close exports the spans still queued (waiting at most timeout) and
-// stops the exporter.
-func (t appTracing) close(timeout time.Duration) error {
-	if t.tracer == nil {
+// close exports the spans still queued and stops the exporter, giving up
+// when ctx is done (a collector that does not answer holds the stop no
+// longer than its budget).
+func (t appTracing) close(ctx context.Context) error {
+	if t.shutdown == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	return t.tracer.Shutdown(ctx)
+	return t.shutdown(ctx)
 }

@@ -272,7 +272,9 @@ func TestTracingConfig(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.on, tr.tracer != nil)
 			assert.Equal(t, tt.on, tr.service != nil && tr.http != nil && tr.webhooks != nil)
-			require.NoError(t, tr.close(time.Second))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			require.NoError(t, tr.close(ctx))
 		})
 	}
 

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 )
 
@@ -156,6 +157,25 @@ func plainHost(h string) bool {
 		}
 	}
 	return len(h) <= 255
+}
+
+// SameOrigin is false when the request's Origin (or, without it, its
+// Referer) names another host than the client's (Host), or is "null" (an
+// opaque origin: a sandboxed frame, a file). A request with neither header
+// (curl, a script, the CLI) is not a browser's cross-site one: true.
+func (t *Trust) SameOrigin(r *http.Request) bool {
+	src := r.Header.Get("Origin")
+	if src == "" {
+		src = r.Header.Get("Referer")
+	}
+	switch src {
+	case "":
+		return true
+	case "null":
+		return false
+	}
+	u, err := url.Parse(src)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, t.Host(r))
 }
 
 // BaseURL is Scheme://Host, the base of every absolute URL the server writes.

@@ -107,3 +107,38 @@ func TestNew(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.bad)
 	}
 }
+
+// TestSameOrigin: Origin (or, without it, Referer) must name the client's
+// host (X-Forwarded-Host from a trusted proxy, else Host); neither header is
+// not a browser's cross-site request; "null" never matches.
+func TestSameOrigin(t *testing.T) {
+	tests := []struct {
+		name    string
+		peer    string
+		headers []string
+		want    bool
+	}{
+		{name: "no Origin, no Referer", peer: "203.0.113.9:5000", want: true},
+		{name: "the same host", peer: "203.0.113.9:5000", headers: []string{"Origin: http://sandbox.test"}, want: true},
+		{name: "the same host, other case", peer: "203.0.113.9:5000", headers: []string{"Origin: http://Sandbox.Test"}, want: true},
+		{name: "another host", peer: "203.0.113.9:5000", headers: []string{"Origin: http://evil.example"}, want: false},
+		{name: "another port", peer: "203.0.113.9:5000", headers: []string{"Origin: http://sandbox.test:8080"}, want: false},
+		{name: "an opaque origin", peer: "203.0.113.9:5000", headers: []string{"Origin: null"}, want: false},
+		{name: "not a URL", peer: "203.0.113.9:5000", headers: []string{"Origin: sandbox.test"}, want: false},
+		{name: "a foreign Referer without Origin", peer: "203.0.113.9:5000", headers: []string{"Referer: http://evil.example/page"}, want: false},
+		{name: "Origin wins over Referer", peer: "203.0.113.9:5000", headers: []string{"Origin: http://sandbox.test", "Referer: http://evil.example/"}, want: true},
+		{name: "the proxy's public host", peer: "127.0.0.1:5000", headers: []string{"X-Forwarded-Host: pay.example.com", "Origin: https://pay.example.com"}, want: true},
+		{name: "X-Forwarded-Host from an untrusted peer", peer: "203.0.113.9:5000", headers: []string{"X-Forwarded-Host: evil.example", "Origin: http://evil.example"}, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "http://sandbox.test/_sandbox/tenants", nil)
+			r.RemoteAddr = tc.peer
+			for _, h := range tc.headers {
+				k, v, _ := strings.Cut(h, ":")
+				r.Header.Set(k, strings.TrimSpace(v))
+			}
+			assert.Equal(t, tc.want, (*forwarded.Trust)(nil).SameOrigin(r))
+		})
+	}
+}

@@ -47,11 +47,15 @@ func (s *Server) HTTPServer(h http.Handler, ln *ConnLimiter) *http.Server {
 	return hs
 }
 
-// Guard bounds how long next's request bodies may take to arrive (see
-// receive); HTTPServer puts it outermost so the dashboard, mounted beside the
-// API, is covered too.
+// Guard refuses a Host that Options.Hosts does not answer and bounds how
+// long next's request bodies may take to arrive (see receive); HTTPServer
+// puts it outermost so the dashboard, mounted beside the API, is covered too.
 func (s *Server) Guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.opt.Hosts.Allows(r.Host) {
+			s.rawError(w, r, errForeignHost(r.Host))
+			return
+		}
 		if n := headerBlockSize(r); n > MaxHeaderBytes {
 			s.rawError(w, r, simulator.Errorf(simulator.CodeHeadersTooLarge,
 				"The request's header block is %d bytes; at most %d are accepted", n, MaxHeaderBytes).

@@ -376,6 +376,9 @@ func (b *openAPIBuilder) success(o *openapi3.Operation, op apiOp) {
 func (b *openAPIBuilder) errors(o *openapi3.Operation, op apiOp) {
 	codes := slices.Clone(authCodes[op.auth])
 	codes = append(codes, op.codes...)
+	if browserWrite(op.method, op.path) { // a page's write (browser.go)
+		codes = append(codes, simulator.CodeForbidden)
+	}
 	if op.idempotent {
 		codes = append(codes, b.idempotencyCode()...)
 	}

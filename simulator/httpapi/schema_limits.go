@@ -47,7 +47,7 @@ var Limits = []Limit{
 	{"Open long-polls and dashboard streams per tenant", strconv.Itoa(service.DefaultMaxHeldPerTenant) + " (`--max-waits-per-tenant`)", "429 `TooManyRequests` (a satisfied wait answers first; a stream is refused before it reads anything)"},
 	{"`wait` timeout", "60 s", "422 at `$.timeout`"},
 	{"Clock advance", "positive, no overflow", "422 at `$.duration`"},
-	{"Shutdown wait for in-flight requests", "5 s (`--shutdown-timeout`)", "held merchant and client requests get 504 `RequestTimeout`, the rest are closed; exit 0"},
+	{"Shutdown: from the signal to the exit (in-flight requests, then the trace flush)", "5 s (`--shutdown-timeout`), plus about a second", "held merchant and client requests get 504 `RequestTimeout`, the rest are closed; webhook attempts in flight are cut; exit 0"},
 }
 
 // checkDepth finds the first container nested deeper than MaxDepth in a

@@ -44,6 +44,9 @@ type Options struct {
 	// SnapshotMaxBytes is the largest snapshot POST /_sandbox/tenants
 	// imports (0: DefaultSnapshotMaxBytes); its other bodies keep MaxBody.
 	SnapshotMaxBytes int64
+	// Hosts, when set, are the only Host names answered (Guard); nil: any.
+	// A loopback-bound server sets it (LoopbackHosts) against DNS rebinding.
+	Hosts *Hosts
 	// Tracer, when set, makes a span of every request (a traceparent it
 	// carries is continued); nil: no tracing and no middleware for it.
 	Tracer Tracer
@@ -82,6 +85,7 @@ func New(svc *service.Service, opt Options) *Server {
 		e.Use(s.trace)
 	}
 	e.Use(s.requestLog)
+	e.Use(s.browserWrites)
 	s.routes()
 	s.indexJournalRoutes()
 	return s

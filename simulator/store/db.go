@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -140,7 +141,7 @@ func Open(path, fsync string, opts Options) (*DB, error) {
 		reg:  newRegistry(TenantsDir(path), fsync, opts.Log, memory, opts.IdleClose, opts.MaxOpen),
 		stop: make(chan struct{}), done: make(chan struct{}), migrated: moved}
 	if err := d.hints.load(cat); err != nil {
-		d.disk.close()
+		d.disk.close(false)
 		cat.Close()
 		return nil, err
 	}
@@ -220,11 +221,16 @@ func (d *DB) Migrated() int { return d.migrated }
 
 // Close stops the background work, closes every tenant file and the
 // catalog (each shrunk when it grew, see disk.go, and flushed).
-func (d *DB) Close() error {
+func (d *DB) Close() error { return d.CloseContext(context.Background()) }
+
+// CloseContext is Close within ctx: once ctx is done, the files still open
+// skip their shrink, which their next open does instead (disk.go); every
+// file is still flushed and closed. A shrink already running finishes.
+func (d *DB) CloseContext(ctx context.Context) error {
 	d.closeOnce.Do(func() {
 		close(d.stop)
 		<-d.done
-		d.closeErr = errors.Join(d.reg.closeAll(), d.disk.close(), d.catalog.Close(), d.empty.Close())
+		d.closeErr = errors.Join(d.reg.closeAll(ctx), d.disk.close(ctx.Err() != nil), d.catalog.Close(), d.empty.Close())
 	})
 	return d.closeErr
 }

@@ -33,7 +33,10 @@ import (
 //     compact, or the webhook retention pruned records worth a third of it
 //     (a file of a build that kept every event: it barely grows, but most
 //     of it is dead), and no write happened for shrinkIdle; and at close
-//     when it grew by a quarter or a quarter of it was pruned. buntdb's Shrink copies the records in chunks under
+//     when it grew by a quarter or a quarter of it was pruned, unless the
+//     close has no time left (DB.CloseContext): the file then keeps a
+//     marker record (kShrinkDue) and the next open shrinks it at its first
+//     tick, whatever its size. buntdb's Shrink copies the records in chunks under
 //     read locks and takes the write lock only to append the tail and swap
 //     the files; the descriptor is reopened on the new file right after.
 type disk struct {
@@ -54,8 +57,9 @@ type disk struct {
 	synced  uint64 // commits known to be on disk
 	syncing bool
 
-	syncedAt  uint64 // commits counted at the last "everysecond" fsync (tick)
-	noShrink  bool   // the file is being deleted: never rewrite it
+	syncedAt  uint64      // commits counted at the last "everysecond" fsync (tick)
+	noShrink  bool        // the file is being deleted: never rewrite it
+	due       atomic.Bool // a close skipped this file's shrink: the next tick does it
 	closeOnce sync.Once
 }
 
@@ -81,7 +85,27 @@ func openDisk(db *buntdb.DB, path, policy string) (*disk, error) {
 	}
 	d := &disk{db: db, path: path, policy: policy, f: f, baseSize: st.Size()}
 	d.gcond = sync.NewCond(&d.gmu)
+	due, err := takeShrinkDue(db)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	d.due.Store(due)
 	return d, nil
+}
+
+// takeShrinkDue deletes the marker and reports whether it was there.
+func takeShrinkDue(db *buntdb.DB) (bool, error) {
+	found := false
+	err := db.Update(func(tx *buntdb.Tx) error {
+		_, err := tx.Delete(kShrinkDue)
+		found = err == nil
+		if errors.Is(err, buntdb.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	return found, err
 }
 
 // committed is called after a writing transaction committed (buntdb's lock
@@ -133,7 +157,7 @@ func (d *disk) tick() {
 	}
 	if time.Since(time.Unix(0, d.lastWrite.Load())) >= shrinkIdle {
 		_ = d.shrinkIf(func(size, base int64) bool {
-			return size >= shrinkMinSize && (size >= 2*base || d.pruned.Load() >= size/3)
+			return d.due.Load() || size >= shrinkMinSize && (size >= 2*base || d.pruned.Load() >= size/3)
 		})
 	}
 }
@@ -152,6 +176,7 @@ func (d *disk) shrinkIf(worth func(size, base int64) bool) error {
 		return err
 	}
 	d.pruned.Add(-pruned) // what was pruned before the shrink is gone from the file
+	d.due.Store(false)
 	f, err := os.OpenFile(d.path, os.O_RDWR, 0)
 	if err != nil {
 		return err
@@ -166,21 +191,42 @@ func (d *disk) shrinkIf(worth func(size, base int64) bool) error {
 }
 
 // close shrinks the file when it grew by a quarter since it was compact (a
-// smaller file opens faster), then syncs. Only the first call does anything;
-// the caller has stopped ticking it.
-func (d *disk) close() (err error) {
+// smaller file opens faster), then syncs. With hurry (a close out of time)
+// a shrink that is due is left to the next open instead (kShrinkDue). Only
+// the first call does anything; the caller has stopped ticking it.
+func (d *disk) close(hurry bool) (err error) {
 	if d == nil {
 		return nil
 	}
 	d.closeOnce.Do(func() {
-		err = d.shrinkIf(func(size, base int64) bool {
-			return size > 1<<20 && (size >= base+base/4 || d.pruned.Load() >= size/4)
-		})
+		worth := func(size, base int64) bool {
+			return d.due.Load() || size > 1<<20 && (size >= base+base/4 || d.pruned.Load() >= size/4)
+		}
+		if hurry {
+			err = d.markShrinkDue(worth)
+		} else {
+			err = d.shrinkIf(worth)
+		}
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		err = errors.Join(err, d.f.Sync(), d.f.Close())
 	})
 	return err
+}
+
+// markShrinkDue writes kShrinkDue when worth(size, baseSize) says the file
+// should shrink (and it is not being deleted): one small record appended.
+func (d *disk) markShrinkDue(worth func(size, base int64) bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, err := d.f.Stat()
+	if err != nil || d.noShrink || !worth(st.Size(), d.baseSize) {
+		return err
+	}
+	return d.db.Update(func(tx *buntdb.Tx) error {
+		_, _, err := tx.Set(kShrinkDue, "1", nil)
+		return err
+	})
 }
 
 // writeFailed is the error of a commit to the file at path that failed

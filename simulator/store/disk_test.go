@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -141,4 +142,68 @@ func TestDiskShrinkAfterPrune(t *testing.T) {
 	db.reg.release(f)
 	require.NoError(t, db.Close())
 	assert.Less(t, fileSize(t, path), full/10, "shrunk to the 100 events left")
+}
+
+// TestCloseOutOfTimeSkipsTheShrink: a close whose context is done flushes
+// and closes every file without rewriting the ones that grew (a catalog of
+// overwrites, a tenant file of pruned events); each keeps the marker
+// instead, and its next open deletes the marker and shrinks it at its
+// first tick. With time left the same close shrinks them (TestDiskShrink,
+// TestDiskShrinkAfterPrune).
+func TestCloseOutOfTimeSkipsTheShrink(t *testing.T) {
+	catalog := filepath.Join(t.TempDir(), "db")
+	tenantFile := filepath.Join(TenantsDir(catalog), TenantFileName("t1"))
+	db, err := Open(catalog, FsyncNever, Options{})
+	require.NoError(t, err)
+	big := "http://" + strings.Repeat("x", 4000)
+	for i := range 600 { // ~2.4 MB of overwrites of one record
+		putTenant(t, db, "a", fmt.Sprintf("%s/%d", big, i))
+	}
+	body := `{"pad":"` + strings.Repeat("x", 600) + `"}`
+	at := time.UnixMicro(1700000000000000).UTC()
+	require.NoError(t, db.Update(func(tx simulator.Tx) error {
+		for i := range 3000 {
+			e := &simulator.Event{ID: fmt.Sprintf("e%d", i), TenantID: "t1", PaymentID: "p1", Type: simulator.EventPaymentStatus,
+				CreatedAt: at.Add(time.Duration(i) * time.Millisecond), Status: simulator.DeliveryExhausted, Body: []byte(body)}
+			if err := tx.AppendEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	for {
+		var n int
+		require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 100, time.Time{}); return }))
+		if n == 0 {
+			break
+		}
+	}
+	grown := map[string]int64{catalog: fileSize(t, catalog), tenantFile: fileSize(t, tenantFile)}
+
+	spent, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.NoError(t, db.CloseContext(spent))
+	for path, size := range grown {
+		assert.GreaterOrEqual(t, fileSize(t, path), size, "%s is not rewritten by a close out of time", path)
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Contains(t, string(raw), kShrinkDue, "%s is marked for its next open", path)
+	}
+
+	db = openFile(t, catalog, FsyncNever)
+	f, err := db.reg.acquire("t1", false)
+	require.NoError(t, err)
+	defer db.reg.release(f)
+	for path, d := range map[string]*disk{catalog: db.disk, tenantFile: f.disk} {
+		require.Eventually(t, func() bool { return fileSize(t, path) < grown[path]/4 }, 20*time.Second, 50*time.Millisecond,
+			"%s is shrunk after its next open", path)
+		assert.False(t, d.due.Load())
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.NotContains(t, string(raw), kShrinkDue, "the marker is gone")
+	}
+	tn, err := db.CachedTenant("a")
+	require.NoError(t, err)
+	require.NotNil(t, tn)
+	assert.Equal(t, big+"/599", tn.WebhookURL)
 }

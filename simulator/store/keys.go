@@ -36,6 +36,10 @@ import (
 //	t:<tenant>:job:<id>               job
 //	t:<tenant>:jobd:<due>:<id>        the tenant's jobs in due order
 //	t:<tenant>:mig                    the tenant's migration notes (one record)
+//
+// In any file, from a close out of time to the next open (disk.go):
+//
+//	shrinkdue                         the shrink this close skipped is due
 const (
 	pTenant = "tenant:"
 	pAPIKey = "apikey:"
@@ -45,6 +49,9 @@ const (
 	pXTen   = "xten:"
 	pXKey   = "xkey:"
 	kXCount = "xtencount"
+	// kShrinkDue marks a file whose shrink a close skipped; the next open
+	// deletes it (disk.go).
+	kShrinkDue = "shrinkdue"
 )
 
 func kTExp(at time.Time, tid string) string      { return pTExp + stamp(at) + ":" + esc(tid) }

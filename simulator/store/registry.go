@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -386,7 +387,7 @@ func (r *registry) closeFile(f *tenantFile) {
 		f.disk.mu.Unlock()
 	}
 	if f.db != nil {
-		err = errors.Join(f.disk.close(), f.db.Close())
+		err = errors.Join(f.disk.close(false), f.db.Close())
 	}
 	if f.doomed && f.path != "" {
 		err = errors.Join(err, os.Remove(f.path))
@@ -435,8 +436,9 @@ func (r *registry) isOpen(tid string) bool {
 	}
 }
 
-// closeAll closes every tenant (the store closes; nothing runs any more).
-func (r *registry) closeAll() error {
+// closeAll closes every tenant (the store closes; nothing runs any more);
+// once ctx is done the rest skip their shrink (disk.close).
+func (r *registry) closeAll(ctx context.Context) error {
 	r.mu.Lock()
 	all := slices.Clone(r.doomed)
 	for _, f := range r.m {
@@ -451,7 +453,7 @@ func (r *registry) closeAll() error {
 			f.disk.noShrink = true
 		}
 		if f.db != nil {
-			err = errors.Join(err, f.disk.close(), f.db.Close())
+			err = errors.Join(err, f.disk.close(ctx.Err() != nil), f.db.Close())
 		}
 		if f.doomed && f.path != "" {
 			_ = os.Remove(f.path)
