@@ -137,7 +137,7 @@ const (
 	DiffAnswerShape         = "answer-shape"
 	DiffGatewayTimeout      = "no-gateway-timeout"
 	DiffRequestTimeout      = "request-timeout-25s"
-	DiffFinalCapture        = "capture-is-final"
+	DiffCaptureIdentity     = "capture-identity"
 	DiffComputedType        = "computed-payment-type"
 	DiffIdempotency400      = "idempotency-400"
 	DiffProductData         = "no-product-data"
@@ -149,10 +149,10 @@ const (
 var VersionDifferences = []VersionDifference{
 	{Kind: DiffAttemptRoutes, Until: V24, Description: "/payment-attempts/* answers 404 NotFound (after the key and version checks), as an unknown route."},
 	{Kind: DiffNewFields, Until: V24, Description: "approvalMode, paymentMethod.firstPaymentReason, paymentMethod.vaultOnAgreement, expand and refund transactionEventId are unknown fields: 422 at their path."},
-	{Kind: DiffAnswerShape, Until: V24, Description: "Answers have no currentAttemptId, transactions[].authorizationCode or transactions[].events; transactions carry processorTransactionId and processorMerchantId; no processorData."},
+	{Kind: DiffAnswerShape, Until: V24, Description: "Answers have no currentAttemptId, approvalMode, transactions[].authorizationCode or transactions[].events."},
 	{Kind: DiffGatewayTimeout, Until: V24, Description: "No GATEWAY_TIMEOUT decision type: a processor that does not answer in time gives statusReason type APPLICATION_ERROR."},
 	{Kind: DiffRequestTimeout, Until: V24, Description: "The request timeout of every merchant-API route is 25 s, not 90 s (a shorter configured request_timeout still wins)."},
-	{Kind: DiffFinalCapture, Until: V24, Description: "A capture is final: a partial one leaves the payment PARTIALLY_SETTLED with no further capture; a second capture answers 400 InvalidPaymentStatus.", Guess: true},
+	{Kind: DiffCaptureIdentity, Until: V24, Description: "Partial captures work as on 2.4 (final: false keeps further captures open, up to the authorized amount) but have no identity: answers carry no transactionEventId (no transactions[].events), and a refund cannot target one capture (refund transactionEventId is an unknown field: 422)."},
 	{Kind: DiffComputedType, Until: V24, Description: "paymentMethod.paymentType, when not supplied, is computed: UNSCHEDULED for a payment with a previously vaulted card, ECOMMERCE for a one-off (2.4 leaves it blank)."},
 	{Kind: DiffIdempotency400, Until: V23, Description: "A reused X-Idempotency-Key on payments operations answers 400 TransactionRequestIdempotencyKeyAlreadyExists (with paymentId and paymentStatus), not 409 IdempotencyKeyAlreadyExists."},
 	{Kind: DiffProductData, Until: V22, Description: "order.lineItems[].productData is an unknown field (422) and never answered."},

@@ -104,10 +104,6 @@ func errTooLarge() *simulator.Error {
 	return simulator.Errorf(simulator.CodePayloadTooLarge, "The request body exceeds 1 MiB").WithRecovery("Send a smaller body.")
 }
 
-// ctxErrorWarning is a Sandbox-Warning for the error answer of the request
-// (a handler's own headers do not outlive the timeout's guard).
-const ctxErrorWarning = "paysandbox.errorWarning"
-
 // handleError is echo's HTTPErrorHandler: every error body of the product is
 // written here.
 func (s *Server) handleError(err error, c echo.Context) {
@@ -128,9 +124,6 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok && allow != "" {
 			c.Response().Header().Set("Allow", allow)
 		}
-	}
-	if w, ok := c.Get(ctxErrorWarning).(string); ok {
-		c.Response().Header().Add("Sandbox-Warning", w)
 	}
 	body := errorBody{Error: errorObject{
 		ErrorID: string(se.Code), Description: se.Message, RecoverySuggestion: se.Recovery,

@@ -57,7 +57,7 @@ func TestMigrationNotes(t *testing.T) {
 	assert.Equal(t, []any{idem.Header.Get("X-Request-Id")}, items[simulator.DiffIdempotency400]["exampleRequestIds"])
 	assert.Contains(t, items[simulator.DiffNewFields]["description"], "$.approvalMode")
 	assert.Contains(t, items[simulator.DiffComputedType]["description"], "ECOMMERCE")
-	assert.EqualValues(t, 1, items[simulator.DiffFinalCapture]["count"])
+	assert.EqualValues(t, 1, items[simulator.DiffCaptureIdentity]["count"])
 	assert.Contains(t, items[simulator.DiffAnswerShape]["description"], "authorizationCode")
 	for _, it := range items {
 		assert.NotEmpty(t, it["firstSeen"])

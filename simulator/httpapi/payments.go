@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -152,26 +151,14 @@ func (s *Server) capturePayment(c echo.Context) error {
 	if _, err := decodeRequest(c, paymentCapture, "PaymentCaptureAPIRequest", &req, true); err != nil {
 		return err
 	}
-	final := req.Final == nil || *req.Final
-	v := versionOf(c)
-	if v.Has(simulator.DiffFinalCapture) {
-		final = true // every capture is final before 2.4
-	}
 	p, err := s.svc.CapturePayment(c.Request().Context(), tenantOf(c), c.Param("id"), service.CaptureRequest{
-		Amount: req.Amount, Final: final, Metadata: req.Metadata, IdempotencyKey: idemKey(c),
+		Amount: req.Amount, Final: req.Final == nil || *req.Final, Metadata: req.Metadata, IdempotencyKey: idemKey(c),
 	})
 	if err != nil {
-		var e *simulator.Error
-		if v.Has(simulator.DiffFinalCapture) && errors.As(err, &e) && e.Code == simulator.CodeInvalidPaymentStatus {
-			if q, _ := s.svc.Payment(tenantOf(c), c.Param("id")); q != nil && q.FinalCaptured {
-				c.Set(ctxErrorWarning, "The vendor does not document the error of a second capture before 2.4; InvalidPaymentStatus is the sandbox's guess")
-				addMigration(c, simulator.DiffFinalCapture, "This capture is refused on "+string(v)+" because the first one was final; on 2.4 a capture with final:false leaves more captures possible")
-			}
-		}
 		return err
 	}
-	if v.Has(simulator.DiffFinalCapture) && p.Status == simulator.StatusPartiallySettled {
-		addMigration(c, simulator.DiffFinalCapture, "This partial capture closed further captures on "+string(v)+"; on 2.4 it would with final:true only (final:false leaves more captures possible)")
+	if v := versionOf(c); v.Has(simulator.DiffCaptureIdentity) && p.Status == simulator.StatusPartiallySettled {
+		addMigration(c, simulator.DiffCaptureIdentity, "This partial capture has no transactionEventId on "+string(v)+"; on 2.4 transactions[].events names it and a refund can target it with transactionEventId")
 	}
 	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
