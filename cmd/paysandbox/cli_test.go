@@ -119,7 +119,8 @@ func TestCLIFlags(t *testing.T) {
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newAttemptsActionCmd(d, "expire", func(o *simpleOptions) error { *got = o; return nil })
 			}},
-		{name: "payments list filters", args: []string{"--status", "AUTHORIZED,SETTLED", "--currency", "EUR", "--order", "o-1", "--limit", "5", "--min-amount", "10"},
+		{name: "payments list filters", args: []string{"--status", "AUTHORIZED,SETTLED", "--currency", "EUR", "--order", "o-1", "--limit", "5", "--min-amount", "10",
+			"--email", "Ann@example.com", "--merchant", "acct_a", "--method-type", "PAYMENT_CARD"},
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newPaymentsListCmd(d, func(o *paymentsListOptions) error { *got = o; return nil })
 			},
@@ -130,6 +131,10 @@ func TestCLIFlags(t *testing.T) {
 				assert.Equal(t, []string{"o-1"}, x.Order)
 				assert.Equal(t, 5, x.Limit)
 				assert.Equal(t, "10", x.MinAmount)
+				q := x.query()
+				assert.Equal(t, "Ann@example.com", q.Get("customer_email_address"))
+				assert.Equal(t, "acct_a", q.Get("merchant_id"))
+				assert.Equal(t, "PAYMENT_CARD", q.Get("payment_method_type"))
 			}},
 		{name: "payments list --limit 500", args: []string{"--limit", "500"}, wantCode: exitUsage,
 			cmd: func(d *cliDeps, got *any) *cobra.Command {

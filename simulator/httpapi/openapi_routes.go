@@ -226,6 +226,9 @@ var queryParamSchemas = map[string]func() *openapi3.Schema{
 	"to_date":    openapi3.NewDateTimeSchema,
 	"version":    func() *openapi3.Schema { return enumSchema(simulator.APIVersionNames()) },
 	"expand":     func() *openapi3.Schema { return enumSchema([]string{"transactions.events"}) },
+	"payment_method_type": func() *openapi3.Schema {
+		return openapi3.NewArraySchema().WithItems(enumSchema(simulator.PaymentMethodTypes))
+	},
 }
 
 // Builders of the schemas of answers written as maps.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -303,7 +304,15 @@ func parsePaymentQuery(c echo.Context) (simulator.PaymentQuery, error) {
 	q := simulator.PaymentQuery{
 		CurrencyCode: queryList(c, "currency_code"), CustomerID: queryList(c, "customer_id"),
 		Last4: queryList(c, "last_4_digits"), Processor: queryList(c, "processor"), OrderID: c.QueryParam("order_id"),
+		MerchantID: queryList(c, "merchant_id"), CustomerEmail: queryList(c, "customer_email_address"),
+		PaypalEmail: queryList(c, "paypal_email"), KlarnaEmail: queryList(c, "klarna_email"),
 		Limit: 100,
+	}
+	for _, pt := range queryList(c, "payment_method_type") {
+		q.PaymentMethodType = append(q.PaymentMethodType, pt)
+		if !slices.Contains(simulator.PaymentMethodTypes, pt) {
+			errs.bad("payment_method_type", fmt.Sprintf("%q is not a payment method type", pt))
+		}
 	}
 	for _, st := range queryList(c, "status") {
 		q.Status = append(q.Status, simulator.PaymentStatus(st))
