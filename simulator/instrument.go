@@ -1,6 +1,9 @@
 package simulator
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // TokenType is the lifetime of a payment method token.
 type TokenType string
@@ -105,4 +108,18 @@ func (in *Instrument) UsableForPayment(manualSession bool) error {
 		return ErrInvalidToken()
 	}
 	return nil
+}
+
+// CardExpired reports whether a card expiring in month/year (two and four
+// digits) has expired at now: its expiry month ended before now's month (a
+// card expiring this month is not expired). An expiry that does not parse
+// is not expired.
+func CardExpired(month, year string, now time.Time) bool {
+	m, errM := strconv.Atoi(month)
+	y, errY := strconv.Atoi(year)
+	if errM != nil || errY != nil || m < 1 || m > 12 {
+		return false
+	}
+	now = now.UTC()
+	return y*12+m < now.Year()*12+int(now.Month())
 }

@@ -310,6 +310,19 @@ func TestCLIFlags(t *testing.T) {
 				assert.Equal(t, map[string]any{"amount": int64(4051), "currencyCode": "USD", "card": "4111111111111111"},
 					x.explainBody(func(f string) bool { return f == "amount" }))
 			}},
+		{name: "scenarios explain --expiry", args: []string{"--card", "4111111111111111", "--expiry", "01/2020"},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newScenariosExplainCmd(d, func(o *scenariosExplainOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				x := o.(*scenariosExplainOptions)
+				assert.Equal(t, map[string]any{"card": "4111111111111111", "expirationMonth": "01", "expirationYear": "2020"},
+					x.explainBody(func(string) bool { return false }))
+			}},
+		{name: "scenarios explain --expiry 1/20", args: []string{"--card", "4111111111111111", "--expiry", "1/20"}, wantCode: exitUsage,
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newScenariosExplainCmd(d, func(o *scenariosExplainOptions) error { *got = o; return nil })
+			}},
 		{name: "scenarios explain: flags and a payment id together", args: []string{"pay1", "--amount", "1"}, wantCode: exitUsage,
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newScenariosExplainCmd(d, func(o *scenariosExplainOptions) error { *got = o; return nil })
