@@ -55,6 +55,17 @@ type apiOp struct {
 	dashboard bool
 }
 
+// merchantPath reports whether path (as routes.go registers it) is a
+// merchant-API route's.
+func merchantPath(path string) bool {
+	for _, op := range apiOps {
+		if op.auth == authMerchant && op.path == path {
+			return true
+		}
+	}
+	return false
+}
+
 // Answers written as maps, described once here.
 var (
 	tenantStatusAnswer = props(strP("tenantId"), strP("status"))
