@@ -198,3 +198,40 @@ func (v APIVersion) RequestTimeout(configured time.Duration) time.Duration {
 	}
 	return configured
 }
+
+// WebhookDifference is one way a webhook body of an older version differs
+// from the current version's (2.4): every version before Below differs so.
+type WebhookDifference struct {
+	// Path is the member's JSON path in the body, [] for every array index.
+	Path string `json:"member"`
+	// Kind is "absent" (the member is left out) or "value" (it is there
+	// with another value).
+	Kind string `json:"kind"`
+	// Below is the first version without the difference.
+	Below APIVersion `json:"until"`
+	// Why says what it is and where the vendor documents it.
+	Why string `json:"why"`
+}
+
+// WebhookDifferences is the one table of how webhook bodies of the older
+// versions differ from 2.4's, newest first; the webhook renderer, its
+// docs and the migration notes read it.
+var WebhookDifferences = []WebhookDifference{
+	{"version", "value", V24, "the body's version: the tenant's webhook version when the event was made"},
+	{"payment.transactions[].authorizationCode", "absent", V24, "added by 2.4 (interface spec, versioning table)"},
+	{"payment.transactions[].events", "absent", V24, "2.4 carries transactions.events in place of processor data (interface spec, versioning table); the processor identifiers processorTransactionId and processorMerchantId stay on every version, as the vendor webhooks OpenAPI shows them"},
+	{"payment.customer", "absent", V22, "2.1 payment-status bodies carry no customer object (vendor payment-status webhook migration guide)"},
+	{"payment.paymentMethod.isVaulted", "absent", V22, "2.1 payment-status bodies carry no paymentMethod.isVaulted (vendor payment-status webhook migration guide)"},
+}
+
+// WebhookDifferencesOf lists the differences of webhook version v from the
+// current one (none for 2.4).
+func WebhookDifferencesOf(v APIVersion) []WebhookDifference {
+	var out []WebhookDifference
+	for _, d := range WebhookDifferences {
+		if v.Or().Before(d.Below) {
+			out = append(out, d)
+		}
+	}
+	return out
+}

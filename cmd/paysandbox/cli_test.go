@@ -531,7 +531,9 @@ func TestCLIBehaviour(t *testing.T) {
 			}},
 		{name: "migration table", args: []string{"migration"},
 			check: func(t *testing.T, s string) {
-				assert.Regexp(t, `^payment-attempts-route \(1, \S+ \.\. \S+\)\n  POST /payment-attempts/:id/approve answers 404 on 2\.2; 2\.4 serves it\n  ids: \S+\n$`, s)
+				assert.Regexp(t, `^API 2\.1-2\.3: deprecated since 2026-06-01, sunset 2027-06-01 \(production answers 410 after it\)\n`+
+					`payment-attempts-route \(1, \S+ \.\. \S+\)\n  /payment-attempts/\* answers 404 NotFound .*\n  1 x POST /payment-attempts/:id/approve answers 404 on 2\.2; 2\.4 serves it\n  ids: \S+\n`+
+					`webhook bodies: version 2\.4, as 2\.4's\n$`, s)
 			}},
 		{name: "hints table", args: []string{"hints"},
 			check: func(t *testing.T, s string) { assert.Contains(t, s, "missing-idempotency-key (") }},
