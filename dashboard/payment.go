@@ -140,12 +140,8 @@ func (s *Server) paymentAction(w http.ResponseWriter, r *http.Request) {
 func (s *Server) runPaymentAction(ctx context.Context, r *http.Request, a *auth, id, action string, amount *int64) (msg string, err error) {
 	switch action {
 	case "capture":
-		final := r.PostFormValue("final") != "no"
 		var p *simulator.Payment
-		if p, err = s.svc.Payment(a.Tenant, id); err == nil && p.APIVersion.Has(simulator.DiffFinalCapture) {
-			final = true // the payment's version (below 2.4) knows only final captures
-		}
-		p, err = s.svc.CapturePayment(ctx, a.Tenant, id, service.CaptureRequest{Amount: amount, Final: final})
+		p, err = s.svc.CapturePayment(ctx, a.Tenant, id, service.CaptureRequest{Amount: amount, Final: r.PostFormValue("final") != "no"})
 		if err == nil {
 			msg = "Captured. The payment is " + string(p.Status) + "."
 		}

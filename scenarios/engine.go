@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/paysandbox/paysandbox/internal/suggest"
 	"github.com/paysandbox/paysandbox/simulator"
@@ -25,6 +26,11 @@ type Request struct {
 	CustomerID          string
 	Metadata            map[string]any
 	ProcessorMerchantID string // only when authorizing at a named account
+	// ExpiryMonth and ExpiryYear are the card's expiry ("" unknown); At is
+	// the moment on the tenant's clock the payment is decided at (its
+	// creation), which when.expired judges the expiry against.
+	ExpiryMonth, ExpiryYear string
+	At                      time.Time
 	// OneShot is the rule a pending one-shot gave the payment ("" none); a
 	// metadata.sandboxScenario wins over it, and it wins over every when.
 	OneShot string
@@ -36,6 +42,7 @@ func RequestOf(p *simulator.Payment) Request {
 		CardFingerprint: p.Card.Fingerprint, First6: p.Card.First6, Network: p.Card.Network,
 		Amount: p.Amount, CurrencyCode: p.CurrencyCode, OrderID: p.OrderID, CustomerID: p.CustomerID,
 		Metadata: p.Metadata, OneShot: p.OneShot,
+		ExpiryMonth: p.PaymentMethod.Data.ExpirationMonth, ExpiryYear: p.PaymentMethod.Data.ExpirationYear, At: p.Date,
 	}
 	if p.Processor != nil {
 		r.ProcessorMerchantID = p.Processor.ProcessorMerchantID
@@ -406,7 +413,28 @@ func (w *When) matchCard(r Request, why *wording) bool {
 		}
 		why.hold(func() string { return "network is " + r.Network })
 	}
+	if w.Expired != nil {
+		expired := simulator.CardExpired(r.ExpiryMonth, r.ExpiryYear, r.At)
+		if expired != *w.Expired {
+			why.fail(func() string { return r.expiryWords(expired) })
+			return false
+		}
+		why.hold(func() string { return r.expiryWords(expired) })
+	}
 	return true
+}
+
+// expiryWords says whether the request's card had expired when it was
+// decided, as when.expired sees it.
+func (r Request) expiryWords(expired bool) string {
+	month := r.At.UTC().Format("01/2006")
+	switch {
+	case r.ExpiryMonth == "" && r.ExpiryYear == "":
+		return "the card's expiry is not known, so it counts as not expired"
+	case expired:
+		return fmt.Sprintf("the card expired %s/%s, before %s", r.ExpiryMonth, r.ExpiryYear, month)
+	}
+	return fmt.Sprintf("the card expires %s/%s, not before %s: not expired", r.ExpiryMonth, r.ExpiryYear, month)
 }
 
 // miss says why amount (outside a) fails the condition.

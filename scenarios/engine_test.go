@@ -260,3 +260,85 @@ func TestEngineUnknownScenarioCloseNames(t *testing.T) {
 		assert.Equal(t, want, ue.CloseNames(), "%v", v)
 	}
 }
+
+const expiredDoc = `
+version: 1
+defaultProcessor: STRIPE
+processors:
+  - { name: STRIPE, processorMerchantId: acct_s, capture: sync }
+rules:
+  - name: expired-card
+    when: { expired: true }
+    authorize: { status: DECLINED, reason: { type: ISSUER_DECLINED, declineType: HARD_DECLINE, code: EXPIRED_CARD } }
+  - name: big
+    when: { amount: 9000 }
+    authorize: { status: FAILED }
+  - name: valid-visa
+    when: { expired: false, network: VISA, amount: 100 }
+    latency: 1ms
+`
+
+func withExpiry(month, year string) func(*scenarios.Request) {
+	return func(r *scenarios.Request) { r.ExpiryMonth, r.ExpiryYear = month, year }
+}
+
+// TestEngineExpired: when.expired judges the card's expiry against the
+// moment the payment is decided (its creation on the tenant's clock): a
+// card expiring this month is not expired; one-shots and sandboxScenario
+// win over it as over any when; explain words it.
+func TestEngineExpired(t *testing.T) {
+	doc, err := scenarios.Load("expired.yaml", []byte(expiredDoc), nil)
+	require.NoError(t, err)
+	e := scenarios.New(doc)
+	at := func(r *scenarios.Request) { r.At = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		name string
+		req  scenarios.Request
+		rule string
+		why  string
+	}{
+		{"expired last month", req(1000, at, withExpiry("10", "2026")), "expired-card", "the card expired 10/2026, before 11/2026"},
+		{"expiring this month", req(1000, at, withExpiry("11", "2026")), "", "no rule matched"},
+		{"expired beats a later rule", req(9000, at, withExpiry("01", "2020")), "expired-card", "expired 01/2020"},
+		{"no expiry known", req(1000, at), "", "no rule matched"},
+		{"expired: false matches a valid card", req(100, at, withExpiry("12", "2030")), "valid-visa", "the card expires 12/2030, not before 11/2026: not expired"},
+		{"one-shot wins", req(1000, at, withExpiry("10", "2026"), withOneShot("big")), "big", "one-shot"},
+		{"sandboxScenario wins", req(1000, at, withExpiry("10", "2026"), withMeta(map[string]any{"sandboxScenario": "big"})), "big", "metadata.sandboxScenario"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := e.Decide(tc.req)
+			require.NoError(t, err)
+			assert.Equal(t, tc.rule, d.Rule)
+			assert.Contains(t, d.Why, tc.why)
+			if tc.rule == "expired-card" {
+				require.Len(t, d.Authorize.Steps, 1)
+				assert.Equal(t, simulator.StatusDeclined, d.Authorize.Steps[0].Status)
+				assert.Equal(t, simulator.StatusReason{Type: "ISSUER_DECLINED", DeclineType: "HARD_DECLINE", Code: "EXPIRED_CARD"}, *d.Authorize.Steps[0].Reason)
+			}
+		})
+	}
+	ex, err := e.Explain(req(1000, at, withExpiry("12", "2030")))
+	require.NoError(t, err)
+	assert.Nil(t, ex.Matched)
+	assert.Equal(t, "the card expires 12/2030, not before 11/2026: not expired", ex.Rules[0].Reason)
+	ex, err = e.Explain(req(100, at, withExpiry("10", "2026")))
+	require.NoError(t, err)
+	assert.Equal(t, "expired-card", *ex.Matched)
+	assert.Equal(t, "the card expired 10/2026, before 11/2026", ex.Rules[0].Reason)
+	assert.Equal(t, "the card expired 10/2026, before 11/2026", ex.Rules[2].Reason, "valid-visa's miss")
+
+	y, err := doc.YAML()
+	require.NoError(t, err)
+	assert.Contains(t, string(y), "expired: true")
+	assert.Contains(t, string(y), "expired: false")
+}
+
+func TestRequestOfExpiry(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	p := &simulator.Payment{Date: at, PaymentMethod: simulator.PaymentMethod{Data: simulator.CardData{ExpirationMonth: "03", ExpirationYear: "2026"}}}
+	r := scenarios.RequestOf(p)
+	assert.Equal(t, "03", r.ExpiryMonth)
+	assert.Equal(t, "2026", r.ExpiryYear)
+	assert.Equal(t, at, r.At)
+}

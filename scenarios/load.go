@@ -64,7 +64,7 @@ var (
 	topKeys       = []string{"version", "defaultProcessor", "processors", "rules"}
 	processorKeys = []string{"name", "processorMerchantId", "capture", "settleAfter", "authorizationCode"}
 	ruleKeys      = []string{"name", "when", "authorize", "threeDS", "timeout", "capture", "refund", "dispute", "latency"}
-	whenKeys      = []string{"card", "bin", "network", "amount", "currencyCode", "orderId", "customerId", "metadata", "processorMerchantId"}
+	whenKeys      = []string{"card", "bin", "network", "expired", "amount", "currencyCode", "orderId", "customerId", "metadata", "processorMerchantId"}
 	stepKeys      = []string{"processor", "status", "reason"}
 	reasonKeys    = []string{"type", "declineType", "code", "message"}
 	timeoutKeys   = []string{"resolveTo", "after", "holdFor"}
@@ -477,6 +477,10 @@ func (l *loader) when(n *yaml.Node, doc *Doc) When {
 				if s, ok := l.enum(nn, "network", networks); ok {
 					w.Networks = append(w.Networks, s)
 				}
+			}
+		case "expired":
+			if b, ok := l.bool(v, "expired"); ok {
+				w.Expired = &b
 			}
 		case "amount":
 			w.Amount = l.amount(v)

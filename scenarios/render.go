@@ -44,6 +44,7 @@ type wireWhen struct {
 	Card                []string          `yaml:"card,omitempty" json:"card,omitempty"`
 	BIN                 string            `yaml:"bin,omitempty" json:"bin,omitempty"`
 	Network             []string          `yaml:"network,omitempty" json:"network,omitempty"`
+	Expired             *bool             `yaml:"expired,omitempty" json:"expired,omitempty"`
 	Amount              *wireAmount       `yaml:"amount,omitempty" json:"amount,omitempty"`
 	CurrencyCode        string            `yaml:"currencyCode,omitempty" json:"currencyCode,omitempty"`
 	OrderID             string            `yaml:"orderId,omitempty" json:"orderId,omitempty"`
@@ -157,7 +158,7 @@ func (d *Doc) wire() wireDoc {
 func (r *Rule) wire() wireRule {
 	w := wireRule{Name: r.Name, ThreeDS: threeDSNames[r.ThreeDS], Latency: optDuration(r.Latency)}
 	wh := r.When
-	ww := &wireWhen{Card: wh.Cards, BIN: wh.BIN, Network: wh.Networks, CurrencyCode: wh.CurrencyCode,
+	ww := &wireWhen{Card: wh.Cards, BIN: wh.BIN, Network: wh.Networks, Expired: wh.Expired, CurrencyCode: wh.CurrencyCode,
 		OrderID: wh.OrderID, CustomerID: wh.CustomerID, Metadata: wh.Metadata, ProcessorMerchantID: wh.ProcessorMerchantID}
 	if wh.Amount != nil {
 		ww.Amount = &wireAmount{Min: wh.Amount.Min, Max: wh.Amount.Max}
@@ -165,7 +166,7 @@ func (r *Rule) wire() wireRule {
 	if len(ww.Metadata) == 0 {
 		ww.Metadata = nil
 	}
-	if ww.Card != nil || ww.BIN != "" || ww.Network != nil || ww.Amount != nil || ww.CurrencyCode != "" ||
+	if ww.Card != nil || ww.BIN != "" || ww.Network != nil || ww.Expired != nil || ww.Amount != nil || ww.CurrencyCode != "" ||
 		ww.OrderID != "" || ww.CustomerID != "" || ww.Metadata != nil || ww.ProcessorMerchantID != "" {
 		w.When = ww
 	}

@@ -77,6 +77,10 @@ type When struct {
 	// MetadataKeys keeps the file's order of Metadata for messages and rendering.
 	MetadataKeys        []string
 	ProcessorMerchantID string
+	// Expired, when set, matches a card whose expiry month ended before the
+	// month of the payment's creation on the tenant's clock (true), or one
+	// that had not (false).
+	Expired *bool
 }
 
 // AmountRange is amount: N (Min == Max) or {min, max} (either may be open).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -161,7 +162,8 @@ type Tx interface {
 	EventHeld(e *Event) (bool, error)
 }
 
-// PaymentQuery filters and pages GET /payments. Empty filters match all.
+// PaymentQuery filters and pages GET /payments: every filter the vendor
+// lists. Empty filters match all; a list matches any of its values.
 type PaymentQuery struct {
 	Status       []PaymentStatus
 	CurrencyCode []string
@@ -173,9 +175,28 @@ type PaymentQuery struct {
 	MaxAmount    *int64
 	Last4        []string
 	Processor    []string
-	Limit        int
-	Cursor       *Cursor
+	// PaymentMethodType is on paymentMethod.paymentMethodType.
+	PaymentMethodType []string
+	// CustomerEmail is on customer.emailAddress, compared by FoldEmail.
+	CustomerEmail []string
+	// MerchantID is on processor.processorMerchantId.
+	MerchantID []string
+	// PaypalEmail and KlarnaEmail are on payment methods the sandbox never
+	// makes: either, when given, matches nothing (MatchesNothing).
+	PaypalEmail []string
+	KlarnaEmail []string
+	Limit       int
+	Cursor      *Cursor
 }
+
+// MatchesNothing reports whether q filters on a field no payment of the
+// sandbox has (a PayPal or Klarna e-mail address), so that no payment can
+// pass it.
+func (q PaymentQuery) MatchesNothing() bool { return len(q.PaypalEmail) > 0 || len(q.KlarnaEmail) > 0 }
+
+// FoldEmail is an e-mail address as the customer_email_address filter
+// compares it (exact, case-insensitive).
+func FoldEmail(s string) string { return strings.ToLower(s) }
 
 // Cursor is a position in the newest-first order of (date, id).
 type Cursor struct {

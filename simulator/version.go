@@ -137,7 +137,7 @@ const (
 	DiffAnswerShape         = "answer-shape"
 	DiffGatewayTimeout      = "no-gateway-timeout"
 	DiffRequestTimeout      = "request-timeout-25s"
-	DiffFinalCapture        = "capture-is-final"
+	DiffCaptureIdentity     = "capture-identity"
 	DiffComputedType        = "computed-payment-type"
 	DiffIdempotency400      = "idempotency-400"
 	DiffProductData         = "no-product-data"
@@ -149,10 +149,10 @@ const (
 var VersionDifferences = []VersionDifference{
 	{Kind: DiffAttemptRoutes, Until: V24, Description: "/payment-attempts/* answers 404 NotFound (after the key and version checks), as an unknown route."},
 	{Kind: DiffNewFields, Until: V24, Description: "approvalMode, paymentMethod.firstPaymentReason, paymentMethod.vaultOnAgreement, expand and refund transactionEventId are unknown fields: 422 at their path."},
-	{Kind: DiffAnswerShape, Until: V24, Description: "Answers have no currentAttemptId, transactions[].authorizationCode or transactions[].events; transactions carry processorTransactionId and processorMerchantId; no processorData."},
+	{Kind: DiffAnswerShape, Until: V24, Description: "Answers have no currentAttemptId, approvalMode, transactions[].authorizationCode or transactions[].events."},
 	{Kind: DiffGatewayTimeout, Until: V24, Description: "No GATEWAY_TIMEOUT decision type: a processor that does not answer in time gives statusReason type APPLICATION_ERROR."},
 	{Kind: DiffRequestTimeout, Until: V24, Description: "The request timeout of every merchant-API route is 25 s, not 90 s (a shorter configured request_timeout still wins)."},
-	{Kind: DiffFinalCapture, Until: V24, Description: "A capture is final: a partial one leaves the payment PARTIALLY_SETTLED with no further capture; a second capture answers 400 InvalidPaymentStatus.", Guess: true},
+	{Kind: DiffCaptureIdentity, Until: V24, Description: "Partial captures work as on 2.4 (final: false keeps further captures open, up to the authorized amount) but have no identity: answers carry no transactionEventId (no transactions[].events), and a refund cannot target one capture (refund transactionEventId is an unknown field: 422)."},
 	{Kind: DiffComputedType, Until: V24, Description: "paymentMethod.paymentType, when not supplied, is computed: UNSCHEDULED for a payment with a previously vaulted card, ECOMMERCE for a one-off (2.4 leaves it blank)."},
 	{Kind: DiffIdempotency400, Until: V23, Description: "A reused X-Idempotency-Key on payments operations answers 400 TransactionRequestIdempotencyKeyAlreadyExists (with paymentId and paymentStatus), not 409 IdempotencyKeyAlreadyExists."},
 	{Kind: DiffProductData, Until: V22, Description: "order.lineItems[].productData is an unknown field (422) and never answered."},
@@ -197,4 +197,41 @@ func (v APIVersion) RequestTimeout(configured time.Duration) time.Duration {
 		return legacy
 	}
 	return configured
+}
+
+// WebhookDifference is one way a webhook body of an older version differs
+// from the current version's (2.4): every version before Below differs so.
+type WebhookDifference struct {
+	// Path is the member's JSON path in the body, [] for every array index.
+	Path string `json:"member"`
+	// Kind is "absent" (the member is left out) or "value" (it is there
+	// with another value).
+	Kind string `json:"kind"`
+	// Below is the first version without the difference.
+	Below APIVersion `json:"until"`
+	// Why says what it is and where the vendor documents it.
+	Why string `json:"why"`
+}
+
+// WebhookDifferences is the one table of how webhook bodies of the older
+// versions differ from 2.4's, newest first; the webhook renderer, its
+// docs and the migration notes read it.
+var WebhookDifferences = []WebhookDifference{
+	{"version", "value", V24, "the body's version: the tenant's webhook version when the event was made"},
+	{"payment.transactions[].authorizationCode", "absent", V24, "added by 2.4 (interface spec, versioning table)"},
+	{"payment.transactions[].events", "absent", V24, "2.4 carries transactions.events in place of processor data (interface spec, versioning table); the processor identifiers processorTransactionId and processorMerchantId stay on every version, as the vendor webhooks OpenAPI shows them"},
+	{"payment.customer", "absent", V22, "2.1 payment-status bodies carry no customer object (vendor payment-status webhook migration guide)"},
+	{"payment.paymentMethod.isVaulted", "absent", V22, "2.1 payment-status bodies carry no paymentMethod.isVaulted (vendor payment-status webhook migration guide)"},
+}
+
+// WebhookDifferencesOf lists the differences of webhook version v from the
+// current one (none for 2.4).
+func WebhookDifferencesOf(v APIVersion) []WebhookDifference {
+	var out []WebhookDifference
+	for _, d := range WebhookDifferences {
+		if v.Or().Before(d.Below) {
+			out = append(out, d)
+		}
+	}
+	return out
 }

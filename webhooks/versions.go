@@ -8,32 +8,17 @@ import (
 )
 
 // Difference is one way a webhook body of an older version differs from
-// the current version's (2.4): every version before Below differs so.
-// The goldens under testdata/v2.x/ differ from those of 2.4 by exactly
-// the differences of their version (TestVersionGoldensDiffer).
-type Difference struct {
-	// Path is the member's JSON path in the body, [] for every array index.
-	Path string
-	// Kind is "absent" (the member is left out) or "value" (it is there
-	// with another value).
-	Kind string
-	// Below is the first version without the difference.
-	Below simulator.APIVersion
-	// Why says what it is and where the vendor documents it.
-	Why string
-}
+// the current version's (simulator.WebhookDifference). The goldens under
+// testdata/v2.x/ differ from those of 2.4 by exactly the differences of
+// their version (TestVersionGoldensDiffer).
+type Difference = simulator.WebhookDifference
 
 // Differences lists every difference of the older webhook versions, newest
-// first. What the vendor changed without documenting the older shape (2.3:
-// "the payment status webhook returns the correct paymentMethodType") is
-// served as 2.4 and named in UndocumentedDifferences.
-var Differences = []Difference{
-	{"version", "value", simulator.V24, "the body's version: the tenant's webhook version when the event was made"},
-	{"payment.transactions[].authorizationCode", "absent", simulator.V24, "added by 2.4 (interface spec, versioning table)"},
-	{"payment.transactions[].events", "absent", simulator.V24, "2.4 carries transactions.events in place of processor data (interface spec, versioning table); the processor identifiers processorTransactionId and processorMerchantId stay on every version, as the vendor webhooks OpenAPI shows them"},
-	{"payment.customer", "absent", simulator.V22, "2.1 payment-status bodies carry no customer object (vendor payment-status webhook migration guide)"},
-	{"payment.paymentMethod.isVaulted", "absent", simulator.V22, "2.1 payment-status bodies carry no paymentMethod.isVaulted (vendor payment-status webhook migration guide)"},
-}
+// first: the kernel's table (the migration notes read it too). What the
+// vendor changed without documenting the older shape (2.3: "the payment
+// status webhook returns the correct paymentMethodType") is served as 2.4
+// and named in UndocumentedDifferences.
+var Differences = simulator.WebhookDifferences
 
 // UndocumentedDifferences are version changes the vendor names without
 // showing the older behaviour: every version serves 2.4's there.
@@ -43,15 +28,7 @@ var UndocumentedDifferences = []string{
 
 // DifferencesOf lists the differences of version v from the current one
 // (none for 2.4).
-func DifferencesOf(v simulator.APIVersion) []Difference {
-	var out []Difference
-	for _, d := range Differences {
-		if v.Before(d.Below) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+func DifferencesOf(v simulator.APIVersion) []Difference { return simulator.WebhookDifferencesOf(v) }
 
 // DifferencesMarkdown is the table of Differences for the docs: one row
 // per member, one column per older version.

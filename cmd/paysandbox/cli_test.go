@@ -119,7 +119,8 @@ func TestCLIFlags(t *testing.T) {
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newAttemptsActionCmd(d, "expire", func(o *simpleOptions) error { *got = o; return nil })
 			}},
-		{name: "payments list filters", args: []string{"--status", "AUTHORIZED,SETTLED", "--currency", "EUR", "--order", "o-1", "--limit", "5", "--min-amount", "10"},
+		{name: "payments list filters", args: []string{"--status", "AUTHORIZED,SETTLED", "--currency", "EUR", "--order", "o-1", "--limit", "5", "--min-amount", "10",
+			"--email", "Ann@example.com", "--merchant", "acct_a", "--method-type", "PAYMENT_CARD"},
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newPaymentsListCmd(d, func(o *paymentsListOptions) error { *got = o; return nil })
 			},
@@ -130,6 +131,10 @@ func TestCLIFlags(t *testing.T) {
 				assert.Equal(t, []string{"o-1"}, x.Order)
 				assert.Equal(t, 5, x.Limit)
 				assert.Equal(t, "10", x.MinAmount)
+				q := x.query()
+				assert.Equal(t, "Ann@example.com", q.Get("customer_email_address"))
+				assert.Equal(t, "acct_a", q.Get("merchant_id"))
+				assert.Equal(t, "PAYMENT_CARD", q.Get("payment_method_type"))
 			}},
 		{name: "payments list --limit 500", args: []string{"--limit", "500"}, wantCode: exitUsage,
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
@@ -304,6 +309,19 @@ func TestCLIFlags(t *testing.T) {
 				x := o.(*scenariosExplainOptions)
 				assert.Equal(t, map[string]any{"amount": int64(4051), "currencyCode": "USD", "card": "4111111111111111"},
 					x.explainBody(func(f string) bool { return f == "amount" }))
+			}},
+		{name: "scenarios explain --expiry", args: []string{"--card", "4111111111111111", "--expiry", "01/2020"},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newScenariosExplainCmd(d, func(o *scenariosExplainOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				x := o.(*scenariosExplainOptions)
+				assert.Equal(t, map[string]any{"card": "4111111111111111", "expirationMonth": "01", "expirationYear": "2020"},
+					x.explainBody(func(string) bool { return false }))
+			}},
+		{name: "scenarios explain --expiry 1/20", args: []string{"--card", "4111111111111111", "--expiry", "1/20"}, wantCode: exitUsage,
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newScenariosExplainCmd(d, func(o *scenariosExplainOptions) error { *got = o; return nil })
 			}},
 		{name: "scenarios explain: flags and a payment id together", args: []string{"pay1", "--amount", "1"}, wantCode: exitUsage,
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
@@ -513,7 +531,9 @@ func TestCLIBehaviour(t *testing.T) {
 			}},
 		{name: "migration table", args: []string{"migration"},
 			check: func(t *testing.T, s string) {
-				assert.Regexp(t, `^payment-attempts-route \(1, \S+ \.\. \S+\)\n  POST /payment-attempts/:id/approve answers 404 on 2\.2; 2\.4 serves it\n  ids: \S+\n$`, s)
+				assert.Regexp(t, `^API 2\.1-2\.3: deprecated since 2026-06-01, sunset 2027-06-01 \(production answers 410 after it\)\n`+
+					`payment-attempts-route \(1, \S+ \.\. \S+\)\n  /payment-attempts/\* answers 404 NotFound .*\n  1 x POST /payment-attempts/:id/approve answers 404 on 2\.2; 2\.4 serves it\n  ids: \S+\n`+
+					`webhook bodies: version 2\.4, as 2\.4's\n$`, s)
 			}},
 		{name: "hints table", args: []string{"hints"},
 			check: func(t *testing.T, s string) { assert.Contains(t, s, "missing-idempotency-key (") }},

@@ -198,7 +198,7 @@ func TestPayNextCLI(t *testing.T) {
 		{name: "next --clear", args: []string{"next", "--clear"},
 			check: func(t *testing.T, s string) { assert.Equal(t, "nothing pending: payments follow the rules\n", s) }},
 		{name: "next unknown rule lists the rules", args: []string{"next", "nope"}, wantCode: 1,
-			stderr: "Error: RequestValidationError: We were unable to validate your request, please check your payload against the validationErrors listed ($.rule: \"nope\" is not a rule of the scenarios in force (the rules are: generic-decline, "},
+			stderr: "Error: RequestValidationError: We were unable to validate your request, please check your payload against the validationErrors listed ($.rule: \"nope\" is not a rule of the scenarios in force (the rules are: expired-card, generic-decline, "},
 		{name: "next --times 0 is the server's 422", args: []string{"next", "generic-fail", "--times", "0"}, wantCode: 1,
 			stderr: "Error: RequestValidationError: We were unable to validate your request, please check your payload against the validationErrors listed ($.times: "},
 	}

@@ -54,6 +54,7 @@ func paymentTable(w io.Writer, v map[string]any) error {
 type paymentsListOptions struct {
 	simpleOptions
 	Status, Currency, Customer, Order, Last4, Processor, From, To, Cursor []string
+	MethodType, Email, Merchant                                           []string
 	MinAmount, MaxAmount                                                  string
 	Limit                                                                 int
 }
@@ -84,6 +85,9 @@ func newPaymentsListCmd(deps *cliDeps, runF func(*paymentsListOptions) error) *c
 	f.StringSliceVar(&o.Order, "order", nil, "order id (order_id)")
 	f.StringSliceVar(&o.Last4, "last4", nil, "card's last 4 digits (last_4_digits)")
 	f.StringSliceVar(&o.Processor, "processor", nil, "processor name (processor)")
+	f.StringSliceVar(&o.Merchant, "merchant", nil, "processor merchant id (merchant_id)")
+	f.StringSliceVar(&o.MethodType, "method-type", nil, "payment method type, e.g. PAYMENT_CARD (payment_method_type)")
+	f.StringSliceVar(&o.Email, "email", nil, "customer's e-mail address, any case (customer_email_address)")
 	f.StringSliceVar(&o.From, "from", nil, "from date, RFC 3339 (from_date)")
 	f.StringSliceVar(&o.To, "to", nil, "to date, RFC 3339 (to_date)")
 	f.StringSliceVar(&o.Cursor, "cursor", nil, "page cursor from a previous answer (cursor)")
@@ -107,6 +111,9 @@ func (o *paymentsListOptions) query() url.Values {
 	add("order_id", o.Order)
 	add("last_4_digits", o.Last4)
 	add("processor", o.Processor)
+	add("merchant_id", o.Merchant)
+	add("payment_method_type", o.MethodType)
+	add("customer_email_address", o.Email)
 	add("from_date", o.From)
 	add("to_date", o.To)
 	add("cursor", o.Cursor)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -131,6 +133,7 @@ type scenariosExplainOptions struct {
 	CustomerID string
 	Metadata   map[string]string
 	Token      string
+	Expiry     string // MM/YYYY, with Card
 }
 
 // explainBody is the POST /_sandbox/scenarios/explain body the flags describe.
@@ -142,6 +145,9 @@ func (o *scenariosExplainOptions) explainBody(set func(string) bool) map[string]
 	}
 	if o.Card != "" {
 		body["card"] = o.Card
+	}
+	if month, year, ok := strings.Cut(o.Expiry, "/"); ok {
+		body["expirationMonth"], body["expirationYear"] = month, year
 	}
 	if o.OrderID != "" {
 		body["orderId"] = o.OrderID
@@ -164,12 +170,16 @@ func newScenariosExplainCmd(deps *cliDeps, runF func(*scenariosExplainOptions) e
 		Use:   "explain [PAYMENT_ID | --request FILE | --amount N --card NUMBER ...]",
 		Short: "Explain which rule a payment got, or which a payment request would get, and why",
 		Example: "  paysandbox scenarios explain --amount 7050 --card 4111111111111111\n" +
+			"  paysandbox scenarios explain --card 4111111111111111 --expiry 01/2020\n" +
 			"  paysandbox scenarios explain --amount 1000 --metadata refund=fail\n" +
 			"  paysandbox scenarios explain xYz12AbC\n" +
 			"  echo '{\"amount\": 4051, \"currencyCode\": \"EUR\"}' | paysandbox scenarios explain --request -",
 		Args: func(cmd *cobra.Command, args []string) error {
 			flags := false
-			for _, f := range []string{"amount", "card", "order-id", "customer-id", "metadata", "token"} {
+			if o.Expiry != "" && !regexp.MustCompile(`^[0-9]{2}/[0-9]{4}$`).MatchString(o.Expiry) {
+				return usageErrorf("--expiry must be MM/YYYY, e.g. 01/2020")
+			}
+			for _, f := range []string{"amount", "card", "order-id", "customer-id", "metadata", "token", "expiry"} {
 				flags = flags || cmd.Flags().Changed(f)
 			}
 			ways := 0
@@ -212,6 +222,7 @@ func newScenariosExplainCmd(deps *cliDeps, runF func(*scenariosExplainOptions) e
 	f.Int64Var(&o.Amount, "amount", 0, "amount in minor units")
 	f.StringVar(&o.Currency, "currency", "EUR", "currency code sent with --amount")
 	f.StringVar(&o.Card, "card", "", "a card number (tokens hide it; rules match cards by number)")
+	f.StringVar(&o.Expiry, "expiry", "", "the card's expiry, MM/YYYY (when.expired judges it against the tenant clock)")
 	f.StringVar(&o.OrderID, "order-id", "", "orderId (rules match it as a glob)")
 	f.StringVar(&o.CustomerID, "customer-id", "", "customerId")
 	f.StringToStringVar(&o.Metadata, "metadata", nil, "metadata pairs, e.g. refund=fail,sandboxScenario=dispute-card")

@@ -16,9 +16,10 @@ import (
 type readmeRow struct {
 	cards          []string
 	amounts        []int64
-	rule           string // "" for (none)
-	status, detail string // e.g. AUTHORIZED, STRIPE
-	timeout        bool   // "504, then STATUS"
+	expiry         []string // "MM/YYYY": a card of the first row expiring then
+	rule           string   // "" for (none)
+	status, detail string   // e.g. AUTHORIZED, STRIPE
+	timeout        bool     // "504, then STATUS"
 }
 
 var readmeAuth = regexp.MustCompile(`^(504, then )?([A-Z]+)(?: \(([A-Z0-9_]+)\))?$`)
@@ -39,7 +40,11 @@ func readmeScenarioTable(t *testing.T) []readmeRow {
 		cols := strings.Split(strings.Trim(line, "| "), " | ")
 		require.GreaterOrEqual(t, len(cols), 3, "row %q", line)
 		var r readmeRow
-		if a, ok := strings.CutPrefix(cols[0], "amount "); ok {
+		if e, ok := strings.CutPrefix(cols[0], "expiry "); ok { // "expiry 01/2020 (any card ...)"
+			m := regexp.MustCompile(`^([0-9]{2}/[0-9]{4})\b`).FindStringSubmatch(e)
+			require.NotNil(t, m, "row %q", line)
+			r.expiry = append(r.expiry, m[1])
+		} else if a, ok := strings.CutPrefix(cols[0], "amount "); ok {
 			bounds := strings.Split(a, "-") // "7000-7099": both ends are checked
 			for _, v := range bounds {
 				n, err := strconv.ParseInt(v, 10, 64)
@@ -71,12 +76,21 @@ func TestReadmeScenarioTable(t *testing.T) {
 	cfg.RequestTimeout = 200 * time.Millisecond // the timeout rows hold until request_timeout
 	root := startApp(t, cfg)
 	a := root.asNewTenant()
-	check := func(t *testing.T, r readmeRow, amount int64, card string) {
-		p := a.payFull(amount, card, nil, "X-Idempotency-Key: readme-"+card+"-"+strconv.FormatInt(amount, 10))
+	check := func(t *testing.T, r readmeRow, amount int64, card string, expiry string) {
+		key := "X-Idempotency-Key: readme-" + card + "-" + strconv.FormatInt(amount, 10) + "-" + expiry
+		pay := func() *resp { return a.payFull(amount, card, nil, key) }
+		if month, year, ok := strings.Cut(expiry, "/"); ok {
+			pay = func() *resp {
+				ct := a.session(plainSession(amount))
+				tok := a.must(200, "POST", "/client/payment-instruments", cardWith(card, map[string]any{"expirationMonth": month, "expirationYear": year}), "X-Client-Token: "+ct).Str("token")
+				return a.req("POST", "/payments", map[string]any{"paymentMethodToken": tok}, key)
+			}
+		}
+		p := pay()
 		var id string
 		if r.timeout {
 			require.Equal(t, 504, p.Status, "%s", p.Body)
-			again := a.payFull(amount, card, nil, "X-Idempotency-Key: readme-"+card+"-"+strconv.FormatInt(amount, 10))
+			again := pay()
 			require.Equal(t, 409, again.Status)
 			id, _ = again.Err()["paymentId"].(string)
 			a.advance("2m")
@@ -107,10 +121,13 @@ func TestReadmeScenarioTable(t *testing.T) {
 	}
 	for _, r := range readmeScenarioTable(t) {
 		for _, c := range r.cards {
-			t.Run(c, func(t *testing.T) { check(t, r, 1000, c) })
+			t.Run(c, func(t *testing.T) { check(t, r, 1000, c, "") })
 		}
 		for _, amt := range r.amounts {
-			t.Run(strconv.FormatInt(amt, 10), func(t *testing.T) { check(t, r, amt, visa) })
+			t.Run(strconv.FormatInt(amt, 10), func(t *testing.T) { check(t, r, amt, visa, "") })
+		}
+		for _, e := range r.expiry {
+			t.Run("expiry "+e, func(t *testing.T) { check(t, r, 1000, visa, e) })
 		}
 	}
 }

@@ -25,7 +25,7 @@ func TestScenariosValidateCommand(t *testing.T) {
 		code     int
 		out, err string
 	}{
-		{"the shipped file", []string{"scenarios", "validate", "../../scenarios.yaml"}, 0, "../../scenarios.yaml: valid (23 rules, 3 processors, default STRIPE)\n", ""},
+		{"the shipped file", []string{"scenarios", "validate", "../../scenarios.yaml"}, 0, "../../scenarios.yaml: valid (24 rules, 3 processors, default STRIPE)\n", ""},
 		{"problems on stderr with lines", []string{"scenarios", "validate", bad}, 1, "",
 			bad + ":5: amount min 9 is greater than max 1, so the rule can never match\n" +
 				bad + ":6: latency \"soon\" is not a duration like 30s, 1500ms or 2h\n"},

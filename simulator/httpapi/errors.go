@@ -104,10 +104,6 @@ func errTooLarge() *simulator.Error {
 	return simulator.Errorf(simulator.CodePayloadTooLarge, "The request body exceeds 1 MiB").WithRecovery("Send a smaller body.")
 }
 
-// ctxErrorWarning is a Sandbox-Warning for the error answer of the request
-// (a handler's own headers do not outlive the timeout's guard).
-const ctxErrorWarning = "paysandbox.errorWarning"
-
 // handleError is echo's HTTPErrorHandler: every error body of the product is
 // written here.
 func (s *Server) handleError(err error, c echo.Context) {
@@ -128,14 +124,20 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok && allow != "" {
 			c.Response().Header().Set("Allow", allow)
 		}
-	}
-	if w, ok := c.Get(ctxErrorWarning).(string); ok {
-		c.Response().Header().Add("Sandbox-Warning", w)
+		// The route check comes before the version middleware: a merchant
+		// route's 405 to an older version carries its headers all the same.
+		if v, ok := simulator.ParseAPIVersion(c.Request().Header.Get("X-Api-Version")); ok && v.Deprecated() && merchantPath(c.Path()) {
+			setDeprecation(c.Response().Header())
+		}
 	}
 	body := errorBody{Error: errorObject{
 		ErrorID: string(se.Code), Description: se.Message, RecoverySuggestion: se.Recovery,
 		DiagnosticsID: rid, PaymentID: se.PaymentID, PaymentStatus: se.PaymentStatus,
 	}}
+	if se.Code == simulator.CodeRequestTimeout && se.PaymentID != "" {
+		// The same words as the request timeout's own 504 (whichever answers first).
+		body.Error.RecoverySuggestion = timeoutRecovery(se.PaymentID, versionOf(c))
+	}
 	if len(se.Fields) > 0 {
 		body.Error.ValidationErrors = []validationError{{Model: se.Model, Errors: se.Fields}}
 	}

@@ -168,6 +168,14 @@ var (
 	deprecationLink  = "<" + VersionNotesPath + `>; rel="deprecation"; type="application/json"`
 )
 
+// setDeprecation sets the Deprecation, Sunset and Link headers of an answer
+// to an older version.
+func setDeprecation(h http.Header) {
+	h.Set("Deprecation", deprecationValue)
+	h.Set("Sunset", sunsetValue)
+	h.Set("Link", deprecationLink)
+}
+
 // version requires X-API-VERSION (either spelling: header names are
 // case-insensitive) to be one of the versions served and keeps it for the
 // handler, the timeout and the journal. Older versions answer with
@@ -187,10 +195,7 @@ func version(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(ctxVersion, v)
 		if v.Deprecated() {
-			rh := c.Response().Header()
-			rh.Set("Deprecation", deprecationValue)
-			rh.Set("Sunset", sunsetValue)
-			rh.Set("Link", deprecationLink)
+			setDeprecation(c.Response().Header())
 			if v.Has(simulator.DiffAttemptRoutes) && strings.HasPrefix(c.Path(), "/payment-attempts/") {
 				addMigration(c, simulator.DiffAttemptRoutes, c.Request().Method+" "+c.Path()+" answers 404 on "+string(v)+"; 2.4 serves it")
 				return echo.ErrNotFound

@@ -12,6 +12,16 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
+// variantTexts lists the descriptions of a migration item's variants.
+func variantTexts(it map[string]any) []string {
+	var out []string
+	vs, _ := it["variants"].([]any)
+	for _, v := range vs {
+		out = append(out, v.(map[string]any)["description"].(string))
+	}
+	return out
+}
+
 // migrationItems reads GET /_sandbox/migration by kind.
 func migrationItems(t *testing.T, a *testAPI) map[string]map[string]any {
 	t.Helper()
@@ -52,14 +62,15 @@ func TestMigrationNotes(t *testing.T) {
 	assert.EqualValues(t, 2, items[simulator.DiffAttemptRoutes]["count"])
 	assert.Contains(t, items[simulator.DiffAttemptRoutes]["exampleRequestIds"], old.Header.Get("X-Request-Id"))
 	require.Contains(t, items, simulator.DiffIdempotency400)
-	assert.Equal(t, "This reused idempotency key answers 409 IdempotencyKeyAlreadyExists on 2.4, 400 TransactionRequestIdempotencyKeyAlreadyExists on 2.2",
-		items[simulator.DiffIdempotency400]["description"])
+	assert.Equal(t, []string{"This reused idempotency key answers 409 IdempotencyKeyAlreadyExists on 2.4, 400 TransactionRequestIdempotencyKeyAlreadyExists on 2.2"},
+		variantTexts(items[simulator.DiffIdempotency400]))
 	assert.Equal(t, []any{idem.Header.Get("X-Request-Id")}, items[simulator.DiffIdempotency400]["exampleRequestIds"])
-	assert.Contains(t, items[simulator.DiffNewFields]["description"], "$.approvalMode")
-	assert.Contains(t, items[simulator.DiffComputedType]["description"], "ECOMMERCE")
-	assert.EqualValues(t, 1, items[simulator.DiffFinalCapture]["count"])
-	assert.Contains(t, items[simulator.DiffAnswerShape]["description"], "authorizationCode")
+	assert.Contains(t, variantTexts(items[simulator.DiffNewFields])[0], "$.approvalMode")
+	assert.Contains(t, variantTexts(items[simulator.DiffComputedType])[0], "ECOMMERCE")
+	assert.EqualValues(t, 1, items[simulator.DiffCaptureIdentity]["count"])
+	assert.Contains(t, variantTexts(items[simulator.DiffAnswerShape])[0], "authorizationCode")
 	for _, it := range items {
+		assert.Equal(t, noteOf(t, it["kind"].(string)), it["description"], "a note is described by its kind's row")
 		assert.NotEmpty(t, it["firstSeen"])
 		assert.NotEmpty(t, it["lastSeen"])
 	}
@@ -144,7 +155,7 @@ func TestMigrationTimeoutResolved(t *testing.T) {
 	require.Contains(t, items, simulator.DiffGatewayTimeout)
 	n := items[simulator.DiffGatewayTimeout]
 	assert.EqualValues(t, 1, n["count"], "the 2.4 payment notes nothing")
-	assert.Equal(t, "This payment's timeout resolved with statusReason type APPLICATION_ERROR on 2.2; on 2.4 the type is GATEWAY_TIMEOUT", n["description"])
+	assert.Equal(t, []string{"This payment's timeout resolved with statusReason type APPLICATION_ERROR on 2.2; on 2.4 the type is GATEWAY_TIMEOUT"}, variantTexts(n))
 	assert.Equal(t, []any{old.Header.Get("X-Request-Id")}, n["exampleRequestIds"])
 }
 
@@ -168,8 +179,60 @@ func TestMigrationRequestCut(t *testing.T) {
 	items := migrationItems(t, a)
 	rid := old.Header.Get("X-Request-Id")
 	require.Contains(t, items, simulator.DiffRequestTimeout)
-	assert.Equal(t, "This request was cut at 25s on 2.2; on 2.4 it would have waited up to 30s", items[simulator.DiffRequestTimeout]["description"])
+	assert.Equal(t, []string{"This request was cut at 25s on 2.2; on 2.4 it would have waited up to 30s"}, variantTexts(items[simulator.DiffRequestTimeout]))
 	assert.Equal(t, []any{rid}, items[simulator.DiffRequestTimeout]["exampleRequestIds"])
 	require.Contains(t, items, simulator.DiffGatewayTimeout)
 	assert.Equal(t, []any{rid}, items[simulator.DiffGatewayTimeout]["exampleRequestIds"])
+}
+
+// noteOf is the description of a difference kind's row.
+func noteOf(t *testing.T, kind string) string {
+	t.Helper()
+	for _, d := range simulator.VersionDifferences {
+		if d.Kind == kind {
+			return d.Description
+		}
+	}
+	t.Fatalf("no difference %s", kind)
+	return ""
+}
+
+// TestMigrationReport: each variant of a kind shows with its count (the
+// vaulted card's UNSCHEDULED apart from the one-offs' ECOMMERCE); the
+// answer carries the older versions' dates, and a tenant whose webhook
+// version is older lists what its bodies lack against 2.4.
+func TestMigrationReport(t *testing.T) {
+	a := newTestAPI(t).asNewTenant()
+	pt := tokenIn(a, map[string]any{"orderId": "o"}, numOK)
+	vt := a.must(200, "POST", "/payment-instruments/"+pt+"/vault", map[string]any{"customerId": "cust-v"}).Str("token")
+	a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": vt, "amount": 100, "currencyCode": "EUR", "customerId": "cust-v", "orderId": "o-v"}, ver(simulator.V23))
+	a.payFull(1000, numOK, nil, ver(simulator.V23))
+	a.payFull(1000, numOK, nil, ver(simulator.V22))
+
+	r := a.must(200, "GET", "/_sandbox/migration", nil, "X-API-VERSION:")
+	assert.Equal(t, "2026-06-01T00:00:00.000000Z", r.Str("deprecation"))
+	assert.Equal(t, "2027-06-01T00:00:00.000000Z", r.Str("sunset"))
+	assert.Equal(t, map[string]any{"version": "2.4", "differences": []any{}}, r.JSON["webhooks"])
+	ct := migrationItems(t, a)[simulator.DiffComputedType]
+	assert.EqualValues(t, 3, ct["count"])
+	counts := map[string]any{}
+	for _, v := range ct["variants"].([]any) {
+		v := v.(map[string]any)
+		counts[v["description"].(string)] = v["count"]
+	}
+	assert.Equal(t, map[string]any{
+		"paymentType UNSCHEDULED was computed here on 2.3 and will be blank on 2.4 unless the request or its session gives one": 1.0,
+		"paymentType ECOMMERCE was computed here on 2.3 and will be blank on 2.4 unless the request or its session gives one":   1.0,
+		"paymentType ECOMMERCE was computed here on 2.2 and will be blank on 2.4 unless the request or its session gives one":   1.0,
+	}, counts)
+
+	a.must(200, "PUT", "/_sandbox/webhooks/endpoint", map[string]any{"url": "http://127.0.0.1:9/hook", "version": "2.1"})
+	r = a.must(200, "GET", "/_sandbox/migration", nil, "X-API-VERSION:")
+	wh := r.JSON["webhooks"].(map[string]any)
+	assert.Equal(t, "2.1", wh["version"])
+	var members []any
+	for _, d := range wh["differences"].([]any) {
+		members = append(members, d.(map[string]any)["member"])
+	}
+	assert.Equal(t, []any{"version", "payment.transactions[].authorizationCode", "payment.transactions[].events", "payment.customer", "payment.paymentMethod.isVaulted"}, members)
 }

@@ -56,6 +56,17 @@ type apiOp struct {
 	dashboard bool
 }
 
+// merchantPath reports whether path (as routes.go registers it) is a
+// merchant-API route's.
+func merchantPath(path string) bool {
+	for _, op := range apiOps {
+		if op.auth == authMerchant && op.path == path {
+			return true
+		}
+	}
+	return false
+}
+
 // Answers written as maps, described once here.
 var (
 	tenantStatusAnswer = props(strP("tenantId"), strP("status"))
@@ -197,8 +208,8 @@ var apiOps = []apiOp{
 	{method: http.MethodGet, path: "/_sandbox/hints", tag: "Sandbox", summary: "Integration mistakes seen in the journal", auth: authControl, answer: listOf(HintSummary{})},
 	{method: http.MethodGet, path: "/_sandbox/report", tag: "Sandbox", summary: "The tenant's CI report: requests, rules, webhook outcomes, hints, migration notes (json, junit or markdown)", auth: authControl,
 		query: []string{"format"}, answer: looseAnswer, media: []string{"application/json", "application/xml", "text/markdown"}},
-	{method: http.MethodGet, path: "/_sandbox/migration", tag: "Sandbox", summary: "What changes on 2.4 for the requests made with older versions", auth: authControl,
-		answer: props(arrP("items", migrationItemDTO{}))},
+	{method: http.MethodGet, path: "/_sandbox/migration", tag: "Sandbox", summary: "What changes on 2.4 for the requests made with older versions and for the tenant's webhook bodies, and the versions' sunset", auth: authControl,
+		answer: migrationDTO{}},
 	{method: http.MethodGet, path: "/_sandbox/payment-attempts", tag: "Sandbox", summary: "The tenant's payment attempts, newest first", auth: authControl,
 		query: []string{"status"}, answer: listOf(attemptDTO{})},
 	{method: http.MethodGet, path: "/_sandbox/tenants", tag: "Sandbox", summary: "Every tenant (admin)", auth: authAdmin, answer: listOf(tenantSummaryDTO{})},
@@ -227,6 +238,9 @@ var queryParamSchemas = map[string]func() *openapi3.Schema{
 	"to_date":    openapi3.NewDateTimeSchema,
 	"version":    func() *openapi3.Schema { return enumSchema(simulator.APIVersionNames()) },
 	"expand":     func() *openapi3.Schema { return enumSchema([]string{"transactions.events"}) },
+	"payment_method_type": func() *openapi3.Schema {
+		return openapi3.NewArraySchema().WithItems(enumSchema(simulator.PaymentMethodTypes))
+	},
 }
 
 // Builders of the schemas of answers written as maps.

@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,26 +152,14 @@ func (s *Server) capturePayment(c echo.Context) error {
 	if _, err := decodeRequest(c, paymentCapture, "PaymentCaptureAPIRequest", &req, true); err != nil {
 		return err
 	}
-	final := req.Final == nil || *req.Final
-	v := versionOf(c)
-	if v.Has(simulator.DiffFinalCapture) {
-		final = true // every capture is final before 2.4
-	}
 	p, err := s.svc.CapturePayment(c.Request().Context(), tenantOf(c), c.Param("id"), service.CaptureRequest{
-		Amount: req.Amount, Final: final, Metadata: req.Metadata, IdempotencyKey: idemKey(c),
+		Amount: req.Amount, Final: req.Final == nil || *req.Final, Metadata: req.Metadata, IdempotencyKey: idemKey(c),
 	})
 	if err != nil {
-		var e *simulator.Error
-		if v.Has(simulator.DiffFinalCapture) && errors.As(err, &e) && e.Code == simulator.CodeInvalidPaymentStatus {
-			if q, _ := s.svc.Payment(tenantOf(c), c.Param("id")); q != nil && q.FinalCaptured {
-				c.Set(ctxErrorWarning, "The vendor does not document the error of a second capture before 2.4; InvalidPaymentStatus is the sandbox's guess")
-				addMigration(c, simulator.DiffFinalCapture, "This capture is refused on "+string(v)+" because the first one was final; on 2.4 a capture with final:false leaves more captures possible")
-			}
-		}
 		return err
 	}
-	if v.Has(simulator.DiffFinalCapture) && p.Status == simulator.StatusPartiallySettled {
-		addMigration(c, simulator.DiffFinalCapture, "This partial capture closed further captures on "+string(v)+"; on 2.4 it would with final:true only (final:false leaves more captures possible)")
+	if v := versionOf(c); v.Has(simulator.DiffCaptureIdentity) && p.Status == simulator.StatusPartiallySettled {
+		addMigration(c, simulator.DiffCaptureIdentity, "This partial capture has no transactionEventId on "+string(v)+"; on 2.4 transactions[].events names it and a refund can target it with transactionEventId")
 	}
 	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
 }
@@ -316,7 +304,15 @@ func parsePaymentQuery(c echo.Context) (simulator.PaymentQuery, error) {
 	q := simulator.PaymentQuery{
 		CurrencyCode: queryList(c, "currency_code"), CustomerID: queryList(c, "customer_id"),
 		Last4: queryList(c, "last_4_digits"), Processor: queryList(c, "processor"), OrderID: c.QueryParam("order_id"),
+		MerchantID: queryList(c, "merchant_id"), CustomerEmail: queryList(c, "customer_email_address"),
+		PaypalEmail: queryList(c, "paypal_email"), KlarnaEmail: queryList(c, "klarna_email"),
 		Limit: 100,
+	}
+	for _, pt := range queryList(c, "payment_method_type") {
+		q.PaymentMethodType = append(q.PaymentMethodType, pt)
+		if !slices.Contains(simulator.PaymentMethodTypes, pt) {
+			errs.bad("payment_method_type", fmt.Sprintf("%q is not a payment method type", pt))
+		}
 	}
 	for _, st := range queryList(c, "status") {
 		q.Status = append(q.Status, simulator.PaymentStatus(st))

@@ -45,7 +45,7 @@ func TestPaymentListFilters(t *testing.T) {
 	}
 	mk := func(currency, order, customer string, amount int64, number string) string {
 		pt := tokenIn(a, map[string]any{"orderId": order, "currencyCode": currency, "amount": amount, "customerId": customer,
-			"metadata": map[string]any{"n": order}}, number)
+			"customer": map[string]any{"emailAddress": customer + "@Example.com"}, "metadata": map[string]any{"n": order}}, number)
 		return a.must(200, "POST", "/payments", map[string]any{"paymentMethodToken": pt}).Str("id")
 	}
 	p1 := mk("EUR", "o-1", "c-1", 100, numOK) // AUTHORIZED at +0
@@ -87,6 +87,16 @@ func TestPaymentListFilters(t *testing.T) {
 		{"last_4_digits list", "last_4_digits=1111,4444", []string{p5, p4, p1}},
 		{"processor", "processor=STRIPE", []string{p5, p4, p3, p2, p1}},
 		{"processor other", "processor=ADYEN", []string{}},
+		{"payment_method_type", "payment_method_type=PAYMENT_CARD", []string{p6, p5, p4, p3, p2, p1}},
+		{"payment_method_type other", "payment_method_type=PAYPAL", []string{}},
+		{"payment_method_type list", "payment_method_type=PAYPAL,PAYMENT_CARD", []string{p6, p5, p4, p3, p2, p1}},
+		{"customer_email_address any case", "customer_email_address=c-1@example.COM", []string{p6, p3, p1}},
+		{"customer_email_address list", "customer_email_address=C-2@EXAMPLE.COM,c-3@example.com", []string{p5, p4, p2}},
+		{"customer_email_address exact", "customer_email_address=c-1", []string{}},
+		{"merchant_id", "merchant_id=acct_sandbox_stripe", []string{p5, p4, p3, p2, p1}},
+		{"merchant_id other", "merchant_id=sandbox_adyen", []string{}},
+		{"paypal_email matches nothing", "paypal_email=c-1@example.com", []string{}},
+		{"klarna_email matches nothing", "klarna_email=c-1@example.com", []string{}},
 		{"combined", "status=AUTHORIZED,CANCELLED&currency_code=USD&customer_id=c-2", []string{p5}},
 		{"combined empty", "status=AUTHORIZED&currency_code=USD", []string{}},
 		{"limit", "limit=2", []string{p6, p5}},
@@ -96,6 +106,7 @@ func TestPaymentListFilters(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			res := a.must(200, "GET", "/payments?"+r.query, nil)
 			assert.Equal(t, r.want, listIDs(res))
+			assert.Empty(t, res.Header.Get("Sandbox-Warning"), "every filter is applied, none ignored")
 		})
 	}
 
@@ -110,6 +121,7 @@ func TestPaymentListFilters(t *testing.T) {
 		{"min_amount=x", "$.min_amount"}, {"max_amount=-5", "$.max_amount"},
 		{"from_date=yesterday", "$.from_date"}, {"to_date=2026-13-01", "$.to_date"},
 		{"cursor=garbage", "$.cursor"},
+		{"payment_method_type=CARD", "$.payment_method_type"}, {"payment_method_type=PAYMENT_CARD,payment_card", "$.payment_method_type"},
 	}
 	for _, b := range bad {
 		t.Run("422 "+b.query, func(t *testing.T) {

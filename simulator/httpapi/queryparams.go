@@ -7,10 +7,12 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// paymentListParams are the query parameters GET /payments accepts.
+// paymentListParams are the query parameters GET /payments accepts: every
+// one the vendor's OpenAPI lists.
 var paymentListParams = []string{
-	"status", "currency_code", "customer_id", "order_id", "last_4_digits", "processor",
-	"min_amount", "max_amount", "from_date", "to_date", "limit", "cursor",
+	"status", "payment_method_type", "processor", "currency_code", "from_date", "to_date", "order_id",
+	"min_amount", "max_amount", "customer_id", "merchant_id", "customer_email_address", "last_4_digits",
+	"paypal_email", "klarna_email", "limit", "cursor",
 }
 
 // warnUnknownParams leaves unknown query parameters ignored, as production

@@ -249,9 +249,8 @@ func (s *Server) reportOf(t *simulator.Tenant, r *service.Report) reportDTO {
 	})
 	d.Summary.HintKinds = len(d.Hints)
 
+	d.Migration = migrationItems(r.Migration.Items)
 	for _, n := range r.Migration.Items {
-		d.Migration = append(d.Migration, migrationItemDTO{Kind: n.Kind, Description: n.Description, Count: n.Count,
-			ExampleRequestIDs: orEmpty(n.ExampleRequestIDs), FirstSeen: ts(n.FirstSeen), LastSeen: ts(n.LastSeen)})
 		d.Summary.MigrationNotes += n.Count
 	}
 	return d
@@ -416,7 +415,7 @@ func (d reportDTO) junit() []byte {
 	migration := []junitCase{}
 	for _, n := range d.Migration {
 		migration = append(migration, junitCase{Name: n.Kind,
-			SystemOut: fmt.Sprintf("%d request(s) made with 2.1-2.3 (%s .. %s): %s; requests %s", n.Count, n.FirstSeen, n.LastSeen, n.Description, strings.Join(n.ExampleRequestIDs, ", "))})
+			SystemOut: fmt.Sprintf("%d request(s) made with 2.1-2.3 (%s .. %s): %s; requests %s", n.Count, n.FirstSeen, n.LastSeen, n.summary(), strings.Join(n.ExampleRequestIDs, ", "))})
 	}
 
 	all := junitSuites{Name: "paysandbox report " + d.TenantID, Suites: []junitSuite{
@@ -509,7 +508,7 @@ func (d reportDTO) markdown() []byte {
 	if len(d.Migration) > 0 {
 		p("\n### Migration notes (API 2.1-2.3)\n\n| Kind | Count | What changes on 2.4 | Example requests |\n|---|---:|---|---|\n")
 		for _, m := range d.Migration {
-			row("`"+m.Kind+"`", n(m.Count), m.Description, ids(m.ExampleRequestIDs))
+			row("`"+m.Kind+"`", n(m.Count), m.summary(), ids(m.ExampleRequestIDs))
 		}
 	}
 	if len(d.Requests) > 0 {

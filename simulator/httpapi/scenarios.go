@@ -56,7 +56,8 @@ func (s *Server) deleteScenarios(c echo.Context) error {
 
 // explainScenarios is POST /_sandbox/scenarios/explain: a
 // PaymentCreationAPIRequest body (the fields the rules look at; the others
-// are ignored) plus an optional test-card number in `card`.
+// are ignored) plus an optional test-card number in `card`, with its
+// `expirationMonth` and `expirationYear`.
 func (s *Server) explainScenarios(c echo.Context) error {
 	tree, err := parseJSON(body(c), true)
 	if err != nil {
@@ -83,6 +84,8 @@ func (s *Server) explainScenarios(c echo.Context) error {
 	str("card", &req.Card)
 	str("paymentMethodToken", &req.Token)
 	str("processorMerchantId", &req.ProcessorMerchantID)
+	str("expirationMonth", &req.ExpirationMonth)
+	str("expirationYear", &req.ExpirationYear)
 	if v, ok := tree["amount"]; ok && v != nil {
 		n, isNum := v.(json.Number)
 		amt, convErr := n.Int64()

@@ -351,8 +351,8 @@ func TestScenarioExplainAndPick(t *testing.T) {
 	ex := a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"amount": 7050, "currencyCode": "EUR", "orderId": "o", "card": visa})
 	assert.Equal(t, "slow-settlement", ex.JSON["matched"])
 	rules := ex.JSON["rules"].([]any)
-	first := rules[0].(map[string]any)
-	assert.Equal(t, map[string]any{"name": "generic-decline", "matched": false, "reason": "card is none of 4000000000000002, 5100000000000008"}, first)
+	assert.Equal(t, map[string]any{"name": "expired-card", "matched": false, "reason": "the card's expiry is not known, so it counts as not expired"}, rules[0])
+	assert.Equal(t, map[string]any{"name": "generic-decline", "matched": false, "reason": "card is none of 4000000000000002, 5100000000000008"}, rules[1])
 	for _, r := range rules {
 		r := r.(map[string]any)
 		if r["name"] == "soft-decline-then-fallback" {
@@ -396,4 +396,82 @@ func TestScenarioExplainAndPick(t *testing.T) {
 	v := a.req("POST", "/payment-instruments/"+tok+"/vault", map[string]any{"customerId": "c", "verify": true})
 	assert.Equal(t, 400, v.Status)
 	assert.Equal(t, "FailedVerification", v.ErrorID())
+}
+
+// payExpiring pays 1000 with a visa expiring month/year, in a fresh session.
+func (a *testAPI) payExpiring(month, year string, extra map[string]any) *resp {
+	a.t.Helper()
+	ct := a.session(map[string]any{"orderId": "order-1", "currencyCode": "EUR", "amount": 1000, "customerId": "cust-1"})
+	tok := a.must(200, "POST", "/client/payment-instruments", cardWith(visa, map[string]any{"expirationMonth": month, "expirationYear": year}), "X-Client-Token: "+ct).Str("token")
+	body := map[string]any{"paymentMethodToken": tok}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return a.must(200, "POST", "/payments", body)
+}
+
+// TestScenarioExpiredCardE2E: the shipped rules decline a card whose expiry
+// month ended before the tenant clock's month (EXPIRED_CARD, hard decline,
+// its webhook as for any decline); a card expiring this month is not
+// expired, until the clock moves past it; one-shots, sandboxScenario and a
+// tenant's own rules (which lack the rule unless they list it) win; vault
+// verify and explain see it.
+func TestScenarioExpiredCardE2E(t *testing.T) {
+	root := newTestAPI(t) // the tenant clock starts in November 2026
+	expired := map[string]any{"type": "ISSUER_DECLINED", "declineType": "HARD_DECLINE", "code": "EXPIRED_CARD", "message": "Expired card"}
+
+	t.Run("declined, explained, webhook", func(t *testing.T) {
+		a := root.asNewTenant()
+		p := a.payExpiring("10", "2026", nil)
+		assert.Equal(t, "DECLINED", p.Str("status"))
+		assert.Equal(t, expired, sub(p.JSON, "statusReason"))
+		ex := a.must(200, "GET", "/_sandbox/payments/"+p.Str("id")+"/explain", nil)
+		assert.Equal(t, "expired-card", ex.Str("matched"))
+		assert.Equal(t, "the card expired 10/2026, before 11/2026", ex.Str("reason"))
+		types := func(pid string) []any {
+			var out []any
+			for _, e := range a.must(200, "GET", "/_sandbox/webhooks/events?paymentId="+pid, nil).JSON["data"].([]any) {
+				out = append(out, e.(map[string]any)["eventType"])
+			}
+			return out
+		}
+		assert.Equal(t, types(a.payFull(1000, "4000000000000002", nil).Str("id")), types(p.Str("id")), "the events of any decline")
+	})
+	t.Run("this month is not expired; next month it is", func(t *testing.T) {
+		a := root.asNewTenant()
+		assert.Equal(t, "AUTHORIZED", a.payExpiring("11", "2026", nil).Str("status"))
+		a.advance("240h") // December 2026
+		assert.Equal(t, "DECLINED", a.payExpiring("11", "2026", nil).Str("status"))
+		assert.Equal(t, "AUTHORIZED", a.payExpiring("12", "2026", nil).Str("status"))
+	})
+	t.Run("one-shot and sandboxScenario win", func(t *testing.T) {
+		a := root.asNewTenant()
+		a.must(200, "POST", "/_sandbox/scenarios/next", map[string]any{"rule": "insufficient-funds"})
+		assert.Equal(t, "INSUFFICIENT_FUNDS", dig(a.payExpiring("01", "2020", nil).JSON, "statusReason", "code"))
+		p := a.payExpiring("01", "2020", map[string]any{"metadata": map[string]any{"sandboxScenario": "dispute-card"}})
+		assert.Equal(t, "AUTHORIZED", p.Str("status"))
+		assert.Equal(t, expired, sub(a.payExpiring("01", "2020", nil).JSON, "statusReason"), "after them, the rule again")
+	})
+	t.Run("a tenant's own rules have it only if they list it", func(t *testing.T) {
+		a := root.asNewTenant()
+		require.Equal(t, 200, a.putRules("version: 1\nrules:\n  - name: big\n    when: { amount: 9999 }\n    authorize: { status: FAILED }\n").Status)
+		assert.Equal(t, "AUTHORIZED", a.payExpiring("01", "2020", nil).Str("status"))
+		require.Equal(t, 200, a.putRules("version: 1\nrules:\n  - name: mine\n    when: { expired: true }\n    authorize: { status: DECLINED, reason: { type: ISSUER_DECLINED, declineType: HARD_DECLINE, code: EXPIRED_CARD } }\n").Status)
+		p := a.payExpiring("01", "2020", nil)
+		assert.Equal(t, "DECLINED", p.Str("status"))
+		assert.Equal(t, "mine", a.must(200, "GET", "/_sandbox/payments/"+p.Str("id")+"/explain", nil).Str("matched"))
+	})
+	t.Run("explain a card or a token, vault verify", func(t *testing.T) {
+		a := root.asNewTenant()
+		ex := a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"amount": 1000, "card": visa, "expirationMonth": "10", "expirationYear": "2026"})
+		assert.Equal(t, "expired-card", ex.JSON["matched"])
+		ex = a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"amount": 1000, "card": visa, "expirationMonth": "12", "expirationYear": "2030"})
+		assert.Nil(t, ex.JSON["matched"])
+		assert.Equal(t, map[string]any{"name": "expired-card", "matched": false, "reason": "the card expires 12/2030, not before 11/2026: not expired"}, ex.JSON["rules"].([]any)[0])
+		ct := a.session(map[string]any{"currencyCode": "EUR"})
+		tok := a.must(200, "POST", "/client/payment-instruments", cardWith(visa, map[string]any{"expirationMonth": "10", "expirationYear": "2026"}), "X-Client-Token: "+ct).Str("token")
+		assert.Equal(t, "expired-card", a.must(200, "POST", "/_sandbox/scenarios/explain", map[string]any{"paymentMethodToken": tok}).JSON["matched"])
+		v := a.req("POST", "/payment-instruments/"+tok+"/vault", map[string]any{"customerId": "c", "verify": true})
+		requireError(t, v, 400, "FailedVerification")
+	})
 }

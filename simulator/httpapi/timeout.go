@@ -37,7 +37,7 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		ctx, note := service.WithRequestNote(ctx, rid)
 		c.SetRequest(c.Request().WithContext(ctx))
 		res := c.Response()
-		g := &guardedWriter{w: res.Writer, ctx: ctx, cancel: cancel, d: d, rid: rid, note: note}
+		g := &guardedWriter{w: res.Writer, ctx: ctx, cancel: cancel, d: d, rid: rid, note: note, v: versionOf(c)}
 		res.Writer = g
 		// A plain timer, not context.AfterFunc: that one registers with the
 		// context tree (a map entry, a done channel) on every request.
@@ -76,9 +76,10 @@ func noteCut(c echo.Context, d, configured time.Duration) {
 }
 
 // timeoutBody is the 504 answer; it names the payment the request created
-// or acted on (note), when there is one, like the service's own 504. d is
-// the request timeout, or 0 when shutdown cut the request at its limit.
-func timeoutBody(d time.Duration, rid string, note *service.RequestNote) []byte {
+// or acted on (note), when there is one, like the service's own 504, and
+// what a retry with the same idempotency key answers in version v. d is the
+// request timeout, or 0 when shutdown cut the request at its limit.
+func timeoutBody(d time.Duration, rid string, note *service.RequestNote, v simulator.APIVersion) []byte {
 	eo := errorObject{
 		ErrorID:            string(simulator.CodeRequestTimeout),
 		Description:        "The request exceeded the timeout of " + d.String() + "; the work it started goes on",
@@ -91,11 +92,22 @@ func timeoutBody(d time.Duration, rid string, note *service.RequestNote) []byte 
 	if note != nil {
 		if id, st := note.Payment(); id != "" {
 			eo.PaymentID, eo.PaymentStatus = id, string(st)
-			eo.RecoverySuggestion = "Use GET /payments/" + id + " (or /_sandbox/wait?paymentId=" + id + ") to get the state of the payment; a retry with the same X-Idempotency-Key answers 409 with it"
+			eo.RecoverySuggestion = timeoutRecovery(id, v)
 		}
 	}
 	body, _ := jsonBytes(errorBody{Error: eo})
 	return body
+}
+
+// timeoutRecovery is the recoverySuggestion of a 504 naming payment id: how
+// to read it, and what a retry with the same idempotency key answers in
+// version v.
+func timeoutRecovery(id string, v simulator.APIVersion) string {
+	reused := "409 " + string(simulator.CodeIdempotencyKeyAlreadyExists)
+	if v.Has(simulator.DiffIdempotency400) {
+		reused = "400 " + string(simulator.CodeTransactionRequestIdempotencyKeyAlreadyExists)
+	}
+	return "Use GET /payments/" + id + " (or /_sandbox/wait?paymentId=" + id + ") to get the state of the payment; a retry with the same X-Idempotency-Key answers " + reused + " with it"
 }
 
 // guardedWriter passes a handler's answer to the connection unless the
@@ -108,6 +120,7 @@ type guardedWriter struct {
 	d      time.Duration
 	rid    string
 	note   *service.RequestNote
+	v      simulator.APIVersion // the request's (the current one without a version header)
 
 	mu       sync.Mutex
 	header   http.Header // the handler's headers, until its answer starts
@@ -251,7 +264,7 @@ func (g *guardedWriter) write504() {
 	if g.shutdown {
 		d = 0
 	}
-	body := timeoutBody(d, g.rid, g.note)
+	body := timeoutBody(d, g.rid, g.note, g.v)
 	h := g.w.Header()
 	h.Set("Content-Type", echo.MIMEApplicationJSON)
 	h.Set("Content-Length", strconv.Itoa(len(body)))

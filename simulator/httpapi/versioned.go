@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -161,29 +162,83 @@ func unknownFieldHits(c echo.Context, v simulator.APIVersion, err error) {
 	}
 }
 
-// migrationNotes is GET /_sandbox/migration.
+// migrationNotes is GET /_sandbox/migration: the notes of the tenant's
+// requests, the dates of the older versions, and what the tenant's webhook
+// bodies lack against 2.4 when its webhook version is older.
 func (s *Server) migrationNotes(c echo.Context) error {
-	m, err := s.svc.MigrationNotes(tenantOf(c))
+	t := tenantOf(c)
+	m, err := s.svc.MigrationNotes(t)
 	if err != nil {
 		return err
 	}
-	items := make([]migrationItemDTO, 0, len(m.Items))
-	for _, n := range m.Items {
-		ids := n.ExampleRequestIDs
-		if ids == nil {
-			ids = []string{}
-		}
-		items = append(items, migrationItemDTO{Kind: n.Kind, Description: n.Description, Count: n.Count,
-			ExampleRequestIDs: ids, FirstSeen: ts(n.FirstSeen), LastSeen: ts(n.LastSeen)})
+	wv := t.WebhookAPIVersion()
+	out := migrationDTO{Items: migrationItems(m.Items), Deprecation: ts(simulator.APIVersionDeprecated), Sunset: ts(simulator.APIVersionSunset),
+		Webhooks: migrationWebhooksDTO{Version: wv, Differences: simulator.WebhookDifferencesOf(wv)}}
+	if out.Webhooks.Differences == nil {
+		out.Webhooks.Differences = []simulator.WebhookDifference{}
 	}
-	return writeJSON(c, http.StatusOK, map[string]any{"items": items})
+	return writeJSON(c, http.StatusOK, out)
+}
+
+// migrationDTO is GET /_sandbox/migration. Deprecation and Sunset are the
+// vendor's dates of the versions before 2.4 (after Sunset they answer 410).
+type migrationDTO struct {
+	Items       []migrationItemDTO   `json:"items"`
+	Deprecation string               `json:"deprecation"`
+	Sunset      string               `json:"sunset"`
+	Webhooks    migrationWebhooksDTO `json:"webhooks"`
+}
+
+// migrationWebhooksDTO is the tenant's webhook version and what its bodies
+// lack against 2.4 (none on 2.4).
+type migrationWebhooksDTO struct {
+	Version     simulator.APIVersion          `json:"version"`
+	Differences []simulator.WebhookDifference `json:"differences"`
 }
 
 type migrationItemDTO struct {
-	Kind              string   `json:"kind"`
+	Kind              string                `json:"kind"`
+	Description       string                `json:"description"`
+	Count             int64                 `json:"count"`
+	ExampleRequestIDs []string              `json:"exampleRequestIds"`
+	FirstSeen         string                `json:"firstSeen"`
+	LastSeen          string                `json:"lastSeen"`
+	Variants          []migrationVariantDTO `json:"variants"`
+}
+
+type migrationVariantDTO struct {
 	Description       string   `json:"description"`
 	Count             int64    `json:"count"`
 	ExampleRequestIDs []string `json:"exampleRequestIds"`
 	FirstSeen         string   `json:"firstSeen"`
 	LastSeen          string   `json:"lastSeen"`
+}
+
+// migrationItems renders notes for GET /_sandbox/migration and the report.
+func migrationItems(notes []simulator.MigrationNote) []migrationItemDTO {
+	items := make([]migrationItemDTO, 0, len(notes))
+	for _, n := range notes {
+		it := migrationItemDTO{Kind: n.Kind, Description: n.Description, Count: n.Count,
+			ExampleRequestIDs: orEmpty(n.ExampleRequestIDs), FirstSeen: ts(n.FirstSeen), LastSeen: ts(n.LastSeen),
+			Variants: make([]migrationVariantDTO, 0, len(n.Variants))}
+		for _, v := range n.Variants {
+			it.Variants = append(it.Variants, migrationVariantDTO{Description: v.Description, Count: v.Count,
+				ExampleRequestIDs: orEmpty(v.ExampleRequestIDs), FirstSeen: ts(v.FirstSeen), LastSeen: ts(v.LastSeen)})
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// summary is the note's description followed by each variant with its
+// count (the report's one-line form).
+func (it migrationItemDTO) summary() string {
+	parts := make([]string, 0, len(it.Variants))
+	for _, v := range it.Variants {
+		parts = append(parts, fmt.Sprintf("%d x %s", v.Count, v.Description))
+	}
+	if len(parts) == 0 {
+		return it.Description
+	}
+	return it.Description + " Variants: " + strings.Join(parts, "; ")
 }

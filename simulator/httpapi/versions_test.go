@@ -110,6 +110,43 @@ func TestAPIVersionDeprecationHeaders(t *testing.T) {
 	})
 }
 
+// TestAPIVersionMethodNotAllowed: a merchant route's 405 (answered before
+// the key and version checks) carries an older version's Deprecation,
+// Sunset and Link headers; 2.4's, a bad version's and the control plane's
+// do not.
+func TestAPIVersionMethodNotAllowed(t *testing.T) {
+	a := newTestAPI(t)
+	for _, tc := range []struct {
+		name, method, path, version string
+		headers                     bool
+	}{
+		{"2.2 DELETE /payments", "DELETE", "/payments", "2.2", true},
+		{"2.1 PUT /payments/{id}/capture", "PUT", "/payments/abc/capture", "2.1", true},
+		{"2.3 without a key", "DELETE", "/client-session", "2.3", true},
+		{"2.4", "DELETE", "/payments", "2.4", false},
+		{"unknown version", "DELETE", "/payments", "2.0", false},
+		{"control plane", "DELETE", "/_sandbox/clock", "2.2", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			headers := []string{"X-API-VERSION: " + tc.version}
+			if tc.name == "2.3 without a key" {
+				headers = append(headers, "X-API-KEY:")
+			}
+			r := a.req(tc.method, tc.path, nil, headers...)
+			requireError(t, r, 405, "MethodNotAllowed")
+			if tc.headers {
+				assert.Equal(t, "@1780272000", r.Header.Get("Deprecation"))
+				assert.Equal(t, "Tue, 01 Jun 2027 00:00:00 GMT", r.Header.Get("Sunset"))
+				assert.Contains(t, r.Header.Get("Link"), `rel="deprecation"`)
+			} else {
+				for _, h := range []string{"Deprecation", "Sunset", "Link"} {
+					assert.Empty(t, r.Header.Get(h), h)
+				}
+			}
+		})
+	}
+}
+
 func TestAPIVersionAttemptRoutes(t *testing.T) {
 	a := newTestAPI(t)
 	id := "00000000-0000-4000-8000-000000000001"
@@ -227,20 +264,56 @@ func TestAPIVersionGatewayTimeout(t *testing.T) {
 	}
 }
 
-func TestAPIVersionFinalCapture(t *testing.T) {
+// TestAPIVersionTimeoutRecovery: a 504's recoverySuggestion names what a
+// retry with the same idempotency key answers in the request's version, and
+// the retry answers exactly that.
+func TestAPIVersionTimeoutRecovery(t *testing.T) {
+	root, _ := startAPI(t, apiOptions{RequestTimeout: 200 * time.Millisecond})
+	for _, v := range simulator.APIVersions {
+		t.Run(string(v), func(t *testing.T) {
+			a := root.asNewTenant()
+			r := a.payFull(5040, numOK, nil, ver(v), "X-Idempotency-Key: k")
+			require.Equal(t, 504, r.Status, "%s", r.Body)
+			want := "409 IdempotencyKeyAlreadyExists"
+			if v.Has(simulator.DiffIdempotency400) {
+				want = "400 TransactionRequestIdempotencyKeyAlreadyExists"
+			}
+			assert.Contains(t, r.Err()["recoverySuggestion"], "a retry with the same X-Idempotency-Key answers "+want+" with it")
+			again := a.payFull(5040, numOK, nil, ver(v), "X-Idempotency-Key: k")
+			status, code, _ := strings.Cut(want, " ")
+			assert.Equal(t, status, fmt.Sprint(again.Status))
+			assert.Equal(t, code, again.ErrorID())
+			assert.Equal(t, r.Err()["paymentId"], again.Err()["paymentId"])
+		})
+	}
+}
+
+// TestAPIVersionPartialCaptures: every version keeps further captures open
+// after final: false (the repro: at 2.2, 400 then 100 of 1000); below 2.4
+// the captures have no identity (no transactions[].events), and no answer
+// carries a Sandbox-Warning.
+func TestAPIVersionPartialCaptures(t *testing.T) {
 	a := newTestAPI(t)
-	for _, v := range []simulator.APIVersion{simulator.V23, simulator.V24} {
+	for _, v := range simulator.APIVersions {
 		t.Run(string(v), func(t *testing.T) {
 			id := a.pay(1000, numOK).Str("id")
 			first := a.must(200, "POST", "/payments/"+id+"/capture", map[string]any{"amount": 400, "final": false}, ver(v))
 			assert.Equal(t, "PARTIALLY_SETTLED", first.Str("status"))
 			second := a.req("POST", "/payments/"+id+"/capture", map[string]any{"amount": 100}, ver(v))
-			if v == simulator.V23 {
-				requireError(t, second, 400, "InvalidPaymentStatus")
-				assert.Contains(t, second.Header.Get("Sandbox-Warning"), "guess")
+			require.Equal(t, 200, second.Status, "%s", second.Body)
+			assert.Empty(t, second.Header.Get("Sandbox-Warning"))
+			assert.EqualValues(t, 500, dig(second.JSON, "processor", "amountCaptured"))
+			requireError(t, a.req("POST", "/payments/"+id+"/capture", map[string]any{"amount": 100}, ver(v)), 400, "InvalidPaymentStatus")
+			read := a.must(200, "GET", "/payments/"+id+"?expand=transactions.events", nil, ver(v))
+			events := 0
+			for _, tx := range txns(read.JSON) {
+				evs, _ := tx["events"].([]any)
+				events += len(evs)
+			}
+			if v.Has(simulator.DiffCaptureIdentity) {
+				assert.Zero(t, events, "no capture identity below 2.4")
 			} else {
-				require.Equal(t, 200, second.Status, "%s", second.Body)
-				assert.Empty(t, second.Header.Get("Sandbox-Warning"))
+				assert.NotZero(t, events)
 			}
 		})
 	}

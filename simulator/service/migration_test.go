@@ -60,8 +60,17 @@ func TestMigrationNotesFlush(t *testing.T) {
 	m, err := svc.MigrationNotes(tn)
 	require.NoError(t, err)
 	require.Len(t, m.Items, 2)
-	assert.Equal(t, simulator.MigrationNote{Kind: simulator.DiffAnswerShape, Description: "m3", Count: 3,
-		ExampleRequestIDs: []string{"r1", "r2", "r3"}, FirstSeen: svcEpoch, LastSeen: svcEpoch}, m.Items[0], "stored and counted merge")
+	var shape string
+	for _, d := range simulator.VersionDifferences {
+		if d.Kind == simulator.DiffAnswerShape {
+			shape = d.Description
+		}
+	}
+	assert.Equal(t, simulator.MigrationNote{Kind: simulator.DiffAnswerShape, Description: shape, Count: 3,
+		ExampleRequestIDs: []string{"r1", "r2", "r3"}, FirstSeen: svcEpoch, LastSeen: svcEpoch, Variants: []simulator.MigrationVariant{
+			{Description: "m1", Count: 2, ExampleRequestIDs: []string{"r1", "r2"}, FirstSeen: svcEpoch, LastSeen: svcEpoch},
+			{Description: "m3", Count: 1, ExampleRequestIDs: []string{"r3"}, FirstSeen: svcEpoch, LastSeen: svcEpoch},
+		}}, m.Items[0], "stored and counted merge, per variant")
 	require.NoError(t, svc.FlushMigrationNotes())
 	require.NoError(t, db.Close())
 

@@ -178,7 +178,7 @@ func TestOneShotChecks(t *testing.T) {
 		has   string
 	}{
 		{"unknown rule lists the names", "nope", 1, []string{"$.rule"}, "generic-decline, generic-fail"},
-		{"missing rule", "", 1, []string{"$.rule"}, "the rules are: generic-decline"},
+		{"missing rule", "", 1, []string{"$.rule"}, "the rules are: expired-card, generic-decline"},
 		{"times 0", "generic-decline", 0, []string{"$.times"}, "from 1 to 100"},
 		{"times 101", "generic-decline", 101, []string{"$.times"}, "from 1 to 100"},
 		{"both at once", "nope", -1, []string{"$.rule", "$.times"}, ""},

@@ -129,6 +129,9 @@ type ExplainRequest struct {
 	Card                string
 	Token               string
 	ProcessorMerchantID string
+	// ExpirationMonth and ExpirationYear are the card's expiry (with Card;
+	// a token brings its own).
+	ExpirationMonth, ExpirationYear string
 }
 
 // ExplainScenario says which rule a payment request would get and why the
@@ -143,7 +146,9 @@ func (s *Service) ExplainScenario(t *simulator.Tenant, req ExplainRequest) (simu
 	if err != nil {
 		return simulator.ScenarioExplanation{}, err
 	}
-	p := &simulator.Payment{TenantID: t.ID, CurrencyCode: req.CurrencyCode, OrderID: req.OrderID,
+	// The probe is created now on the tenant's clock, as the next payment
+	// would be (when.expired judges the card's expiry against it).
+	p := &simulator.Payment{TenantID: t.ID, Date: s.now(t), CurrencyCode: req.CurrencyCode, OrderID: req.OrderID,
 		CustomerID: req.CustomerID, Metadata: req.Metadata}
 	if req.Amount != nil {
 		p.Amount = *req.Amount
@@ -177,6 +182,7 @@ func (s *Service) probeCard(t *simulator.Tenant, p *simulator.Payment, req Expla
 			return simulator.ValidationError(model, simulator.FieldError{Path: "$.card", Description: "card must be a card number of 12 to 19 digits"})
 		}
 		p.Card = s.Cards.Identify(req.Card)
+		p.PaymentMethod.Data.ExpirationMonth, p.PaymentMethod.Data.ExpirationYear = req.ExpirationMonth, req.ExpirationYear
 	case req.Token != "":
 		var in *simulator.Instrument
 		var cs *simulator.ClientSession
@@ -193,6 +199,7 @@ func (s *Service) probeCard(t *simulator.Tenant, p *simulator.Payment, req Expla
 			return simulator.ValidationError(model, simulator.FieldError{Path: "$.paymentMethodToken", Description: "no payment method of this tenant has this token"})
 		}
 		p.Card = in.Card
+		p.PaymentMethod.Data.ExpirationMonth, p.PaymentMethod.Data.ExpirationYear = in.ExpiryMonth, in.ExpiryYear
 		if cs != nil && in.TokenType == simulator.TokenSingleUse { // the session fills in, as on POST /payments
 			d := cs.Data
 			if req.Amount == nil {

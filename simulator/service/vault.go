@@ -26,7 +26,7 @@ func (s *Service) Vault(ctx context.Context, t *simulator.Tenant, token, custome
 		return nil, err
 	}
 	if verify {
-		if err := s.verifyCard(ctx, t, customerID, src.Card); err != nil {
+		if err := s.verifyCard(ctx, t, customerID, src); err != nil {
 			return nil, err
 		}
 	}
@@ -76,11 +76,13 @@ func (s *Service) vaultSource(t *simulator.Tenant, token string) (src *simulator
 	return src, err
 }
 
-// verifyCard asks the processor to authorize a zero-amount probe of card for
+// verifyCard asks the processor to authorize a zero-amount probe of in's
+// card (made now on the tenant's clock, with the card's expiry) for
 // customerID; only the final authorization status counts. Errors:
 // FailedVerification.
-func (s *Service) verifyCard(ctx context.Context, t *simulator.Tenant, customerID string, card simulator.CardInfo) error {
-	probe := &simulator.Payment{TenantID: t.ID, Amount: 0, CustomerID: customerID, Card: card}
+func (s *Service) verifyCard(ctx context.Context, t *simulator.Tenant, customerID string, in *simulator.Instrument) error {
+	probe := &simulator.Payment{TenantID: t.ID, Date: s.now(t), Amount: 0, CustomerID: customerID, Card: in.Card}
+	probe.PaymentMethod.Data.ExpirationMonth, probe.PaymentMethod.Data.ExpirationYear = in.ExpiryMonth, in.ExpiryYear
 	if scenarioOutcome(s.decide(ctx, t.ID, probe)) != simulator.StatusAuthorized {
 		return simulator.Errorf(simulator.CodeFailedVerification, "Payment method could not be verified").
 			WithRecovery("Use a card that the processor authorizes, or vault without verify.")

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"slices"
+	"strconv"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -14,30 +15,56 @@ import (
 //     newest first stops at the first key older than FromDate, and one
 //     oldest first at the first key newer than ToDate; keys outside the
 //     other bound are passed over without reading the payment.
-//   - Exact fields (status, currencyCode, customerId, orderId): each payx:
-//     entry holds them (listIndexValue, written with the payment), so a
-//     payment whose entry has none of the wanted values of a filter is
-//     passed over without reading it. An empty entry (not yet written)
-//     rules nothing out.
+//   - Exact fields (status, currencyCode, customerId, orderId, last 4
+//     digits, processor name and merchant id, payment method type, the
+//     customer's e-mail address folded): each payx: entry holds them
+//     (listIndexValue, written with the payment), so a payment whose entry
+//     has none of the wanted values of a filter is passed over without
+//     reading it. The amount is there too, for min_amount and max_amount.
+//     An entry that ends before a field (written by a build that listed
+//     fewer) rules nothing out from that field on.
+//
+// A filter that matches nothing reads every entry and no payment: over bench
+// seed's tenant of 1,000,000 payments, once open, the first page of
+// customer_email_address, merchant_id or order_id costs the server 97-100
+// ms of CPU (min_amount 121 ms; an unfiltered page 7 ms), on the 2-core VM
+// at a load average of 33, where the answer took 0.3-0.7 s of wall time.
 type listPrefilter struct {
-	from, to   string      // stamps of FromDate and ToDate ("" none)
-	want       [4][]string // per listed field: the values one of which it must have (nil: any)
-	descending bool        // the walk goes newest first
+	from, to   string            // stamps of FromDate and ToDate ("" none)
+	want       [lfCount][]string // per listed field: the values one of which it must have (nil: any)
+	minAmount  *int64
+	maxAmount  *int64
+	last       int  // the last field a filter is on (-1: none)
+	descending bool // the walk goes newest first
 }
 
-// The fields a payx: entry lists, in order.
+// The fields a payx: entry lists, in order (a build only ever appends).
 const (
 	lfStatus = iota
 	lfCurrency
 	lfCustomer
 	lfOrder
+	lfLast4
+	lfProcessor
+	lfMerchant
+	lfMethodType
+	lfEmail  // simulator.FoldEmail of customer.emailAddress
+	lfAmount // decimal
 	lfCount
 )
 
 // listIndexValue is p's payx: entry: the listed fields, each a uvarint
 // length and the bytes.
 func listIndexValue(p *simulator.Payment) string {
-	fields := [lfCount]string{string(p.Status), p.CurrencyCode, p.CustomerID, p.OrderID}
+	var proc, mid, email string
+	if p.Processor != nil {
+		proc, mid = p.Processor.Name, p.Processor.ProcessorMerchantID
+	}
+	if p.Customer != nil {
+		email = simulator.FoldEmail(p.Customer.EmailAddress)
+	}
+	fields := [lfCount]string{string(p.Status), p.CurrencyCode, p.CustomerID, p.OrderID,
+		p.PaymentMethod.Data.Last4Digits, proc, mid, p.PaymentMethod.PaymentMethodType, email, strconv.FormatInt(p.Amount, 10)}
 	n := 0
 	for _, f := range fields {
 		n += len(f) + 1
@@ -77,6 +104,23 @@ func newListPrefilter(q simulator.PaymentQuery) *listPrefilter {
 	if q.OrderID != "" {
 		f.want[lfOrder] = []string{q.OrderID}
 	}
+	f.want[lfLast4] = q.Last4
+	f.want[lfProcessor] = q.Processor
+	f.want[lfMerchant] = q.MerchantID
+	f.want[lfMethodType] = q.PaymentMethodType
+	for _, e := range q.CustomerEmail {
+		f.want[lfEmail] = append(f.want[lfEmail], simulator.FoldEmail(e))
+	}
+	f.minAmount, f.maxAmount = q.MinAmount, q.MaxAmount
+	f.last = -1
+	for i, w := range f.want {
+		if len(w) > 0 {
+			f.last = i
+		}
+	}
+	if f.minAmount != nil || f.maxAmount != nil {
+		f.last = lfAmount
+	}
 	return f
 }
 
@@ -113,13 +157,17 @@ func (f *listPrefilter) filters() bool {
 }
 
 // may reports whether the payment whose payx: entry is v can match every
-// exact filter.
+// exact filter and the amount bounds. It reads the entry up to the last
+// field a filter is on.
 func (f *listPrefilter) may(v string) bool {
-	for i := range lfCount {
+	for i := 0; i <= f.last; i++ {
 		if v == "" {
-			return true // not written yet (or malformed): the payment decides
+			return true // not written yet, or by a build that listed fewer fields: the payment decides
 		}
-		n, k := binary.Uvarint([]byte(v[:min(len(v), binary.MaxVarintLen64)]))
+		n, k := uint64(v[0]), 1 // a field under 128 bytes: its length is one byte
+		if n >= 0x80 {
+			n, k = binary.Uvarint([]byte(v[:min(len(v), binary.MaxVarintLen64)]))
+		}
 		if k <= 0 || uint64(len(v)-k) < n {
 			return true
 		}
@@ -127,6 +175,12 @@ func (f *listPrefilter) may(v string) bool {
 		v = v[k+int(n):]
 		if len(f.want[i]) > 0 && !slices.Contains(f.want[i], field) {
 			return false
+		}
+		if i == lfAmount && (f.minAmount != nil || f.maxAmount != nil) {
+			a, err := strconv.ParseInt(field, 10, 64)
+			if err == nil && (f.minAmount != nil && a < *f.minAmount || f.maxAmount != nil && a > *f.maxAmount) {
+				return false
+			}
 		}
 	}
 	return true

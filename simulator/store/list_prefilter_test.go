@@ -1,9 +1,11 @@
 package store_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +16,8 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
-// TestListPrefilterChangesNoAnswer: queries with date bounds and exact
-// filters (which the prefilter uses to skip payments without decoding them)
+// TestListPrefilterChangesNoAnswer: queries with date bounds, exact
+// filters (the vendor's every one) and amount bounds (which the prefilter uses to skip payments without decoding them)
 // answer exactly the payments a walk over every payment finds, page by page
 // in both directions; values with characters JSON escapes, dates within one
 // microsecond of a bound and metadata that imitates a member are included.
@@ -26,6 +28,10 @@ func TestListPrefilterChangesNoAnswer(t *testing.T) {
 	statuses := []simulator.PaymentStatus{simulator.StatusAuthorized, simulator.StatusDeclined, simulator.StatusSettled}
 	currencies := []string{"EUR", "USD"}
 	customers := []string{"", "c-1", "c-2", "c&3"}
+	emails := []string{"", "ann@example.com", "Ann@Example.com", "bob@example.com"}
+	last4s := []string{"1111", "0002"}
+	accounts := []simulator.ProcessorState{{Name: "STRIPE", ProcessorMerchantID: "acct_a"}, {Name: "ADYEN", ProcessorMerchantID: "acct_b"}, {Name: "STRIPE", ProcessorMerchantID: "acct_c"}}
+	methods := []string{"PAYMENT_CARD", "PAYPAL"}
 	base := time.Unix(1700000000, 0).UTC()
 	var all []*simulator.Payment
 	byID := map[string]*simulator.Payment{}
@@ -36,17 +42,42 @@ func TestListPrefilterChangesNoAnswer(t *testing.T) {
 		p.CustomerID = customers[rng.IntN(len(customers))]
 		p.Date = base.Add(time.Duration(rng.IntN(40)) * time.Second).Add(time.Duration(rng.IntN(3)) * time.Microsecond)
 		p.Metadata = map[string]any{"k": fmt.Sprintf(`"orderId":"%s"`, orders[rng.IntN(len(orders))])}
+		if e := emails[rng.IntN(len(emails))]; e != "" {
+			p.Customer = &simulator.Customer{EmailAddress: e}
+		}
+		p.PaymentMethod.Data.Last4Digits = last4s[rng.IntN(len(last4s))]
+		p.PaymentMethod.PaymentMethodType = methods[rng.IntN(len(methods))]
+		if n := rng.IntN(len(accounts) + 1); n < len(accounts) {
+			acct := accounts[n]
+			p.Processor = &acct
+		}
+		p.Amount = int64(100 * rng.IntN(5))
 		require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
 		all = append(all, p)
 		byID[p.ID] = p
 	}
 	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
+	inFold := func(list []string, v string) bool {
+		return len(list) == 0 || slices.ContainsFunc(list, func(w string) bool { return strings.EqualFold(w, v) })
+	}
 	want := func(q simulator.PaymentQuery) []string {
 		var ids []string
 		for _, p := range all {
+			var proc simulator.ProcessorState
+			if p.Processor != nil {
+				proc = *p.Processor
+			}
+			email := ""
+			if p.Customer != nil {
+				email = p.Customer.EmailAddress
+			}
 			if (len(q.Status) == 0 || slices.Contains(q.Status, p.Status)) && in(q.CurrencyCode, p.CurrencyCode) && in(q.CustomerID, p.CustomerID) &&
 				(q.OrderID == "" || q.OrderID == p.OrderID) &&
-				(q.FromDate == nil || !p.Date.Before(*q.FromDate)) && (q.ToDate == nil || !p.Date.After(*q.ToDate)) {
+				(q.FromDate == nil || !p.Date.Before(*q.FromDate)) && (q.ToDate == nil || !p.Date.After(*q.ToDate)) &&
+				in(q.Last4, p.PaymentMethod.Data.Last4Digits) && in(q.Processor, proc.Name) && in(q.MerchantID, proc.ProcessorMerchantID) &&
+				in(q.PaymentMethodType, p.PaymentMethod.PaymentMethodType) && inFold(q.CustomerEmail, email) &&
+				(q.MinAmount == nil || p.Amount >= *q.MinAmount) && (q.MaxAmount == nil || p.Amount <= *q.MaxAmount) &&
+				len(q.PaypalEmail) == 0 && len(q.KlarnaEmail) == 0 {
 				ids = append(ids, p.ID)
 			}
 		}
@@ -81,6 +112,35 @@ func TestListPrefilterChangesNoAnswer(t *testing.T) {
 		}
 		if rng.IntN(3) == 0 {
 			q.CustomerID = []string{customers[1+rng.IntN(len(customers)-1)], customers[1+rng.IntN(len(customers)-1)]}
+		}
+		if rng.IntN(4) == 0 {
+			q.CustomerEmail = []string{strings.ToUpper(emails[1+rng.IntN(len(emails)-1)])}
+		}
+		if rng.IntN(4) == 0 {
+			q.Last4 = []string{last4s[rng.IntN(len(last4s))]}
+		}
+		if rng.IntN(4) == 0 {
+			q.Processor = []string{accounts[rng.IntN(len(accounts))].Name}
+		}
+		if rng.IntN(4) == 0 {
+			q.MerchantID = []string{accounts[rng.IntN(len(accounts))].ProcessorMerchantID, "acct_none"}
+		}
+		if rng.IntN(4) == 0 {
+			q.PaymentMethodType = []string{methods[rng.IntN(len(methods))]}
+		}
+		if rng.IntN(4) == 0 {
+			lo := int64(100 * rng.IntN(5))
+			q.MinAmount = &lo
+		}
+		if rng.IntN(4) == 0 {
+			hi := int64(100 * rng.IntN(5))
+			q.MaxAmount = &hi
+		}
+		if rng.IntN(20) == 0 {
+			q.PaypalEmail = []string{"ann@example.com"}
+		}
+		if rng.IntN(20) == 0 {
+			q.KlarnaEmail = []string{"ann@example.com"}
 		}
 		if rng.IntN(2) == 0 {
 			from := base.Add(time.Duration(rng.IntN(40))*time.Second + nanos[rng.IntN(len(nanos))])
@@ -155,6 +215,7 @@ func BenchmarkListPayments(b *testing.B) {
 		{"status_DECLINED", simulator.PaymentQuery{Limit: 25, Status: []simulator.PaymentStatus{simulator.StatusDeclined}}},
 		{"order_id", simulator.PaymentQuery{Limit: 25, OrderID: "order-00042"}},
 		{"customer", simulator.PaymentQuery{Limit: 25, CustomerID: []string{"cust-7"}}},
+		{"customer_email_none", simulator.PaymentQuery{Limit: 25, CustomerEmail: []string{"nobody@example.com"}}},
 	}
 	for _, cold := range []bool{false, true} {
 		for _, q := range queries {
@@ -208,3 +269,38 @@ func TestListEntryWithoutFields(t *testing.T) {
 		assert.Equal(t, tc.want, ids(page.Payments), tc.name)
 	}
 }
+
+// A list entry written by a build that listed fewer fields (status,
+// currency, customer and order id only) rules nothing out from the fields
+// it lacks: the payment's record decides them.
+func TestListEntryOfFewerFields(t *testing.T) {
+	db := openDB(t)
+	p := payment("p1", simulator.StatusAuthorized)
+	p.OrderID, p.CurrencyCode = "o-1", "EUR"
+	p.Customer = &simulator.Customer{EmailAddress: "Ann@example.com"}
+	p.Processor = &simulator.ProcessorState{Name: "STRIPE", ProcessorMerchantID: "acct_a"}
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
+	var old []byte
+	for _, f := range []string{"AUTHORIZED", "EUR", "", "o-1"} {
+		old = binary.AppendUvarint(old, uint64(len(f)))
+		old = append(old, f...)
+	}
+	require.NoError(t, db.PutRaw([][2]string{{fmt.Sprintf("t:t1:payx:%020d:p1", p.Date.UnixMicro()), string(old)}}))
+	for _, tc := range []struct {
+		name string
+		q    simulator.PaymentQuery
+		want []string
+	}{
+		{"e-mail", simulator.PaymentQuery{Limit: 10, CustomerEmail: []string{"ann@EXAMPLE.com"}}, []string{"p1"}},
+		{"other e-mail", simulator.PaymentQuery{Limit: 10, CustomerEmail: []string{"bob@example.com"}}, []string{}},
+		{"merchant", simulator.PaymentQuery{Limit: 10, MerchantID: []string{"acct_a"}}, []string{"p1"}},
+		{"amount", simulator.PaymentQuery{Limit: 10, MinAmount: ptr(int64(101))}, []string{}},
+		{"order and status", simulator.PaymentQuery{Limit: 10, OrderID: "o-2"}, []string{}},
+	} {
+		var page simulator.PaymentPage
+		require.NoError(t, db.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments("t1", tc.q); return }))
+		assert.Equal(t, tc.want, ids(page.Payments), tc.name)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -607,6 +607,8 @@ func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.Payme
 	var page simulator.PaymentPage
 	var err error
 	switch {
+	case q.MatchesNothing():
+		return page, nil
 	case q.Cursor == nil:
 		err = w.firstPage(&page)
 	case !q.Cursor.Before:
@@ -779,16 +781,22 @@ func cursorOf(p *simulator.Payment, before bool) *simulator.Cursor {
 
 func matches(p *simulator.Payment, q simulator.PaymentQuery) bool {
 	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
-	if len(q.Status) > 0 && !slices.Contains(q.Status, p.Status) {
+	if q.MatchesNothing() || len(q.Status) > 0 && !slices.Contains(q.Status, p.Status) {
 		return false
 	}
-	procName := ""
+	procName, mid := "", ""
 	if p.Processor != nil {
-		procName = p.Processor.Name
+		procName, mid = p.Processor.Name, p.Processor.ProcessorMerchantID
+	}
+	email := ""
+	if p.Customer != nil {
+		email = p.Customer.EmailAddress
 	}
 	switch {
 	case !in(q.CurrencyCode, p.CurrencyCode), !in(q.CustomerID, p.CustomerID),
-		!in(q.Last4, p.PaymentMethod.Data.Last4Digits), !in(q.Processor, procName):
+		!in(q.Last4, p.PaymentMethod.Data.Last4Digits), !in(q.Processor, procName),
+		!in(q.MerchantID, mid), !in(q.PaymentMethodType, p.PaymentMethod.PaymentMethodType),
+		len(q.CustomerEmail) > 0 && !slices.ContainsFunc(q.CustomerEmail, func(e string) bool { return simulator.FoldEmail(e) == simulator.FoldEmail(email) }):
 		return false
 	case q.OrderID != "" && q.OrderID != p.OrderID:
 		return false
