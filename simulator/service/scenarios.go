@@ -38,19 +38,24 @@ func (s *Service) checkScenarioName(t *simulator.Tenant, model string, metadata 
 // scenarioNameProblem describes an unknown metadata.sandboxScenario, with
 // the close rule names when the rule book gives them (CloseNames).
 func scenarioNameProblem(err error) string {
-	msg := err.Error() + " of the scenarios in force (GET /_sandbox/scenarios)"
+	return err.Error() + " of the scenarios in force (GET /_sandbox/scenarios)" + closeNames(err)
+}
+
+// closeNames is "; did you mean `x`?" (or the close ones) for an unknown
+// rule name's error from the rule book; "" when it names none.
+func closeNames(err error) string {
 	var cn interface{ CloseNames() []string }
 	if !errors.As(err, &cn) {
-		return msg
+		return ""
 	}
 	switch names := cn.CloseNames(); len(names) {
 	case 0:
+		return ""
 	case 1:
-		msg += "; did you mean `" + names[0] + "`?"
+		return "; did you mean `" + names[0] + "`?"
 	default:
-		msg += "; close ones: `" + strings.Join(names, "`, `") + "`"
+		return "; close ones: `" + strings.Join(names, "`, `") + "`"
 	}
-	return msg
 }
 
 // Scenarios renders the rules in force for tenant t (its own, else the server's).
@@ -216,6 +221,13 @@ type PaymentExplanation struct {
 	Now       simulator.ScenarioExplanation `json:"rulesInForce"`
 	// Next is the tenant's pending one-shot (for its next payments, not this one).
 	Next *simulator.OneShot `json:"next,omitempty"`
+	// Hold is how the payment's rule (the rule of that name in force)
+	// holds the request that creates a payment; zero without a rule.
+	Hold simulator.RuleHold `json:"-"`
+	// Timeout is the gateway timeout the payment is in (nil when it is
+	// not), and At the tenant clock's time of the explanation.
+	Timeout *simulator.TimeoutState `json:"-"`
+	At      time.Time               `json:"-"`
 }
 
 // ExplainPayment explains an existing payment. Errors: PaymentError.
@@ -232,12 +244,14 @@ func (s *Service) ExplainPayment(t *simulator.Tenant, id string) (PaymentExplana
 	if err != nil {
 		return PaymentExplanation{}, err
 	}
-	out := PaymentExplanation{PaymentID: p.ID, Reason: "not decided yet: the payment awaits its authorization", Next: cur.Next}
+	out := PaymentExplanation{PaymentID: p.ID, Reason: "not decided yet: the payment awaits its authorization", Next: cur.Next,
+		Timeout: p.Timeout, At: s.now(cur)}
 	if p.Plan != nil {
 		out.Reason = p.Plan.Why
 		if p.Plan.Rule != "" {
 			r := p.Plan.Rule
 			out.Matched = &r
+			out.Hold, _ = rb.RuleHold(cur.Scenarios, r)
 		}
 	}
 	probe := p.Clone()
@@ -261,6 +275,21 @@ func (s *Service) NextScenario(t *simulator.Tenant) (*simulator.OneShot, error) 
 		return nil, err
 	}
 	return cur.Next, nil
+}
+
+// RuleHold is how the rule named rule of tenant t's rules in force holds
+// the request that creates a payment (zero for a name that is no rule).
+func (s *Service) RuleHold(t *simulator.Tenant, rule string) (simulator.RuleHold, error) {
+	rb := s.rules()
+	if rb == nil {
+		return simulator.RuleHold{}, errNoRuleBook()
+	}
+	cur, err := s.Tenant(t.ID)
+	if err != nil {
+		return simulator.RuleHold{}, err
+	}
+	h, _ := rb.RuleHold(cur.Scenarios, rule)
+	return h, nil
 }
 
 // SetNextScenario makes tenant t's next `times` created payments take the
@@ -287,7 +316,9 @@ func (s *Service) SetNextScenario(t *simulator.Tenant, rule string, times int64)
 		case rule == "":
 			errs = append(errs, simulator.FieldError{Path: "$.rule", Description: "rule is required: the name of a rule (" + ruleList(names) + ")"})
 		case !containsString(names, rule):
-			errs = append(errs, simulator.FieldError{Path: "$.rule", Description: fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", rule, ruleList(names))})
+			// The rule book names the close ones as for metadata.sandboxScenario.
+			near := closeNames(rb.CheckScenario(cur.Scenarios, map[string]any{"sandboxScenario": rule}))
+			errs = append(errs, simulator.FieldError{Path: "$.rule", Description: fmt.Sprintf("%q is not a rule of the scenarios in force%s (%s)", rule, near, ruleList(names))})
 		}
 		errs = append(errs, simulator.CheckOneShotTimes(times)...)
 		if len(errs) > 0 {
