@@ -43,8 +43,12 @@ type cliDeps struct {
 	HTTP     *http.Client
 }
 
+// defaultDeps are the real streams, environment and HTTP client. The
+// client waits longer than serve's default request timeout (90s), so a
+// request the sandbox holds that long gets the sandbox's 504, which names
+// its payment, rather than a client-side timeout.
 func defaultDeps(out, errOut io.Writer) *cliDeps {
-	return &cliDeps{Out: out, Err: errOut, Getenv: os.Getenv, HTTP: &http.Client{Timeout: 90 * time.Second}}
+	return &cliDeps{Out: out, Err: errOut, Getenv: os.Getenv, HTTP: &http.Client{Timeout: 2 * time.Minute}}
 }
 
 // defaultAPIVersion is the X-API-VERSION client commands send to the

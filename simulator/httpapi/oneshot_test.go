@@ -1,11 +1,15 @@
 package httpapi_test
 
 import (
+	"context"
+	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
@@ -137,6 +141,9 @@ rules:
   - name: held-past-the-request-timeout
     when: { amount: 6 }
     timeout: { resolveTo: AUTHORIZED, after: 2m, holdFor: 1m }
+  - name: very-slow
+    when: { amount: 7 }
+    latency: 1h
 `, "Content-Type: application/yaml")
 	for _, tc := range []struct{ rule, want string }{
 		{"at-once", "0s"}, {"slow", "30ms"}, {"until-request-timeout", "7s"}, {"held", "20ms"},
@@ -173,6 +180,36 @@ rules:
 		ex := a.must(200, "GET", "/_sandbox/payments/"+r.Str("id")+"/explain", nil)
 		assert.Equal(t, "0s", ex.Str("holdsFor"))
 		assert.NotContains(t, ex.JSON, "timeout")
+	})
+
+	t.Run("a payment whose rule's latency runs", func(t *testing.T) {
+		// Not decided yet: holdsFor is the rule the rules in force give it.
+		pt := a.tokenize(a.session(map[string]any{"orderId": "order-slow", "currencyCode": "EUR", "amount": 7}), numOK).Str("token")
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			req, _ := http.NewRequestWithContext(ctx, "POST", a.URL()+"/payments", strings.NewReader(`{"paymentMethodToken": "`+pt+`"}`))
+			req.Header.Set("X-API-KEY", a.Key)
+			req.Header.Set("X-API-VERSION", "2.4")
+			req.Header.Set("Content-Type", "application/json")
+			if res, err := http.DefaultClient.Do(req); err == nil {
+				res.Body.Close()
+			}
+		}()
+		defer func() { cancel(); <-done }() // the server ends the held request when its caller leaves
+		var id string
+		require.Eventually(t, func() bool {
+			data, _ := a.must(200, "GET", "/payments?order_id=order-slow", nil).JSON["data"].([]any)
+			if len(data) == 1 {
+				id = dig(data[0], "id").(string)
+			}
+			return id != ""
+		}, 10*time.Second, 5*time.Millisecond, "the payment is stored before its latency runs")
+		ex := a.must(200, "GET", "/_sandbox/payments/"+id+"/explain", nil)
+		assert.Nil(t, ex.JSON["matched"], "not decided yet")
+		assert.Equal(t, "very-slow", dig(ex.JSON, "rulesInForce", "matched"))
+		assert.Equal(t, "7s", ex.Str("holdsFor"), "the request timeout cuts the hour")
 	})
 
 	t.Run("a payment no rule matched", func(t *testing.T) {

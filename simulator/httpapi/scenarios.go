@@ -117,7 +117,7 @@ func (s *Server) explainPayment(c echo.Context) error {
 		return err
 	}
 	out := paymentExplanationDTO{PaymentExplanation: ex}
-	if ex.Matched != nil {
+	if ex.Hold != nil {
 		out.HoldsFor = ex.Hold.HoldsFor(s.opt.RequestTimeout).String()
 	}
 	if tm := ex.Timeout; tm != nil {
@@ -128,8 +128,9 @@ func (s *Server) explainPayment(c echo.Context) error {
 
 // paymentExplanationDTO is the answer of /_sandbox/payments/{id}/explain:
 // holdsFor is how long the payment's rule holds a request that creates a
-// payment (as on /_sandbox/scenarios/next; absent without a rule), timeout
-// the gateway timeout the payment is in.
+// payment (as on /_sandbox/scenarios/next; absent without a rule; for a
+// payment not decided yet, the rule rulesInForce.matched names), timeout the
+// gateway timeout the payment is in.
 type paymentExplanationDTO struct {
 	service.PaymentExplanation
 	HoldsFor string             `json:"holdsFor,omitempty"`

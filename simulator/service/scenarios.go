@@ -222,8 +222,10 @@ type PaymentExplanation struct {
 	// Next is the tenant's pending one-shot (for its next payments, not this one).
 	Next *simulator.OneShot `json:"next,omitempty"`
 	// Hold is how the payment's rule (the rule of that name in force)
-	// holds the request that creates a payment; zero without a rule.
-	Hold simulator.RuleHold `json:"-"`
+	// holds the request that creates a payment; for a payment not decided
+	// yet (a rule's latency is running), how the rule the rules in force
+	// give it does. Nil without a rule.
+	Hold *simulator.RuleHold `json:"-"`
 	// Timeout is the gateway timeout the payment is in (nil when it is
 	// not), and At the tenant clock's time of the explanation.
 	Timeout *simulator.TimeoutState `json:"-"`
@@ -251,7 +253,7 @@ func (s *Service) ExplainPayment(t *simulator.Tenant, id string) (PaymentExplana
 		if p.Plan.Rule != "" {
 			r := p.Plan.Rule
 			out.Matched = &r
-			out.Hold, _ = rb.RuleHold(cur.Scenarios, r)
+			out.Hold = ruleHold(rb, cur.Scenarios, r)
 		}
 	}
 	probe := p.Clone()
@@ -264,8 +266,20 @@ func (s *Service) ExplainPayment(t *simulator.Tenant, id string) (PaymentExplana
 	}
 	if ex, err := rb.ExplainRules(cur.Scenarios, probe); err == nil {
 		out.Now = ex
+		if p.Plan == nil && ex.Matched != nil {
+			out.Hold = ruleHold(rb, cur.Scenarios, *ex.Matched)
+		}
 	}
 	return out, nil
+}
+
+// ruleHold is how rule name of tenant document doc holds a request; nil
+// when no rule has that name.
+func ruleHold(rb simulator.RuleBook, doc, name string) *simulator.RuleHold {
+	if h, ok := rb.RuleHold(doc, name); ok {
+		return &h
+	}
+	return nil
 }
 
 // NextScenario is tenant t's pending one-shot, nil when none.
