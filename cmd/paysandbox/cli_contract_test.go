@@ -150,3 +150,47 @@ func TestCLIContract(t *testing.T) {
 		})
 	}
 }
+
+// TestFlagErrorsInTheFlagsTerms: a flag value that does not parse is a
+// usage error that names the flag and what it takes, not Go's parser.
+func TestFlagErrorsInTheFlagsTerms(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pay", "--amount", "10.00"}, `Error: UsageError: --amount "10.00" is not a whole number of minor units (1000 is 10.00 EUR) (see --help)` + "\n"},
+		{[]string{"pay", "--amount", "99999999999999999999"}, `Error: UsageError: --amount "99999999999999999999" is out of range (see --help)` + "\n"},
+		{[]string{"requests", "--limit", "x"}, `Error: UsageError: --limit "x" is not a whole number (see --help)` + "\n"},
+		{[]string{"payments", "wait", "p", "--status", "SETTLED", "--timeout", "5"}, `Error: UsageError: --timeout "5" is not a duration such as 500ms, 30s or 2m (see --help)` + "\n"},
+		{[]string{"pay", "--manual=maybe"}, `Error: UsageError: --manual "maybe" is not true or false (see --help)` + "\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runCLI(tc.args, &cliDeps{Out: &out, Err: &errOut})
+			assert.Equal(t, exitUsage, code)
+			assert.Equal(t, tc.want, errOut.String())
+			assert.NotContains(t, errOut.String(), "strconv")
+		})
+	}
+}
+
+// TestHelpHidesEnvSecrets: --help shows (set) where a secret flag's default
+// comes from the environment, never the secret.
+func TestHelpHidesEnvSecrets(t *testing.T) {
+	env := map[string]string{"PAYSANDBOX_API_KEY": "key-from-env", "PAYSANDBOX_ADMIN_KEY": "admin-from-env", "PAYSANDBOX_SIGNING_SECRET": "secret-from-env"}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	for _, args := range [][]string{{"tenants", "create", "--help"}, {"webhooks", "verify", "--help"}, {"payments", "list", "--help"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runCLI(args, &cliDeps{Out: &out, Err: &errOut})
+			require.Equal(t, 0, code, errOut.String())
+			help := out.String()
+			for _, v := range env {
+				assert.NotContains(t, help, v)
+			}
+			assert.Contains(t, help, `(default "(set)")`)
+		})
+	}
+}

@@ -106,6 +106,7 @@ func addConnectionFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps) {
 	fs := cmd.Flags()
 	fs.StringVar(&o.URL, "url", url, "base URL of the sandbox (env PAYSANDBOX_URL)")
 	fs.StringVar(&o.APIKey, "api-key", key, "the tenant's API key (env PAYSANDBOX_API_KEY; default the default tenant's)")
+	hideEnvSecret(cmd, "api-key", "PAYSANDBOX_API_KEY", deps.Getenv)
 	fs.StringVar(&o.APIVersion, "api-version", version, "X-API-VERSION sent to the merchant and client APIs, e.g. 2.3 (env PAYSANDBOX_API_VERSION)")
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
@@ -122,6 +123,14 @@ func addConnectionFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps) {
 			return prev(c, args)
 		}
 		return nil
+	}
+}
+
+// hideEnvSecret keeps a secret out of --help: when flag name's default is
+// the value of the environment variable env, help shows (set) in its place.
+func hideEnvSecret(cmd *cobra.Command, name, env string, getenv func(string) string) {
+	if getenv(env) != "" {
+		cmd.Flags().Lookup(name).DefValue = "(set)"
 	}
 }
 

@@ -64,6 +64,7 @@ func newWebhooksVerifyCmd(getenv func(string) string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.Secret, "secret", signingSecret(getenv), "the tenant's webhook signing secret (env PAYSANDBOX_SIGNING_SECRET; default the default tenant's)")
+	hideEnvSecret(cmd, "secret", "PAYSANDBOX_SIGNING_SECRET", getenv)
 	cmd.Flags().StringVar(&opts.Signature, "signature", "", "the X-Signature-Primary (or -Secondary) header value")
 	_ = cmd.MarkFlagRequired("signature")
 	return cmd
@@ -105,6 +106,7 @@ func newWebhooksListenCmd() *cobra.Command {
 	cmd.Flags().IntVar(&opts.Port, "port", 4242, "port to listen on")
 	cmd.Flags().StringVar(&opts.Bind, "bind", "127.0.0.1", "address to listen on (0.0.0.0 to receive from Docker)")
 	cmd.Flags().StringVar(&opts.Secret, "secret", secret, "signing secret to check signatures with (env PAYSANDBOX_SIGNING_SECRET)")
+	hideEnvSecret(cmd, "secret", "PAYSANDBOX_SIGNING_SECRET", os.Getenv)
 	cmd.Flags().IntVar(&opts.Answer, "answer", 200, "HTTP status to answer each delivery with")
 	return cmd
 }
