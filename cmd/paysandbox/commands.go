@@ -38,7 +38,7 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 		newParentCmd("scenarios", "Check, list, explain and apply the scenario rules that decide processor outcomes",
 			"  paysandbox scenarios validate scenarios.yaml\n  paysandbox scenarios apply my-rules.yaml",
 			newScenariosValidateCmd(nil), newScenariosListCmd(deps, nil), newScenariosExplainCmd(deps, nil), newScenariosApplyCmd(deps, nil)),
-		newWebhooksCmd(deps, newWebhooksVerifyCmd(deps.Getenv), newWebhooksListenCmd()),
+		newWebhooksCmd(deps, newWebhooksVerifyCmd(deps), newWebhooksListenCmd()),
 		newDisputesCmd(deps),
 		newResetCmd(deps, nil),
 		newPayCmd(deps, nil),

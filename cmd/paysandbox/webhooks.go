@@ -18,8 +18,9 @@ import (
 
 var eventListTable = listTable("id", "eventType", "paymentId", "status", "createdAt")
 
-// newWebhooksCmd is the `webhooks` parent; extra adds the standalone
-// commands (`verify` and `listen`, no server) beside the server ones.
+// newWebhooksCmd is the `webhooks` parent; extra adds the local commands
+// (`listen`, and `verify`, which needs a server only with --event) beside
+// the server ones.
 func newWebhooksCmd(deps *cliDeps, extra ...*cobra.Command) *cobra.Command {
 	endpoint := newParentCmd("endpoint", "Set or show the tenant's webhook endpoint",
 		"  paysandbox webhooks endpoint set http://localhost:9000/hooks",

@@ -171,6 +171,23 @@ func (s *Server) getWebhookEvent(c echo.Context) error {
 	return s.eventWithBody(c, ev)
 }
 
+// getWebhookEventBody is GET /_sandbox/webhooks/events/{id}/body: the
+// exact bytes of the body the event's latest attempt sent (before any
+// attempt, the body every attempt sends but for signedAt), to check an
+// X-Signature-Primary against. The event's JSON answer carries the body as
+// JSON, which a reader re-encodes; these bytes are what was signed.
+func (s *Server) getWebhookEventBody(c echo.Context) error {
+	ev, err := s.svc.Event(tenantOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	body, err := s.svc.EventBody(ev)
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
+}
+
 func (s *Server) deliverWebhooks(c echo.Context) error {
 	if _, err := decodeRequest(c, emptyRequest, "DeliverRequest", nil, true); err != nil {
 		return err
