@@ -98,6 +98,10 @@ func NextRetry(n int, failedAt time.Time) (time.Time, bool) {
 var (
 	DisputeStatuses = []string{"OPEN", "CHALLENGED", "ACCEPTED", "WON", "LOST", "EXPIRED", "CANCELLED"}
 	DisputeTypes    = []string{"DISPUTE", "RETRIEVAL", "PREARBITRATION"}
+	// DisputeReasons are the reasons the shipped scenarios and the
+	// dashboard use, the first the default. The vendor's reason is free
+	// text: any other is kept as given.
+	DisputeReasons = []string{"FRAUDULENT", "PRODUCT_NOT_RECEIVED", "DUPLICATE", "GENERAL"}
 )
 
 // Dispute is a dispute opened on a payment.

@@ -8,12 +8,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // TestCLIContract runs the commands on routes other work serves (webhooks,
@@ -193,4 +196,41 @@ func TestHelpHidesEnvSecrets(t *testing.T) {
 			assert.Contains(t, help, `(default "(set)")`)
 		})
 	}
+}
+
+// TestDisputeReasons: the reasons the shipped scenarios and the dashboard
+// use are simulator.DisputeReasons; `trigger dispute` keeps any other
+// reason as given and warns, naming them.
+func TestDisputeReasons(t *testing.T) {
+	doc, err := os.ReadFile("../../scenarios.yaml")
+	require.NoError(t, err)
+	for _, m := range regexp.MustCompile(`dispute: \{[^}]*reason: (\w+)`).FindAllStringSubmatch(string(doc), -1) {
+		assert.Contains(t, simulator.DisputeReasons, m[1], "scenarios.yaml")
+	}
+	page, err := os.ReadFile("../../dashboard/templates/payment.html")
+	require.NoError(t, err)
+	sel := regexp.MustCompile(`(?s)<select id="dis-reason".*?</select>`).FindString(string(page))
+	var options []string
+	for _, m := range regexp.MustCompile(`<option>(\w+)</option>`).FindAllStringSubmatch(sel, -1) {
+		options = append(options, m[1])
+	}
+	assert.Equal(t, simulator.DisputeReasons, options, "the dashboard's dispute reasons")
+
+	a := newTestApp(t)
+	a.useNewTenant()
+	pid := a.pay(1000, numOK).Str("id")
+	code, stdout, stderr := cliRun(t, a, nil, "trigger", "dispute", pid, "--reason", "fraud", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "paysandbox: reason \"fraud\" is kept as given (the vendor's reason is free text), but the shipped scenarios and the dashboard use FRAUDULENT, PRODUCT_NOT_RECEIVED, DUPLICATE, GENERAL\n", stderr)
+	var d map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &d))
+	code, _, stderr = cliRun(t, a, nil, "trigger", "dispute", pid, "--reason", "FRAUDULENT")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, stderr)
+	ds := a.must(200, "GET", "/_sandbox/disputes?paymentId="+pid, nil).JSON["data"].([]any)
+	var reasons []any
+	for _, x := range ds {
+		reasons = append(reasons, x.(map[string]any)["reason"])
+	}
+	assert.ElementsMatch(t, []any{"fraud", "FRAUDULENT"}, reasons, "stored as given")
 }

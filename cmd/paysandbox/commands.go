@@ -19,7 +19,7 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newParentCmd("trigger", "Trigger production events on a payment: a dispute, a settlement, a 3DS result",
-			"  paysandbox trigger dispute PAYMENT_ID --reason fraud",
+			"  paysandbox trigger dispute PAYMENT_ID --reason FRAUDULENT",
 			newTriggerDisputeCmd(deps, nil), newTriggerSettleCmd(deps, nil), newTrigger3DSCmd(deps, nil)),
 		newParentCmd("attempts", "List, read, expire, approve or abort payment attempts (MANUAL sessions)",
 			"  paysandbox attempts list --status AWAITING_APPROVAL",
