@@ -74,6 +74,13 @@ func printStartup(w io.Writer, app *App) {
 	} else if abs, err := filepath.Abs(data); err == nil {
 		data = abs
 	}
-	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  try:      curl -s %s/healthz\n",
-		version, app.URL(), key, data, app.URL())
+	rules := "built-in (paysandbox scenarios list shows them; --scenarios FILE replaces them)"
+	if f := app.Config.Scenarios; f != "" {
+		rules = f
+		if abs, err := filepath.Abs(f); err == nil {
+			rules = abs
+		}
+	}
+	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  rules:    %s\n  try:      curl -s %s/healthz\n",
+		version, app.URL(), key, data, rules, app.URL())
 }
