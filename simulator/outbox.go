@@ -44,6 +44,11 @@ type Event struct {
 	// Tx.Events (a listing) leave them nil.
 	Payment *Payment `json:"-"`
 	Dispute *Dispute `json:"-"`
+	// PaymentStatus is the status of the payment the event announces (its
+	// Payment's when it was made), kept with the event so listings show it
+	// without the payment; "" for events that carry no payment and events
+	// stored by an earlier release.
+	PaymentStatus PaymentStatus `json:"-"`
 	// Version is the tenant's webhook version when the event was made: it
 	// shapes the body ("": made before versions were kept, the current one).
 	Version APIVersion `json:"-"`

@@ -16,7 +16,9 @@ import (
 // Client commands on the webhook routes of SANDBOX.md section 8:
 // `webhooks ...` (disputes.go holds `disputes ...`).
 
-var eventListTable = listTable("id", "eventType", "paymentId", "status", "createdAt")
+// eventListTable's paymentStatus is the payment status the event
+// announces; status is the event's delivery status.
+var eventListTable = listTable("id", "eventType", "paymentId", "status", "createdAt", "paymentStatus")
 
 // newWebhooksCmd is the `webhooks` parent; extra adds the local commands
 // (`listen`, and `verify`, which needs a server only with --event) beside

@@ -42,6 +42,9 @@ type eventOutDTO struct {
 	NextAttemptAt string          `json:"nextAttemptAt,omitempty"`
 	Attempts      []attemptOutDTO `json:"attempts"`
 	Body          json.RawMessage `json:"body,omitempty"`
+	// PaymentStatus is the payment status the event announces (absent for
+	// an event without a payment, or stored by an earlier release).
+	PaymentStatus simulator.PaymentStatus `json:"paymentStatus,omitempty"`
 }
 
 func toAttemptOut(a simulator.DeliveryAttempt) attemptOutDTO {
@@ -61,7 +64,7 @@ func toAttemptOut(a simulator.DeliveryAttempt) attemptOutDTO {
 func toEventOut(ev *simulator.Event, body json.RawMessage) eventOutDTO {
 	out := eventOutDTO{
 		ID: ev.ID, EventType: ev.Type, PaymentID: ev.PaymentID, DisputeID: ev.DisputeID,
-		CreatedAt: ts(ev.CreatedAt), Status: ev.Status, Attempts: []attemptOutDTO{}, Body: body,
+		CreatedAt: ts(ev.CreatedAt), Status: ev.Status, Attempts: []attemptOutDTO{}, Body: body, PaymentStatus: ev.PaymentStatus,
 	}
 	if ev.Status == simulator.DeliveryPending {
 		out.NextAttemptAt = ts(ev.CreatedAt)
