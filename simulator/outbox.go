@@ -46,9 +46,9 @@ type Event struct {
 	Dispute *Dispute `json:"-"`
 	// PaymentStatus is the status of the payment the event announces (its
 	// Payment's when it was made), kept with the event so listings show it
-	// without the payment; "" for events that carry no payment and events
-	// stored by an earlier release.
-	PaymentStatus PaymentStatus `json:"-"`
+	// without the payment, and carried by snapshots; "" for events that
+	// carry no payment and events stored by an earlier release.
+	PaymentStatus PaymentStatus `json:"paymentStatus,omitempty"`
 	// Version is the tenant's webhook version when the event was made: it
 	// shapes the body ("": made before versions were kept, the current one).
 	Version APIVersion `json:"-"`
