@@ -211,6 +211,19 @@ func (f *Fake) CheckScenario(doc string, metadata map[string]any) error {
 // RuleNames implements simulator.RuleBook.
 func (f *Fake) RuleNames(doc string) []string { return f.engineFor(doc).RuleNames() }
 
+// RuleHold implements simulator.RuleBook.
+func (f *Fake) RuleHold(doc, name string) (simulator.RuleHold, bool) {
+	r, ok := f.engineFor(doc).Doc().Rule(name)
+	if !ok {
+		return simulator.RuleHold{}, false
+	}
+	h := simulator.RuleHold{Latency: r.Latency}
+	if r.Timeout != nil {
+		h.Timeout, h.HoldFor = true, r.Timeout.HoldFor
+	}
+	return h, true
+}
+
 // ExplainRules implements simulator.RuleBook.
 func (f *Fake) ExplainRules(doc string, p *simulator.Payment) (simulator.ScenarioExplanation, error) {
 	ex, err := f.engineFor(doc).Explain(scenarios.RequestOf(p))

@@ -44,6 +44,11 @@ type Event struct {
 	// Tx.Events (a listing) leave them nil.
 	Payment *Payment `json:"-"`
 	Dispute *Dispute `json:"-"`
+	// PaymentStatus is the status of the payment the event announces (its
+	// Payment's when it was made), kept with the event so listings show it
+	// without the payment, and carried by snapshots; "" for events that
+	// carry no payment and events stored by an earlier release.
+	PaymentStatus PaymentStatus `json:"paymentStatus,omitempty"`
 	// Version is the tenant's webhook version when the event was made: it
 	// shapes the body ("": made before versions were kept, the current one).
 	Version APIVersion `json:"-"`
@@ -98,6 +103,10 @@ func NextRetry(n int, failedAt time.Time) (time.Time, bool) {
 var (
 	DisputeStatuses = []string{"OPEN", "CHALLENGED", "ACCEPTED", "WON", "LOST", "EXPIRED", "CANCELLED"}
 	DisputeTypes    = []string{"DISPUTE", "RETRIEVAL", "PREARBITRATION"}
+	// DisputeReasons are the reasons the shipped scenarios and the
+	// dashboard use, the first the default. The vendor's reason is free
+	// text: any other is kept as given.
+	DisputeReasons = []string{"FRAUDULENT", "PRODUCT_NOT_RECEIVED", "DUPLICATE", "GENERAL"}
 )
 
 // Dispute is a dispute opened on a payment.

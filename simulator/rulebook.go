@@ -1,5 +1,7 @@
 package simulator
 
+import "time"
+
 // RuleBook is the scenario side of the fake processors: per-tenant rule
 // documents. A tenant's document is the text it PUT ("" means the server's
 // rules); the processor parses and caches it. The service never parses YAML.
@@ -16,6 +18,38 @@ type RuleBook interface {
 	ExplainRules(doc string, p *Payment) (ScenarioExplanation, error)
 	// RuleNames lists the names of the rules in force for a tenant document.
 	RuleNames(doc string) []string
+	// RuleHold is how the rule named name of a tenant document holds the
+	// request that creates a payment; ok false when no rule has that name.
+	RuleHold(doc, name string) (h RuleHold, ok bool)
+}
+
+// RuleHold is what a scenario rule does to the request that creates a
+// payment: Latency of real time first, then, with Timeout (a gateway
+// timeout), a hold of HoldFor, or until the request timeout when HoldFor is 0.
+type RuleHold struct {
+	Latency time.Duration
+	Timeout bool
+	HoldFor time.Duration
+}
+
+// HoldsFor is how long the rule holds a request when the server cuts
+// requests at requestTimeout (0: it never does): its latency plus its
+// timeout's hold, at most the request timeout. 0 for a rule that answers at
+// once.
+func (h RuleHold) HoldsFor(requestTimeout time.Duration) time.Duration {
+	d := h.Latency
+	if h.Timeout {
+		switch {
+		case h.HoldFor > 0:
+			d += h.HoldFor
+		case requestTimeout > 0:
+			d = requestTimeout // the hold lasts until the request's deadline
+		}
+	}
+	if requestTimeout > 0 && d > requestTimeout {
+		d = requestTimeout
+	}
+	return d
 }
 
 // ScenarioProblem is one problem of a scenario document.

@@ -12,7 +12,8 @@ import (
 )
 
 // benchChildMain is set in the environment of the processes bench starts
-// from the tests: the test binary, re-executed, then runs main.
+// from the tests, and of the shells that call the CLI (cliOnPath): the test
+// binary, re-executed, then runs main.
 const benchChildMain = "PAYSANDBOX_TEST_BENCH_CHILD_MAIN"
 
 func TestMain(m *testing.M) {

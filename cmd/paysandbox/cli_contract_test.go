@@ -8,12 +8,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // TestCLIContract runs the commands on routes other work serves (webhooks,
@@ -149,4 +152,85 @@ func TestCLIContract(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFlagErrorsInTheFlagsTerms: a flag value that does not parse is a
+// usage error that names the flag and what it takes, not Go's parser.
+func TestFlagErrorsInTheFlagsTerms(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pay", "--amount", "10.00"}, `Error: UsageError: --amount "10.00" is not a whole number of minor units (1000 is 10.00 EUR) (see --help)` + "\n"},
+		{[]string{"pay", "--amount", "99999999999999999999"}, `Error: UsageError: --amount "99999999999999999999" is out of range (see --help)` + "\n"},
+		{[]string{"requests", "--limit", "x"}, `Error: UsageError: --limit "x" is not a whole number (see --help)` + "\n"},
+		{[]string{"payments", "wait", "p", "--status", "SETTLED", "--timeout", "5"}, `Error: UsageError: --timeout "5" is not a duration such as 500ms, 30s or 2m (see --help)` + "\n"},
+		{[]string{"pay", "--manual=maybe"}, `Error: UsageError: --manual "maybe" is not true or false (see --help)` + "\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runCLI(tc.args, &cliDeps{Out: &out, Err: &errOut})
+			assert.Equal(t, exitUsage, code)
+			assert.Equal(t, tc.want, errOut.String())
+			assert.NotContains(t, errOut.String(), "strconv")
+		})
+	}
+}
+
+// TestHelpHidesEnvSecrets: --help shows (set) where a secret flag's default
+// comes from the environment, never the secret.
+func TestHelpHidesEnvSecrets(t *testing.T) {
+	env := map[string]string{"PAYSANDBOX_API_KEY": "key-from-env", "PAYSANDBOX_ADMIN_KEY": "admin-from-env", "PAYSANDBOX_SIGNING_SECRET": "secret-from-env"}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	for _, args := range [][]string{{"tenants", "create", "--help"}, {"webhooks", "verify", "--help"}, {"payments", "list", "--help"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runCLI(args, &cliDeps{Out: &out, Err: &errOut})
+			require.Equal(t, 0, code, errOut.String())
+			help := out.String()
+			for _, v := range env {
+				assert.NotContains(t, help, v)
+			}
+			assert.Contains(t, help, `(default "(set)")`)
+		})
+	}
+}
+
+// TestDisputeReasons: the reasons the shipped scenarios and the dashboard
+// use are simulator.DisputeReasons; `trigger dispute` keeps any other
+// reason as given and warns, naming them.
+func TestDisputeReasons(t *testing.T) {
+	doc, err := os.ReadFile("../../scenarios.yaml")
+	require.NoError(t, err)
+	for _, m := range regexp.MustCompile(`dispute: \{[^}]*reason: (\w+)`).FindAllStringSubmatch(string(doc), -1) {
+		assert.Contains(t, simulator.DisputeReasons, m[1], "scenarios.yaml")
+	}
+	page, err := os.ReadFile("../../dashboard/templates/payment.html")
+	require.NoError(t, err)
+	sel := regexp.MustCompile(`(?s)<select id="dis-reason".*?</select>`).FindString(string(page))
+	var options []string
+	for _, m := range regexp.MustCompile(`<option>(\w+)</option>`).FindAllStringSubmatch(sel, -1) {
+		options = append(options, m[1])
+	}
+	assert.Equal(t, simulator.DisputeReasons, options, "the dashboard's dispute reasons")
+
+	a := newTestApp(t)
+	a.useNewTenant()
+	pid := a.pay(1000, numOK).Str("id")
+	code, stdout, stderr := cliRun(t, a, nil, "trigger", "dispute", pid, "--reason", "fraud", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "paysandbox: reason \"fraud\" is kept as given (the vendor's reason is free text), but the shipped scenarios and the dashboard use FRAUDULENT, PRODUCT_NOT_RECEIVED, DUPLICATE, GENERAL\n", stderr)
+	var d map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &d))
+	code, _, stderr = cliRun(t, a, nil, "trigger", "dispute", pid, "--reason", "FRAUDULENT")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, stderr)
+	ds := a.must(200, "GET", "/_sandbox/disputes?paymentId="+pid, nil).JSON["data"].([]any)
+	var reasons []any
+	for _, x := range ds {
+		reasons = append(reasons, x.(map[string]any)["reason"])
+	}
+	assert.ElementsMatch(t, []any{"fraud", "FRAUDULENT"}, reasons, "stored as given")
 }

@@ -493,7 +493,7 @@ func TestCLIBehaviour(t *testing.T) {
 		{name: "attempts expire twice", args: []string{"attempts", "expire", toAbort}, wantCode: 1, stderr: "Error: InvalidPaymentAttemptTransition: "},
 		{name: "attempts get not a uuid", args: []string{"attempts", "get", "x"}, wantCode: 1,
 			stderr: "Error: RequestValidationError: We were unable to validate your request, please check your payload against the validationErrors listed ($.id: "},
-		{name: "trigger dispute", args: []string{"trigger", "dispute", pid, "--reason", "fraud", "-o", "json"},
+		{name: "trigger dispute", args: []string{"trigger", "dispute", pid, "--reason", "FRAUDULENT", "-o", "json"},
 			check: func(t *testing.T, s string) { assert.Equal(t, pid, jsonOf(t, s)["paymentId"]) }},
 		{name: "trigger settle of an AUTHORIZED payment", args: []string{"trigger", "settle", pid}, wantCode: 1, stderr: "Error: "},
 		{name: "trigger 3ds", args: []string{"trigger", "3ds", challenged, "-o", "json"},

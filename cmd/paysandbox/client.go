@@ -43,8 +43,12 @@ type cliDeps struct {
 	HTTP     *http.Client
 }
 
+// defaultDeps are the real streams, environment and HTTP client. The
+// client waits longer than serve's default request timeout (90s), so a
+// request the sandbox holds that long gets the sandbox's 504, which names
+// its payment, rather than a client-side timeout.
 func defaultDeps(out, errOut io.Writer) *cliDeps {
-	return &cliDeps{Out: out, Err: errOut, Getenv: os.Getenv, HTTP: &http.Client{Timeout: 90 * time.Second}}
+	return &cliDeps{Out: out, Err: errOut, Getenv: os.Getenv, HTTP: &http.Client{Timeout: 2 * time.Minute}}
 }
 
 // defaultAPIVersion is the X-API-VERSION client commands send to the
@@ -102,6 +106,7 @@ func addConnectionFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps) {
 	fs := cmd.Flags()
 	fs.StringVar(&o.URL, "url", url, "base URL of the sandbox (env PAYSANDBOX_URL)")
 	fs.StringVar(&o.APIKey, "api-key", key, "the tenant's API key (env PAYSANDBOX_API_KEY; default the default tenant's)")
+	hideEnvSecret(cmd, "api-key", "PAYSANDBOX_API_KEY", deps.Getenv)
 	fs.StringVar(&o.APIVersion, "api-version", version, "X-API-VERSION sent to the merchant and client APIs, e.g. 2.3 (env PAYSANDBOX_API_VERSION)")
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
@@ -118,6 +123,14 @@ func addConnectionFlags(cmd *cobra.Command, o *clientOptions, deps *cliDeps) {
 			return prev(c, args)
 		}
 		return nil
+	}
+}
+
+// hideEnvSecret keeps a secret out of --help: when flag name's default is
+// the value of the environment variable env, help shows (set) in its place.
+func hideEnvSecret(cmd *cobra.Command, name, env string, getenv func(string) string) {
+	if getenv(env) != "" {
+		cmd.Flags().Lookup(name).DefValue = "(set)"
 	}
 }
 

@@ -133,7 +133,9 @@ func TestDocWalkthroughs(t *testing.T) {
 	require.NoError(t, app.Start())
 	t.Cleanup(func() { _ = app.Close() })
 
-	env := append(os.Environ(), "PAYSANDBOX_URL="+app.URL(), "PATH="+fastPython3(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// The blocks call the CLI as `paysandbox` (this test binary, cliOnPath).
+	path := strings.Join([]string{fastPython3(t), cliOnPath(t), os.Getenv("PATH")}, string(os.PathListSeparator))
+	env := append(os.Environ(), "PAYSANDBOX_URL="+app.URL(), "PATH="+path, cliOnPathEnv)
 	for _, b := range blocks {
 		t.Run(b.Page+":"+strconv.Itoa(b.Line), func(t *testing.T) {
 			t.Parallel()                    // each block works in a tenant of its own

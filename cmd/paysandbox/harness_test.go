@@ -332,3 +332,19 @@ func scrub(v any) {
 		}
 	}
 }
+
+// cliOnPath is a directory whose `paysandbox` is this test binary, which
+// runs main when cliOnPathEnv is in its environment (TestMain): shell
+// blocks the tests run (doc walkthroughs, --help examples) call the CLI as
+// users do, without a build.
+func cliOnPath(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink(self, filepath.Join(dir, "paysandbox")))
+	return dir
+}
+
+// cliOnPathEnv is what the environment of a shell using cliOnPath needs.
+var cliOnPathEnv = benchChildMain + "=1"

@@ -17,13 +17,15 @@ type nextOptions struct {
 // newNextCmd is `next [RULE]`: with RULE, the tenant's next --times created
 // payments take that rule whatever their card or amount (POST
 // /_sandbox/scenarios/next); without, what is pending; --clear drops it.
+// The answer's holdsFor is how long the rule holds the request that creates
+// a payment (a gateway timeout: up to the server's request timeout).
 func newNextCmd(deps *cliDeps, runF func(*nextOptions) error) *cobra.Command {
 	o := &nextOptions{}
 	cmd := &cobra.Command{
 		Use:   "next [RULE [--times N] | --clear]",
 		Short: "Make the next payments take a scenario rule (one-shot), show it, or clear it",
 		Example: "  paysandbox next generic-decline               # the next payment is declined, the retry succeeds\n" +
-			"  paysandbox next gateway-timeout --times 3\n" +
+			"  paysandbox next gateway-timeout --times 3       # holdsFor: each payment's request waits this long for its 504\n" +
 			"  paysandbox next                               # what is pending\n" +
 			"  paysandbox next --clear",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -61,11 +63,12 @@ func newNextCmd(deps *cliDeps, runF func(*nextOptions) error) *cobra.Command {
 	return cmd
 }
 
-// oneShotTable prints {rule, remaining}, or that nothing is pending.
+// oneShotTable prints {rule, remaining, holdsFor}, or that nothing is
+// pending.
 func oneShotTable(w io.Writer, v map[string]any) error {
 	if v["rule"] == nil {
 		_, err := fmt.Fprintln(w, "nothing pending: payments follow the rules")
 		return err
 	}
-	return objectTable(false, "rule", "remaining")(w, v)
+	return objectTable(false, "rule", "remaining", "holdsFor")(w, v)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // TestPayNextFlags is the flag-parsing table of `pay`, `next` and the
@@ -50,6 +53,17 @@ func TestPayNextFlags(t *testing.T) {
 					Metadata: map[string]string{"refund": "fail", "k": "v"}, Manual: true},
 					payOptions{Amount: p.Amount, Currency: p.Currency, Card: p.Card, Customer: p.Customer, Order: p.Order, Metadata: p.Metadata, Manual: p.Manual})
 				assert.Equal(t, "json", p.Client.Output)
+			}},
+		{name: "pay notes a held request after 2s", cmd: pay,
+			want: func(t *testing.T, o any) {
+				p := o.(*payOptions)
+				assert.Equal(t, payNoteAfter, p.NoteAfter)
+				assert.Empty(t, p.Reach, "--url and --api-key from the environment or defaults: suggested commands find them too")
+			}},
+		{name: "pay carries a typed --url and --api-key into the commands it suggests", cmd: pay,
+			args: []string{"--url", "http://sandbox:9090", "--api-key", "k 1"},
+			want: func(t *testing.T, o any) {
+				assert.Equal(t, " --url http://sandbox:9090 --api-key 'k 1'", o.(*payOptions).Reach)
 			}},
 		{name: "pay negative amount", cmd: pay, args: []string{"--amount", "-1"}, wantCode: exitUsage},
 		{name: "pay amount not a number", cmd: pay, args: []string{"--amount", "ten"}, wantCode: exitUsage},
@@ -177,6 +191,7 @@ func TestPayNextCLI(t *testing.T) {
 			check: func(t *testing.T, s string) {
 				assert.Regexp(t, `(?m)^rule\s+generic-decline$`, s)
 				assert.Regexp(t, `(?m)^remaining\s+1$`, s)
+				assert.Regexp(t, `(?m)^holdsFor\s+0s$`, s)
 			}},
 		{name: "explain shows the one-shot", args: []string{"scenarios", "explain", "--amount", "1000", "--card", numOK},
 			check: func(t *testing.T, s string) {
@@ -193,12 +208,18 @@ func TestPayNextCLI(t *testing.T) {
 			}},
 		{name: "next --times and --clear", args: []string{"next", "generic-fail", "--times", "4", "-o", "json"},
 			check: func(t *testing.T, s string) {
-				assert.Equal(t, map[string]any{"rule": "generic-fail", "remaining": float64(4)}, jsonOf(t, s))
+				assert.Equal(t, map[string]any{"rule": "generic-fail", "remaining": float64(4), "holdsFor": "0s"}, jsonOf(t, s))
 			}},
 		{name: "next --clear", args: []string{"next", "--clear"},
 			check: func(t *testing.T, s string) { assert.Equal(t, "nothing pending: payments follow the rules\n", s) }},
 		{name: "next unknown rule lists the rules", args: []string{"next", "nope"}, wantCode: 1,
 			stderr: "Error: RequestValidationError: We were unable to validate your request, please check your payload against the validationErrors listed ($.rule: \"nope\" is not a rule of the scenarios in force (the rules are: expired-card, generic-decline, "},
+		{name: "next with a typo suggests the rule", args: []string{"next", "genric-decline"}, wantCode: 1,
+			stderr: "Error: RequestValidationError: We were unable to validate your request, please check your payload against the validationErrors listed ($.rule: \"genric-decline\" is not a rule of the scenarios in force; did you mean `generic-decline`? (the rules are: expired-card, generic-decline, "},
+		{name: "next gateway-timeout holds for the request timeout", args: []string{"next", "gateway-timeout", "-o", "json"},
+			check: func(t *testing.T, s string) { assert.Equal(t, "300ms", jsonOf(t, s)["holdsFor"]) }},
+		{name: "next --clear again", args: []string{"next", "--clear"},
+			check: func(t *testing.T, s string) { assert.Equal(t, "nothing pending: payments follow the rules\n", s) }},
 		{name: "next --times 0 is the server's 422", args: []string{"next", "generic-fail", "--times", "0"}, wantCode: 1,
 			stderr: "Error: RequestValidationError: We were unable to validate your request, please check your payload against the validationErrors listed ($.times: "},
 	}
@@ -218,11 +239,15 @@ func TestPayNextCLI(t *testing.T) {
 		})
 	}
 
-	t.Run("the 504's payment is named and goes on", func(t *testing.T) {
+	t.Run("the 504's payment is named once, with a command that works as printed", func(t *testing.T) {
 		code, _, stderr := cliRun(t, a, nil, "pay", "--amount", "5040", "--order", "o-504b")
 		require.Equal(t, 1, code)
 		id := paymentOfOrder(t, a, "o-504b")
-		assert.Contains(t, stderr, "payment "+id+" is PENDING and goes on")
+		assert.Equal(t, 1, strings.Count(stderr, id), "the payment id once: %s", stderr)
+		// The rule resolves 2m after creation on the tenant clock: past a
+		// wait's reach, so the clock is advanced first.
+		runSuggested(t, a, stderr, `the payment is PENDING and becomes AUTHORIZED in 2m0s on the tenant clock; to get there now: (paysandbox clock advance 2m0s && paysandbox payments wait `+id+` --status AUTHORIZED)\n$`)
+		assert.Equal(t, "AUTHORIZED", a.must(200, "GET", "/payments/"+id, nil).Str("status"))
 	})
 
 	t.Run("a client-side timeout finds the payment by its order", func(t *testing.T) {
@@ -237,8 +262,92 @@ func TestPayNextCLI(t *testing.T) {
 		require.Equal(t, 1, code, "stdout: %s", out)
 		id := paymentOfOrder(t, a, "o-504c")
 		assert.True(t, strings.HasPrefix(errOut.String(), "Error: RequestTimeout: no answer from the sandbox"), errOut.String())
-		assert.Contains(t, errOut.String(), "payment "+id+" is PENDING and goes on")
+		assert.Equal(t, 1, strings.Count(errOut.String(), id), "the payment id once: %s", errOut.String())
+		assert.Contains(t, errOut.String(), "paysandbox payments wait "+id+" --status AUTHORIZED")
 	})
+}
+
+// runSuggested finds the follow-up command in a `pay` error (the first
+// group of the regular expression re, `&&`-joined commands) and runs each
+// as printed against a: each must succeed.
+func runSuggested(t *testing.T, a *testApp, stderr, re string) {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(stderr)
+	require.NotNil(t, m, "stderr %q does not match %s", stderr, re)
+	for _, line := range strings.Split(m[1], " && ") {
+		args := strings.Fields(line)
+		require.Equal(t, "paysandbox", args[0])
+		code, stdout, errOut := cliRun(t, a, nil, args[1:]...)
+		require.Equal(t, 0, code, "%s:\n%s%s", line, stdout, errOut)
+	}
+}
+
+// TestPayTimeoutWaitsForIt: a 504 whose payment resolves within a wait's
+// reach suggests `payments wait` with a --timeout that covers it, and the
+// command works as printed on the tenant's real clock.
+func TestPayTimeoutWaitsForIt(t *testing.T) {
+	cfg := testConfig()
+	cfg.RequestTimeout = 300 * time.Millisecond
+	app, err := Open(cfg, AppOptions{LogOut: io.Discard}) // the real clock: the payment resolves on its own
+	require.NoError(t, err)
+	require.NoError(t, app.Start())
+	t.Cleanup(func() { _ = app.Close() })
+	a := &testApp{App: app, t: t, Key: simulator.DefaultAPIKey, http: &http.Client{Timeout: 30 * time.Second}}
+	a.useNewTenant()
+	a.must(200, "PUT", "/_sandbox/scenarios", "version: 1\nrules:\n  - name: soon\n    when: { amount: 5555 }\n    timeout: { resolveTo: DECLINED, after: 2s }\n",
+		"Content-Type: application/yaml")
+	code, _, stderr := cliRun(t, a, nil, "pay", "--amount", "5555", "--order", "o-504s")
+	require.Equal(t, 1, code)
+	id := paymentOfOrder(t, a, "o-504s")
+	assert.Equal(t, 1, strings.Count(stderr, id), "the payment id once: %s", stderr)
+	runSuggested(t, a, stderr, `the payment is PENDING and becomes DECLINED in [12]s on the tenant clock: (paysandbox payments wait `+id+` --status DECLINED --timeout [67]s)\n$`)
+}
+
+// TestPayNotesHeldRequest: a payment request that goes NoteAfter without an
+// answer gets a note on stderr: how long the sandbox holds it and why.
+func TestPayNotesHeldRequest(t *testing.T) {
+	a := startApp(t, testConfig())
+	a.useNewTenant()
+	a.must(200, "PUT", "/_sandbox/scenarios", `version: 1
+rules:
+  - name: held
+    when: { amount: 5555 }
+    timeout: { resolveTo: AUTHORIZED, after: 1m, holdFor: 1s }
+  - name: slow
+    when: { amount: 5556 }
+    latency: 1s
+`, "Content-Type: application/yaml")
+	for _, tc := range []struct {
+		amount   string
+		wantCode int
+		note     string
+	}{
+		{"5555", 1, "paysandbox: no answer after 10ms: the sandbox holds this request up to 1s. Rule held (amount 5555 is 5555) is a gateway timeout: it answers 504 after its holdFor, else the server's request timeout, and the payment becomes AUTHORIZED 1m0s later on the tenant clock.\n"},
+		{"5556", 0, "paysandbox: no answer after 10ms: the sandbox holds this request up to 1s. Rule slow (not decided until its latency ends) adds that latency.\n"},
+		{"1000", 0, ""},
+	} {
+		t.Run(tc.amount, func(t *testing.T) {
+			out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+			deps := &cliDeps{Out: out, Err: errOut, Getenv: func(k string) string {
+				return map[string]string{"PAYSANDBOX_URL": a.URL(), "PAYSANDBOX_API_KEY": a.Key}[k]
+			}, HTTP: &http.Client{}}
+			cmd := newPayCmd(deps, func(o *payOptions) error {
+				if tc.note != "" {
+					o.NoteAfter = 10 * time.Millisecond
+				}
+				return runPay(t.Context(), o)
+			})
+			cmd.SetArgs([]string{"--amount", tc.amount})
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			code := reportError(errOut, cmd.Execute())
+			assert.Equal(t, tc.wantCode, code, "stdout: %s", out)
+			if tc.note == "" {
+				assert.Empty(t, errOut.String())
+				return
+			}
+			assert.True(t, strings.HasPrefix(errOut.String(), tc.note), "stderr: %s", errOut)
+		})
+	}
 }
 
 // paymentOfOrder is the id of the one payment of an order.

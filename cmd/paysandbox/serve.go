@@ -76,8 +76,15 @@ func printStartup(w io.Writer, app *App) {
 	} else if abs, err := filepath.Abs(data); err == nil {
 		data = abs
 	}
-	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  try:      curl -s %s/healthz\n",
-		version, listening(app.Addrs()), key, data, app.URL())
+	rules := "built-in (paysandbox scenarios list shows them; --scenarios FILE replaces them)"
+	if f := app.Config.Scenarios; f != "" {
+		rules = f
+		if abs, err := filepath.Abs(f); err == nil {
+			rules = abs
+		}
+	}
+	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  rules:    %s\n  try:      curl -s %s/healthz\n",
+		version, listening(app.Addrs()), key, data, rules, app.URL())
 }
 
 // listening names the bound addresses as URLs and says who can reach them:

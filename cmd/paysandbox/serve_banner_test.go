@@ -10,10 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestStartupBanner: serve says once where it answers, with which key, and
-// where the data lives.
+// TestStartupBanner: serve says once where it answers, with which key,
+// where the data lives and which scenario rules are in force.
 func TestStartupBanner(t *testing.T) {
 	dir := t.TempDir()
+	scenariosAbs, err := filepath.Abs("../../scenarios.yaml")
+	require.NoError(t, err)
 	tests := []struct {
 		name   string
 		config func(c *Config)
@@ -21,6 +23,8 @@ func TestStartupBanner(t *testing.T) {
 	}{
 		{"in memory", func(*Config) {}, []string{"listening on http://127.0.0.1:", "API key:  sandbox-api-key (tenant default)", "data:     in memory"}},
 		{"file", func(c *Config) { c.DB = filepath.Join(dir, "p.db") }, []string{"data:     " + filepath.Join(dir, "p.db")}},
+		{"built-in rules", func(*Config) {}, []string{"rules:    built-in (paysandbox scenarios list shows them; --scenarios FILE replaces them)"}},
+		{"a scenarios file", func(c *Config) { c.Scenarios = "../../scenarios.yaml" }, []string{"rules:    " + scenariosAbs}},
 		{"no default tenant", func(c *Config) { c.DefaultTenant = ptrTo(false) }, []string{"API key:  none: the default tenant is off (--no-default-tenant)"}},
 	}
 	for _, tc := range tests {

@@ -24,6 +24,7 @@ type tenantsCreateOptions struct {
 
 func adminKeyFlag(cmd *cobra.Command, p *string, deps *cliDeps) {
 	cmd.Flags().StringVar(p, "admin-key", deps.Getenv("PAYSANDBOX_ADMIN_KEY"), "the sandbox's admin key, when it has one (env PAYSANDBOX_ADMIN_KEY)")
+	hideEnvSecret(cmd, "admin-key", "PAYSANDBOX_ADMIN_KEY", deps.Getenv)
 }
 
 func adminHeaders(key string) map[string]string {

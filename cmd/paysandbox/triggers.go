@@ -1,9 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 type triggerDisputeOptions struct {
@@ -18,7 +23,7 @@ func newTriggerDisputeCmd(deps *cliDeps, runF func(*triggerDisputeOptions) error
 		Use:   "dispute PAYMENT_ID",
 		Short: "Open a dispute on a payment now (sends DISPUTE.OPENED)",
 		Example: "  paysandbox trigger dispute xYz12AbC\n" +
-			"  paysandbox trigger dispute xYz12AbC --reason fraud --amount 500 --output json",
+			"  paysandbox trigger dispute xYz12AbC --reason PRODUCT_NOT_RECEIVED --amount 500 --output json",
 		Args: exactArgs("PAYMENT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
@@ -31,6 +36,10 @@ func newTriggerDisputeCmd(deps *cliDeps, runF func(*triggerDisputeOptions) error
 			body := map[string]any{}
 			if o.Reason != "" {
 				body["reason"] = o.Reason
+				if !slices.Contains(simulator.DisputeReasons, o.Reason) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "paysandbox: reason %q is kept as given (the vendor's reason is free text), but the shipped scenarios and the dashboard use %s\n",
+						o.Reason, strings.Join(simulator.DisputeReasons, ", "))
+				}
 			}
 			if o.Amount > 0 {
 				body["amount"] = o.Amount
@@ -40,7 +49,7 @@ func newTriggerDisputeCmd(deps *cliDeps, runF func(*triggerDisputeOptions) error
 		},
 	}
 	addClientFlags(cmd, &o.Client, deps)
-	cmd.Flags().StringVar(&o.Reason, "reason", "", "dispute reason (e.g. fraud)")
+	cmd.Flags().StringVar(&o.Reason, "reason", "", "dispute reason: free text; the shipped scenarios and the dashboard use "+strings.Join(simulator.DisputeReasons, ", ")+" (default "+simulator.DisputeReasons[0]+")")
 	cmd.Flags().Int64Var(&o.Amount, "amount", 0, "disputed amount in minor units (default the whole payment)")
 	return cmd
 }

@@ -16,10 +16,13 @@ import (
 // Client commands on the webhook routes of SANDBOX.md section 8:
 // `webhooks ...` (disputes.go holds `disputes ...`).
 
-var eventListTable = listTable("id", "eventType", "paymentId", "status", "createdAt")
+// eventListTable's paymentStatus is the payment status the event
+// announces; status is the event's delivery status.
+var eventListTable = listTable("id", "eventType", "paymentId", "status", "createdAt", "paymentStatus")
 
-// newWebhooksCmd is the `webhooks` parent; extra adds the standalone
-// commands (`verify` and `listen`, no server) beside the server ones.
+// newWebhooksCmd is the `webhooks` parent; extra adds the local commands
+// (`listen`, and `verify`, which needs a server only with --event) beside
+// the server ones.
 func newWebhooksCmd(deps *cliDeps, extra ...*cobra.Command) *cobra.Command {
 	endpoint := newParentCmd("endpoint", "Set or show the tenant's webhook endpoint",
 		"  paysandbox webhooks endpoint set http://localhost:9000/hooks",

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"sync"
@@ -19,38 +20,64 @@ import (
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
-// Local webhook tools: standalone, no sandbox server needed; addClientCommands
-// adds them under the `webhooks` parent.
+// Local webhook tools: no sandbox server needed (but for verify --event);
+// addClientCommands adds them under the `webhooks` parent.
 
 type webhooksVerifyOptions struct {
 	Secret    string
 	Signature string
 	File      string
+	// Event, when set, takes the body (and, without --signature, the
+	// signature) from the sandbox: the event's latest attempt.
+	Event  string
+	Client clientOptions
 }
+
+// webhooksVerifyExample is verify's --help example; a test runs each line
+// against a real server (placeholders: $SIG, $EVENT_ID, whsec_..., the URL).
+const webhooksVerifyExample = `  paysandbox webhooks verify --secret sandbox-signing-secret --signature "$SIG" body.json
+  export PAYSANDBOX_SIGNING_SECRET=whsec_...; paysandbox webhooks verify --signature "$SIG" body.json
+  paysandbox webhooks verify --event "$EVENT_ID"   # the body and signature the event's latest attempt sent
+  curl -s localhost:8080/_sandbox/webhooks/events/$EVENT_ID/body -H 'X-API-KEY: sandbox-api-key' | paysandbox webhooks verify --signature "$SIG"`
 
 // newWebhooksVerifyCmd checks a webhook signature: `verify --signature SIG
 // [FILE]` reads the raw body from FILE (or stdin) and exits 0 when SIG is
-// base64(HMAC-SHA256(secret, body)), 1 with the reason otherwise. The secret
-// is --secret, else PAYSANDBOX_SIGNING_SECRET (read with getenv), else the
-// default tenant's, as for `webhooks listen`.
-func newWebhooksVerifyCmd(getenv func(string) string) *cobra.Command {
+// base64(HMAC-SHA256(secret, body)), 1 with the reason otherwise; `verify
+// --event ID` checks the body the event's latest attempt sent (its exact
+// bytes, GET /_sandbox/webhooks/events/{id}/body) against that attempt's
+// X-Signature-Primary (or --signature). The secret is --secret, else
+// PAYSANDBOX_SIGNING_SECRET, else the default tenant's, as for `webhooks
+// listen`.
+func newWebhooksVerifyCmd(deps *cliDeps) *cobra.Command {
 	opts := &webhooksVerifyOptions{}
 	cmd := &cobra.Command{
-		Use:   "verify [--secret S] --signature SIG [FILE]",
-		Short: "Check a webhook signature against the raw body (FILE or stdin)",
-		Example: "  paysandbox webhooks verify --secret sandbox-signing-secret --signature \"$SIG\" body.json\n" +
-			"  export PAYSANDBOX_SIGNING_SECRET=whsec_...; paysandbox webhooks verify --signature \"$SIG\" body.json\n" +
-			"  curl -s localhost:8080/_sandbox/webhooks/events/$EVENT_ID -H 'X-API-KEY: sandbox-api-key' | jq -r .body | paysandbox webhooks verify --secret S --signature SIG",
-		Args: cobra.MaximumNArgs(1),
+		Use:     "verify [--secret S] (--signature SIG [FILE] | --event ID)",
+		Short:   "Check a webhook signature against the raw body (FILE, stdin or a sent event)",
+		Example: webhooksVerifyExample,
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.File = args[0]
 			}
 			var body []byte
 			var err error
-			if opts.File == "" || opts.File == "-" {
+			switch {
+			case opts.Event != "" && opts.File != "":
+				return usageErrorf("give FILE or --event, not both")
+			case opts.Event != "":
+				var sig string
+				body, sig, err = sentEvent(ctxOf(cmd), &opts.Client, opts.Event)
+				if err != nil {
+					return err
+				}
+				if opts.Signature == "" {
+					opts.Signature = sig
+				}
+			case opts.Signature == "":
+				return usageErrorf("--signature is required (or --event ID)")
+			case opts.File == "" || opts.File == "-":
 				body, err = io.ReadAll(cmd.InOrStdin())
-			} else {
+			default:
 				body, err = os.ReadFile(opts.File)
 			}
 			if err != nil {
@@ -63,10 +90,42 @@ func newWebhooksVerifyCmd(getenv func(string) string) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&opts.Secret, "secret", signingSecret(getenv), "the tenant's webhook signing secret (env PAYSANDBOX_SIGNING_SECRET; default the default tenant's)")
-	cmd.Flags().StringVar(&opts.Signature, "signature", "", "the X-Signature-Primary (or -Secondary) header value")
-	_ = cmd.MarkFlagRequired("signature")
+	cmd.Flags().StringVar(&opts.Secret, "secret", signingSecret(deps.Getenv), "the tenant's webhook signing secret (env PAYSANDBOX_SIGNING_SECRET; default the default tenant's)")
+	hideEnvSecret(cmd, "secret", "PAYSANDBOX_SIGNING_SECRET", deps.Getenv)
+	cmd.Flags().StringVar(&opts.Signature, "signature", "", "the X-Signature-Primary (or -Secondary) header value (with --event: default the one its latest attempt sent)")
+	cmd.Flags().StringVar(&opts.Event, "event", "", "check this event as the sandbox sent it (needs --url and --api-key)")
+	addConnectionFlags(cmd, &opts.Client, deps)
 	return cmd
+}
+
+// sentEvent is the body event id's latest attempt sent, as exact bytes,
+// and the X-Signature-Primary that attempt sent ("" when no attempt was
+// sent: no endpoint yet). A retry between the two reads makes them differ:
+// the check then fails and says so; run it again.
+func sentEvent(ctx context.Context, c *clientOptions, id string) (body []byte, signature string, err error) {
+	raw, err := c.do(ctx, request{Method: "GET", Path: "/_sandbox/webhooks/events/" + url.PathEscape(id)})
+	if err != nil {
+		return nil, "", err
+	}
+	var ev struct {
+		Attempts []struct {
+			Headers map[string]string `json:"headers"`
+		} `json:"attempts"`
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return nil, "", &checkError{id: "BadAnswer", msg: "the event answer is not JSON"}
+	}
+	for i := len(ev.Attempts) - 1; i >= 0 && signature == ""; i-- {
+		signature = ev.Attempts[i].Headers[webhooks.HeaderSignaturePrimary]
+	}
+	body, err = c.do(ctx, request{Method: "GET", Path: "/_sandbox/webhooks/events/" + url.PathEscape(id) + "/body"})
+	if err != nil {
+		return nil, "", err
+	}
+	if signature == "" {
+		return nil, "", &checkError{id: "NotSent", msg: "event " + id + " has no signed attempt yet (no endpoint when it was made?); give --signature"}
+	}
+	return body, signature, nil
 }
 
 type webhooksListenOptions struct {
@@ -105,6 +164,7 @@ func newWebhooksListenCmd() *cobra.Command {
 	cmd.Flags().IntVar(&opts.Port, "port", 4242, "port to listen on")
 	cmd.Flags().StringVar(&opts.Bind, "bind", "127.0.0.1", "address to listen on (0.0.0.0 to receive from Docker)")
 	cmd.Flags().StringVar(&opts.Secret, "secret", secret, "signing secret to check signatures with (env PAYSANDBOX_SIGNING_SECRET)")
+	hideEnvSecret(cmd, "secret", "PAYSANDBOX_SIGNING_SECRET", os.Getenv)
 	cmd.Flags().IntVar(&opts.Answer, "answer", 200, "HTTP status to answer each delivery with")
 	return cmd
 }

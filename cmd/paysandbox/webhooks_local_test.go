@@ -5,7 +5,9 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -37,11 +40,12 @@ func TestWebhooksVerifyCmd(t *testing.T) {
 		{"secret from PAYSANDBOX_SIGNING_SECRET", []string{"--signature", sig, file}, "", map[string]string{"PAYSANDBOX_SIGNING_SECRET": "whsec_x"}, ""},
 		{"--secret wins over the environment", []string{"--secret", "whsec_x", "--signature", sig, file}, "", map[string]string{"PAYSANDBOX_SIGNING_SECRET": "other"}, ""},
 		{"no secret anywhere: the default tenant's", []string{"--signature", sig, file}, "", nil, "does not match"},
-		{"no signature flag", []string{"--secret", "whsec_x", file}, "", nil, "required flag"},
+		{"no signature flag", []string{"--secret", "whsec_x", file}, "", nil, "--signature is required (or --event ID)"},
+		{"--event and FILE", []string{"--event", "e", file}, "", nil, "give FILE or --event, not both"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := newWebhooksVerifyCmd(func(k string) string { return tc.env[k] })
+			cmd := newWebhooksVerifyCmd(&cliDeps{Getenv: func(k string) string { return tc.env[k] }})
 			var out, errOut bytes.Buffer
 			cmd.SetOut(&out)
 			cmd.SetErr(&errOut)
@@ -102,4 +106,55 @@ func TestWebhooksListenFlags(t *testing.T) {
 		cmd.SetArgs(args)
 		assert.Error(t, cmd.Execute(), "%v", args)
 	}
+}
+
+// TestWebhooksVerifyExample runs each line of `webhooks verify --help`'s
+// example, as printed but for its placeholders, against a real server and
+// a real delivery: each says valid. The events API's /body answers the
+// exact bytes the receiver got.
+func TestWebhooksVerifyExample(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("the example needs curl")
+	}
+	a := newTestApp(t) // the default tenant: the example's key and secret
+	rc := newReceiver(t, answer(200))
+	a.setEndpoint(rc.URL)
+	pid := a.pay(1000, numOK).Str("id")
+	ev := a.must(200, "GET", "/_sandbox/webhooks/wait?paymentId="+pid+"&type=PAYMENT.STATUS&status=DELIVERED&timeout=10s", nil)
+	id := ev.Str("id")
+	var sent delivery
+	for _, d := range rc.deliveries() {
+		if d.Header.Get("X-Event-Id") == id {
+			sent = d
+		}
+	}
+	require.NotEmpty(t, sent.Body)
+	assert.Equal(t, sent.Body, a.must(200, "GET", "/_sandbox/webhooks/events/"+id+"/body", nil).Body, "the exact bytes sent")
+	assert.Equal(t, 404, a.req("GET", "/_sandbox/webhooks/events/nope/body", nil).Status)
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "body.json"), sent.Body, 0o644))
+	u, err := url.Parse(a.URL())
+	require.NoError(t, err)
+	env := append(os.Environ(), cliOnPathEnv, "PATH="+cliOnPath(t)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PAYSANDBOX_URL="+a.URL(), "EVENT_ID="+id, "SIG="+sent.Header.Get("X-Signature-Primary"))
+	lines := strings.Split(webhooksVerifyExample, "\n")
+	require.Len(t, lines, 4)
+	for _, line := range lines {
+		line = strings.TrimSpace(line)
+		t.Run(line, func(t *testing.T) {
+			line = strings.NewReplacer("localhost:8080", u.Host, "whsec_...", simulator.DefaultSigningSecret).Replace(line)
+			cmd := exec.Command("bash", "-c", "set -euo pipefail\n"+line)
+			cmd.Dir, cmd.Env = dir, env
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			assert.Equal(t, "valid\n", string(out))
+		})
+	}
+
+	t.Run("the signature of another body fails", func(t *testing.T) {
+		code, _, stderr := cliRun(t, a, nil, "webhooks", "verify", "--event", id, "--signature", webhooks.Sign(simulator.DefaultSigningSecret, []byte("{}")))
+		assert.Equal(t, 1, code)
+		assert.Contains(t, stderr, "Error: InvalidSignature: ")
+	})
 }

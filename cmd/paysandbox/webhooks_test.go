@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -499,4 +500,26 @@ func TestClockAdvanceFired(t *testing.T) {
 
 	r = a.advance("1h")
 	assert.Equal(t, []any{}, r.JSON["fired"], "nothing due: an empty list")
+}
+
+// TestWebhookListPaymentStatus: each event says the payment status it
+// announces, in the listing and the detail (stored with the event), and
+// `webhooks list` shows it in its last column.
+func TestWebhookListPaymentStatus(t *testing.T) {
+	a := newTestApp(t)
+	a.useNewTenant()
+	pid := a.pay(1000, numOK).Str("id")
+	evs := a.events(pid) // oldest first
+	require.Len(t, evs, 2)
+	assert.Equal(t, []any{"PENDING", "AUTHORIZED"}, []any{evs[0]["paymentStatus"], evs[1]["paymentStatus"]})
+	one := a.must(200, "GET", "/_sandbox/webhooks/events/"+evs[1]["id"].(string), nil)
+	assert.Equal(t, "AUTHORIZED", one.Str("paymentStatus"))
+
+	code, stdout, stderr := cliRun(t, a, nil, "webhooks", "list", "--payment", pid)
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	require.Len(t, lines, 3)
+	assert.Regexp(t, `^ID\s+EVENTTYPE\s+PAYMENTID\s+STATUS\s+CREATEDAT\s+PAYMENTSTATUS$`, lines[0], "the column is added at the end")
+	assert.Regexp(t, `\sAUTHORIZED$`, lines[1])
+	assert.Regexp(t, `\sPENDING$`, lines[2])
 }

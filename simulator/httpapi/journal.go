@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -205,14 +206,19 @@ func (tj *tenantJournal) count(h Hint, requestID, eventID string) {
 	}
 	s.Count++
 	s.LastMessage = h.Message
+	// push puts id first, once: an event retried five times is one id.
 	push := func(list []string, id string) []string { // in place: Hints hands out copies
 		if id == "" {
 			return list
 		}
-		if len(list) < hintLatest {
-			list = append(list, "")
+		at := slices.Index(list, id)
+		if at < 0 {
+			if len(list) < hintLatest {
+				list = append(list, "")
+			}
+			at = len(list) - 1
 		}
-		copy(list[1:], list)
+		copy(list[1:at+1], list[:at])
 		list[0] = id
 		return list
 	}

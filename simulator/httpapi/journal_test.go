@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,20 @@ func TestRecordWebhookHint(t *testing.T) {
 	assert.Contains(t, j.Hints("b")[0].LastMessage, "302 Found")
 	j.Clear("a")
 	assert.Empty(t, j.Hints("a"))
+
+	// An event retried is counted each time but listed once, newest first.
+	for range 5 {
+		j.RecordWebhookHint("c", "evt-4", 500, "")
+	}
+	j.RecordWebhookHint("c", "evt-5", 500, "")
+	j.RecordWebhookHint("c", "evt-4", 500, "")
+	hs = j.Hints("c")
+	assert.Equal(t, 7, hs[0].Count)
+	assert.Equal(t, []string{"evt-4", "evt-5"}, hs[0].LatestEventIDs)
+	for i := range 7 {
+		j.RecordWebhookHint("d", fmt.Sprint("evt-d", i), 500, "")
+	}
+	assert.Equal(t, []string{"evt-d6", "evt-d5", "evt-d4", "evt-d3", "evt-d2"}, j.Hints("d")[0].LatestEventIDs, "the latest ones, at most hintLatest")
 }
 
 // TestJournalHintState: tight polling needs 5 GETs within 1s; a retry after
@@ -205,4 +220,14 @@ func TestJournalRetain(t *testing.T) {
 	assert.Len(t, j.Entries("t1", JournalQuery{}), 1)
 	assert.Empty(t, j.Entries("t2", JournalQuery{}))
 	assert.Len(t, j.by, 2)
+}
+
+// TestHintKindsDocumented: docs/journal.md's table has a row for every hint
+// kind.
+func TestHintKindsDocumented(t *testing.T) {
+	page, err := os.ReadFile("../../docs/journal.md")
+	require.NoError(t, err)
+	for kind := range hintFixes {
+		assert.Contains(t, string(page), "| `"+kind+"` |", "docs/journal.md has no row for %s", kind)
+	}
 }

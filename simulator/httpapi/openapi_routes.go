@@ -189,6 +189,8 @@ var apiOps = []apiOp{
 		query: []string{"paymentId", "type", "status", "limit"}, answer: listOf(eventOutDTO{})},
 	{method: http.MethodGet, path: "/_sandbox/webhooks/events/:id", tag: "Sandbox", summary: "One webhook event with the exact body sent", auth: authControl, answer: eventOutDTO{},
 		codes: []simulator.Code{simulator.CodeNotFound}},
+	{method: http.MethodGet, path: "/_sandbox/webhooks/events/:id/body", tag: "Sandbox", summary: "The exact bytes of the body a webhook event's latest attempt sent (what its signature signs)", auth: authControl,
+		answer: looseAnswer, codes: []simulator.Code{simulator.CodeNotFound}},
 	{method: http.MethodPost, path: "/_sandbox/webhooks/events/:id/replay", tag: "Sandbox", summary: "Send a webhook event again, now", auth: authControl,
 		req: emptyRequest, model: "ReplayRequest", optional: true, answer: attemptOutDTO{}, codes: []simulator.Code{simulator.CodeNotFound}},
 	{method: http.MethodPost, path: "/_sandbox/webhooks/deliver", tag: "Sandbox", summary: "Try every pending webhook delivery now", auth: authControl,

@@ -501,8 +501,14 @@ func (d reportDTO) markdown() []byte {
 		if r := d.Rules.NoRule; r.Count > 0 {
 			row("no rule (the default processor)", n(r.Count), ids(r.ExamplePaymentIDs), ids(r.ExampleRequestIDs))
 		}
-		for _, name := range d.Rules.NeverMatched {
-			row("`"+name+"`", "0", "-", "-")
+		// The rules never matched are one collapsed line, not a row each:
+		// with the built-in rules in force they are most of the table.
+		if nm := d.Rules.NeverMatched; len(nm) > 0 {
+			what := "rules"
+			if len(nm) == 1 {
+				what = "rule"
+			}
+			p("\n<details><summary>%d %s never matched</summary>\n\n`%s`\n\n</details>\n", len(nm), what, strings.Join(nm, "`, `"))
 		}
 	}
 	if len(d.Migration) > 0 {

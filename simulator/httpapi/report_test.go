@@ -242,7 +242,7 @@ func TestReportFormats(t *testing.T) {
 	text := string(md.Body)
 	assert.True(t, strings.HasPrefix(text, "## paysandbox report\n"), text)
 	for _, want := range []string{"| Check | Result |\n|---|---|\n", "\n### Hints\n\n| Kind | Count |", "| `missing-api-version` | 1 |",
-		"\n### Scenario rules\n", "| `decline-it` | 1 |", "| `never-used` | 0 |", "\n### Requests\n", "| GET /payments | 400 | 1 |"} {
+		"\n### Scenario rules\n", "| `decline-it` | 1 |", "\n<details><summary>1 rule never matched</summary>\n\n`never-used`\n\n</details>\n", "\n### Requests\n", "| GET /payments | 400 | 1 |"} {
 		assert.Contains(t, text, want)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {

@@ -94,6 +94,7 @@ func (s *Server) routes() {
 	e.POST("/_sandbox/webhooks/rotate-secret", chain(s.rotateSecret, s.authEveryScope("Rotating the signing secret", nil), readBody))
 	e.GET("/_sandbox/webhooks/events", chain(s.listWebhookEvents, control...))
 	e.GET("/_sandbox/webhooks/events/:id", chain(s.getWebhookEvent, control...))
+	e.GET("/_sandbox/webhooks/events/:id/body", chain(s.getWebhookEventBody, control...))
 	e.POST("/_sandbox/webhooks/events/:id/replay", chain(s.replayWebhook, control...))
 	e.POST("/_sandbox/webhooks/deliver", chain(s.deliverWebhooks, control...))
 	e.GET("/_sandbox/webhooks/wait", chain(s.waitWebhook, control...))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -118,22 +119,57 @@ func (s *Server) explainPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, ex)
+	out := paymentExplanationDTO{PaymentExplanation: ex}
+	if ex.Hold != nil {
+		out.HoldsFor = ex.Hold.HoldsFor(s.opt.RequestTimeout).String()
+	}
+	if tm := ex.Timeout; tm != nil {
+		out.Timeout = &pendingTimeoutDTO{ResolveTo: tm.ResolveTo, ResolveAt: ts(tm.ResolveAt), ResolvesIn: max(tm.ResolveAt.Sub(ex.At), 0).Round(time.Millisecond).String()}
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+// paymentExplanationDTO is the answer of /_sandbox/payments/{id}/explain:
+// holdsFor is how long the payment's rule holds a request that creates a
+// payment (as on /_sandbox/scenarios/next; absent without a rule; for a
+// payment not decided yet, the rule rulesInForce.matched names), timeout the
+// gateway timeout the payment is in.
+type paymentExplanationDTO struct {
+	service.PaymentExplanation
+	HoldsFor string             `json:"holdsFor,omitempty"`
+	Timeout  *pendingTimeoutDTO `json:"timeout,omitempty"`
+}
+
+// pendingTimeoutDTO is a gateway timeout in progress: the payment becomes
+// resolveTo at resolveAt, resolvesIn from now, both on the tenant's clock.
+type pendingTimeoutDTO struct {
+	ResolveTo  simulator.PaymentStatus `json:"resolveTo"`
+	ResolveAt  string                  `json:"resolveAt"`
+	ResolvesIn string                  `json:"resolvesIn"`
 }
 
 // oneShotDTO is the answer of /_sandbox/scenarios/next: the pending
 // one-shot, or {"rule": null, "remaining": 0} when none is pending.
+// HoldsFor, with a pending rule, is how long that rule holds the request
+// that creates a payment (its latency and its timeout's holdFor, or the
+// server's request timeout; "0s" for a rule that answers at once).
 type oneShotDTO struct {
 	Rule      *string `json:"rule"`
 	Remaining int     `json:"remaining"`
+	HoldsFor  string  `json:"holdsFor,omitempty"`
 }
 
-func toOneShotDTO(o *simulator.OneShot) oneShotDTO {
+// oneShotAnswer is the answer for tenant t's one-shot o.
+func (s *Server) oneShotAnswer(c echo.Context, o *simulator.OneShot) error {
 	if o == nil {
-		return oneShotDTO{}
+		return writeJSON(c, http.StatusOK, oneShotDTO{})
+	}
+	h, err := s.svc.RuleHold(tenantOf(c), o.Rule)
+	if err != nil {
+		return err
 	}
 	r := o.Rule
-	return oneShotDTO{Rule: &r, Remaining: o.Remaining}
+	return writeJSON(c, http.StatusOK, oneShotDTO{Rule: &r, Remaining: o.Remaining, HoldsFor: h.HoldsFor(s.opt.RequestTimeout).String()})
 }
 
 type nextBody struct {
@@ -157,7 +193,7 @@ func (s *Server) postNextScenario(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toOneShotDTO(o))
+	return s.oneShotAnswer(c, o)
 }
 
 // getNextScenario is GET /_sandbox/scenarios/next: what is pending.
@@ -166,7 +202,7 @@ func (s *Server) getNextScenario(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toOneShotDTO(o))
+	return s.oneShotAnswer(c, o)
 }
 
 // deleteNextScenario is DELETE /_sandbox/scenarios/next: nothing pending
@@ -175,5 +211,5 @@ func (s *Server) deleteNextScenario(c echo.Context) error {
 	if err := s.svc.ClearNextScenario(tenantOf(c)); err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toOneShotDTO(nil))
+	return s.oneShotAnswer(c, nil)
 }

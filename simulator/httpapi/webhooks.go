@@ -42,6 +42,9 @@ type eventOutDTO struct {
 	NextAttemptAt string          `json:"nextAttemptAt,omitempty"`
 	Attempts      []attemptOutDTO `json:"attempts"`
 	Body          json.RawMessage `json:"body,omitempty"`
+	// PaymentStatus is the payment status the event announces (absent for
+	// an event without a payment, or stored by an earlier release).
+	PaymentStatus simulator.PaymentStatus `json:"paymentStatus,omitempty"`
 }
 
 func toAttemptOut(a simulator.DeliveryAttempt) attemptOutDTO {
@@ -61,7 +64,7 @@ func toAttemptOut(a simulator.DeliveryAttempt) attemptOutDTO {
 func toEventOut(ev *simulator.Event, body json.RawMessage) eventOutDTO {
 	out := eventOutDTO{
 		ID: ev.ID, EventType: ev.Type, PaymentID: ev.PaymentID, DisputeID: ev.DisputeID,
-		CreatedAt: ts(ev.CreatedAt), Status: ev.Status, Attempts: []attemptOutDTO{}, Body: body,
+		CreatedAt: ts(ev.CreatedAt), Status: ev.Status, Attempts: []attemptOutDTO{}, Body: body, PaymentStatus: ev.PaymentStatus,
 	}
 	if ev.Status == simulator.DeliveryPending {
 		out.NextAttemptAt = ts(ev.CreatedAt)
@@ -169,6 +172,23 @@ func (s *Server) getWebhookEvent(c echo.Context) error {
 		return err
 	}
 	return s.eventWithBody(c, ev)
+}
+
+// getWebhookEventBody is GET /_sandbox/webhooks/events/{id}/body: the
+// exact bytes of the body the event's latest attempt sent (before any
+// attempt, the body every attempt sends but for signedAt), to check an
+// X-Signature-Primary against. The event's JSON answer carries the body as
+// JSON, which a reader re-encodes; these bytes are what was signed.
+func (s *Server) getWebhookEventBody(c echo.Context) error {
+	ev, err := s.svc.Event(tenantOf(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	body, err := s.svc.EventBody(ev)
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
 }
 
 func (s *Server) deliverWebhooks(c echo.Context) error {

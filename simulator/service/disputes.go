@@ -19,7 +19,7 @@ func (s *Service) OpenDispute(ctx context.Context, t *simulator.Tenant, paymentI
 // the same transaction; its plan's Then steps are scheduled from the opening).
 func (s *Service) openDispute(ctx context.Context, t *simulator.Tenant, paymentID, reason string, amount *int64, job *simulator.Job) (*simulator.Dispute, error) {
 	if reason == "" {
-		reason = "FRAUDULENT"
+		reason = simulator.DisputeReasons[0]
 	}
 	var out *simulator.Dispute
 	err := s.update(ctx, func(tx simulator.Tx) error {

@@ -38,19 +38,24 @@ func (s *Service) checkScenarioName(t *simulator.Tenant, model string, metadata 
 // scenarioNameProblem describes an unknown metadata.sandboxScenario, with
 // the close rule names when the rule book gives them (CloseNames).
 func scenarioNameProblem(err error) string {
-	msg := err.Error() + " of the scenarios in force (GET /_sandbox/scenarios)"
+	return err.Error() + " of the scenarios in force (GET /_sandbox/scenarios)" + closeNames(err)
+}
+
+// closeNames is "; did you mean `x`?" (or the close ones) for an unknown
+// rule name's error from the rule book; "" when it names none.
+func closeNames(err error) string {
 	var cn interface{ CloseNames() []string }
 	if !errors.As(err, &cn) {
-		return msg
+		return ""
 	}
 	switch names := cn.CloseNames(); len(names) {
 	case 0:
+		return ""
 	case 1:
-		msg += "; did you mean `" + names[0] + "`?"
+		return "; did you mean `" + names[0] + "`?"
 	default:
-		msg += "; close ones: `" + strings.Join(names, "`, `") + "`"
+		return "; close ones: `" + strings.Join(names, "`, `") + "`"
 	}
-	return msg
 }
 
 // Scenarios renders the rules in force for tenant t (its own, else the server's).
@@ -223,6 +228,15 @@ type PaymentExplanation struct {
 	Now       simulator.ScenarioExplanation `json:"rulesInForce"`
 	// Next is the tenant's pending one-shot (for its next payments, not this one).
 	Next *simulator.OneShot `json:"next,omitempty"`
+	// Hold is how the payment's rule (the rule of that name in force)
+	// holds the request that creates a payment; for a payment not decided
+	// yet (a rule's latency is running), how the rule the rules in force
+	// give it does. Nil without a rule.
+	Hold *simulator.RuleHold `json:"-"`
+	// Timeout is the gateway timeout the payment is in (nil when it is
+	// not), and At the tenant clock's time of the explanation.
+	Timeout *simulator.TimeoutState `json:"-"`
+	At      time.Time               `json:"-"`
 }
 
 // ExplainPayment explains an existing payment. Errors: PaymentError.
@@ -239,12 +253,14 @@ func (s *Service) ExplainPayment(t *simulator.Tenant, id string) (PaymentExplana
 	if err != nil {
 		return PaymentExplanation{}, err
 	}
-	out := PaymentExplanation{PaymentID: p.ID, Reason: "not decided yet: the payment awaits its authorization", Next: cur.Next}
+	out := PaymentExplanation{PaymentID: p.ID, Reason: "not decided yet: the payment awaits its authorization", Next: cur.Next,
+		Timeout: p.Timeout, At: s.now(cur)}
 	if p.Plan != nil {
 		out.Reason = p.Plan.Why
 		if p.Plan.Rule != "" {
 			r := p.Plan.Rule
 			out.Matched = &r
+			out.Hold = ruleHold(rb, cur.Scenarios, r)
 		}
 	}
 	probe := p.Clone()
@@ -257,8 +273,20 @@ func (s *Service) ExplainPayment(t *simulator.Tenant, id string) (PaymentExplana
 	}
 	if ex, err := rb.ExplainRules(cur.Scenarios, probe); err == nil {
 		out.Now = ex
+		if p.Plan == nil && ex.Matched != nil {
+			out.Hold = ruleHold(rb, cur.Scenarios, *ex.Matched)
+		}
 	}
 	return out, nil
+}
+
+// ruleHold is how rule name of tenant document doc holds a request; nil
+// when no rule has that name.
+func ruleHold(rb simulator.RuleBook, doc, name string) *simulator.RuleHold {
+	if h, ok := rb.RuleHold(doc, name); ok {
+		return &h
+	}
+	return nil
 }
 
 // NextScenario is tenant t's pending one-shot, nil when none.
@@ -268,6 +296,21 @@ func (s *Service) NextScenario(t *simulator.Tenant) (*simulator.OneShot, error) 
 		return nil, err
 	}
 	return cur.Next, nil
+}
+
+// RuleHold is how the rule named rule of tenant t's rules in force holds
+// the request that creates a payment (zero for a name that is no rule).
+func (s *Service) RuleHold(t *simulator.Tenant, rule string) (simulator.RuleHold, error) {
+	rb := s.rules()
+	if rb == nil {
+		return simulator.RuleHold{}, errNoRuleBook()
+	}
+	cur, err := s.Tenant(t.ID)
+	if err != nil {
+		return simulator.RuleHold{}, err
+	}
+	h, _ := rb.RuleHold(cur.Scenarios, rule)
+	return h, nil
 }
 
 // SetNextScenario makes tenant t's next `times` created payments take the
@@ -294,7 +337,9 @@ func (s *Service) SetNextScenario(t *simulator.Tenant, rule string, times int64)
 		case rule == "":
 			errs = append(errs, simulator.FieldError{Path: "$.rule", Description: "rule is required: the name of a rule (" + ruleList(names) + ")"})
 		case !containsString(names, rule):
-			errs = append(errs, simulator.FieldError{Path: "$.rule", Description: fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", rule, ruleList(names))})
+			// The rule book names the close ones as for metadata.sandboxScenario.
+			near := closeNames(rb.CheckScenario(cur.Scenarios, map[string]any{"sandboxScenario": rule}))
+			errs = append(errs, simulator.FieldError{Path: "$.rule", Description: fmt.Sprintf("%q is not a rule of the scenarios in force%s (%s)", rule, near, ruleList(names))})
 		}
 		errs = append(errs, simulator.CheckOneShotTimes(times)...)
 		if len(errs) > 0 {

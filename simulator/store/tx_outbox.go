@@ -81,6 +81,8 @@ type evRec struct {
 	Attempts  []attRec        `json:"attempts,omitempty"`
 	// TraceParent is simulator.Event.TraceParent.
 	TraceParent string `json:"traceParent,omitempty" cbor:"tp,omitempty"`
+	// PaymentStatus is simulator.Event.PaymentStatus.
+	PaymentStatus string `json:"paymentStatus,omitempty" cbor:"ps,omitempty"`
 }
 
 // attRec is simulator.DeliveryAttempt without its zero values.
@@ -98,7 +100,10 @@ type attRec struct {
 
 func evRecOf(e *simulator.Event) evRec {
 	rec := evRec{ID: e.ID, Type: e.Type, PaymentID: e.PaymentID, DisputeID: e.DisputeID, CreatedAt: e.CreatedAt,
-		Status: e.Status, NextAt: e.NextAt, TraceParent: e.TraceParent}
+		Status: e.Status, NextAt: e.NextAt, TraceParent: e.TraceParent, PaymentStatus: string(e.PaymentStatus)}
+	if rec.PaymentStatus == "" && e.Payment != nil {
+		rec.PaymentStatus = string(e.Payment.Status)
+	}
 	if len(e.Attempts) > 0 {
 		rec.Attempts = make([]attRec, len(e.Attempts))
 		for i, a := range e.Attempts {
@@ -112,7 +117,8 @@ func evRecOf(e *simulator.Event) evRec {
 // decoding "body":null gave JSON records: the literal null.
 func (rec *evRec) event(tid string) *simulator.Event {
 	e := &simulator.Event{ID: rec.ID, TenantID: tid, Type: rec.Type, PaymentID: rec.PaymentID, DisputeID: rec.DisputeID,
-		CreatedAt: rec.CreatedAt, Body: rec.Body, Status: rec.Status, NextAt: rec.NextAt, TraceParent: rec.TraceParent}
+		CreatedAt: rec.CreatedAt, Body: rec.Body, Status: rec.Status, NextAt: rec.NextAt, TraceParent: rec.TraceParent,
+		PaymentStatus: simulator.PaymentStatus(rec.PaymentStatus)}
 	if e.Body == nil {
 		e.Body = json.RawMessage("null")
 	}
