@@ -309,11 +309,7 @@ func (b *openAPIBuilder) operation(op apiOp, schemas openapi3.Schemas) *openapi3
 		}
 	}
 	for _, q := range op.query {
-		s := openapi3.NewStringSchema()
-		if f, ok := queryParamSchemas[q]; ok {
-			s = f()
-		}
-		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: openapi3.NewQueryParameter(q).WithSchema(s)})
+		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: b.queryParameter(op, q)})
 	}
 	switch {
 	case op.req != nil:

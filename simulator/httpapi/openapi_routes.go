@@ -136,7 +136,8 @@ var apiOps = []apiOp{
 		req: tenantCreate, model: "TenantCreateRequest", optional: true, status: http.StatusCreated,
 		answer: props(strP("tenantId"), strP("apiKey"), strP("signingSecret"), enumP("webhookVersion", simulator.APIVersionNames()), optP(strP("expiresAt")))},
 	{method: http.MethodDelete, path: "/_sandbox/tenant", tag: "Sandbox", summary: "Delete the calling tenant", auth: authControl, answer: tenantStatusAnswer},
-	{method: http.MethodPost, path: "/_sandbox/reset", tag: "Sandbox", summary: "Delete the tenant's data (its settings stay)", auth: authControl, answer: tenantStatusAnswer},
+	{method: http.MethodPost, path: "/_sandbox/reset", tag: "Sandbox", summary: "Delete the tenant's data (its settings stay)", auth: authControl,
+		req: emptyRequest, model: "ResetRequest", optional: true, answer: tenantStatusAnswer},
 	{method: http.MethodGet, path: "/_sandbox/clock", tag: "Sandbox", summary: "The tenant's clock", auth: authControl, answer: props(strP("now"))},
 	{method: http.MethodPost, path: "/_sandbox/clock/advance", tag: "Sandbox", summary: "Advance the tenant's clock and run what falls due", auth: authControl,
 		req: clockAdvance, model: "ClockAdvanceRequest", answer: advanceDTO{}},
@@ -229,7 +230,6 @@ var queryParamSchemas = map[string]func() *openapi3.Schema{
 	"from_date":  openapi3.NewDateTimeSchema,
 	"to_date":    openapi3.NewDateTimeSchema,
 	"version":    func() *openapi3.Schema { return enumSchema(simulator.APIVersionNames()) },
-	"expand":     func() *openapi3.Schema { return enumSchema([]string{"transactions.events"}) },
 }
 
 // Builders of the schemas of answers written as maps.
