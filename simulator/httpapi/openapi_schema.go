@@ -151,7 +151,7 @@ func (a *answerSchemas) answerName(t reflect.Type) string {
 		n = strings.TrimSuffix(t.Name(), "DTO")
 		n = strings.ToUpper(n[:1]) + n[1:]
 	}
-	if prev, ok := a.names[n]; ok && prev != t { // nil: an enum's (enum)
+	if prev, ok := a.names[n]; ok && prev != t { // a nil prev: the name is an enum's (enum)
 		panic("openapi: component " + n + " names both " + prev.String() + " and " + t.String())
 	}
 	a.names[n] = t
