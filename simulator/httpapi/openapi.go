@@ -314,11 +314,7 @@ func (b *openAPIBuilder) operation(op apiOp, schemas openapi3.Schemas) *openapi3
 		}
 	}
 	for _, q := range op.query {
-		s := openapi3.NewStringSchema()
-		if f, ok := queryParamSchemas[q]; ok {
-			s = f()
-		}
-		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: openapi3.NewQueryParameter(q).WithSchema(s)})
+		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: b.queryParameter(op, q)})
 	}
 	switch {
 	case op.req != nil:
@@ -332,9 +328,12 @@ func (b *openAPIBuilder) operation(op apiOp, schemas openapi3.Schemas) *openapi3
 		if op.optional {
 			o.RequestBody.Value.Description = "Optional: no body and {} are the same."
 		}
-	case op.rawBody != "":
+	case op.rawBody == echo.MIMEApplicationJSON:
 		o.RequestBody = &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{Required: true,
 			Content: openapi3.NewContentWithSchema(&openapi3.Schema{}, []string{op.rawBody})}}
+	case op.rawBody != "":
+		o.RequestBody = &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{Required: true,
+			Content: openapi3.NewContentWithSchema(textSchema(), []string{op.rawBody})}}
 	}
 	b.success(o, op)
 	b.errors(o, op)
@@ -350,11 +349,13 @@ func (b *openAPIBuilder) success(o *openapi3.Operation, op apiOp) {
 	desc := http.StatusText(status)
 	r := &openapi3.Response{Description: &desc}
 	if ref := b.answers.answer(op.answer); ref != nil {
-		media := []string{echo.MIMEApplicationJSON}
-		if op.media != nil {
-			media = op.media
+		r.Content = openapi3.NewContentWithJSONSchemaRef(ref)
+	}
+	for _, media := range op.text {
+		if r.Content == nil {
+			r.Content = openapi3.Content{}
 		}
-		r.Content = openapi3.NewContentWithSchemaRef(ref, media)
+		r.Content[media] = openapi3.NewMediaType().WithSchema(textSchema())
 	}
 	if op.auth == authMerchant && b.v.Deprecated() {
 		r.Headers = openapi3.Headers{}

@@ -6,6 +6,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
 // authKind is who may call a route, and how.
@@ -35,14 +36,17 @@ type apiOp struct {
 	model    string
 	optional bool
 	// rawBody is a body that is not JSON the validator checks (a YAML
-	// document, a request the handler reads itself).
+	// document, a request the handler reads itself); a text media type's
+	// schema is a string.
 	rawBody string
 	query   []string
-	// answer is a value of the success answer's DTO type, or an
-	// *openapi3.Schema for an answer written as a map; nil: no JSON body.
+	// answer is a value of the success answer's DTO type, a *mapAnswer or
+	// an *openapi3.Schema: its application/json body; nil: no JSON body.
 	answer any
-	status int      // 200 when 0
-	media  []string // the answer's media types when not JSON
+	status int // 200 when 0
+	// text are the media types the success answer also comes in as a
+	// document of its own (YAML, XML, markdown, HTML): a string each.
+	text []string
 	// codes are the errors of the route beyond those of its auth kind.
 	codes []simulator.Code
 	// idempotent: X-Idempotency-Key applies (409 on reuse, 400 below 2.3).
@@ -72,8 +76,8 @@ var (
 	tenantStatusAnswer = props(strP("tenantId"), strP("status"))
 	countsAnswer       = props(intP("delivered"), intP("failed"))
 	rulesAnswer        = props(intP("rules"))
-	looseAnswer        = openapi3.NewObjectSchema() // shaped by the scenarios or a service type
-	htmlAnswer         = openapi3.NewStringSchema()
+	textHTML           = []string{"text/html"}
+	textYAML           = []string{"application/yaml"}
 )
 
 var paymentCodes = []simulator.Code{simulator.CodePaymentError, simulator.CodeInvalidPaymentStatus}
@@ -144,7 +148,8 @@ var apiOps = []apiOp{
 		req: tenantCreate, model: "TenantCreateRequest", optional: true, status: http.StatusCreated,
 		answer: props(strP("tenantId"), strP("apiKey"), strP("signingSecret"), enumP("webhookVersion", simulator.APIVersionNames()), optP(strP("expiresAt")))},
 	{method: http.MethodDelete, path: "/_sandbox/tenant", tag: "Sandbox", summary: "Delete the calling tenant", auth: authFullKey, answer: tenantStatusAnswer},
-	{method: http.MethodPost, path: "/_sandbox/reset", tag: "Sandbox", summary: "Delete the tenant's data (its settings stay)", auth: authFullKey, answer: tenantStatusAnswer},
+	{method: http.MethodPost, path: "/_sandbox/reset", tag: "Sandbox", summary: "Delete the tenant's data (its settings stay)", auth: authFullKey,
+		req: emptyRequest, model: "ResetRequest", optional: true, answer: tenantStatusAnswer},
 	{method: http.MethodGet, path: "/_sandbox/clock", tag: "Sandbox", summary: "The tenant's clock", auth: authControl, answer: props(strP("now"))},
 	{method: http.MethodPost, path: "/_sandbox/clock/advance", tag: "Sandbox", summary: "Advance the tenant's clock and run what falls due", auth: authControl,
 		req: clockAdvance, model: "ClockAdvanceRequest", answer: advanceDTO{}},
@@ -163,12 +168,12 @@ var apiOps = []apiOp{
 		req: threeDSRequest, model: "ThreeDSChallengeRequest", answer: paymentDTO{}, codes: paymentCodes},
 
 	{method: http.MethodGet, path: "/_sandbox/scenarios", tag: "Sandbox", summary: "The scenario rules in force (YAML; JSON with Accept: application/json)", auth: authControl,
-		answer: looseAnswer, media: []string{"application/yaml", "application/json"}},
+		answer: scenarioDocumentSchema(), text: textYAML},
 	{method: http.MethodPut, path: "/_sandbox/scenarios", tag: "Sandbox", summary: "Replace the tenant's scenario rules", auth: authControl,
 		rawBody: "application/yaml", answer: rulesAnswer, codes: []simulator.Code{simulator.CodeScenarioValidationError}},
 	{method: http.MethodDelete, path: "/_sandbox/scenarios", tag: "Sandbox", summary: "Back to the scenario file's rules", auth: authControl, answer: rulesAnswer},
 	{method: http.MethodPost, path: "/_sandbox/scenarios/explain", tag: "Sandbox", summary: "Which rule a payment request would match, and why the others did not", auth: authControl,
-		rawBody: "application/json", answer: looseAnswer},
+		rawBody: "application/json", answer: simulator.ScenarioExplanation{}},
 	{method: http.MethodGet, path: "/_sandbox/scenarios/next", tag: "Sandbox", summary: "The one-shot rule in force", auth: authControl, answer: oneShotDTO{}},
 	{method: http.MethodPost, path: "/_sandbox/scenarios/next", tag: "Sandbox", summary: "Force the rule of the next created payments", auth: authControl,
 		req: scenarioNext, model: "ScenarioNextRequest", answer: oneShotDTO{}},
@@ -176,9 +181,9 @@ var apiOps = []apiOp{
 	{method: http.MethodGet, path: "/_sandbox/payments/:id", tag: "Sandbox", summary: "A payment in the API version it was made with", auth: authControl,
 		query: []string{"expand"}, answer: paymentDTO{}, codes: paymentCodes},
 	{method: http.MethodGet, path: "/_sandbox/snapshot", tag: "Sandbox", summary: "This tenant whole as one versioned file (secrets only with includeSecrets=true, for a key holding every scope or with X-Admin-Key)", auth: authControl,
-		query: []string{"includeSecrets"}, answer: looseAnswer, codes: []simulator.Code{simulator.CodeForbidden}},
+		query: []string{"includeSecrets"}, answer: simulator.Snapshot{}, codes: []simulator.Code{simulator.CodeForbidden}},
 	{method: http.MethodGet, path: "/_sandbox/payments/:id/explain", tag: "Sandbox", summary: "The scenario rule a payment was given, and why", auth: authControl,
-		answer: looseAnswer, codes: paymentCodes},
+		answer: service.PaymentExplanation{}, codes: paymentCodes},
 
 	{method: http.MethodPut, path: "/_sandbox/webhooks/endpoint", tag: "Sandbox", summary: "Set the tenant's webhook endpoint and version", auth: authControl,
 		req: webhookEndpointRequest, model: "WebhookEndpointRequest", answer: webhookEndpointDTO{}},
@@ -190,7 +195,7 @@ var apiOps = []apiOp{
 	{method: http.MethodGet, path: "/_sandbox/webhooks/events/:id", tag: "Sandbox", summary: "One webhook event with the exact body sent", auth: authControl, answer: eventOutDTO{},
 		codes: []simulator.Code{simulator.CodeNotFound}},
 	{method: http.MethodGet, path: "/_sandbox/webhooks/events/:id/body", tag: "Sandbox", summary: "The exact bytes of the body a webhook event's latest attempt sent (what its signature signs)", auth: authControl,
-		answer: looseAnswer, codes: []simulator.Code{simulator.CodeNotFound}},
+		answer: webhookBodyAnswer, codes: []simulator.Code{simulator.CodeNotFound}},
 	{method: http.MethodPost, path: "/_sandbox/webhooks/events/:id/replay", tag: "Sandbox", summary: "Send a webhook event again, now", auth: authControl,
 		req: emptyRequest, model: "ReplayRequest", optional: true, answer: attemptOutDTO{}, codes: []simulator.Code{simulator.CodeNotFound}},
 	{method: http.MethodPost, path: "/_sandbox/webhooks/deliver", tag: "Sandbox", summary: "Try every pending webhook delivery now", auth: authControl,
@@ -209,7 +214,7 @@ var apiOps = []apiOp{
 		query: []string{"limit", "paymentId", "status", "since"}, answer: listOf(JournalEntry{})},
 	{method: http.MethodGet, path: "/_sandbox/hints", tag: "Sandbox", summary: "Integration mistakes seen in the journal", auth: authControl, answer: listOf(HintSummary{})},
 	{method: http.MethodGet, path: "/_sandbox/report", tag: "Sandbox", summary: "The tenant's CI report: requests, rules, webhook outcomes, hints, migration notes (json, junit or markdown)", auth: authControl,
-		query: []string{"format"}, answer: looseAnswer, media: []string{"application/json", "application/xml", "text/markdown"}},
+		query: []string{"format"}, answer: reportDTO{}, text: []string{"application/xml", "text/markdown"}},
 	{method: http.MethodGet, path: "/_sandbox/migration", tag: "Sandbox", summary: "What changes on 2.4 for the requests made with older versions and for the tenant's webhook bodies, and the versions' sunset", auth: authControl,
 		answer: migrationDTO{}},
 	{method: http.MethodGet, path: "/_sandbox/payment-attempts", tag: "Sandbox", summary: "The tenant's payment attempts, newest first", auth: authControl,
@@ -221,13 +226,13 @@ var apiOps = []apiOp{
 	// The dashboard's entry pages (HTML; the rest of /_sandbox/ui is its
 	// browser UI: forms and a live stream behind a sign-in cookie).
 	{method: http.MethodGet, path: "/_sandbox/ui/", tag: "Dashboard", summary: "The dashboard (sign in with the tenant's API key)",
-		answer: htmlAnswer, media: []string{"text/html"}, dashboard: true},
-	{method: http.MethodGet, path: "/_sandbox/ui/checkout", tag: "Dashboard", summary: "The demo checkout", answer: htmlAnswer, media: []string{"text/html"}, dashboard: true},
+		text: textHTML, dashboard: true},
+	{method: http.MethodGet, path: "/_sandbox/ui/checkout", tag: "Dashboard", summary: "The demo checkout", text: textHTML, dashboard: true},
 	{method: http.MethodGet, path: simulator.ChallengePagePath, tag: "Dashboard", summary: "The 3DS challenge page of a payment (requiredAction.challengeUrl)",
-		query: []string{"token"}, answer: htmlAnswer, media: []string{"text/html"}, dashboard: true},
-	{method: http.MethodGet, path: OpenAPIPath + ".json", tag: "Sandbox", summary: "This document, as JSON", query: []string{"version"}, answer: looseAnswer,
+		query: []string{"token"}, text: textHTML, dashboard: true},
+	{method: http.MethodGet, path: OpenAPIPath + ".json", tag: "Sandbox", summary: "This document, as JSON", query: []string{"version"}, answer: openAPIDocumentSchema(),
 		codes: []simulator.Code{simulator.CodeUnsupportedAPIVersion}},
-	{method: http.MethodGet, path: OpenAPIPath + ".yaml", tag: "Sandbox", summary: "This document, as YAML", query: []string{"version"}, answer: looseAnswer, media: []string{"application/yaml"},
+	{method: http.MethodGet, path: OpenAPIPath + ".yaml", tag: "Sandbox", summary: "This document, as YAML", query: []string{"version"}, text: textYAML,
 		codes: []simulator.Code{simulator.CodeUnsupportedAPIVersion}},
 }
 
@@ -239,11 +244,11 @@ var queryParamSchemas = map[string]func() *openapi3.Schema{
 	"from_date":  openapi3.NewDateTimeSchema,
 	"to_date":    openapi3.NewDateTimeSchema,
 	"version":    func() *openapi3.Schema { return enumSchema(simulator.APIVersionNames()) },
-	"expand":     func() *openapi3.Schema { return enumSchema([]string{"transactions.events"}) },
-	"payment_method_type": func() *openapi3.Schema {
-		return openapi3.NewArraySchema().WithItems(enumSchema(simulator.PaymentMethodTypes))
-	},
 }
+
+// webhookBodyAnswer is a webhook body as sent: its eventType, the rest as
+// the event's type and the tenant's webhook version shape it.
+var webhookBodyAnswer = props(strP("eventType"), optP(strP("date")), optP(strP("signedAt")), optP(strP("version")))
 
 // Builders of the schemas of answers written as maps.
 

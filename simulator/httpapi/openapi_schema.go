@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -107,18 +108,37 @@ type answerSchemas struct {
 var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	anyType        = reflect.TypeFor[any]()
+	timeType       = reflect.TypeFor[time.Time]()
 )
+
+// storedRecords are the store's records as a snapshot carries them: objects
+// in the snapshot format's own version (Snapshot.version), described as such
+// rather than field by field (their names would clash with the answers'
+// components: a payment record is not a Payment answer).
+var storedRecords = map[reflect.Type]string{
+	reflect.TypeFor[simulator.ClientSession](): "A client session record.",
+	reflect.TypeFor[simulator.Instrument]():    "A payment instrument record.",
+	reflect.TypeFor[simulator.Payment]():       "A payment record.",
+	reflect.TypeFor[simulator.Attempt]():       "A payment attempt record.",
+	reflect.TypeFor[simulator.Dispute]():       "A dispute record.",
+	reflect.TypeFor[simulator.Event]():         "A webhook event record with its delivery attempts and body.",
+	reflect.TypeFor[simulator.Job]():           "A scheduled job record.",
+	reflect.TypeFor[simulator.MigrationNote](): "A migration note record.",
+}
 
 // answerNames are the component names that are not the Go name without
 // its DTO suffix.
 var answerNames = map[reflect.Type]string{
-	reflect.TypeFor[sessionDTO]():    "ClientSession",
-	reflect.TypeFor[eventOutDTO]():   "WebhookEvent",
-	reflect.TypeFor[attemptOutDTO](): "DeliveryAttempt",
-	reflect.TypeFor[disputeOutDTO](): "Dispute",
-	reflect.TypeFor[errorBody]():     "ErrorResponse",
-	reflect.TypeFor[errorObject]():   "ErrorObject",
-	reflect.TypeFor[cardDTO]():       "PaymentCard",
+	reflect.TypeFor[sessionDTO]():        "ClientSession",
+	reflect.TypeFor[eventOutDTO]():       "WebhookEvent",
+	reflect.TypeFor[attemptOutDTO]():     "DeliveryAttempt",
+	reflect.TypeFor[disputeOutDTO]():     "Dispute",
+	reflect.TypeFor[errorBody]():         "ErrorResponse",
+	reflect.TypeFor[errorObject]():       "ErrorObject",
+	reflect.TypeFor[cardDTO]():           "PaymentCard",
+	reflect.TypeFor[simulator.OneShot](): "PendingOneShot",
+	// AttemptStatus is the enum of attempt statuses (answerEnums).
+	reflect.TypeFor[attemptStatusDTO](): "AttemptStatusResponse",
 }
 
 // answerName is the component name of a DTO type: the Go name without the
@@ -131,7 +151,7 @@ func (a *answerSchemas) answerName(t reflect.Type) string {
 		n = strings.TrimSuffix(t.Name(), "DTO")
 		n = strings.ToUpper(n[:1]) + n[1:]
 	}
-	if prev, ok := a.names[n]; ok && prev != t {
+	if prev, ok := a.names[n]; ok && prev != t { // a nil prev: the name is an enum's (enum)
 		panic("openapi: component " + n + " names both " + prev.String() + " and " + t.String())
 	}
 	a.names[n] = t
@@ -171,6 +191,13 @@ func (a *answerSchemas) of(t reflect.Type) *openapi3.SchemaRef {
 	switch {
 	case t == rawMessageType, t == anyType:
 		return openapi3.NewSchemaRef("", &openapi3.Schema{})
+	case t == timeType:
+		return openapi3.NewSchemaRef("", openapi3.NewDateTimeSchema())
+	}
+	if desc, ok := storedRecords[t]; ok {
+		s := openapi3.NewObjectSchema()
+		s.Description = desc
+		return openapi3.NewSchemaRef("", s)
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -233,10 +260,12 @@ func (a *answerSchemas) object(t reflect.Type, name string) *openapi3.Schema {
 				continue
 			}
 			ref := a.of(f.Type)
-			if vals := answerEnums[name+"."+jname]; vals != nil {
+			if e, ok := answerEnums[name+"."+jname]; ok {
+				ref = a.enum(e)
+			} else if vals := answerInlineEnums[name+"."+jname]; vals != nil {
 				ref = withEnum(ref, vals())
 			}
-			omit := strings.Contains(opts, "omitempty")
+			omit := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
 			if !omit {
 				s.Required = append(s.Required, jname)
 				switch f.Type.Kind() {
@@ -276,20 +305,53 @@ func withEnum(ref *openapi3.SchemaRef, vals []string) *openapi3.SchemaRef {
 	return openapi3.NewSchemaRef("", &c)
 }
 
+// namedEnum is a closed value set that the document names as a component
+// of its own, so that every field taking it refers to one type and a
+// generator derives no type name of its own for it (an inline enum of
+// Attempt.status would be AttemptStatus to oapi-codegen and ogen alike).
+type namedEnum struct {
+	name   string
+	values func() []string
+}
+
+var (
+	paymentStatusEnum = namedEnum{"PaymentStatus", paymentStatusNames}
+	attemptStatusEnum = namedEnum{"AttemptStatus", attemptStatusNames}
+	apiVersionEnum    = namedEnum{"APIVersion", simulator.APIVersionNames}
+)
+
 // answerEnums are the closed value sets of answer fields, by component and
 // field, from the domain's own lists.
-var answerEnums = map[string]func() []string{
-	"Payment.status":               paymentStatusNames,
-	"PaymentSummary.status":        paymentStatusNames,
-	"Transaction.processorStatus":  paymentStatusNames,
-	"Attempt.status":               attemptStatusNames,
-	"AttemptStatus.status":         attemptStatusNames,
-	"WebhookEndpoint.version":      simulator.APIVersionNames,
-	"TenantSummary.webhookVersion": simulator.APIVersionNames,
-	"Dispute.status":               func() []string { return simulator.DisputeStatuses },
-	"Dispute.type":                 func() []string { return simulator.DisputeTypes },
-	"WebhookEvent.eventType":       func() []string { return simulator.EventTypes },
-	"ErrorObject.errorId":          codeNames,
+var answerEnums = map[string]namedEnum{
+	"Payment.status":               paymentStatusEnum,
+	"PaymentSummary.status":        paymentStatusEnum,
+	"Transaction.processorStatus":  paymentStatusEnum,
+	"Attempt.status":               attemptStatusEnum,
+	"AttemptStatusResponse.status": attemptStatusEnum,
+	"WebhookEndpoint.version":      apiVersionEnum,
+	"TenantSummary.webhookVersion": apiVersionEnum,
+	"Dispute.status":               {"DisputeStatus", func() []string { return simulator.DisputeStatuses }},
+	"Dispute.type":                 {"DisputeType", func() []string { return simulator.DisputeTypes }},
+	"WebhookEvent.eventType":       {"WebhookEventType", func() []string { return simulator.EventTypes }},
+}
+
+// answerInlineEnums are closed value sets kept inline: the error catalogue
+// carries its statuses on the property itself (describeCatalogue).
+var answerInlineEnums = map[string]func() []string{
+	"ErrorObject.errorId": codeNames,
+}
+
+// enum is a $ref to e's component, added on first use. A name is one
+// type's or one enum's: a clash panics, as in answerName.
+func (a *answerSchemas) enum(e namedEnum) *openapi3.SchemaRef {
+	if prev, ok := a.names[e.name]; ok && prev != nil {
+		panic("openapi: component " + e.name + " names both " + prev.String() + " and an enum")
+	}
+	a.names[e.name] = nil
+	if _, done := a.components[e.name]; !done {
+		a.components[e.name] = openapi3.NewSchemaRef("", enumSchema(e.values()))
+	}
+	return openapi3.NewSchemaRef("#/components/schemas/"+e.name, nil)
 }
 
 func paymentStatusNames() []string {
@@ -311,4 +373,56 @@ func codeNames() []string {
 
 func attemptStatusNames() []string {
 	return []string{string(simulator.AttemptAwaiting), string(simulator.AttemptApproved), string(simulator.AttemptAborted), string(simulator.AttemptExpired)}
+}
+
+// textSchema is the schema of a document answered in a media type of its
+// own (YAML, XML, markdown, HTML): a string. Its format binary makes a
+// validator take the body as it is, not decode it (kin-openapi decodes
+// application/yaml by default), and makes a generator give the raw body
+// (ogen refuses other media types without it).
+func textSchema() *openapi3.Schema {
+	s := openapi3.NewStringSchema()
+	s.Format = "binary"
+	return s
+}
+
+// scenarioDocumentSchema is the JSON form of GET /_sandbox/scenarios: the
+// scenario document's top level (docs/scenarios.md has its schema), with
+// the defaults filled in.
+func scenarioDocumentSchema() *openapi3.Schema {
+	processor := openapi3.NewObjectSchema()
+	processor.Required = []string{"name", "processorMerchantId", "capture", "settleAfter", "authorizationCode"}
+	processor.Properties = openapi3.Schemas{
+		"name": openapi3.NewSchemaRef("", openapi3.NewStringSchema()), "processorMerchantId": openapi3.NewSchemaRef("", openapi3.NewStringSchema()),
+		"capture": openapi3.NewSchemaRef("", openapi3.NewStringSchema()), "settleAfter": openapi3.NewSchemaRef("", openapi3.NewStringSchema()),
+		"authorizationCode": openapi3.NewSchemaRef("", openapi3.NewBoolSchema()),
+	}
+	rule := openapi3.NewObjectSchema()
+	rule.Required = []string{"name"}
+	rule.Properties = openapi3.Schemas{"name": openapi3.NewSchemaRef("", openapi3.NewStringSchema())}
+	rule.Description = "A rule: its name, its when and what it does (docs/scenarios.md)."
+	doc := openapi3.NewObjectSchema()
+	doc.Required = []string{"version", "defaultProcessor", "processors", "rules"}
+	doc.Properties = openapi3.Schemas{
+		"version":          openapi3.NewSchemaRef("", openapi3.NewInt64Schema()),
+		"defaultProcessor": openapi3.NewSchemaRef("", openapi3.NewStringSchema()),
+		"processors":       openapi3.NewSchemaRef("", openapi3.NewArraySchema().WithItems(processor)),
+		"rules":            openapi3.NewSchemaRef("", openapi3.NewArraySchema().WithItems(rule)),
+	}
+	return doc
+}
+
+// openAPIDocumentSchema is the JSON form of this document: an OpenAPI 3.1
+// document (its own schema is OpenAPI's).
+func openAPIDocumentSchema() *openapi3.Schema {
+	doc := openapi3.NewObjectSchema()
+	doc.Description = "An OpenAPI " + OpenAPISpecVersion + " document."
+	doc.Required = []string{"openapi", "info", "paths", "components"}
+	doc.Properties = openapi3.Schemas{
+		"openapi":    openapi3.NewSchemaRef("", enumSchema([]string{OpenAPISpecVersion})),
+		"info":       openapi3.NewSchemaRef("", openapi3.NewObjectSchema()),
+		"paths":      openapi3.NewSchemaRef("", openapi3.NewObjectSchema()),
+		"components": openapi3.NewSchemaRef("", openapi3.NewObjectSchema()),
+	}
+	return doc
 }

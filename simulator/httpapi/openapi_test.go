@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -439,4 +440,34 @@ func TestOpenAPINoKeyRoutes(t *testing.T) {
 	check(OpenAPIPath+".json?version=2.3", http.StatusOK)
 	check(OpenAPIPath+".yaml", http.StatusOK)
 	check(OpenAPIPath+".json?version=1.0", http.StatusBadRequest)
+}
+
+// TestOpenAPIAnswerSchemas: no success answer is described as a bare
+// object (one whose members the document does not name), and every answer
+// that is not JSON is a string document of its media type, so that a
+// validating proxy checks JSON answers and passes the others through.
+func TestOpenAPIAnswerSchemas(t *testing.T) {
+	for _, v := range simulator.APIVersions {
+		doc := loadOpenAPI(t, v, OpenAPIJSON)
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				for status, r := range op.Responses.Map() {
+					if !strings.HasPrefix(status, "2") {
+						continue
+					}
+					for media, mt := range r.Value.Content {
+						where := fmt.Sprintf("%s: %s %s %s %s", v, method, path, status, media)
+						s := mt.Schema.Value
+						if media != "application/json" {
+							assert.True(t, s.Type.Is(openapi3.TypeString), "%s: a string", where)
+							continue
+						}
+						bare := s.Type.Is(openapi3.TypeObject) && len(s.Properties) == 0 && s.AdditionalProperties.Schema == nil &&
+							len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) == 0
+						assert.False(t, bare, "%s: a bare object", where)
+					}
+				}
+			}
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -53,7 +54,7 @@ func (s *Server) report(c echo.Context) error {
 	dto := s.reportOf(t, r)
 	switch format {
 	case ReportJUnit:
-		return c.Blob(http.StatusOK, reportTypes[format], dto.junit())
+		return c.Blob(http.StatusOK, reportTypes[format], dto.junit(s.svc.Clock.Now()))
 	case ReportMarkdown:
 		return c.Blob(http.StatusOK, reportTypes[format], dto.markdown())
 	}
@@ -277,27 +278,48 @@ func containsID(ids []string, id string) bool {
 var hintKinds = []string{HintMissingIdempotencyKey, HintRetryAfter504NewKey, HintTightPolling,
 	HintWebhookNon2xx, HintUnknownQueryParam, HintMissingAPIVersion}
 
-// JUnit XML (the schema CI systems read: testsuites > testsuite > testcase,
-// a failure or skipped element in a case).
+// JUnit XML as the Jenkins xunit plugin's junit-10.xsd has it (vendored in
+// testdata/, which CI validates reports against): testsuites > testsuite >
+// properties and testcase, a failure or skipped element in a case. The
+// schema allows no skipped count on testsuites: each suite carries its own.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
+// junitTimestamp is the form of a testsuite's timestamp: the wall clock in
+// UTC, without fraction or offset, which is what the schema's readers
+// (Jenkins, Surefire-style parsers) expect.
+const junitTimestamp = "2006-01-02T15:04:05"
+
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Timestamp string      `xml:"timestamp,attr,omitempty"`
-	Cases     []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
 }
+
+// junitProperty is a name and value a CI server shows beside a suite.
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// The properties of each suite: the tenant, and its clock when the report
+// was made (a tenant's clock runs ahead of the wall clock after advances,
+// so it is no timestamp).
+const (
+	junitPropTenant      = "paysandbox.tenantId"
+	junitPropTenantClock = "paysandbox.tenantClock"
+)
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
@@ -318,15 +340,17 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// junit renders the report as JUnit XML: each hint kind raised and each
-// endpoint with exhausted events is a failing test case; each matched rule
-// and each hint kind not raised a passing one; a rule never matched is
-// skipped; migration notes are passing cases (a pinned version is no
-// failure) that say what changes on 2.4.
-func (d reportDTO) junit() []byte {
+// junit renders the report as JUnit XML made at wall (the server's clock,
+// not the tenant's): each hint kind raised and each endpoint with exhausted
+// events is a failing test case; each matched rule and each hint kind not
+// raised a passing one; a rule never matched is skipped; migration notes
+// are passing cases (a pinned version is no failure) that say what changes
+// on 2.4.
+func (d reportDTO) junit(wall time.Time) []byte {
 	const prefix = "paysandbox."
+	props := []junitProperty{{Name: junitPropTenant, Value: d.TenantID}, {Name: junitPropTenantClock, Value: d.GeneratedAt}}
 	suite := func(name string, cases []junitCase) junitSuite {
-		s := junitSuite{Name: prefix + name, Tests: len(cases), Timestamp: strings.TrimSuffix(d.GeneratedAt, "Z"), Cases: cases}
+		s := junitSuite{Name: prefix + name, Tests: len(cases), Timestamp: wall.UTC().Format(junitTimestamp), Properties: props, Cases: cases}
 		for i := range s.Cases {
 			s.Cases[i].Classname, s.Cases[i].Time = prefix+name, "0"
 			if s.Cases[i].Failure != nil {
@@ -423,7 +447,6 @@ func (d reportDTO) junit() []byte {
 	for _, s := range all.Suites {
 		all.Tests += s.Tests
 		all.Failures += s.Failures
-		all.Skipped += s.Skipped
 	}
 	b, _ := xml.MarshalIndent(all, "", "  ") // plain structs of strings and ints: no error
 	return append(append([]byte(xml.Header), b...), '\n')

@@ -1,11 +1,16 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -257,4 +262,152 @@ func TestReportFormats(t *testing.T) {
 		assert.Contains(t, string(e.Body), "json, junit, markdown", f)
 	}
 	assert.Equal(t, 200, a.req("GET", "/_sandbox/report?format=json", nil).Status)
+}
+
+// junitXSD is the Jenkins xunit plugin's JUnit schema, vendored (MIT).
+const junitXSD = "testdata/junit-10.xsd"
+
+// xsdAttributes reads the vendored JUnit schema: for each element it
+// declares, its attributes, each with whether it is required.
+func xsdAttributes(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	f, err := os.Open(junitXSD)
+	require.NoError(t, err)
+	defer f.Close()
+	out := map[string]map[string]bool{}
+	var stack []string // the names of the xs:element declarations open
+	dec := xml.NewDecoder(f)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		attr := func(e xml.StartElement, name string) string {
+			for _, a := range e.Attr {
+				if a.Name.Local == name {
+					return a.Value
+				}
+			}
+			return ""
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "element":
+				name := attr(e, "name")
+				stack = append(stack, name)
+				if name != "" && out[name] == nil {
+					out[name] = map[string]bool{}
+				}
+			case "attribute":
+				if len(stack) > 0 && stack[len(stack)-1] != "" {
+					out[stack[len(stack)-1]][attr(e, "name")] = attr(e, "use") == "required"
+				}
+			}
+		case xml.EndElement:
+			if e.Name.Local == "element" {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	require.NotEmpty(t, out["testsuites"], "the schema declares testsuites")
+	return out
+}
+
+// junitReport is a JUnit report of a tenant whose clock is hours ahead of
+// the server's (a clock advance), with a failing, a passing and a skipped
+// case.
+func junitReport(t *testing.T) (a *testAPI, body []byte) {
+	t.Helper()
+	a = newTestAPI(t).asNewTenant()
+	require.Equal(t, 200, a.putRules("rules:\n  - name: decline-it\n    when: { amount: 1313 }\n    authorize: { status: DECLINED }\n  - name: never-used\n    when: { amount: 4242 }\n    authorize: { status: FAILED }\n").Status)
+	require.Equal(t, 200, a.payFull(1313, numOK, nil).Status) // missing-idempotency-key
+	a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "5h"})
+	r := a.must(200, "GET", "/_sandbox/report?format=junit", nil)
+	return a, r.Body
+}
+
+// TestReportJUnitSchema: the JUnit report uses only the elements and
+// attributes the vendored junit-10.xsd declares, with every required one
+// (no skipped count on testsuites); each suite's timestamp is the server's
+// wall clock in UTC without fraction or offset, and the tenant's clock,
+// hours ahead after an advance, is a property.
+func TestReportJUnitSchema(t *testing.T) {
+	schema := xsdAttributes(t)
+	a, body := junitReport(t)
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	var timestamps, clocks []string
+	suites := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		e, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		attrs, declared := schema[e.Name.Local]
+		require.True(t, declared, "<%s> is not an element of %s", e.Name.Local, junitXSD)
+		seen := map[string]bool{}
+		for _, at := range e.Attr {
+			_, ok := attrs[at.Name.Local]
+			assert.True(t, ok, "<%s %s=...>: %s allows no such attribute", e.Name.Local, at.Name.Local, junitXSD)
+			seen[at.Name.Local] = true
+			if e.Name.Local == "testsuite" && at.Name.Local == "timestamp" {
+				timestamps = append(timestamps, at.Value)
+			}
+		}
+		for name, required := range attrs {
+			if required {
+				assert.True(t, seen[name], "<%s> lacks its required %s", e.Name.Local, name)
+			}
+		}
+		switch e.Name.Local {
+		case "testsuite":
+			suites++
+		case "property":
+			var p struct{ Name, Value string }
+			for _, at := range e.Attr {
+				switch at.Name.Local {
+				case "name":
+					p.Name = at.Value
+				case "value":
+					p.Value = at.Value
+				}
+			}
+			if p.Name == "paysandbox.tenantClock" {
+				clocks = append(clocks, p.Value)
+			}
+		}
+	}
+	require.Equal(t, 4, suites)
+	wall := a.Clock.Now().UTC().Format("2006-01-02T15:04:05")
+	assert.Equal(t, []string{wall, wall, wall, wall}, timestamps, "the wall clock, in UTC, without fraction or offset")
+	for _, ts := range timestamps {
+		assert.Regexp(t, `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$`, ts)
+	}
+	tenantNow := simulator.FormatTime(a.Clock.Now().Add(5 * time.Hour))
+	assert.Equal(t, []string{tenantNow, tenantNow, tenantNow, tenantNow}, clocks, "the tenant's clock, 5h ahead, is a property of each suite")
+	assert.NotContains(t, string(body[:bytes.Index(body, []byte("<testsuite "))]), "skipped=", "testsuites carries no skipped count")
+}
+
+// TestReportJUnitXmllint: a real report validates against the vendored
+// junit-10.xsd with xmllint (Debian's libxml2-utils). Without xmllint the
+// test is skipped, unless PAYSANDBOX_REQUIRE_XMLLINT is set (CI sets it).
+func TestReportJUnitXmllint(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		if os.Getenv("PAYSANDBOX_REQUIRE_XMLLINT") != "" {
+			t.Fatal("xmllint is not on PATH (apt-get install libxml2-utils) and PAYSANDBOX_REQUIRE_XMLLINT is set")
+		}
+		t.Skip("xmllint is not on PATH: apt-get install libxml2-utils to validate the JUnit report against " + junitXSD)
+	}
+	_, body := junitReport(t)
+	file := filepath.Join(t.TempDir(), "report.xml")
+	require.NoError(t, os.WriteFile(file, body, 0o600))
+	out, err := exec.Command(xmllint, "--noout", "--schema", junitXSD, file).CombinedOutput()
+	assert.NoError(t, err, "xmllint refuses the report:\n%s\n%s", out, body)
 }

@@ -84,7 +84,12 @@ func (s *Server) deleteTenant(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, map[string]string{"tenantId": t.ID, "status": "DELETED"})
 }
 
+// reset is POST /_sandbox/reset; its body is optional: none or {} (an
+// unknown member is 422, as on every control route with a closed body).
 func (s *Server) reset(c echo.Context) error {
+	if _, err := decodeRequest(c, emptyRequest, "ResetRequest", nil, true); err != nil {
+		return err
+	}
 	t := tenantOf(c)
 	if err := s.svc.ResetTenant(t); err != nil {
 		return err
