@@ -101,7 +101,10 @@ func TestCanonicalJSONNumbers(t *testing.T) {
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, string(got), tc.in)
 	}
-	for _, bad := range []string{"1e400", `{"a":1,"a":2}`, `{"a":1} {}`, `{"a":`, `[1,]`} {
+	got, err := simulator.CanonicalJSON([]byte(`{"a":1,"b":0,"a":2}`))
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":2,"b":0}`, string(got), "a name twice counts once, with its last value, as encoding/json reads it")
+	for _, bad := range []string{"1e400", `{"a":1} {}`, `{"a":`, `[1,]`} {
 		_, err := simulator.CanonicalJSON([]byte(bad))
 		assert.Error(t, err, bad)
 	}
