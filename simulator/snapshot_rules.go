@@ -432,6 +432,9 @@ func (e *Event) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 		if a.StatusCode < 0 || a.StatusCode > 999 || a.LatencyMs < 0 {
 			return problemf(ap, "a delivery attempt's statusCode is from 0 to 999 and its latencyMs not negative")
 		}
+		if len(a.SignedAt) > 20 || !allOf(a.SignedAt, func(c byte) bool { return c >= '0' && c <= '9' }) {
+			return problemf(ap+".signedAt", "signedAt is empty or the Unix seconds the body was signed at")
+		}
 		if prob := checkClock(ap+".at", a.At, false); prob != nil {
 			return prob
 		}
