@@ -334,9 +334,12 @@ func SnapshotError(path, problem string) *Error {
 	return e
 }
 
-// Check applies the limits of SANDBOX.md section 12 to each record, and
-// checks that ids fit the store and records agree with the settings. It
-// answers the first problem as a 422 at its path.
+// Check applies the request limits to each record (lengths, nesting,
+// sizes), checks that ids fit the store and have the
+// server's shapes, that records agree with the settings, and that the
+// whole is what the API could have made (checkLive: enums, amounts,
+// currencies, references, keys, clocks). It answers the first problem as
+// a 422 at its path.
 func (s *Snapshot) Check() error {
 	fail := func(path, problem string) error { return SnapshotError(path, problem) }
 	t := &s.Tenant

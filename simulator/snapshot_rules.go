@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// What a snapshot may hold is what the API could have made (SANDBOX.md
-// section 12): the kernel's enum values, amounts that are not negative and
-// add up, known currencies, references that resolve, ids of the server's
-// shapes, usable keys and clocks within range. Merchant strings (order and
-// customer ids, metadata, names) follow the request rules only, so that an
-// export of any live tenant imports again.
+// What a snapshot may hold is what the API could have made: the kernel's
+// enum values, amounts that are not negative and add up, known currencies,
+// references that resolve, ids of the server's shapes, usable keys and
+// clocks within range. Merchant strings (order and customer ids, metadata,
+// names) follow the request rules only, so that an export of any live
+// tenant imports again.
 
 // Snapshot clocks (the tenant's clock and the times of its records) lie
 // within [SnapshotClockMin, SnapshotClockMax]: from 2000 (before any tenant
