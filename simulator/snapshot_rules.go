@@ -263,6 +263,9 @@ func (cs *ClientSession) checkLive(path string, ix *snapshotIndex) *snapshotProb
 	if cs.Data.Amount != nil && *cs.Data.Amount < 0 {
 		return problemf(path+".data.amount", "an amount is not negative")
 	}
+	if p := checkOrder(path+".data.order", cs.Data.Order); p != nil {
+		return p
+	}
 	if errs := cs.Data.CheckRules(); len(errs) > 0 {
 		return problemf(path+".data"+strings.TrimPrefix(errs[0].Path, "$"), "%s", errs[0].Description)
 	}
@@ -280,6 +283,33 @@ func (in *Instrument) checkLive(path string, ix *snapshotIndex) *snapshotProblem
 		ref(path+".vaultedAs", in.VaultedAs, false, ix.instruments, "payment instrument"),
 		ref(path+".sourceToken", in.SourceToken, false, ix.instruments, "payment instrument"),
 	)
+}
+
+// checkOrder: an order's amounts are not negative and its quantities at
+// least 1, as the request schema has them.
+func checkOrder(path string, o *Order) *snapshotProblem {
+	if o == nil {
+		return nil
+	}
+	negative := func(v *int64) bool { return v != nil && *v < 0 }
+	for i, li := range o.LineItems {
+		lp := fmt.Sprintf("%s.lineItems[%d]", path, i)
+		if negative(li.Amount) || negative(li.DiscountAmount) || negative(li.TaxAmount) {
+			return problemf(lp, "an amount is not negative")
+		}
+		if li.Quantity != nil && *li.Quantity < 1 {
+			return problemf(lp+".quantity", "a quantity is at least 1")
+		}
+	}
+	for i, f := range o.Fees {
+		if negative(f.Amount) {
+			return problemf(fmt.Sprintf("%s.fees[%d].amount", path, i), "an amount is not negative")
+		}
+	}
+	if o.Shipping != nil && negative(o.Shipping.Amount) {
+		return problemf(path+".shipping.amount", "an amount is not negative")
+	}
+	return nil
 }
 
 // transactionEventTypes are the types of a transaction's events.
@@ -312,6 +342,9 @@ func (p *Payment) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 		return problemf(path+".processor.amountCaptured", "the amount captured is from 0 to the amount authorized (%d)", p.Authorized)
 	case p.Refunded() < 0 || p.Refunded() > p.Captured():
 		return problemf(path+".processor.amountRefunded", "the amount refunded is from 0 to the amount captured (%d)", p.Captured())
+	}
+	if prob := checkOrder(path+".order", p.Order); prob != nil {
+		return prob
 	}
 	if p.ThreeDS != nil && p.ThreeDS.Result != "" && p.ThreeDS.Result != ThreeDSAuthSuccess && p.ThreeDS.Result != ThreeDSAuthFailed {
 		return problemf(path+".threeDS.result", "unknown 3DS result %q", p.ThreeDS.Result)
@@ -520,4 +553,43 @@ func (s *Snapshot) Trim(b SnapshotBounds) []string {
 	clear(s.Data.Events[len(kept):])
 	s.Data.Events = kept
 	return notes
+}
+
+// CheckSnapshot applies the report's own bounds to report counts read
+// from a snapshot: lists no longer than the live report keeps them
+// (ReportRoutes, ReportRules, ReportEndpoints, ReportHintKinds, and
+// ReportExamples ids each), no negative count. Errors: the 422 of a refused
+// snapshot at $.report's path.
+func (r *ReportCounts) CheckSnapshot() error {
+	fail := func(path, problem string) error { return SnapshotError("$.report"+path, problem) }
+	bounds := []struct {
+		path   string
+		n, max int
+	}{{".requests", len(r.Requests), ReportRoutes}, {".rules", len(r.Rules), ReportRules}, {".webhooks", len(r.Webhooks), ReportEndpoints}, {".hints", len(r.Hints), ReportHintKinds}}
+	for _, b := range bounds {
+		if b.n > b.max {
+			return fail(b.path, fmt.Sprintf("a report keeps at most %d entries here", b.max))
+		}
+	}
+	for i, c := range r.Requests {
+		if c.Count < 0 || c.Status < 0 || c.Status > 999 {
+			return fail(fmt.Sprintf(".requests[%d]", i), "a count is not negative and a status is from 0 to 999")
+		}
+	}
+	for i, c := range r.Rules {
+		if c.Count < 0 || len(c.ExamplePaymentIDs) > ReportExamples {
+			return fail(fmt.Sprintf(".rules[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", ReportExamples))
+		}
+	}
+	for i, c := range r.Webhooks {
+		if c.Delivered < 0 || c.Retried < 0 || c.Exhausted < 0 || c.NoEndpoint < 0 || len(c.ExhaustedEvents) > ReportExamples {
+			return fail(fmt.Sprintf(".webhooks[%d]", i), fmt.Sprintf("counts are not negative, with at most %d example events", ReportExamples))
+		}
+	}
+	for i, c := range r.Hints {
+		if c.Count < 0 || len(c.ExampleRequestIDs) > ReportExamples || len(c.ExampleEventIDs) > ReportExamples {
+			return fail(fmt.Sprintf(".hints[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", ReportExamples))
+		}
+	}
+	return nil
 }

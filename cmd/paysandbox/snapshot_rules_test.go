@@ -242,6 +242,16 @@ func TestSnapshotRefusesWhatTheAPICannotMake(t *testing.T) {
 		{"an unknown job kind", func(s *simulator.Snapshot) { s.Data.Jobs[0].Kind = "mine-bitcoin" }, "$.data.jobs[0].kind"},
 		{"an unknown attempt status", func(s *simulator.Snapshot) { s.Data.Attempts[0].Status = "MAYBE" }, "$.data.attempts[0].status"},
 		{"an unknown dispute status", func(s *simulator.Snapshot) { s.Data.Disputes[0].Status = "SHRUG" }, "$.data.disputes[0].status"},
+		{"a negative report count", func(s *simulator.Snapshot) {
+			var rc simulator.ReportCounts
+			require.NoError(t, json.Unmarshal(s.Report, &rc))
+			rc.Requests[0].Count = -1
+			s.Report, _ = json.Marshal(rc)
+		}, "$.report.requests[0]"},
+		{"a negative line item amount", func(s *simulator.Snapshot) {
+			neg := int64(-1)
+			s.Data.Sessions[0].Data.Order = &simulator.Order{LineItems: []simulator.LineItem{{Amount: &neg}}}
+		}, "$.data.sessions[0].data.order.lineItems[0]"},
 		{"a refund above the captured amount", func(s *simulator.Snapshot) { pay(s).Processor.AmountRefunded = pay(s).Processor.AmountCaptured + 1 }, sp + ".processor.amountRefunded"},
 	}
 	b := newTestApp(t)
