@@ -3,6 +3,7 @@ package simulator
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 
 	"github.com/google/uuid"
 )
@@ -119,4 +120,62 @@ func (RandomIDs) ProcessorID(kind IDKind, processor string) string {
 		return randomFrom(lowerAlnum, 8)
 	}
 	return randomString(13)
+}
+
+// MaxTenantID is the longest tenant id (without an instance prefix).
+const MaxTenantID = 64
+
+// CheckIDSyntax reports whether id has the shape this server gives ids of
+// kind: a payment id is 8 letters and digits, the ids of kind IDUUID
+// (attempts, sessions, transactions, events, disputes, jobs) are UUIDs in
+// their 36-character text form, payment method tokens are 1 to 64
+// letters, digits, '_' or '-'. Both RandomIDs and the tests' generator
+// make ids of these shapes. A snapshot whose ids do not match is refused:
+// such an id may not fit a URL path, a header or a store key.
+func CheckIDSyntax(kind IDKind, id string) error {
+	switch kind {
+	case IDPayment:
+		if len(id) != 8 || !allOf(id, isAlnum) {
+			return fmt.Errorf("%q is not a payment id (8 letters and digits)", id)
+		}
+	case IDUUID:
+		if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+			return fmt.Errorf("%q is not an id of this server (a UUID like 2f1e0c3a-5b6d-4e7f-8a9b-0c1d2e3f4a5b)", id)
+		}
+	default:
+		if id == "" || len(id) > 64 || !allOf(id, isIDChar) {
+			return fmt.Errorf("%q is not an id of this server (1 to 64 letters, digits, '_' or '-')", id)
+		}
+	}
+	return nil
+}
+
+// CheckTenantID reports whether id has the shape of a tenant id: 1 to
+// MaxTenantID letters, digits, '_' or '-' (a configured tenant's id, or
+// "t_" and a secret's first characters), after the instance's name and
+// InstanceSep when the instance that made it has a name.
+func CheckTenantID(id string) error {
+	rest := id
+	if name := InstanceOf(id); name != "" {
+		rest = id[len(name)+len(InstanceSep):]
+	}
+	if rest == "" || len(rest) > MaxTenantID || !allOf(rest, isIDChar) {
+		return fmt.Errorf("%q is not a tenant id (1 to %d letters, digits, '_' or '-', after an instance name and '.')", id, MaxTenantID)
+	}
+	return nil
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isIDChar(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+
+func allOf(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -20,9 +21,15 @@ import (
 // by POST /_sandbox/tenants, `paysandbox tenants import` and `serve --seed`.
 // Format and Version say what the document is; Checksum covers everything
 // else, so a truncated or edited file is refused before anything is stored.
+// Version 2 (what Seal writes) sums the document's canonical JSON (RFC
+// 8785), so a file re-serialised by any tool (sorted keys, other
+// whitespace or escapes) stays valid; version 1 files, summed member by
+// member with their own key order, are still read.
 const (
 	SnapshotFormat  = "paysandbox.tenant-snapshot"
-	SnapshotVersion = 1
+	SnapshotVersion = 2
+	// snapshotVersion1 is the first format, still read.
+	snapshotVersion1 = 1
 	// snapshotChecksumPrefix names the checksum's algorithm.
 	snapshotChecksumPrefix = "sha256:"
 	// snapshotModel is the model 422s of a refused snapshot name.
@@ -162,7 +169,7 @@ func (s *Snapshot) Seal() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, err := snapshotChecksum(b)
+	sum, err := snapshotChecksum(b, SnapshotVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -180,23 +187,31 @@ func encodeSnapshot(s *Snapshot) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// snapshotChecksum is "sha256:" and the hex SHA-256 of the document's
-// canonical form: its top-level members but checksum, sorted by name, each
-// value with its insignificant whitespace removed (json.Compact), as
-// {"name":value,...}. Reformatting the file keeps it; any other change (a
-// value, a member, a cut) does not.
-func snapshotChecksum(doc []byte) (string, error) {
+// snapshotChecksum is "sha256:" and the hex SHA-256 of the document
+// without its checksum member, as the format version sums it.
+//
+// Version 2: the document's canonical JSON (CanonicalJSON, RFC 8785):
+// member order, whitespace, escapes and the spelling of numbers do not
+// count; any other change (a value, a member, a cut) does.
+//
+// Version 1: the top-level members, sorted by name, each value with its
+// insignificant whitespace removed (json.Compact) as {"name":value,...}:
+// members nested deeper keep the order they were written in.
+func snapshotChecksum(doc []byte, version int) (string, error) {
+	if version != snapshotVersion1 {
+		c, err := canonicalJSON(doc, "checksum")
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(c)
+		return snapshotChecksumPrefix + hex.EncodeToString(sum[:]), nil
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &top); err != nil {
 		return "", err
 	}
-	names := make([]string, 0, len(top))
-	for k := range top {
-		if k != "checksum" {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
+	delete(top, "checksum")
+	names := slices.Sorted(maps.Keys(top))
 	h := sha256.New()
 	var buf bytes.Buffer
 	h.Write([]byte("{"))
@@ -277,16 +292,16 @@ func OpenSnapshot(b []byte, maxBytes int64) (*Snapshot, error) {
 		return nil, SnapshotError("$.format", fmt.Sprintf("format must be %q", SnapshotFormat))
 	}
 	var version int
-	if err := json.Unmarshal(top["version"], &version); err != nil || version != SnapshotVersion {
-		return nil, SnapshotError("$.version", fmt.Sprintf("version %s is not one this sandbox reads (it reads version %d)", strings.TrimSpace(string(top["version"])), SnapshotVersion))
+	if err := json.Unmarshal(top["version"], &version); err != nil || (version != SnapshotVersion && version != snapshotVersion1) {
+		return nil, SnapshotError("$.version", fmt.Sprintf("version %s is not one this sandbox reads (it reads versions %d and %d)", strings.TrimSpace(string(top["version"])), snapshotVersion1, SnapshotVersion))
 	}
 	var sum string
 	if err := json.Unmarshal(top["checksum"], &sum); err != nil || !strings.HasPrefix(sum, snapshotChecksumPrefix) {
 		return nil, SnapshotError("$.checksum", `checksum must be "sha256:" and 64 hex digits`)
 	}
-	want, err := snapshotChecksum(b)
+	want, err := snapshotChecksum(b, version)
 	if err != nil {
-		return nil, SnapshotError("$", "the document is not valid JSON: "+err.Error())
+		return nil, SnapshotError("$", "the document cannot be summed: "+err.Error())
 	}
 	if sum != want {
 		return nil, SnapshotError("$.checksum", "the checksum does not match the document: it was truncated, corrupted or edited after export")
@@ -319,9 +334,12 @@ func SnapshotError(path, problem string) *Error {
 	return e
 }
 
-// Check applies the limits of SANDBOX.md section 12 to each record, and
-// checks that ids fit the store and records agree with the settings. It
-// answers the first problem as a 422 at its path.
+// Check applies the request limits to each record (lengths, nesting,
+// sizes), checks that ids fit the store and have the
+// server's shapes, that records agree with the settings, and that the
+// whole is what the API could have made (checkLive: enums, amounts,
+// currencies, references, keys, clocks). It answers the first problem as
+// a 422 at its path.
 func (s *Snapshot) Check() error {
 	fail := func(path, problem string) error { return SnapshotError(path, problem) }
 	t := &s.Tenant
@@ -367,18 +385,19 @@ func (s *Snapshot) Check() error {
 	}
 	d := &s.Data
 	checks := []struct {
-		name string
-		n    int
-		rec  func(i int) (id string, v any)
+		name, idField string
+		kind          IDKind
+		n             int
+		rec           func(i int) (id string, v any)
 	}{
-		{"sessions", len(d.Sessions), func(i int) (string, any) { return recOf(d.Sessions[i], func(r *ClientSession) string { return r.ID }) }},
-		{"instruments", len(d.Instruments), func(i int) (string, any) {
+		{"sessions", "id", IDUUID, len(d.Sessions), func(i int) (string, any) { return recOf(d.Sessions[i], func(r *ClientSession) string { return r.ID }) }},
+		{"instruments", "token", IDPaymentToken, len(d.Instruments), func(i int) (string, any) {
 			return recOf(d.Instruments[i], func(r *Instrument) string { return r.Token })
 		}},
-		{"payments", len(d.Payments), func(i int) (string, any) { return recOf(d.Payments[i], func(r *Payment) string { return r.ID }) }},
-		{"attempts", len(d.Attempts), func(i int) (string, any) { return recOf(d.Attempts[i], func(r *Attempt) string { return r.ID }) }},
-		{"disputes", len(d.Disputes), func(i int) (string, any) { return recOf(d.Disputes[i], func(r *Dispute) string { return r.ID }) }},
-		{"jobs", len(d.Jobs), func(i int) (string, any) { return recOf(d.Jobs[i], func(r *Job) string { return r.ID }) }},
+		{"payments", "id", IDPayment, len(d.Payments), func(i int) (string, any) { return recOf(d.Payments[i], func(r *Payment) string { return r.ID }) }},
+		{"attempts", "id", IDUUID, len(d.Attempts), func(i int) (string, any) { return recOf(d.Attempts[i], func(r *Attempt) string { return r.ID }) }},
+		{"disputes", "id", IDUUID, len(d.Disputes), func(i int) (string, any) { return recOf(d.Disputes[i], func(r *Dispute) string { return r.ID }) }},
+		{"jobs", "id", IDUUID, len(d.Jobs), func(i int) (string, any) { return recOf(d.Jobs[i], func(r *Job) string { return r.ID }) }},
 	}
 	for _, c := range checks {
 		seen := make(map[string]bool, c.n)
@@ -389,10 +408,13 @@ func (s *Snapshot) Check() error {
 				return fail(path, "a record must not be null")
 			}
 			if err := checkSnapshotID(id); err != nil {
-				return fail(path, err.Error())
+				return fail(path+"."+c.idField, err.Error())
+			}
+			if err := CheckIDSyntax(c.kind, id); err != nil {
+				return fail(path+"."+c.idField, err.Error())
 			}
 			if seen[id] {
-				return fail(path, fmt.Sprintf("id %q appears twice", id))
+				return fail(path+"."+c.idField, fmt.Sprintf("id %q appears twice", id))
 			}
 			seen[id] = true
 			if p, problem := checkSnapshotRecord(v); problem != "" {
@@ -433,6 +455,8 @@ func (s *Snapshot) Check() error {
 			return fail(path, "a record must not be null")
 		case checkSnapshotID(e.ID) != nil:
 			return fail(path+".id", checkSnapshotID(e.ID).Error())
+		case CheckIDSyntax(IDUUID, e.ID) != nil:
+			return fail(path+".id", CheckIDSyntax(IDUUID, e.ID).Error())
 		case events[e.ID]:
 			return fail(path+".id", fmt.Sprintf("id %q appears twice", e.ID))
 		case !slices.Contains(EventTypes, e.Type):
@@ -452,6 +476,9 @@ func (s *Snapshot) Check() error {
 		if n.Kind == "" || len(n.Kind) > maxSnapshotText || len(n.ExampleRequestIDs) > MigrationExamples {
 			return fail(fmt.Sprintf("$.data.migrationNotes[%d]", i), fmt.Sprintf("a note has a kind and at most %d example request ids", MigrationExamples))
 		}
+	}
+	if p := s.checkLive(); p != nil {
+		return fail(p.path, p.problem)
 	}
 	return nil
 }
@@ -481,6 +508,10 @@ func checkSnapshotID(id string) error {
 // merchant's: metadata and options (bounded by size), and the scenario plan
 // a rule gave a payment (the server's own words).
 var snapshotFreeForm = map[string]bool{"metadata": true, "options": true, "plan": true}
+
+// snapshotStatedLengths are the members whose request rule states its own
+// length (the vendor's productData.pageUrl).
+var snapshotStatedLengths = map[string]int{"pageUrl": 1024}
 
 // checkSnapshotRecord walks one record as JSON: nesting at most
 // maxSnapshotDepth levels, and every string outside snapshotFreeForm at
@@ -527,8 +558,12 @@ func checkSnapshotRecord(v any) (path, problem string) {
 				}
 			}
 		case string:
-			if n := len([]rune(t)); n > maxSnapshotText {
-				return path, fmt.Sprintf("a text value has at most %d characters (this one %d)", maxSnapshotText, n)
+			limit := maxSnapshotText
+			if n, ok := snapshotStatedLengths[path[strings.LastIndexByte(path, '.')+1:]]; ok {
+				limit = n
+			}
+			if n := len([]rune(t)); n > limit {
+				return path, fmt.Sprintf("a text value has at most %d characters (this one %d)", limit, n)
 			}
 		}
 		return "", ""

@@ -12,40 +12,54 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
+const sessionID = "2f1e0c3a-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
+
 func sealedSnapshot(t *testing.T) []byte {
 	t.Helper()
 	at := time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
 	amount := int64(1000)
 	s := &simulator.Snapshot{ExportedAt: at, Tenant: simulator.SnapshotTenant{ID: "t_1", Now: at, ClockOffset: "0s",
 		Keys: []simulator.SnapshotKey{{Scopes: simulator.AllScopes}}}}
-	s.Data.Sessions = []*simulator.ClientSession{{ID: "cs-1", ClientToken: "cst_x", Data: simulator.SessionData{Amount: &amount,
-		Metadata: map[string]any{"big": json.Number("12345678901234567890"), "html": "<b>&</b>"}}}}
+	s.Data.Sessions = []*simulator.ClientSession{{ID: sessionID, ClientToken: "cst_x", ApprovalMode: simulator.ApprovalAuto, Data: simulator.SessionData{Amount: &amount,
+		CurrencyCode: "EUR", Metadata: map[string]any{"big": json.Number("12345678901234567890"), "html": "<b>&</b>", "b": 1, "a": []any{json.Number("1.50")}}}}}
 	b, err := s.Seal()
 	require.NoError(t, err)
 	return b
 }
 
-// TestSnapshotChecksum: the checksum survives reformatting (whitespace)
-// and nothing else; metadata keeps its exact numbers.
+// TestSnapshotChecksum: the checksum survives re-serialisation (other
+// whitespace, sorted keys as jq -S and Python's sort_keys write them, a Go
+// map round trip) and nothing else; metadata keeps its exact numbers.
 func TestSnapshotChecksum(t *testing.T) {
 	b := sealedSnapshot(t)
 	s, err := simulator.OpenSnapshot(b, 1<<20)
 	require.NoError(t, err)
 	assert.Equal(t, json.Number("12345678901234567890"), s.Data.Sessions[0].Data.Metadata["big"])
+	assert.EqualValues(t, 2, s.Version)
 
 	var pretty bytes.Buffer
 	require.NoError(t, json.Indent(&pretty, b, "", "  "))
-	_, err = simulator.OpenSnapshot(pretty.Bytes(), 1<<20)
-	assert.NoError(t, err, "reformatted")
+	var m map[string]any // a Go map round trip: keys sorted at every level, HTML escaped, numbers as float64
+	require.NoError(t, json.Unmarshal(b, &m))
+	roundTrip, err := json.MarshalIndent(m, "", "\t")
+	require.NoError(t, err)
+	canonical, err := simulator.CanonicalJSON(b) // sorted keys, as jq -S -c writes them
+	require.NoError(t, err)
+	for name, doc := range map[string][]byte{"indented": pretty.Bytes(), "Go map round trip": roundTrip, "sorted keys": canonical} {
+		_, err = simulator.OpenSnapshot(doc, 1<<20)
+		assert.NoError(t, err, name)
+	}
+	require.True(t, bytes.Contains(roundTrip, []byte(`\u003cb\u003e`)) && bytes.Contains(roundTrip, []byte(`12345678901234567000`)), "%s", roundTrip)
 
 	tests := map[string]struct {
 		doc  []byte
 		path string
 	}{
-		"a value edited":  {bytes.Replace(b, []byte(`"cs-1"`), []byte(`"cs-2"`), 1), "$.checksum"},
+		"a value edited":  {bytes.Replace(b, []byte(`"cst_x"`), []byte(`"cst_y"`), 1), "$.checksum"},
+		"a number edited": {bytes.Replace(b, []byte(`[1.50]`), []byte(`[1.51]`), 1), "$.checksum"},
 		"a member added":  {bytes.Replace(b, []byte(`"data":{`), []byte(`"extra":1,"data":{`), 1), "$.checksum"},
 		"cut short":       {b[:len(b)-10], "$"},
-		"unknown version": {bytes.Replace(b, []byte(`"version":1`), []byte(`"version":2`), 1), "$.version"},
+		"unknown version": {bytes.Replace(b, []byte(`"version":2`), []byte(`"version":3`), 1), "$.version"},
 		"another format":  {bytes.Replace(b, []byte(simulator.SnapshotFormat), []byte("other"), 1), "$.format"},
 	}
 	for name, tc := range tests {

@@ -123,6 +123,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		Instance:       cfg.Instance,
 		WebhookVersion: simulator.APIVersion(cfg.WebhookVersion),
 		Tracer:         tr.service,
+		Retention:      a.retention(),
 	})
 	a.Svc = svc
 	if err := a.prepareTenants(); err != nil {
@@ -467,6 +468,12 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 	return slog.New(redact.Handler(slog.NewTextHandler(w, opts)))
 }
 
+// retention is the bound of each tenant's delivery log: the dispatcher
+// prunes to it, a snapshot import trims to it.
+func (a *App) retention() service.Retention {
+	return service.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge}
+}
+
 // webhookOptions configures the service's dispatcher (made inside
 // NewService by webhooks.Attach). A failed attempt is reported to the
 // server's journal (webhookHint); the server is built after the service it
@@ -476,7 +483,7 @@ func (a *App) webhookOptions() webhooks.Options {
 	return webhooks.Options{
 		Timeout:        a.Config.WebhookTimeout,
 		SlotsPerTenant: a.Config.WebhookSlotsPerTenant,
-		Retention:      service.Retention{Keep: a.Config.WebhookRetentionCount, MaxAge: a.Config.WebhookRetentionAge},
+		Retention:      a.retention(),
 		Tracer:         a.tracing.webhooks,
 		OnAttempt: func(tenantID string, ev *simulator.Event, at simulator.DeliveryAttempt) {
 			webhookHint(a.Server)(tenantID, ev, at)

@@ -222,6 +222,9 @@ type request struct {
 	Query   url.Values
 	Body    any               // JSON-encoded when not nil ([]byte is sent as is)
 	Headers map[string]string // extra headers
+	// Warn writes the answer's Sandbox-Warning headers to stderr
+	// ("Warning: ..."), for commands whose answer's body does not say it.
+	Warn bool
 }
 
 // do sends r with the key (and the version header the merchant API needs)
@@ -276,6 +279,11 @@ func (o *clientOptions) do(ctx context.Context, r request) ([]byte, error) {
 	}
 	if res.StatusCode/100 != 2 {
 		return nil, toAPIError(res.StatusCode, raw)
+	}
+	if r.Warn && o.deps.Err != nil {
+		for _, w := range res.Header.Values("Sandbox-Warning") {
+			fmt.Fprintln(o.deps.Err, "Warning: "+w)
+		}
 	}
 	return raw, nil
 }

@@ -294,13 +294,13 @@ func TestSnapshotRefused(t *testing.T) {
 		body []byte
 		path string
 	}{
-		{"unknown version", bytes.Replace(snap, []byte(`"version":1`), []byte(`"version":99`), 1), "$.version"},
+		{"unknown version", bytes.Replace(snap, []byte(`"version":2`), []byte(`"version":99`), 1), "$.version"},
 		{"truncated", snap[:len(snap)/2], "$"},
 		{"truncated gzip", gz.Bytes()[:gz.Len()/2], "$"},
 		{"corrupted", bytes.Replace(snap, []byte(`"amount":1000`), []byte(`"amount":9000`), 1), "$.checksum"},
 		{"metadata over its limit", reseal(func(s *simulator.Snapshot) { s.Data.Payments[0].Metadata = big }), "$.data.payments[0].metadata"},
 		{"free text over its limit", reseal(func(s *simulator.Snapshot) { s.Data.Payments[0].OrderID = strings.Repeat("o", 256) }), "$.data.payments[0].orderId"},
-		{"an id the store cannot key", reseal(func(s *simulator.Snapshot) { s.Data.Attempts = nil; s.Data.Payments[0].ID = "a:b" }), "$.data.payments[0]"},
+		{"an id the store cannot key", reseal(func(s *simulator.Snapshot) { s.Data.Attempts = nil; s.Data.Payments[0].ID = "a:b" }), "$.data.payments[0].id"},
 		{"a journal body over the journal's bound", reseal(func(s *simulator.Snapshot) {
 			s.Journal.Entries[0].RequestBody = strings.Repeat("b", 5000)
 		}), "$.journal.entries[0].requestBody"},
@@ -339,13 +339,13 @@ func TestSnapshotBodyLimit(t *testing.T) {
 	s, err := simulator.OpenSnapshot(exportSnapshot(t, a, ""), 1<<30)
 	require.NoError(t, err)
 	for i := range 1200 { // ~1.5 MiB of journal
-		s.Journal.Entries = append(s.Journal.Entries, simulator.SnapshotRequest{Method: "GET", Path: "/x", RequestID: fmt.Sprint("r", i), RequestBody: strings.Repeat("x", 1300), Hints: []simulator.SnapshotRequestHint{}})
+		s.Journal.Entries = append(s.Journal.Entries, simulator.SnapshotRequest{At: s.Tenant.Now, Method: "GET", Path: "/x", RequestID: fmt.Sprint("r", i), RequestBody: strings.Repeat("x", 1300), Hints: []simulator.SnapshotRequestHint{}})
 	}
 	big, err := s.Seal()
 	require.NoError(t, err)
 	require.Greater(t, len(big), 1<<20)
 	r := importSnapshot(a, big)
-	assert.Equal(t, 201, r.Status, "%.300s", r.Body)
+	assert.Equal(t, 201, r.Status, "%s", r.Body)
 	huge := append(bytes.Repeat([]byte(" "), 3<<20), big...)
 	r = importSnapshot(a, huge)
 	assert.Equal(t, 413, r.Status, "%.300s", r.Body)

@@ -96,7 +96,7 @@ func newTenantsImportCmd(deps *cliDeps, runF func(*tenantsImportOptions) error) 
 			if err != nil {
 				return err
 			}
-			raw, err := o.Client.do(ctxOf(cmd), request{Method: "POST", Path: "/_sandbox/tenants", Body: b, Headers: adminHeaders(o.AdminKey)})
+			raw, err := o.Client.do(ctxOf(cmd), request{Method: "POST", Path: "/_sandbox/tenants", Body: b, Headers: adminHeaders(o.AdminKey), Warn: true})
 			if err != nil {
 				return err
 			}
@@ -129,9 +129,12 @@ func (a *App) seed() error {
 		if err != nil {
 			return fmt.Errorf("seed %s: %w", name, err)
 		}
-		t, created, err := a.Server.SeedSnapshot(snap, a.Config.AdminKey)
+		t, created, trimmed, err := a.Server.SeedSnapshot(snap, a.Config.AdminKey)
 		if err != nil {
 			return fmt.Errorf("seed %s: %w", name, err)
+		}
+		if len(trimmed) > 0 && created {
+			a.Log.Warn(httpapi.SnapshotTrimWarning(trimmed), "file", name, "tenant", t.ID)
 		}
 		msg := "seeded tenant loaded from its snapshot"
 		if !created {

@@ -48,6 +48,8 @@ type Service struct {
 	counts countLog
 	// tracer is Config.Tracer (nil: nothing traced).
 	tracer Tracer
+	// retention is Config.Retention (the default when zero).
+	retention Retention
 }
 
 // Config is what NewService needs besides the ports.
@@ -89,6 +91,10 @@ type Config struct {
 	// scheduled jobs, and gives events the trace context of what caused
 	// them (nil: nothing is traced, at no cost).
 	Tracer Tracer
+	// Retention is the bound of each tenant's delivery log, the one the
+	// webhook dispatcher applies (zero: DefaultRetention): a snapshot import
+	// keeps no more than it (Retention()).
+	Retention Retention
 }
 
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
@@ -115,6 +121,10 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
 		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
 		tracer: cfg.Tracer}
+	if cfg.Retention == (Retention{}) {
+		cfg.Retention = DefaultRetention
+	}
+	s.retention = cfg.Retention
 	s.counts.every = cfg.MigrationFlush
 	s.Held.keep = st.Hold
 	s.sched = newScheduler(s)
@@ -123,6 +133,9 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	}
 	return s
 }
+
+// Retention is the bound of each tenant's delivery log (Config.Retention).
+func (s *Service) Retention() Retention { return s.retention }
 
 // Instance is this instance's name (Config.Instance; empty: none).
 func (s *Service) Instance() string { return s.instance }

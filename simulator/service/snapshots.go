@@ -208,6 +208,9 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 		if err := dec.Decode(report); err != nil {
 			return nil, simulator.SnapshotError("$.report", "the report counts do not decode: "+err.Error())
 		}
+		if err := report.CheckSnapshot(); err != nil {
+			return nil, err
+		}
 		report.TenantID = t.ID
 	}
 	err = s.Store.Update(func(tx simulator.Tx) error {
