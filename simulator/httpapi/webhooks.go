@@ -105,7 +105,7 @@ func (s *Server) putWebhookEndpoint(c echo.Context) error {
 // webhookEndpointDTO is the tenant's endpoint and the version of the
 // webhook bodies its events are made with from now on.
 type webhookEndpointDTO struct {
-	URL     any                  `json:"url"`
+	URL     *string              `json:"url"` // null: no endpoint
 	Version simulator.APIVersion `json:"version"`
 }
 
@@ -117,11 +117,11 @@ func (s *Server) getWebhookEndpoint(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, webhookEndpointDTO{URL: nullable(t.WebhookURL), Version: t.WebhookAPIVersion()})
 }
 
-func nullable(s string) any {
+func nullable(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return s
+	return &s
 }
 
 func (s *Server) rotateSecret(c echo.Context) error {
