@@ -7,16 +7,18 @@ import (
 
 // securityCodeNames is the one table of the names a card security code goes
 // by with the vendor and common gateways, each as its words in lower case.
-// A key (JSON member, log attribute) matches in any case with "_" and "-"
-// ignored, so cvv_number, cvv-number, cvvNumber and CVV_NUMBER are one
-// name; in text, a name's words may also be joined by one space ("security
-// code: 123"). shortCode marks names that often stand for other ids (a
+// A key (JSON member, log attribute) matches in any case, its words run
+// together or joined by "_" or "-", so cvv_number, cvv-number, cvvNumber
+// and CVV_NUMBER are one name; in text, a name's words may also be joined
+// by one space ("security code: 123"). shortCode marks names that often stand for other ids (a
 // customer's cid, a card verification digit's cvd or a gateway's cvn
 // reference): only a value of 3 or 4 digits under them is masked, and in
 // text they count as words only where a word starts.
 //
 // Everything else about security-code names (securityKey, the text words,
-// the cheap scan's filter) is derived from this table.
+// the cheap scan's filter) is derived from this table, and each reads a
+// name the same way (wordsAt), so the cheap scan finds every key the pass
+// masks.
 var securityCodeNames = []struct {
 	words     string
 	shortCode bool
@@ -48,8 +50,6 @@ type codeName struct {
 var codeNames = deriveCodeNames()
 
 type codeNameTables struct {
-	// kinds maps a name's letters (lower case, words run together) to its kind.
-	kinds map[string]keyKind
 	// byPair lists, for each two lower-case first letters, the names that
 	// start with them: longest first word first (cvv2 is tried before cvv),
 	// then by first word (codeNameAt reads each first word once), longest
@@ -61,7 +61,7 @@ type codeNameTables struct {
 }
 
 func deriveCodeNames() *codeNameTables {
-	t := &codeNameTables{kinds: map[string]keyKind{}}
+	t := &codeNameTables{}
 	for _, n := range securityCodeNames {
 		words := strings.Fields(n.words)
 		kind := keyCode
@@ -69,7 +69,6 @@ func deriveCodeNames() *codeNameTables {
 			kind = keyShortCode
 		}
 		joined := strings.Join(words, "")
-		t.kinds[joined] = kind
 		pair := &t.byPair[joined[0]-'a'][joined[1]-'a']
 		*pair = append(*pair, codeName{words: words, kind: kind, size: len(joined)})
 		t.second[joined[0]] |= 1 << (joined[1] - 'a')
@@ -91,39 +90,31 @@ func deriveCodeNames() *codeNameTables {
 	return t
 }
 
-// maxKeyLen bounds the keys securityKey looks up (the longest name, with
-// room for separators).
-const maxKeyLen = 32
-
 // securityKey reports what key k (JSON member, log attribute) says of its
 // value: a security code (cvv, CVV_Number, securityCode, ...), a security
 // code when it is 3 or 4 digits (cid, cvn, cvd), or nothing.
 func securityKey(k string) keyKind {
-	if len(k) > maxKeyLen || len(k) < 3 {
+	if len(k) < 3 {
 		return keyOther
 	}
-	var buf [maxKeyLen]byte
-	n := 0
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case c == '_' || c == '-':
-			continue
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		buf[n] = c
-		n++
+	c0, c1 := k[0]|0x20, k[1]|0x20
+	if c0 < 'a' || c0 > 'z' || c1 < 'a' || c1 > 'z' {
+		return keyOther
 	}
-	return codeNames.kinds[string(buf[:n])]
+	for _, n := range codeNames.byPair[c0-'a'][c1-'a'] {
+		if hasFoldPrefix(k, n.words[0]) && wordsAt(k, len(n.words[0]), n.words[1:], false) == len(k) {
+			return n.kind
+		}
+	}
+	return keyOther
 }
 
 // wordsAt reports where the words ws end when they follow b[i] (-1: they
 // do not): in any case, each run together with the word before or joined
-// to it by "_", "-" or one space.
-func wordsAt[T string | []byte](b T, i int, ws []string) int {
+// to it by "_", "-" or, when spaced, one space.
+func wordsAt[T string | []byte](b T, i int, ws []string, spaced bool) int {
 	for _, w := range ws {
-		if i < len(b) && (b[i] == '_' || b[i] == '-' || b[i] == ' ') {
+		if i < len(b) && (b[i] == '_' || b[i] == '-' || (spaced && b[i] == ' ')) {
 			i++
 		}
 		if !hasFoldPrefix(b[i:], w) {
@@ -164,7 +155,7 @@ func codeNameAt[T string | []byte](b T, i int, wordEnd bool) (int, keyKind) {
 		if firstEnd < 0 {
 			continue
 		}
-		j := wordsAt(b, firstEnd, n.words[1:])
+		j := wordsAt(b, firstEnd, n.words[1:], true)
 		if j < 0 || ((wordEnd || n.size <= 3) && j < len(b) && isLetter(b[j])) {
 			continue
 		}
