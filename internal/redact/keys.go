@@ -10,10 +10,10 @@ import (
 // A key (JSON member, log attribute) matches in any case, its words run
 // together or joined by "_" or "-", so cvv_number, cvv-number, cvvNumber
 // and CVV_NUMBER are one name; in text, a name's words may also be joined
-// by one space ("security code: 123"). shortCode marks names that often stand for other ids (a
-// customer's cid, a card verification digit's cvd or a gateway's cvn
-// reference): only a value of 3 or 4 digits under them is masked, and in
-// text they count as words only where a word starts.
+// by one space ("security code: 123"). shortCode marks names that often
+// stand for other ids too (cid for a customer or a correlation id): only a
+// value of 3 or 4 digits under them is masked, and in text they count as
+// names only where a word starts.
 //
 // Everything else about security-code names (securityKey, the text words,
 // the cheap scan's filter) is derived from this table, and each reads a
