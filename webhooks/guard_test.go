@@ -86,6 +86,29 @@ func TestGuardAdmitEndpoint(t *testing.T) {
 		{"an IPv6 literal outside", []string{"10.0.0.0/8"}, "http://[::1]:4000/", "no entry covers the address ::1"},
 		{"a name that does not resolve", []string{"10.0.0.0/8"}, "http://nowhere.test/", "could not be resolved"},
 		{"a name entry is exact: no subdomains", []string{"example.com"}, "http://evil.example.com/", "evil.example.com is not a listed host name"},
+
+		// Entries with a port admit that port only; the URL's port, else the scheme's.
+		{"a name with its port", []string{"hooks.example:8443"}, "https://hooks.example:8443/x", ""},
+		{"a name with https's port", []string{"hooks.example:443"}, "https://hooks.example/x", ""},
+		{"a name with http's port", []string{"hooks.example:80"}, "http://hooks.example/x", ""},
+		{"a name on another port", []string{"local.test:4000"}, "http://local.test:5000/",
+			"local.test is not a listed host name on port 5000 and no entry covers its address 127.0.0.1"},
+		{"a name on the scheme's other port", []string{"hooks.example:443"}, "http://hooks.example/x",
+			"hooks.example is not a listed host name on port 80 and could not be resolved"},
+		{"an IP with its port", []string{"127.0.0.1:4000"}, "http://127.0.0.1:4000/", ""},
+		{"an IP on another port", []string{"127.0.0.1:4000"}, "http://127.0.0.1:4001/", "no entry covers the address 127.0.0.1 on port 4001"},
+		{"an IPv6 address with its port", []string{"[::1]:8443"}, "https://[::1]:8443/", ""},
+		{"an IPv6 address on another port", []string{"[::1]:8443"}, "https://[::1]/", "no entry covers the address ::1 on port 443"},
+		{"a CIDR with its port", []string{"10.0.0.0/8:8080"}, "http://inside.test:8080/", ""},
+		{"a CIDR on another port", []string{"10.0.0.0/8:8080"}, "http://inside.test/",
+			"inside.test is not a listed host name and no entry covers its address 10.1.2.3 on port 80"},
+		{"an IPv6 CIDR with its port", []string{"[fd00::/8]:443"}, "https://[fd00::1]/", ""},
+		{"an IPv6 CIDR on another port", []string{"[fd00::/8]:443"}, "http://[fd00::1]/", "no entry covers the address fd00::1 on port 80"},
+		{"an entry without a port admits every port", []string{"10.0.0.0/8:8080", "10.1.0.0/16"}, "http://inside.test:9/", ""},
+		{"one port of a name, another of its address", []string{"local.test:4000", "127.0.0.1:5000"}, "http://local.test:5000/", ""},
+		{"the port of each address", []string{"10.0.0.0/8:4000", "127.0.0.1"}, "http://split.test:4000/", ""},
+		{"the port of each address, one refused", []string{"10.0.0.0/8:4000", "127.0.0.1:5000"}, "http://split.test:4000/",
+			"no entry covers its address 127.0.0.1 on port 4000"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,16 +128,66 @@ func TestGuardAdmitEndpoint(t *testing.T) {
 	}
 }
 
+func TestParseAllowEntry(t *testing.T) {
+	pfx := netip.MustParsePrefix
+	tests := []struct {
+		entry string
+		want  webhooks.AllowEntry
+		bad   string // "" parses
+	}{
+		{entry: "hooks.example", want: webhooks.AllowEntry{Name: "hooks.example"}},
+		{entry: "Hooks.Example.:8443", want: webhooks.AllowEntry{Name: "hooks.example", Port: 8443}},
+		{entry: "192.168.1.7", want: webhooks.AllowEntry{Prefix: pfx("192.168.1.7/32")}},
+		{entry: "1.2.3.4:443", want: webhooks.AllowEntry{Prefix: pfx("1.2.3.4/32"), Port: 443}},
+		{entry: "10.0.0.0/8", want: webhooks.AllowEntry{Prefix: pfx("10.0.0.0/8")}},
+		{entry: "10.9.0.0/8:8080", want: webhooks.AllowEntry{Prefix: pfx("10.0.0.0/8"), Port: 8080}},
+		{entry: "[10.0.0.0/8]:8080", want: webhooks.AllowEntry{Prefix: pfx("10.0.0.0/8"), Port: 8080}},
+		{entry: "::1", want: webhooks.AllowEntry{Prefix: pfx("::1/128")}},
+		{entry: "[::1]", want: webhooks.AllowEntry{Prefix: pfx("::1/128")}},
+		{entry: "[::1]:8443", want: webhooks.AllowEntry{Prefix: pfx("::1/128"), Port: 8443}},
+		{entry: "fd00::/8", want: webhooks.AllowEntry{Prefix: pfx("fd00::/8")}},
+		{entry: "[fd00::/8]:443", want: webhooks.AllowEntry{Prefix: pfx("fd00::/8"), Port: 443}},
+		{entry: "::ffff:10.0.0.0/104", want: webhooks.AllowEntry{Prefix: pfx("10.0.0.0/8")}},
+		{entry: "[::ffff:127.0.0.1]:80", want: webhooks.AllowEntry{Prefix: pfx("127.0.0.1/32"), Port: 80}},
+		{entry: "fd00::1:443", want: webhooks.AllowEntry{Prefix: pfx("fd00::1:443/128")}}, // no brackets: all address
+		{entry: "hooks.example:65535", want: webhooks.AllowEntry{Name: "hooks.example", Port: 65535}},
+		{entry: "*.example.com", bad: `"*.example.com" is not a host name`},
+		{entry: "http://hooks.example", bad: `"http://hooks.example" is not a host name`},
+		{entry: "hooks.example/path", bad: `"hooks.example/path" is not a host name`},
+		{entry: "hooks.example:https", bad: `"hooks.example:https" is not a host name`},
+		{entry: "[hooks.example]:443", bad: `"[hooks.example]:443" is not a host name`},
+		{entry: "[::1]443", bad: `"[::1]443" is not a host name`},
+		{entry: "[::1", bad: `"[::1" is not a host name`},
+		{entry: "10.0.0.0/33", bad: `"10.0.0.0/33"`},
+		{entry: "hooks.example:0", bad: `"hooks.example:0": the port "0" is not a number from 1 to 65535`},
+		{entry: "1.2.3.4:65536", bad: `"1.2.3.4:65536": the port "65536" is not a number from 1 to 65535`},
+		{entry: "[::1]:99999999999999999999", bad: `the port "99999999999999999999" is not a number from 1 to 65535`},
+		{entry: "hooks.example:", bad: `"hooks.example:": the port "" is not a number from 1 to 65535`},
+		{entry: "[::1]:", bad: `"[::1]:": the port ""`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.entry, func(t *testing.T) {
+			got, err := webhooks.ParseAllowEntry(tc.entry)
+			if tc.bad != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.bad)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
 func TestNewGuardEntries(t *testing.T) {
 	tests := []struct {
 		entries []string
 		bad     string // "" parses
 	}{
-		{[]string{"hooks.example", "10.0.0.0/8", "192.168.1.7", "fd00::/8", " spaced.example ", ""}, ""},
+		{[]string{"hooks.example", "10.0.0.0/8", "192.168.1.7", "fd00::/8", " spaced.example ", "", "hooks.example:8443", "[::1]:8443"}, ""},
 		{[]string{"*.example.com"}, `"*.example.com" is not a host name`},
 		{[]string{"http://hooks.example"}, `"http://hooks.example"`},
-		{[]string{"hooks.example:443"}, `"hooks.example:443"`},
-		{[]string{"10.0.0.0/33"}, `"10.0.0.0/33"`},
+		{[]string{"hooks.example:0", "10.0.0.0/33"}, `"hooks.example:0": the port "0" is not a number from 1 to 65535` + "\n" + `"10.0.0.0/33"`},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.entries), func(t *testing.T) {
@@ -125,6 +198,58 @@ func TestNewGuardEntries(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.bad)
+		})
+	}
+}
+
+// The dialer checks the port it dials as well as the address: a receiver
+// on a listed port is reached, the same host on another port is refused
+// before any connection.
+func TestGuardDialPorts(t *testing.T) {
+	var got atomic.Int32
+	rc := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { got.Add(1) }))
+	t.Cleanup(rc.Close)
+	port := rc.Listener.Addr().(*net.TCPAddr).Port
+	other := port + 1
+	if other > 65535 {
+		other = port - 1
+	}
+	dns := newDNS("receiver.test", "127.0.0.1", "localhost", "127.0.0.1")
+	tests := []struct {
+		name    string
+		allow   []string
+		url     string
+		refused string // "" reaches the receiver
+	}{
+		{"an IP with the receiver's port", []string{fmt.Sprintf("127.0.0.1:%d", port)}, rc.URL, ""},
+		{"an IP with another port", []string{fmt.Sprintf("127.0.0.1:%d", other)}, rc.URL,
+			fmt.Sprintf("no entry covers the address 127.0.0.1 on port %d", port)},
+		{"a CIDR with the receiver's port", []string{fmt.Sprintf("127.0.0.0/8:%d", port)}, fmt.Sprintf("http://receiver.test:%d/", port), ""},
+		// A listed name is dialled as named (the system's resolver): localhost.
+		{"a name with the receiver's port", []string{fmt.Sprintf("localhost:%d", port)}, fmt.Sprintf("http://localhost:%d/", port), ""},
+		{"a name with another port", []string{fmt.Sprintf("localhost:%d", other)}, fmt.Sprintf("http://localhost:%d/", port),
+			fmt.Sprintf("localhost is not a listed host name on port %d and no entry covers its address 127.0.0.1", port)},
+		{"an IP without a port", []string{"127.0.0.1"}, rc.URL, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got.Store(0)
+			g, err := webhooks.NewGuard(tc.allow, dns)
+			require.NoError(t, err)
+			client := g.Client(1)
+			t.Cleanup(client.CloseIdleConnections)
+			res, err := client.Get(tc.url)
+			if tc.refused == "" {
+				require.NoError(t, err)
+				res.Body.Close()
+				assert.EqualValues(t, 1, got.Load())
+				return
+			}
+			require.Error(t, err)
+			var refused *webhooks.RefusedError
+			require.ErrorAs(t, err, &refused)
+			assert.Contains(t, refused.Error(), tc.refused)
+			assert.Zero(t, got.Load(), "the receiver was never called")
 		})
 	}
 }

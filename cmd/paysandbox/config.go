@@ -73,7 +73,8 @@ type Config struct {
 	// JournalSize is how many requests the journal keeps per tenant.
 	JournalSize int `mapstructure:"journal_size"`
 	// WebhookAllow lists the exact host names and IPs/CIDRs webhook
-	// endpoints may reach (webhooks.Guard); empty: any.
+	// endpoints may reach, each optionally with a port
+	// (webhooks.ParseAllowEntry); empty: any.
 	WebhookAllow []string `mapstructure:"webhook_allow"`
 	// TrustedProxy lists the CIDRs whose X-Forwarded-* headers count for the
 	// client's scheme, host and address (forwarded.Trust); empty: loopback
@@ -177,7 +178,7 @@ func serveFlags(fs *pflag.FlagSet) {
 	fs.Duration("shutdown-timeout", 5*time.Second, "on SIGTERM, the whole stop takes this long at most (plus about a second): in-flight requests first, then the trace exporter's flush gets what is left")
 	fs.Bool("no-default-tenant", false, "do not create the default tenant; its public key sandbox-api-key stops answering (config default_tenant: false)")
 	fs.Int("journal-size", 500, "requests the journal (GET /_sandbox/requests) keeps per tenant")
-	fs.StringSlice("webhook-allow", nil, "exact host names and IPs/CIDRs webhook endpoints may reach, checked when set and on the address dialled (repeat or comma-separate; unset: any)")
+	fs.StringSlice("webhook-allow", nil, "exact host names and IPs/CIDRs webhook endpoints may reach, each optionally with :port (hooks.example:8443, 10.0.0.0/8:8080, [fd00::/8]:443), checked when set and on the address and port dialled (repeat or comma-separate; unset: any)")
 	fs.StringSlice("trusted-proxy", nil, "CIDRs whose X-Forwarded-Proto/-Host/-For count for the client's scheme, host and address (repeat or comma-separate; unset: loopback and private ranges; none: no peer)")
 	fs.Int("webhook-slots-per-tenant", webhooks.DefaultSlotsPerTenant, fmt.Sprintf("webhook attempts in flight per tenant at most (a share of the %d delivery slots)", webhooks.DefaultConcurrency))
 	fs.String("instance", "", "name of this instance among several behind one proxy: the credentials it issues (API keys, client and 3DS tokens, dashboard cookies, checkout links) start with NAME. and the default key is NAME.sandbox-api-key (empty: no prefix)")

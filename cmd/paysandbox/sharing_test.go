@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -127,6 +128,23 @@ func TestWebhookAllowConfig(t *testing.T) {
 		{"credentials in webhook_url", func(c *Config) { c.WebhookURL = "https://u:p@hooks.example/in" },
 			[]string{`webhook_url: "https://u:p@hooks.example/in" must not carry credentials`}},
 		{"a bad entry", func(c *Config) { c.WebhookAllow = append(c.WebhookAllow, "*.example") }, []string{`webhook_allow: "*.example" is not a host name`}},
+		{"a bad port", func(c *Config) { c.WebhookAllow = append(c.WebhookAllow, "hooks.example:0") },
+			[]string{`webhook_allow: "hooks.example:0": the port "0" is not a number from 1 to 65535`}},
+		{"a webhook_url on a port no entry lists", func(c *Config) {
+			c.WebhookAllow = []string{"10.0.0.0/8:8080", "hooks.example:8443"}
+			c.WebhookURL = "https://hooks.example/in"
+			t := tenant
+			t.WebhookURL = "http://inside.test:9090/in"
+			c.Tenants = []TenantConfig{t}
+		}, []string{`config: webhook_url: "https://hooks.example/in" is refused by --webhook-allow (allowed: 10.0.0.0/8:8080, hooks.example:8443): hooks.example is not a listed host name on port 443`,
+			`tenants[0].webhook_url: "http://inside.test:9090/in" is refused by --webhook-allow (allowed: 10.0.0.0/8:8080, hooks.example:8443): inside.test is not a listed host name and no entry covers its address 10.1.2.3 on port 9090`}},
+		{"endpoints on the listed ports", func(c *Config) {
+			c.WebhookAllow = []string{"10.0.0.0/8:8080", "hooks.example:8443"}
+			c.WebhookURL = "https://hooks.example:8443/in"
+			t := tenant
+			t.WebhookURL = "http://inside.test:8080/in"
+			c.Tenants = []TenantConfig{t}
+		}, nil},
 		{"admitted endpoints", func(c *Config) {
 			c.WebhookURL = "https://hooks.example/in"
 			t := tenant
@@ -245,4 +263,57 @@ func TestWebhookAllowStoredEndpoint(t *testing.T) {
 	}
 	assert.Positive(t, n)
 	assert.Zero(t, got.Load(), "the receiver was never called")
+}
+
+// An entry with a port admits that port only, where an endpoint is set and
+// where a delivery dials: with two real receivers on one host, the one on
+// the listed port gets the webhooks; the other cannot be set, and when it
+// was stored before the list, every attempt to it fails without reaching
+// it.
+func TestWebhookAllowPorts(t *testing.T) {
+	var gotAllowed, gotRefused atomic.Int32
+	allowed := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { gotAllowed.Add(1) }))
+	t.Cleanup(allowed.Close)
+	refused := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { gotRefused.Add(1) }))
+	t.Cleanup(refused.Close)
+	allowedPort, refusedPort := allowed.Listener.Addr().(*net.TCPAddr).Port, refused.Listener.Addr().(*net.TCPAddr).Port
+
+	cfg := testConfig()
+	cfg.DB = filepath.Join(t.TempDir(), "paysandbox.db")
+	before := startOptsApp(t, cfg, AppOptions{})
+	before.must(200, "PUT", "/_sandbox/webhooks/endpoint", map[string]any{"url": refused.URL})
+	require.NoError(t, before.Close())
+
+	entry := fmt.Sprintf("127.0.0.1:%d", allowedPort)
+	cfg.WebhookAllow = []string{entry}
+	a := startOptsApp(t, cfg, AppOptions{})
+	reason := fmt.Sprintf("refused by --webhook-allow (allowed: %s): no entry covers the address 127.0.0.1 on port %d", entry, refusedPort)
+
+	// The dialer: the endpoint stored before the list is never reached.
+	stale := a.pay(1000, numOK).Str("id")
+	a.must(200, "POST", "/_sandbox/webhooks/deliver", nil)
+	attempts := 0
+	for _, ev := range a.must(200, "GET", "/_sandbox/webhooks/events?paymentId="+stale, nil).JSON["data"].([]any) {
+		for _, at := range dig(ev, "attempts").([]any) {
+			attempts++
+			assert.Equal(t, reason, dig(at, "error"))
+			assert.EqualValues(t, 0, dig(at, "statusCode"))
+		}
+	}
+	assert.Positive(t, attempts)
+	assert.Zero(t, gotRefused.Load(), "the receiver on the other port was never called")
+
+	// Where it is set: the other port is refused, the listed one admitted.
+	f := fieldErrors(t, a.req("PUT", "/_sandbox/webhooks/endpoint", map[string]any{"url": refused.URL}), "WebhookEndpointRequest")
+	assert.Equal(t, "url is "+reason, f["$.url"])
+	a.must(200, "PUT", "/_sandbox/webhooks/endpoint", map[string]any{"url": allowed.URL})
+	id := a.pay(1000, numOK).Str("id")
+	a.must(200, "POST", "/_sandbox/webhooks/deliver", nil)
+	evs := a.must(200, "GET", "/_sandbox/webhooks/events?paymentId="+id, nil).JSON["data"].([]any)
+	require.NotEmpty(t, evs)
+	for _, ev := range evs {
+		assert.Equal(t, "DELIVERED", dig(ev, "status"), "%v", ev)
+	}
+	assert.GreaterOrEqual(t, int(gotAllowed.Load()), len(evs), "and the earlier payment's retries go to the new endpoint")
+	assert.Zero(t, gotRefused.Load())
 }

@@ -54,7 +54,7 @@ func anyAttr(rec slog.Record, f func(slog.Attr) bool) bool {
 // masks reports whether maskAttr changes a's text.
 func masks(a slog.Attr) bool {
 	v := a.Value.Resolve()
-	if SecurityKey(a.Key) && v.Kind() != slog.KindGroup {
+	if codeUnder(a.Key, v) {
 		return true
 	}
 	switch v.Kind() {
@@ -73,9 +73,25 @@ func masks(a slog.Attr) bool {
 	return false
 }
 
+// codeUnder reports whether v, under key k, is a security code: any value
+// but a group under a security-code key; 3 or 4 digits (a string or an
+// integer) under a short-code key (cid).
+func codeUnder(k string, v slog.Value) bool {
+	switch securityKey(k) {
+	case keyCode:
+		return v.Kind() != slog.KindGroup
+	case keyShortCode:
+		switch v.Kind() {
+		case slog.KindString, slog.KindInt64, slog.KindUint64:
+			return shortCode(v.String())
+		}
+	}
+	return false
+}
+
 func maskAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
-	if SecurityKey(a.Key) && v.Kind() != slog.KindGroup {
+	if codeUnder(a.Key, v) {
 		return slog.String(a.Key, Marker)
 	}
 	switch v.Kind() {

@@ -5,16 +5,21 @@
 // webhook bodies are not passed through it.
 //
 // The rules, by value wherever the text is:
-//   - a run of 12 to 19 digits (single spaces or dashes between digits
-//     allowed) that passes the Luhn check keeps its first 6 and last 4
-//     digits; the others become Mask, separators stay where they were. A
-//     longer run with separators is searched group by group for such a
-//     number ("4111 1111 1111 1111 2030"); a longer run without is not a
-//     card number and stays. Any digit-only id that happens to pass Luhn is
-//     masked too.
-//   - in JSON, the value under a key naming a security code (SecurityKey:
-//     cvv, cvc, securityCode, card_code, ... in any case) becomes Marker;
-//     in other text, the digits that follow such a word do.
+//   - a run of 12 to 19 digits that passes the Luhn check keeps its first 6
+//     and last 4 digits; the others become Mask, separators stay where they
+//     were. Groups of digits in a run are separated by a single space, dash,
+//     dot or slash, or by several spaces; a dot, a slash or several spaces
+//     join groups of 4 digits or more only (every group but the last), so
+//     that an IPv4 address, a date (2026/11/28), a version or a list of
+//     amounts is not read as a card number. A longer run with separators is
+//     searched group by group for such a number ("4111 1111 1111 1111
+//     2030"); a longer run without is not a card number and stays. Any
+//     digit-only id that happens to pass Luhn is masked too.
+//   - in JSON, the value under a key naming a security code (the table
+//     securityCodeNames: cvv, cv2, cvc, securityCode, card_code,
+//     verificationCode, ... in any case, "_" and "-" ignored) becomes
+//     Marker, for cid, cvn and cvd only when it is 3 or 4 digits; in other
+//     text, the digits that follow such a name do.
 //   - the value of a `token=` query parameter (the 3DS challenge page's URL
 //     carries the client token) becomes Marker.
 //
@@ -41,47 +46,6 @@ const Mask = '*'
 // Marker replaces a security code or a token, as the journal's
 // field-name redaction does.
 const Marker = "[REDACTED]"
-
-// securityKeys are the security-code key names once lowered and stripped of
-// "_" and "-".
-var securityKeys = map[string]bool{
-	"cvv": true, "cvv2": true, "cvc": true, "cvc2": true, "csc": true,
-	"securitycode": true, "cardcode": true, "cardsecuritycode": true,
-}
-
-// securityWords are the lowered words whose presence sends text through the
-// full pass (each security key holds one of them).
-var securityWords = []string{"cvv", "cvc", "csc", "securit", "cardcode", "card_code", "card-code"}
-
-// textWords are the security-code spellings the text mode looks for (the
-// digits after one are masked): longest first, so "cvv2" wins over "cvv".
-var textWords = []string{
-	"cardsecuritycode", "card_security_code", "card-security-code", "securitycode", "security_code", "security-code",
-	"security code", "card_code", "card-code", "cardcode", "cvv2", "cvc2", "cvv", "cvc", "csc",
-}
-
-// SecurityKey reports whether a key (JSON member, log attribute) names a
-// card security code: cvv, cvv2, cvc, cvc2, csc, securityCode, card_code,
-// cardSecurityCode, in any case, with or without "_" or "-".
-func SecurityKey(k string) bool {
-	if len(k) > 24 {
-		return false
-	}
-	var buf [24]byte
-	n := 0
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case c == '_' || c == '-':
-			continue
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		buf[n] = c
-		n++
-	}
-	return securityKeys[string(buf[:n])]
-}
 
 // Bytes returns b with card numbers, security codes and tokens masked; b
 // itself when there is nothing to mask. Text starting with { or [ (after
@@ -123,73 +87,177 @@ func Head(b []byte, max int) string {
 const (
 	clsOther = iota
 	clsDigit
-	clsSep
-	clsWord // may start a security word, "token=" or a \u escape
+	clsSep   // a space or a dash: joins groups (joinAt)
+	clsLoose // a dot or a slash: joins groups of 4 digits or more
+	clsWord  // may start a security-code name, "token=" or a \u escape
 )
 
 var class = func() (t [256]uint8) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = clsDigit
 	}
-	t[' '], t['-'] = clsSep, clsSep
-	for _, c := range "cCsStT\\" {
-		t[c] = clsWord
+	t[' '], t['-'], t['.'], t['/'] = clsSep, clsSep, clsLoose, clsLoose
+	for c, s := range wordSecond {
+		if s != 0 {
+			t[c] = clsWord
+		}
 	}
 	return t
 }()
 
-// needsPass is the cheap scan: whether b may hold anything to mask.
+// wordSecond has bit c-'a' of [first] set when a security-code name,
+// "token=" or "\u" may start with the bytes first then c (c lower case,
+// first in either): the cheap scan's filter before wordAt.
+var wordSecond = func() (t [256]uint32) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] |= codeNames.second[c]
+		t[c-'a'+'A'] |= codeNames.second[c]
+	}
+	t['t'] |= 1 << ('o' - 'a')
+	t['T'] |= 1 << ('o' - 'a')
+	t['\\'] |= 1 << ('u' - 'a')
+	return t
+}()
+
+// needsPass is the cheap scan: whether b may hold anything to mask. It
+// is a superset of what the pass masks (FuzzBytes): a run of 12 digits or
+// more as joinAt joins groups, a security-code name, "token=", a \u escape.
 func needsPass[T string | []byte](b T, cut bool) bool {
 	n := 0 // digits in the current run
 	for i := 0; i < len(b); i++ {
-		switch class[b[i]] {
-		case clsDigit:
-			n++
-			if n >= 12 {
-				return true
+		c := b[i]
+		if c > '9' { // letters, '\\' and most punctuation
+			if class[c] == clsWord && i+1 < len(b) {
+				if c1 := b[i+1] | 0x20; c1 >= 'a' && c1 <= 'z' && wordSecond[c]&(1<<(c1-'a')) != 0 && wordAt(b, i) {
+					return true
+				}
 			}
+			n = 0
 			continue
-		case clsSep:
-			if n > 0 && i+1 < len(b) && isDigit(b[i+1]) {
+		}
+		if c < '0' { // a separator joins groups only after one (below)
+			n = 0
+			continue
+		}
+		j := i + 1
+		for j < len(b) && isDigit(b[j]) {
+			j++
+		}
+		if n += j - i; n >= 12 {
+			return true
+		}
+		if g := j - i; j+1 < len(b) { // joinAt, inlined but for several spaces
+			s := b[j]
+			if isDigit(b[j+1]) && (s == ' ' || s == '-' || (g >= 4 && (s == '.' || s == '/'))) {
+				i = j
 				continue
 			}
-		case clsWord:
-			if i+1 < len(b) && wordAt(b, i) {
-				return true
+			if g >= 4 && s == ' ' && b[j+1] == ' ' {
+				if e, _, ok := joinAt(b, j, g); ok {
+					i = e - 1
+					continue
+				}
 			}
 		}
 		n = 0
+		i = j - 1
 	}
-	if k := len(b) - 1; cut && k >= 0 {
-		return isDigit(b[k]) || (k > 0 && (b[k] == ' ' || b[k] == '-') && isDigit(b[k-1]))
-	}
-	return false
+	return cut && tailRun(b) < len(b)
 }
 
-// wordAt reports whether a security word, "token=" or a \u escape starts at
-// b[i] (b[i+1] exists). The second byte sorts out most letters at once.
+// joinAt reports where the separator at b[i] ends when it joins the group
+// of g digits before it to the group that follows: a single space or dash
+// always; a dot, a slash or several spaces (loose) only after 4 digits or
+// more, so that addresses, dates and versions stay apart.
+func joinAt[T string | []byte](b T, i, g int) (end int, loose, ok bool) {
+	j := i + 1
+	if b[i] == ' ' {
+		for j < len(b) && b[j] == ' ' {
+			j++
+		}
+	}
+	if j >= len(b) || !isDigit(b[j]) {
+		return 0, false, false
+	}
+	loose = b[i] == '.' || b[i] == '/' || j-i > 1
+	if loose && g < 4 {
+		return 0, false, false
+	}
+	return j, loose, true
+}
+
+// endsRun reports whether rest, what follows a digit run up to the end of
+// the text, may be the separator before a further group: nothing, one
+// dash, dot or slash, or spaces.
+func endsRun[T string | []byte](rest T) bool {
+	if len(rest) == 1 && isSep(rest[0]) {
+		return true
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// TailRun returns where the digit run that ends b starts (its groups, the
+// separators joining them, and a separator or spaces after its last
+// digit), or len(b) when b does not end in one: in the head of a longer
+// text, such a run may be the start of a card number (Bytes masks it whole
+// when cut).
+func TailRun(b []byte) int { return tailRun(b) }
+
+func tailRun[T string | []byte](b T) int {
+	j := len(b)
+	for j > 0 && b[j-1] == ' ' {
+		j--
+	}
+	if j == len(b) && j > 0 && isSep(b[j-1]) {
+		j--
+	}
+	if j == 0 || !isDigit(b[j-1]) {
+		return len(b)
+	}
+	start := j // of the group being read, backwards
+	for {
+		for start > 0 && isDigit(b[start-1]) {
+			start--
+		}
+		s := start // of the separator before the group
+		for s > 0 && b[s-1] == ' ' {
+			s--
+		}
+		if s == start && s > 0 && isSep(b[s-1]) {
+			s--
+		}
+		if s == start || s == 0 || !isDigit(b[s-1]) {
+			return start
+		}
+		g := s // of the group before the separator
+		for g > 0 && isDigit(b[g-1]) {
+			g--
+		}
+		if _, _, ok := joinAt(b, s, s-g); !ok {
+			return start
+		}
+		start = s
+	}
+}
+
+// wordAt reports whether a security-code name, "token=" or a \u escape
+// starts at b[i] (b[i+1] exists).
 func wordAt[T string | []byte](b T, i int) bool {
-	c1 := b[i+1] | 0x20 // lower case for letters
 	switch b[i] {
 	case '\\':
 		return b[i+1] == 'u'
-	case 'c', 'C':
-		if c1 != 'v' && c1 != 's' && c1 != 'a' {
-			return false
-		}
-	case 's', 'S':
-		if c1 != 'e' {
-			return false
-		}
 	case 't', 'T':
-		return c1 == 'o' && hasFoldPrefix(b[i:], "token=")
-	}
-	for _, w := range securityWords {
-		if hasFoldPrefix(b[i:], w) && (len(w) > 3 || i+3 >= len(b) || !isLetter(b[i+3])) {
-			return true // cvv, cvc, csc as words (cvv2 too, not cvvCheck)
+		if b[i+1]|0x20 == 'o' && hasFoldPrefix(b[i:], "token=") {
+			return true
 		}
 	}
-	return false
+	j, _ := codeNameAt(b, i, false)
+	return j >= 0
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -296,8 +364,8 @@ func (p *pass) run() {
 		case !inString && c == '"':
 			inString, strStart = true, i
 		case !inString && c == ':' && lastString[1] >= 0:
-			if p.securityString(b[lastString[0]:lastString[1]]) {
-				i = p.securityValue(i + 1)
+			if kind := p.securityString(b[lastString[0]:lastString[1]]); kind != keyOther {
+				i = p.securityValue(i+1, kind)
 				lastString = [2]int{-1, -1}
 				continue
 			}
@@ -311,36 +379,44 @@ func (p *pass) run() {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// isSep reports whether c may separate the groups of a card number.
+func isSep(c byte) bool { return class[c] == clsSep || class[c] == clsLoose }
+
 // digitRun masks the card numbers of the run of digits starting at i
-// (separators allowed when seps) and returns where it ends.
+// (groups joined by separators when seps: joinAt) and returns where it ends.
 func (p *pass) digitRun(i int, seps bool) int {
 	b := p.in
 	var posBuf [32]int
 	var groupBuf [8]int
-	pos, groups := posBuf[:0], groupBuf[:0] // digit positions; the digit index each group starts at
-	e := i
+	var looseBuf [8]bool
+	// digit positions; the digit index each group starts at; whether the
+	// separator before each group is loose (joinAt)
+	pos, groups, loose := posBuf[:0], groupBuf[:0], looseBuf[:0]
+	e, joinedLoose := i, false
 	for e < len(b) {
-		switch {
-		case isDigit(b[e]):
+		if isDigit(b[e]) {
 			if len(pos) == 0 || e > pos[len(pos)-1]+1 {
 				groups = append(groups, len(pos))
+				loose = append(loose, joinedLoose)
 			}
 			pos = append(pos, e)
 			e++
 			continue
-		case seps && (b[e] == ' ' || b[e] == '-') && e+1 < len(b) && isDigit(b[e+1]):
-			e++
-			continue
+		}
+		if seps && isSep(b[e]) {
+			if j, l, ok := joinAt(b, e, len(pos)-groups[len(groups)-1]); ok {
+				e, joinedLoose = j, l
+				continue
+			}
 		}
 		break
 	}
-	touchesEnd := e == len(b) || (e == len(b)-1 && (b[e] == ' ' || b[e] == '-'))
-	if p.cut && touchesEnd {
+	if p.cut && endsRun(b[e:]) {
 		p.maskDigits(i, e)
 		return e
 	}
 	if n, g := len(pos), len(groups); n >= 12 && (g > 1 || n <= 19) {
-		p.maskCards(i, e, pos, groups)
+		p.maskCards(i, e, pos, groups, loose)
 	}
 	return e
 }
@@ -358,11 +434,13 @@ func (p *pass) maskDigits(i, e int) {
 }
 
 // maskCards masks, within the run b[i:e] whose digits are at pos (groups:
-// the digit index each group of adjacent digits starts at), every longest
-// span of whole groups that holds 12 to 19 digits, starts with a digit other
-// than 0, is not part of a uuid and passes Luhn: all but its first 6 and last
-// 4 digits.
-func (p *pass) maskCards(i, e int, pos, groups []int) {
+// the digit index each group of adjacent digits starts at; loose: whether
+// the separator before each group is a dot, a slash or several spaces),
+// every longest span of whole groups that holds 12 to 19 digits, starts
+// with a digit other than 0, is not part of a uuid, has no group but its
+// last under 4 digits when a loose separator joins it (1000.00 2000.00 is
+// two amounts), and passes Luhn: all but its first 6 and last 4 digits.
+func (p *pass) maskCards(i, e int, pos, groups []int, loose []bool) {
 	b := p.in
 	n, g := len(pos), len(groups)
 	uuids := uuidSpans(b, i, e)
@@ -380,12 +458,20 @@ func (p *pass) maskCards(i, e int, pos, groups []int) {
 		}
 		return n
 	}
+	shape := func(gi, gj int) bool { // a loose span has no short group but its last
+		anyLoose, anyShort := false, false
+		for k := gi + 1; k <= gj; k++ {
+			anyLoose = anyLoose || loose[k]
+			anyShort = anyShort || groups[k]-groups[k-1] < 4
+		}
+		return !anyLoose || !anyShort
+	}
 	for gi := 0; gi < g; {
 		d0 := groups[gi]
 		found := -1
 		for gj := g - 1; gj >= gi; gj-- {
 			cnt := groupEnd(gj) - d0
-			if cnt >= 12 && cnt <= 19 && b[pos[d0]] != '0' && !overlaps(uuids, pos[d0], pos[groupEnd(gj)-1]+1) && simulator.LuhnValid(string(digitsOf(d0, groupEnd(gj)))) {
+			if cnt >= 12 && cnt <= 19 && b[pos[d0]] != '0' && shape(gi, gj) && !overlaps(uuids, pos[d0], pos[groupEnd(gj)-1]+1) && simulator.LuhnValid(string(digitsOf(d0, groupEnd(gj)))) {
 				found = gj
 				break
 			}
@@ -454,28 +540,33 @@ func (p *pass) token(i int, inString bool) int {
 	return e
 }
 
-// securityString reports whether the JSON string literal s (quotes
-// included) is a security-code key.
-func (p *pass) securityString(s []byte) bool {
+// securityString reports what the JSON string literal s (quotes included)
+// says as a key: securityKey.
+func (p *pass) securityString(s []byte) keyKind {
 	k := s[1 : len(s)-1]
 	if bytes.IndexByte(k, '\\') >= 0 {
 		un, ok := unquote(s)
 		if !ok {
-			return false
+			return keyOther
 		}
-		return SecurityKey(un)
+		return securityKey(un)
 	}
-	return SecurityKey(string(k))
+	return securityKey(string(k))
 }
 
 // securityValue replaces the JSON value starting after whitespace at i (a
-// member's value) by Marker, and returns where it ended. null stays null.
-func (p *pass) securityValue(i int) int {
+// member's value under a key of kind) by Marker, and returns where it
+// ended. null stays null; under a short-code key, a value other than 3 or 4
+// digits stays, and the scan goes on at its start.
+func (p *pass) securityValue(i int, kind keyKind) int {
 	b := p.in
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
 	}
 	if i >= len(b) {
+		return i
+	}
+	if kind == keyShortCode && !p.shortCodeValue(i) {
 		return i
 	}
 	e := i
@@ -511,6 +602,39 @@ func (p *pass) securityValue(i int) int {
 	return e
 }
 
+// shortCodeValue reports whether the JSON value at i is 3 or 4 digits, as
+// a string or a number; cut by the end of a head, whether it may be.
+func (p *pass) shortCodeValue(i int) bool {
+	b := p.in
+	from, to := i, i
+	switch {
+	case b[i] == '"':
+		from, to = i+1, i+1
+		for to < len(b) && isDigit(b[to]) {
+			to++
+		}
+		if to == len(b) { // cut inside the string
+			return to-from <= 4
+		}
+		if b[to] != '"' {
+			return false
+		}
+	case isDigit(b[i]):
+		for to < len(b) && isDigit(b[to]) {
+			to++
+		}
+		if to == len(b) {
+			return p.cut && to-from <= 4
+		}
+		if c := b[to]; c == '.' || c == 'e' || c == 'E' {
+			return false
+		}
+	default:
+		return false
+	}
+	return shortCode(b[from:to])
+}
+
 // skipString returns the end of the JSON string starting at i (len(b) when
 // it is not closed).
 func skipString(b []byte, i int) int {
@@ -526,41 +650,37 @@ func skipString(b []byte, i int) int {
 }
 
 // textWord masks, outside JSON, the digits that follow a security-code
-// word ("cvv=123", "CVC: 123") within a few separating bytes.
-// Inside a JSON string (inJSON) the gap holds no quote, so the string's
-// end is never passed.
+// name ("cvv=123", "CVC: 123", "cid 1234") within a few separating bytes;
+// after a short-code name (cid), only 3 or 4 digits. Inside a JSON string
+// (inJSON) the gap holds no quote, so the string's end is never passed.
 func (p *pass) textWord(i int, inJSON bool) (int, bool) {
 	b := p.in
-	c := b[i]
-	if (c != 'c' && c != 'C' && c != 's' && c != 'S') || i+1 >= len(b) {
+	if c := b[i]; class[c] != clsWord || i+1 >= len(b) {
+		return 0, false
+	} else if c1 := b[i+1] | 0x20; c1 < 'a' || c1 > 'z' || wordSecond[c]&(1<<(c1-'a')) == 0 {
 		return 0, false
 	}
-	if c1 := b[i+1] | 0x20; c1 != 'v' && c1 != 's' && c1 != 'a' && c1 != 'e' {
+	end, kind := codeNameAt(b, i, true)
+	if end < 0 {
 		return 0, false
 	}
-	for _, w := range textWords {
-		j := i + len(w)
-		if !hasFoldPrefix(b[i:], w) || (j < len(b) && isLetter(b[j])) {
-			continue
-		}
-		gap := " \t\"':="
-		if inJSON {
-			gap = " \t:="
-		}
-		for k := 0; k < 8 && j < len(b) && strings.IndexByte(gap, b[j]) >= 0; k++ {
-			j++
-		}
-		e := j
-		for e < len(b) && isDigit(b[e]) {
-			e++
-		}
-		if e == j {
-			return i + len(w), true
-		}
-		p.replace(j, e, []byte(Marker))
-		return e, true
+	gap := " \t\"':="
+	if inJSON {
+		gap = " \t:="
 	}
-	return 0, false
+	j := end
+	for k := 0; k < 8 && j < len(b) && strings.IndexByte(gap, b[j]) >= 0; k++ {
+		j++
+	}
+	e := j
+	for e < len(b) && isDigit(b[e]) {
+		e++
+	}
+	if e == j || (kind == keyShortCode && !shortCode(b[j:e]) && !(p.cut && e == len(b) && e-j < 4)) {
+		return end, true
+	}
+	p.replace(j, e, []byte(Marker))
+	return e, true
 }
 
 // unquote decodes a JSON string literal.

@@ -192,7 +192,7 @@ const journalSlack = 1 << 10
 func journalMask(b []byte, cut bool) (m []byte, rewritten bool) {
 	w := b[:min(len(b), journalBodyMax+journalLookahead)]
 	if cut || len(w) < len(b) {
-		cut = tailRunStart(w) < journalBodyMax // a run wholly past the cut is not kept anyway
+		cut = redact.TailRun(w) < journalBodyMax // a run wholly past the cut is not kept anyway
 	}
 	m = redact.Bytes(w, cut)
 	rewritten = len(m) > 0 && (len(w) == 0 || &m[0] != &w[0])
@@ -354,21 +354,6 @@ func (s *Server) pruneJournal() {
 		live[t.ID] = true
 	}
 	s.journal.Retain(func(id string) bool { return live[id] })
-}
-
-// tailRunStart is where the digits (and single separators) ending b
-// start; len(b) when b does not end in a digit run.
-func tailRunStart(b []byte) int {
-	k := len(b)
-	for k > 0 {
-		c := b[k-1]
-		if c >= '0' && c <= '9' || ((c == ' ' || c == '-') && k > 1 && b[k-2] >= '0' && b[k-2] <= '9') {
-			k--
-			continue
-		}
-		break
-	}
-	return k
 }
 
 // journalPaymentIDs are the payment ids an entry answers to in

@@ -20,10 +20,12 @@ var propertyCards = []string{"4111111111111111", "5555555555554444", "3782822463
 	"3530111333300000", "4000000000000002", "100000000008", "4000000000000000006"}
 
 // cardDoc hides card under a random key at a random depth, as a string (in
-// one of three spellings), a JSON number, an array item or inside text.
+// one of seven spellings: digits alone, or groups of 4 joined by a space, a
+// dash, a dot, a slash or several spaces), a JSON number, an array item or
+// inside text.
 func cardDoc(r *rand.Rand, card string) any {
 	spell := card
-	if sep := []string{"", " ", "-"}[r.Intn(3)]; sep != "" {
+	if sep := []string{"", " ", "-", ".", "/", "  ", "   "}[r.Intn(7)]; sep != "" {
 		var parts []string
 		for i := 0; i < len(card); i += 4 {
 			parts = append(parts, card[i:min(i+4, len(card))])
@@ -82,7 +84,7 @@ func TestJournalPropertyNoCardNumber(t *testing.T) {
 				if c >= '0' && c <= '9' {
 					return c
 				}
-				if c == ' ' || c == '-' {
+				if c == ' ' || c == '-' || c == '.' || c == '/' {
 					return -1
 				}
 				return 'x'
