@@ -135,7 +135,7 @@ const MaxTenantID = 64
 func CheckIDSyntax(kind IDKind, id string) error {
 	switch kind {
 	case IDPayment:
-		if len(id) != 8 || !allOf(id, isAlnum) {
+		if len(id) != 8 || !AllOf(id, isAlnum) {
 			return fmt.Errorf("%q is not a payment id (8 letters and digits)", id)
 		}
 	case IDUUID:
@@ -143,7 +143,7 @@ func CheckIDSyntax(kind IDKind, id string) error {
 			return fmt.Errorf("%q is not an id of this server (a UUID like 2f1e0c3a-5b6d-4e7f-8a9b-0c1d2e3f4a5b)", id)
 		}
 	default:
-		if id == "" || len(id) > 64 || !allOf(id, isIDChar) {
+		if id == "" || len(id) > 64 || !AllOf(id, isIDChar) {
 			return fmt.Errorf("%q is not an id of this server (1 to 64 letters, digits, '_' or '-')", id)
 		}
 	}
@@ -159,7 +159,7 @@ func CheckTenantID(id string) error {
 	if name := InstanceOf(id); name != "" {
 		rest = id[len(name)+len(InstanceSep):]
 	}
-	if rest == "" || len(rest) > MaxTenantID || !allOf(rest, isIDChar) {
+	if rest == "" || len(rest) > MaxTenantID || !AllOf(rest, isIDChar) {
 		return fmt.Errorf("%q is not a tenant id (1 to %d letters, digits, '_' or '-', after an instance name and '.')", id, MaxTenantID)
 	}
 	return nil
@@ -171,7 +171,8 @@ func isAlnum(c byte) bool {
 
 func isIDChar(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
 
-func allOf(s string, ok func(byte) bool) bool {
+// AllOf reports whether every byte of s passes ok (true for "").
+func AllOf(s string, ok func(byte) bool) bool {
 	for i := 0; i < len(s); i++ {
 		if !ok(s[i]) {
 			return false

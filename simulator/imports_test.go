@@ -28,7 +28,8 @@ var kernelForbidden = map[string]string{
 // sync, sync/atomic, log/slog and os excepted) and uuid only; echo, buntdb,
 // viper, yaml and HTTP belong to the adapters (STYLE.md, "dependencies point
 // inward"). Its non-test files start no goroutine. The test-card catalogue
-// (simulator/cards) follows the same rule, and may import the kernel.
+// (simulator/cards) and the tenant snapshot format (simulator/snapshot)
+// follow the same rule, and may import the kernel.
 func TestDomainImports(t *testing.T) {
 	tests := []struct {
 		dir      string
@@ -37,6 +38,7 @@ func TestDomainImports(t *testing.T) {
 	}{
 		{".", []string{"github.com/google/uuid"}, 10},
 		{"cards", []string{"github.com/google/uuid", "github.com/paysandbox/paysandbox/simulator"}, 2},
+		{"snapshot", []string{"github.com/paysandbox/paysandbox/simulator"}, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {

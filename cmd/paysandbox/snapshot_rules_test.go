@@ -19,12 +19,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // resealSnapshot opens an exported snapshot, applies edit and seals it again.
-func resealSnapshot(t *testing.T, snap []byte, edit func(s *simulator.Snapshot)) []byte {
+func resealSnapshot(t *testing.T, snap []byte, edit func(s *snapshot.Snapshot)) []byte {
 	t.Helper()
-	s, err := simulator.OpenSnapshot(snap, 1<<30)
+	s, err := snapshot.Open(snap, 1<<30)
 	require.NoError(t, err)
 	edit(s)
 	b, err := s.Seal()
@@ -93,14 +94,14 @@ func TestSnapshotNoCardData(t *testing.T) {
 	assert.NotContains(t, string(snap), numOK)
 	assert.Contains(t, string(snap), `"paymentIds":["411111******1111"]`)
 
-	tainted := resealSnapshot(t, snap, func(s *simulator.Snapshot) {
+	tainted := resealSnapshot(t, snap, func(s *snapshot.Snapshot) {
 		e := &s.Journal.Entries[0]
 		e.RequestBody = `{"card":"4111111111111111","cvv":"737"}`
 		e.ResponseBody = `card 4111 1111 1111 1111`
 		e.Path = "/payments/4111111111111111"
 		e.PaymentIDs = []string{numOK}
-		e.Hints = []simulator.SnapshotRequestHint{{Kind: "tight-polling", Message: "Payment 4111111111111111 was read 5 times"}}
-		s.Journal.Hints = []simulator.SnapshotHint{{Kind: "tight-polling", Count: 1, LatestRequestIDs: []string{"r"}, LastMessage: "Payment 4111111111111111 was read 5 times"}}
+		e.Hints = []snapshot.RequestHint{{Kind: "tight-polling", Message: "Payment 4111111111111111 was read 5 times"}}
+		s.Journal.Hints = []snapshot.Hint{{Kind: "tight-polling", Count: 1, LatestRequestIDs: []string{"r"}, LastMessage: "Payment 4111111111111111 was read 5 times"}}
 		require.NotEmpty(t, s.Data.Events)
 		ev := s.Data.Events[0]
 		ev.Attempts = append(ev.Attempts, simulator.DeliveryAttempt{At: s.Tenant.Now, StatusCode: 500, ResponseBodyHead: `{"pan":"4111111111111111"}`})
@@ -125,7 +126,7 @@ func TestSnapshotNoCardData(t *testing.T) {
 func TestSnapshotTrimmed(t *testing.T) {
 	f := newSnapshotFixture(t)
 	snap := exportSnapshot(t, f.a, "")
-	s, err := simulator.OpenSnapshot(snap, 1<<30)
+	s, err := snapshot.Open(snap, 1<<30)
 	require.NoError(t, err)
 	finished, pending := 0, 0
 	for _, e := range s.Data.Events {
@@ -176,7 +177,7 @@ func TestSnapshotRefusesWhatTheAPICannotMake(t *testing.T) {
 	f := newSnapshotFixture(t)
 	a := f.a
 	snap := exportSnapshot(t, a, "?includeSecrets=true")
-	base, err := simulator.OpenSnapshot(snap, 1<<30)
+	base, err := snapshot.Open(snap, 1<<30)
 	require.NoError(t, err)
 	settled := -1 // a payment with a capture and a refund, and a dispute
 	for i, p := range base.Data.Payments {
@@ -194,65 +195,65 @@ func TestSnapshotRefusesWhatTheAPICannotMake(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, withSession, 0)
-	hints := make([]simulator.SnapshotHint, 15500)
+	hints := make([]snapshot.Hint, 15500)
 	for i := range hints {
-		hints[i] = simulator.SnapshotHint{Kind: fmt.Sprintf("kind-%d", i), Count: 1, LatestRequestIDs: []string{}}
+		hints[i] = snapshot.Hint{Kind: fmt.Sprintf("kind-%d", i), Count: 1, LatestRequestIDs: []string{}}
 	}
-	pay := func(s *simulator.Snapshot) *simulator.Payment { return s.Data.Payments[settled] }
+	pay := func(s *snapshot.Snapshot) *simulator.Payment { return s.Data.Payments[settled] }
 	tests := []struct {
 		name string
-		edit func(s *simulator.Snapshot)
+		edit func(s *snapshot.Snapshot)
 		path string
 	}{
-		{"a status the API does not have", func(s *simulator.Snapshot) { pay(s).Status = "WEIRD" }, sp + ".status"},
-		{"a negative amount", func(s *simulator.Snapshot) { pay(s).Amount = -5 }, sp + ".amount"},
-		{"an unknown currency", func(s *simulator.Snapshot) { pay(s).CurrencyCode = "XXX" }, sp + ".currencyCode"},
-		{"a transaction above the amount", func(s *simulator.Snapshot) { pay(s).Transactions[1].Amount = pay(s).Amount + 1 }, sp + ".transactions[1].amount"},
-		{"a payment without its session", func(s *simulator.Snapshot) {
+		{"a status the API does not have", func(s *snapshot.Snapshot) { pay(s).Status = "WEIRD" }, sp + ".status"},
+		{"a negative amount", func(s *snapshot.Snapshot) { pay(s).Amount = -5 }, sp + ".amount"},
+		{"an unknown currency", func(s *snapshot.Snapshot) { pay(s).CurrencyCode = "XXX" }, sp + ".currencyCode"},
+		{"a transaction above the amount", func(s *snapshot.Snapshot) { pay(s).Transactions[1].Amount = pay(s).Amount + 1 }, sp + ".transactions[1].amount"},
+		{"a payment without its session", func(s *snapshot.Snapshot) {
 			s.Data.Payments[withSession].SessionID = "00000000-0000-4000-8000-999999999999"
 		},
 			fmt.Sprintf("$.data.payments[%d].sessionId", withSession)},
-		{"a payment without its instrument", func(s *simulator.Snapshot) { pay(s).PaymentMethod.PaymentMethodToken = "tok_gone" }, sp + ".paymentMethod.paymentMethodToken"},
-		{"a dispute of a missing payment", func(s *simulator.Snapshot) { s.Data.Disputes[0].PaymentID = "Zz000000" }, "$.data.disputes[0].paymentId"},
-		{"an event of a missing payment", func(s *simulator.Snapshot) { s.Data.Events[0].PaymentID = "Zz000000" }, "$.data.events[0].paymentId"},
-		{"a payment id ..", func(s *simulator.Snapshot) { pay(s).ID = ".." }, sp + ".id"},
-		{"a payment id with NUL", func(s *simulator.Snapshot) { pay(s).ID = "ab\x00cdefg" }, sp + ".id"},
-		{"a dispute id of HTML", func(s *simulator.Snapshot) { s.Data.Disputes[0].ID = `"><img src=x>` }, "$.data.disputes[0].id"},
-		{"an event id that is no UUID", func(s *simulator.Snapshot) { s.Data.Events[0].ID = "evt-1" }, "$.data.events[0].id"},
-		{"a tenant id with a slash", func(s *simulator.Snapshot) { s.Tenant.ID = "t/x" }, "$.tenant.id"},
-		{"a tenant clock at year 1", func(s *simulator.Snapshot) { s.Tenant.Now = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC) }, "$.tenant.now"},
-		{"a tenant clock past 2262", func(s *simulator.Snapshot) { s.Tenant.Now = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC) }, "$.tenant.now"},
-		{"two identical keys", func(s *simulator.Snapshot) {
+		{"a payment without its instrument", func(s *snapshot.Snapshot) { pay(s).PaymentMethod.PaymentMethodToken = "tok_gone" }, sp + ".paymentMethod.paymentMethodToken"},
+		{"a dispute of a missing payment", func(s *snapshot.Snapshot) { s.Data.Disputes[0].PaymentID = "Zz000000" }, "$.data.disputes[0].paymentId"},
+		{"an event of a missing payment", func(s *snapshot.Snapshot) { s.Data.Events[0].PaymentID = "Zz000000" }, "$.data.events[0].paymentId"},
+		{"a payment id ..", func(s *snapshot.Snapshot) { pay(s).ID = ".." }, sp + ".id"},
+		{"a payment id with NUL", func(s *snapshot.Snapshot) { pay(s).ID = "ab\x00cdefg" }, sp + ".id"},
+		{"a dispute id of HTML", func(s *snapshot.Snapshot) { s.Data.Disputes[0].ID = `"><img src=x>` }, "$.data.disputes[0].id"},
+		{"an event id that is no UUID", func(s *snapshot.Snapshot) { s.Data.Events[0].ID = "evt-1" }, "$.data.events[0].id"},
+		{"a tenant id with a slash", func(s *snapshot.Snapshot) { s.Tenant.ID = "t/x" }, "$.tenant.id"},
+		{"a tenant clock at year 1", func(s *snapshot.Snapshot) { s.Tenant.Now = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC) }, "$.tenant.now"},
+		{"a tenant clock past 2262", func(s *snapshot.Snapshot) { s.Tenant.Now = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC) }, "$.tenant.now"},
+		{"two identical keys", func(s *snapshot.Snapshot) {
 			s.Tenant.Keys = append(s.Tenant.Keys, s.Tenant.Keys[0])
 			s.Secrets.APIKeys = []string{"sk_same", "sk_same"}
 		}, "$.secrets.apiKeys[1]"},
-		{"a key with CR/LF", func(s *simulator.Snapshot) { s.Secrets.APIKeys[0] = "sk_x\r\nX-Evil: 1" }, "$.secrets.apiKeys[0]"},
-		{"a key of another tenant", func(s *simulator.Snapshot) { s.Secrets.APIKeys[0] = simulator.DefaultAPIKey }, "$.secrets.apiKeys[0]"},
-		{"15,500 hint summaries", func(s *simulator.Snapshot) { s.Journal.Hints = hints }, "$.journal.hints[0].kind"},
-		{"two summaries of one kind", func(s *simulator.Snapshot) {
-			h := simulator.SnapshotHint{Kind: "tight-polling", Count: 1, LatestRequestIDs: []string{}}
-			s.Journal.Hints = []simulator.SnapshotHint{h, h}
+		{"a key with CR/LF", func(s *snapshot.Snapshot) { s.Secrets.APIKeys[0] = "sk_x\r\nX-Evil: 1" }, "$.secrets.apiKeys[0]"},
+		{"a key of another tenant", func(s *snapshot.Snapshot) { s.Secrets.APIKeys[0] = simulator.DefaultAPIKey }, "$.secrets.apiKeys[0]"},
+		{"15,500 hint summaries", func(s *snapshot.Snapshot) { s.Journal.Hints = hints }, "$.journal.hints[0].kind"},
+		{"two summaries of one kind", func(s *snapshot.Snapshot) {
+			h := snapshot.Hint{Kind: "tight-polling", Count: 1, LatestRequestIDs: []string{}}
+			s.Journal.Hints = []snapshot.Hint{h, h}
 		}, "$.journal.hints[1].kind"},
-		{"an unknown hint kind in an entry", func(s *simulator.Snapshot) {
-			s.Journal.Entries[0].Hints = []simulator.SnapshotRequestHint{{Kind: "made-up", Message: "x"}}
+		{"an unknown hint kind in an entry", func(s *snapshot.Snapshot) {
+			s.Journal.Entries[0].Hints = []snapshot.RequestHint{{Kind: "made-up", Message: "x"}}
 		}, "$.journal.entries[0].hints[0].kind"},
-		{"a negative hint count", func(s *simulator.Snapshot) {
-			s.Journal.Hints = []simulator.SnapshotHint{{Kind: "tight-polling", Count: -1, LatestRequestIDs: []string{}}}
+		{"a negative hint count", func(s *snapshot.Snapshot) {
+			s.Journal.Hints = []snapshot.Hint{{Kind: "tight-polling", Count: -1, LatestRequestIDs: []string{}}}
 		}, "$.journal.hints[0]"},
-		{"an unknown job kind", func(s *simulator.Snapshot) { s.Data.Jobs[0].Kind = "mine-bitcoin" }, "$.data.jobs[0].kind"},
-		{"an unknown attempt status", func(s *simulator.Snapshot) { s.Data.Attempts[0].Status = "MAYBE" }, "$.data.attempts[0].status"},
-		{"an unknown dispute status", func(s *simulator.Snapshot) { s.Data.Disputes[0].Status = "SHRUG" }, "$.data.disputes[0].status"},
-		{"a negative report count", func(s *simulator.Snapshot) {
+		{"an unknown job kind", func(s *snapshot.Snapshot) { s.Data.Jobs[0].Kind = "mine-bitcoin" }, "$.data.jobs[0].kind"},
+		{"an unknown attempt status", func(s *snapshot.Snapshot) { s.Data.Attempts[0].Status = "MAYBE" }, "$.data.attempts[0].status"},
+		{"an unknown dispute status", func(s *snapshot.Snapshot) { s.Data.Disputes[0].Status = "SHRUG" }, "$.data.disputes[0].status"},
+		{"a negative report count", func(s *snapshot.Snapshot) {
 			var rc simulator.ReportCounts
 			require.NoError(t, json.Unmarshal(s.Report, &rc))
 			rc.Requests[0].Count = -1
 			s.Report, _ = json.Marshal(rc)
 		}, "$.report.requests[0]"},
-		{"a negative line item amount", func(s *simulator.Snapshot) {
+		{"a negative line item amount", func(s *snapshot.Snapshot) {
 			neg := int64(-1)
 			s.Data.Sessions[0].Data.Order = &simulator.Order{LineItems: []simulator.LineItem{{Amount: &neg}}}
 		}, "$.data.sessions[0].data.order.lineItems[0]"},
-		{"a refund above the captured amount", func(s *simulator.Snapshot) { pay(s).Processor.AmountRefunded = pay(s).Processor.AmountCaptured + 1 }, sp + ".processor.amountRefunded"},
+		{"a refund above the captured amount", func(s *snapshot.Snapshot) { pay(s).Processor.AmountRefunded = pay(s).Processor.AmountCaptured + 1 }, sp + ".processor.amountRefunded"},
 	}
 	b := newTestApp(t)
 	cfg := testConfig()
@@ -272,7 +273,7 @@ func TestSnapshotRefusesWhatTheAPICannotMake(t *testing.T) {
 		})
 	}
 	t.Run("a key equal to the admin key", func(t *testing.T) {
-		doc := resealSnapshot(t, snap, func(s *simulator.Snapshot) { s.Secrets.APIKeys[0] = "adm" })
+		doc := resealSnapshot(t, snap, func(s *snapshot.Snapshot) { s.Secrets.APIKeys[0] = "adm" })
 		r := withAdmin.req("POST", "/_sandbox/tenants", doc, "X-API-KEY:", "X-API-VERSION:", "X-Admin-Key: adm")
 		assert.Equal(t, []string{"$.secrets.apiKeys[0]"}, violations(t, r, "TenantSnapshot"))
 	})
@@ -287,7 +288,7 @@ func sealTree(t *testing.T, tree map[string]any) []byte {
 	delete(tree, "checksum")
 	b, err := json.Marshal(tree)
 	require.NoError(t, err)
-	c, err := simulator.CanonicalJSON(b)
+	c, err := snapshot.CanonicalJSON(b)
 	require.NoError(t, err)
 	sum := sha256.Sum256(c)
 	tree["checksum"] = "sha256:" + hex.EncodeToString(sum[:])

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // snapshotFixture is a tenant with some of everything a snapshot carries:
@@ -179,8 +180,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	assert.NotContains(t, string(snap), `"secrets"`)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(snap, &doc))
-	assert.Equal(t, simulator.SnapshotFormat, doc["format"])
-	assert.EqualValues(t, simulator.SnapshotVersion, doc["version"])
+	assert.Equal(t, snapshot.Format, doc["format"])
+	assert.EqualValues(t, snapshot.Version, doc["version"])
 	require.Contains(t, doc, "report", "the CI report's counts travel with the tenant")
 	exported := doc["report"].(map[string]any)
 	assert.NotEmpty(t, exported["requests"])
@@ -276,8 +277,8 @@ func TestSnapshotRefused(t *testing.T) {
 	a := newTestApp(t).asNewTenant()
 	a.pay(1000, numOK)
 	snap := exportSnapshot(t, a, "")
-	reseal := func(edit func(s *simulator.Snapshot)) []byte {
-		s, err := simulator.OpenSnapshot(snap, 1<<30)
+	reseal := func(edit func(s *snapshot.Snapshot)) []byte {
+		s, err := snapshot.Open(snap, 1<<30)
 		require.NoError(t, err)
 		edit(s)
 		b, err := s.Seal()
@@ -298,10 +299,10 @@ func TestSnapshotRefused(t *testing.T) {
 		{"truncated", snap[:len(snap)/2], "$"},
 		{"truncated gzip", gz.Bytes()[:gz.Len()/2], "$"},
 		{"corrupted", bytes.Replace(snap, []byte(`"amount":1000`), []byte(`"amount":9000`), 1), "$.checksum"},
-		{"metadata over its limit", reseal(func(s *simulator.Snapshot) { s.Data.Payments[0].Metadata = big }), "$.data.payments[0].metadata"},
-		{"free text over its limit", reseal(func(s *simulator.Snapshot) { s.Data.Payments[0].OrderID = strings.Repeat("o", 256) }), "$.data.payments[0].orderId"},
-		{"an id the store cannot key", reseal(func(s *simulator.Snapshot) { s.Data.Attempts = nil; s.Data.Payments[0].ID = "a:b" }), "$.data.payments[0].id"},
-		{"a journal body over the journal's bound", reseal(func(s *simulator.Snapshot) {
+		{"metadata over its limit", reseal(func(s *snapshot.Snapshot) { s.Data.Payments[0].Metadata = big }), "$.data.payments[0].metadata"},
+		{"free text over its limit", reseal(func(s *snapshot.Snapshot) { s.Data.Payments[0].OrderID = strings.Repeat("o", 256) }), "$.data.payments[0].orderId"},
+		{"an id the store cannot key", reseal(func(s *snapshot.Snapshot) { s.Data.Attempts = nil; s.Data.Payments[0].ID = "a:b" }), "$.data.payments[0].id"},
+		{"a journal body over the journal's bound", reseal(func(s *snapshot.Snapshot) {
 			s.Journal.Entries[0].RequestBody = strings.Repeat("b", 5000)
 		}), "$.journal.entries[0].requestBody"},
 	}
@@ -336,10 +337,10 @@ func TestSnapshotBodyLimit(t *testing.T) {
 	cfg.SnapshotMaxBytes = 3 << 20
 	a := startApp(t, cfg).asNewTenant()
 	a.pay(1000, numOK)
-	s, err := simulator.OpenSnapshot(exportSnapshot(t, a, ""), 1<<30)
+	s, err := snapshot.Open(exportSnapshot(t, a, ""), 1<<30)
 	require.NoError(t, err)
 	for i := range 1200 { // ~1.5 MiB of journal
-		s.Journal.Entries = append(s.Journal.Entries, simulator.SnapshotRequest{At: s.Tenant.Now, Method: "GET", Path: "/x", RequestID: fmt.Sprint("r", i), RequestBody: strings.Repeat("x", 1300), Hints: []simulator.SnapshotRequestHint{}})
+		s.Journal.Entries = append(s.Journal.Entries, snapshot.Request{At: s.Tenant.Now, Method: "GET", Path: "/x", RequestID: fmt.Sprint("r", i), RequestBody: strings.Repeat("x", 1300), Hints: []snapshot.RequestHint{}})
 	}
 	big, err := s.Seal()
 	require.NoError(t, err)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // Tenant snapshots: `tenants export`, `tenants import` and serve's --seed.
@@ -125,7 +125,7 @@ func (a *App) seed() error {
 		if limit <= 0 {
 			limit = httpapi.DefaultSnapshotMaxBytes
 		}
-		snap, err := simulator.OpenSnapshot(b, max(limit, int64(len(b))))
+		snap, err := snapshot.Open(b, max(limit, int64(len(b))))
 		if err != nil {
 			return fmt.Errorf("seed %s: %w", name, err)
 		}

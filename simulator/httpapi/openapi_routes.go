@@ -7,6 +7,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/service"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // authKind is who may call a route, and how.
@@ -181,7 +182,7 @@ var apiOps = []apiOp{
 	{method: http.MethodGet, path: "/_sandbox/payments/:id", tag: "Sandbox", summary: "A payment in the API version it was made with", auth: authControl,
 		query: []string{"expand"}, answer: paymentDTO{}, codes: paymentCodes},
 	{method: http.MethodGet, path: "/_sandbox/snapshot", tag: "Sandbox", summary: "This tenant whole as one versioned file (secrets only with includeSecrets=true, for a key holding every scope or with X-Admin-Key)", auth: authControl,
-		query: []string{"includeSecrets"}, answer: simulator.Snapshot{}, codes: []simulator.Code{simulator.CodeForbidden}},
+		query: []string{"includeSecrets"}, answer: snapshot.Snapshot{}, codes: []simulator.Code{simulator.CodeForbidden}},
 	{method: http.MethodGet, path: "/_sandbox/payments/:id/explain", tag: "Sandbox", summary: "The scenario rule a payment was given, and why", auth: authControl,
 		answer: service.PaymentExplanation{}, codes: paymentCodes},
 

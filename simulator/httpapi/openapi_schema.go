@@ -10,6 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // The schemas of the OpenAPI document: request schemas are the validator's
@@ -139,6 +140,16 @@ var answerNames = map[reflect.Type]string{
 	reflect.TypeFor[simulator.OneShot](): "PendingOneShot",
 	// AttemptStatus is the enum of attempt statuses (answerEnums).
 	reflect.TypeFor[attemptStatusDTO](): "AttemptStatusResponse",
+	// The parts of a tenant snapshot keep the package's name before theirs.
+	reflect.TypeFor[snapshot.Tenant]():      "SnapshotTenant",
+	reflect.TypeFor[snapshot.Key]():         "SnapshotKey",
+	reflect.TypeFor[snapshot.Secrets]():     "SnapshotSecrets",
+	reflect.TypeFor[snapshot.Data]():        "SnapshotData",
+	reflect.TypeFor[snapshot.Idempotency](): "SnapshotIdempotency",
+	reflect.TypeFor[snapshot.Journal]():     "SnapshotJournal",
+	reflect.TypeFor[snapshot.Request]():     "SnapshotRequest",
+	reflect.TypeFor[snapshot.RequestHint](): "SnapshotRequestHint",
+	reflect.TypeFor[snapshot.Hint]():        "SnapshotHint",
 }
 
 // answerName is the component name of a DTO type: the Go name without the

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	sim "github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // routes is the one route table. Middleware is per route (never per group:
@@ -65,7 +66,7 @@ func (s *Server) routes() {
 	// Control plane (tenant's key, any scope, no version, no request timeout;
 	// what reveals or changes credentials or destroys data: a key with every
 	// scope, or the admin key, authEveryScope).
-	e.POST("/_sandbox/tenants", chain(s.createTenant, readBodyUpTo(s.snapshotMax(), func() *sim.Error { return sim.ErrSnapshotTooLarge(s.snapshotMax()) })))
+	e.POST("/_sandbox/tenants", chain(s.createTenant, readBodyUpTo(s.snapshotMax(), func() *sim.Error { return snapshot.ErrTooLarge(s.snapshotMax()) })))
 	e.GET("/_sandbox/snapshot", chain(s.getSnapshot, s.authEveryScope("Exporting the tenant's keys and signing secret", withSecrets), readBody))
 	e.DELETE("/_sandbox/tenant", chain(s.deleteTenant, s.authEveryScope("Deleting the tenant", nil), readBody))
 	e.POST("/_sandbox/reset", chain(s.reset, s.authEveryScope("Resetting the tenant", nil), readBody))

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 type tenantBody struct {
@@ -23,7 +24,7 @@ func (s *Server) createTenant(c echo.Context) error {
 		return simulator.Errorf(simulator.CodeUnauthorized, "A valid X-Admin-Key is required to create tenants").
 			WithRecovery("Send the sandbox's admin key in the X-Admin-Key header.")
 	}
-	if b := body(c); simulator.IsSnapshot(b) {
+	if b := body(c); snapshot.Is(b) {
 		return s.importSnapshot(c, b)
 	} else if len(b) > MaxBody { // the snapshot limit is this route's; a creation request keeps MaxBody
 		return errTooLarge()

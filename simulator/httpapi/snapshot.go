@@ -13,6 +13,7 @@ import (
 	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/service"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // DefaultSnapshotMaxBytes is the largest snapshot POST /_sandbox/tenants
@@ -70,7 +71,7 @@ func (s *Server) getSnapshot(c echo.Context) error {
 // this server's bounds (journal entries, finished webhook events) is
 // dropped, oldest first, and named in a Sandbox-Warning.
 func (s *Server) importSnapshot(c echo.Context, b []byte) error {
-	snap, err := simulator.OpenSnapshot(b, s.snapshotMax())
+	snap, err := snapshot.Open(b, s.snapshotMax())
 	if err != nil {
 		return err
 	}
@@ -99,22 +100,22 @@ func SnapshotTrimWarning(trimmed []string) string {
 }
 
 // snapshotBounds are this server's bounds a snapshot is trimmed to.
-func (s *Server) snapshotBounds() simulator.SnapshotBounds {
+func (s *Server) snapshotBounds() snapshot.Bounds {
 	r := s.svc.Retention()
-	return simulator.SnapshotBounds{JournalEntries: s.journal.Size(), EventsKeep: r.Keep, EventsMaxAge: r.MaxAge}
+	return snapshot.Bounds{JournalEntries: s.journal.Size(), EventsKeep: r.Keep, EventsMaxAge: r.MaxAge}
 }
 
 // checkSnapshot applies what only the HTTP adapter knows to a snapshot:
 // the journal's rules (checkSnapshotJournal) and the admin key, which no
 // tenant's key may equal.
-func (s *Server) checkSnapshot(snap *simulator.Snapshot) error {
+func (s *Server) checkSnapshot(snap *snapshot.Snapshot) error {
 	if err := checkSnapshotJournal(snap.Journal); err != nil {
 		return err
 	}
 	if sec := snap.Secrets; sec != nil && s.opt.AdminKey != "" {
 		for i, k := range sec.APIKeys {
 			if subtle.ConstantTimeCompare([]byte(k), []byte(s.opt.AdminKey)) == 1 {
-				return simulator.SnapshotError(fmt.Sprintf("$.secrets.apiKeys[%d]", i), "a tenant's API key must not be the sandbox's admin key")
+				return snapshot.Refused(fmt.Sprintf("$.secrets.apiKeys[%d]", i), "a tenant's API key must not be the sandbox's admin key")
 			}
 		}
 	}
@@ -124,7 +125,7 @@ func (s *Server) checkSnapshot(snap *simulator.Snapshot) error {
 // SeedSnapshot loads snap as serve --seed does (service.SeedSnapshot), its
 // journal included when the tenant is made now; trimmed are the lines of
 // what lay beyond the server's bounds (Snapshot.Trim).
-func (s *Server) SeedSnapshot(snap *simulator.Snapshot, keySeed string) (t *simulator.Tenant, created bool, trimmed []string, err error) {
+func (s *Server) SeedSnapshot(snap *snapshot.Snapshot, keySeed string) (t *simulator.Tenant, created bool, trimmed []string, err error) {
 	if err := s.checkSnapshot(snap); err != nil {
 		return nil, false, nil, err
 	}
@@ -141,7 +142,7 @@ func (s *Server) SeedSnapshot(snap *simulator.Snapshot, keySeed string) (t *simu
 // answer (its head and the error) as a live attempt's is when it is
 // stored; the webhook bodies themselves are sent as they are, never
 // altered.
-func maskDeliveryLog(snap *simulator.Snapshot) {
+func maskDeliveryLog(snap *snapshot.Snapshot) {
 	for _, e := range snap.Data.Events {
 		for i := range e.Attempts {
 			a := &e.Attempts[i]
@@ -159,11 +160,11 @@ const journalHintMessageMax = MaxHeaderBytes + 1<<10
 // line may be, hints of the known kinds (hintFixes) and at most one of a
 // kind per entry and per summary, no negative counts. Entries past the
 // journal's size are not refused: Snapshot.Trim drops them.
-func checkSnapshotJournal(sj *simulator.SnapshotJournal) error {
+func checkSnapshotJournal(sj *snapshot.Journal) error {
 	if sj == nil {
 		return nil
 	}
-	fail := func(path, problem string) error { return simulator.SnapshotError(path, problem) }
+	fail := func(path, problem string) error { return snapshot.Refused(path, problem) }
 	knownKind := func(path, kind string, seen map[string]bool) error {
 		if _, ok := hintFixes[kind]; !ok {
 			return fail(path, fmt.Sprintf("unknown hint kind %q (one of %s)", kind, strings.Join(slices.Sorted(maps.Keys(hintFixes)), ", ")))
@@ -187,7 +188,7 @@ func checkSnapshotJournal(sj *simulator.SnapshotJournal) error {
 			return fail(path+".paymentIds", "an entry names at most 16 payments")
 		case e.Status < 0 || e.Status > 999 || e.LatencyMs < 0:
 			return fail(path, "status is from 0 to 999 and latencyMs not negative")
-		case e.At.Before(simulator.SnapshotClockMin) || e.At.After(simulator.SnapshotClockMax):
+		case e.At.Before(snapshot.ClockMin) || e.At.After(snapshot.ClockMax):
 			return fail(path+".at", "at is outside the range a sandbox clock takes")
 		}
 		seen := map[string]bool{}
@@ -216,8 +217,8 @@ func checkSnapshotJournal(sj *simulator.SnapshotJournal) error {
 
 // Snapshot is the tenant's journal for a tenant snapshot: its entries,
 // oldest first, and its hint summaries.
-func (j *Journal) Snapshot(tenantID string) *simulator.SnapshotJournal {
-	out := &simulator.SnapshotJournal{Entries: []simulator.SnapshotRequest{}, Hints: []simulator.SnapshotHint{}}
+func (j *Journal) Snapshot(tenantID string) *snapshot.Journal {
+	out := &snapshot.Journal{Entries: []snapshot.Request{}, Hints: []snapshot.Hint{}}
 	var recs []journalRecord
 	j.mu.Lock()
 	if tj := j.by[tenantID]; tj != nil {
@@ -228,21 +229,21 @@ func (j *Journal) Snapshot(tenantID string) *simulator.SnapshotJournal {
 	}
 	j.mu.Unlock()
 	for _, r := range recs {
-		e := simulator.SnapshotRequest{
+		e := snapshot.Request{
 			At: r.at, Method: r.method, Path: r.path, Status: r.status, LatencyMs: r.latencyMs, RequestID: r.requestID,
 			RequestBody: string(r.reqBody), ResponseBody: string(r.respBody), APIVersion: r.apiVersion,
-			Hints: []simulator.SnapshotRequestHint{},
+			Hints: []snapshot.RequestHint{},
 		}
 		for _, id := range r.paymentIDs { // masked as the path is: the raw id stays in memory, for ?paymentId=
 			e.PaymentIDs = append(e.PaymentIDs, redact.String(id))
 		}
 		for _, h := range r.hints {
-			e.Hints = append(e.Hints, simulator.SnapshotRequestHint{Kind: h.Kind, Message: h.Message})
+			e.Hints = append(e.Hints, snapshot.RequestHint{Kind: h.Kind, Message: h.Message})
 		}
 		out.Entries = append(out.Entries, e)
 	}
 	for _, h := range j.Hints(tenantID) {
-		out.Hints = append(out.Hints, simulator.SnapshotHint{Kind: h.Kind, Count: h.Count, LatestRequestIDs: h.LatestRequestIDs,
+		out.Hints = append(out.Hints, snapshot.Hint{Kind: h.Kind, Count: h.Count, LatestRequestIDs: h.LatestRequestIDs,
 			LatestEventIDs: h.LatestEventIDs, LastMessage: h.LastMessage})
 	}
 	return out
@@ -252,7 +253,7 @@ func (j *Journal) Snapshot(tenantID string) *simulator.SnapshotJournal {
 // what the tenant had; nil clears it. What it keeps is masked as a live
 // entry is when it is made (internal/redact): paths, bodies, hint messages
 // and the payment ids an entry answers to.
-func (j *Journal) Restore(tenantID string, sj *simulator.SnapshotJournal) {
+func (j *Journal) Restore(tenantID string, sj *snapshot.Journal) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	delete(j.by, tenantID)

@@ -10,8 +10,9 @@
 // through ports: those the kernel declares (simulator.Store,
 // simulator.Processor, ...) and WebhookRunner and Tracer, declared here
 // where they are used. It imports the standard
-// library, simulator and simulator/cards (the test-card catalogue, which
-// imports the kernel only); never simulator/store, simulator/httpapi,
+// library, simulator, simulator/cards (the test-card catalogue) and
+// simulator/snapshot (the tenant snapshot format), both of which import the
+// kernel only; never simulator/store, simulator/httpapi,
 // webhooks, dashboard, processors, scenarios or cmd (a test fails if it
 // does). Its behaviour tests run on the real store in memory with a manual
 // clock.

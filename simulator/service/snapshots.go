@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // snapshotAll is a payment list limit that reads every payment.
@@ -25,8 +26,8 @@ const snapshotAll = 1 << 30
 // with (signedAt empty). The caller adds what is kept outside the store
 // (the request journal) and seals it (Snapshot.Seal).
 // Errors: Unauthorized (the tenant no longer exists).
-func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*simulator.Snapshot, error) {
-	snap := &simulator.Snapshot{}
+func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*snapshot.Snapshot, error) {
+	snap := &snapshot.Snapshot{}
 	// the migration notes and report counts still in memory first (counts.go)
 	if err := s.flushCounts(t.ID); err != nil {
 		return nil, err
@@ -43,7 +44,7 @@ func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*sim
 		snap.ExportedAt = simulator.NormTime(base)
 		snap.Tenant = snapshotTenant(cur, base)
 		if includeSecrets {
-			snap.Secrets = &simulator.SnapshotSecrets{SigningSecret: cur.SigningSecret, PreviousSecret: cur.PreviousSecret, PreviousUntil: cur.PreviousUntil}
+			snap.Secrets = &snapshot.Secrets{SigningSecret: cur.SigningSecret, PreviousSecret: cur.PreviousSecret, PreviousUntil: cur.PreviousUntil}
 			for _, k := range cur.APIKeys {
 				snap.Secrets.APIKeys = append(snap.Secrets.APIKeys, k.Key)
 			}
@@ -65,8 +66,8 @@ func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*sim
 }
 
 // snapshotTenant is tenant t's settings at base (the base clock).
-func snapshotTenant(t *simulator.Tenant, base time.Time) simulator.SnapshotTenant {
-	st := simulator.SnapshotTenant{
+func snapshotTenant(t *simulator.Tenant, base time.Time) snapshot.Tenant {
+	st := snapshot.Tenant{
 		ID: t.ID, CreatedAt: t.CreatedAt, Now: simulator.NormTime(base.Add(t.ClockOffset)), ClockOffset: t.ClockOffset.String(),
 		WallExpiresAt: t.ExpiresAt, WebhookURL: t.WebhookURL, WebhookVersion: t.WebhookAPIVersion(),
 		WebhookChaos: t.Clone().WebhookChaos, First6Digits: t.First6Digits, Scenarios: t.Scenarios,
@@ -76,15 +77,15 @@ func snapshotTenant(t *simulator.Tenant, base time.Time) simulator.SnapshotTenan
 		st.Next = &n
 	}
 	for _, k := range t.APIKeys {
-		st.Keys = append(st.Keys, simulator.SnapshotKey{Scopes: slices.Clone(k.Scopes)})
+		st.Keys = append(st.Keys, snapshot.Key{Scopes: slices.Clone(k.Scopes)})
 	}
 	return st
 }
 
 // snapshotData reads the tenant's records, each kind in a stable order
 // (creation order where the records have one).
-func (s *Service) snapshotData(tx simulator.Tx, tid string) (simulator.SnapshotData, error) {
-	d := simulator.SnapshotData{IdempotencyKeys: []simulator.SnapshotIdempotency{}, Events: []*simulator.Event{}, MigrationNotes: []simulator.MigrationNote{}}
+func (s *Service) snapshotData(tx simulator.Tx, tid string) (snapshot.Data, error) {
+	d := snapshot.Data{IdempotencyKeys: []snapshot.Idempotency{}, Events: []*simulator.Event{}, MigrationNotes: []simulator.MigrationNote{}}
 	var err error
 	if d.Sessions, err = tx.Sessions(tid); err != nil {
 		return d, err
@@ -109,9 +110,9 @@ func (s *Service) snapshotData(tx simulator.Tx, tid string) (simulator.SnapshotD
 		return d, err
 	}
 	for k, pid := range keys {
-		d.IdempotencyKeys = append(d.IdempotencyKeys, simulator.SnapshotIdempotency{Key: k, PaymentID: pid})
+		d.IdempotencyKeys = append(d.IdempotencyKeys, snapshot.Idempotency{Key: k, PaymentID: pid})
 	}
-	slices.SortFunc(d.IdempotencyKeys, func(a, b simulator.SnapshotIdempotency) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(d.IdempotencyKeys, func(a, b snapshot.Idempotency) int { return strings.Compare(a.Key, b.Key) })
 	if d.Attempts, err = tx.Attempts(tid); err != nil {
 		return d, err
 	}
@@ -180,7 +181,7 @@ type SnapshotImport struct {
 	SigningSecret string
 }
 
-// ImportSnapshot loads snap (read by simulator.OpenSnapshot) into a new
+// ImportSnapshot loads snap (read by snapshot.Open) into a new
 // tenant and answers it. Ids are kept (each tenant is its own id space);
 // the tenant's clock starts at the snapshot's tenant clock, so jobs stay
 // due when they were; its ttl keeps what was left of it at export. The
@@ -192,7 +193,7 @@ type SnapshotImport struct {
 // Errors: RequestValidationError (422) at the snapshot path of what is
 // refused: the rules document, the one-shot's rule, the webhook endpoint
 // (CheckWebhookEndpoint), an API key or tenant id already in use.
-func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (*simulator.Tenant, error) {
+func (s *Service) ImportSnapshot(snap *snapshot.Snapshot, opt SnapshotImport) (*simulator.Tenant, error) {
 	if err := s.checkSnapshotSettings(snap); err != nil {
 		return nil, err
 	}
@@ -206,9 +207,9 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 		dec := json.NewDecoder(bytes.NewReader(snap.Report))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(report); err != nil {
-			return nil, simulator.SnapshotError("$.report", "the report counts do not decode: "+err.Error())
+			return nil, snapshot.Refused("$.report", "the report counts do not decode: "+err.Error())
 		}
-		if err := report.CheckSnapshot(); err != nil {
+		if err := snapshot.CheckReport(report); err != nil {
 			return nil, err
 		}
 		report.TenantID = t.ID
@@ -217,7 +218,7 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 		if other, err := tx.Tenant(t.ID); err != nil {
 			return err
 		} else if other != nil {
-			return simulator.SnapshotError("$.tenant.id", fmt.Sprintf("a tenant %s already exists", t.ID))
+			return snapshot.Refused("$.tenant.id", fmt.Sprintf("a tenant %s already exists", t.ID))
 		}
 		for i, k := range t.APIKeys {
 			other, err := tx.TenantByAPIKey(k.Key)
@@ -225,7 +226,7 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 				return err
 			}
 			if other != nil {
-				return simulator.SnapshotError(fmt.Sprintf("$.secrets.apiKeys[%d]", i), "this API key is already in use by a tenant of this sandbox")
+				return snapshot.Refused(fmt.Sprintf("$.secrets.apiKeys[%d]", i), "this API key is already in use by a tenant of this sandbox")
 			}
 		}
 		if err := tx.PutTenant(t); err != nil {
@@ -252,25 +253,25 @@ func (s *Service) ImportSnapshot(snap *simulator.Snapshot, opt SnapshotImport) (
 // checkSnapshotSettings applies the checks of the settings' own routes: the
 // rules document (PUT /_sandbox/scenarios), the one-shot's rule, the
 // webhook endpoint (--webhook-allow).
-func (s *Service) checkSnapshotSettings(snap *simulator.Snapshot) error {
+func (s *Service) checkSnapshotSettings(snap *snapshot.Snapshot) error {
 	st := &snap.Tenant
 	if rb := s.rules(); rb != nil {
 		if st.Scenarios != "" {
 			if len(st.Scenarios) > MaxScenarioDocument {
-				return simulator.SnapshotError("$.tenant.scenarios", fmt.Sprintf("the rules document is larger than %d KiB", MaxScenarioDocument>>10))
+				return snapshot.Refused("$.tenant.scenarios", fmt.Sprintf("the rules document is larger than %d KiB", MaxScenarioDocument>>10))
 			}
 			if _, problems := rb.CheckRules([]byte(st.Scenarios)); len(problems) > 0 {
-				return simulator.SnapshotError("$.tenant.scenarios", fmt.Sprintf("the rules document has %d problem(s); line %d: %s", len(problems), problems[0].Line, problems[0].Message))
+				return snapshot.Refused("$.tenant.scenarios", fmt.Sprintf("the rules document has %d problem(s); line %d: %s", len(problems), problems[0].Line, problems[0].Message))
 			}
 		}
 		if n := st.Next; n != nil {
 			if names := rb.RuleNames(st.Scenarios); !containsString(names, n.Rule) {
-				return simulator.SnapshotError("$.tenant.next.rule", fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", n.Rule, ruleList(names)))
+				return snapshot.Refused("$.tenant.next.rule", fmt.Sprintf("%q is not a rule of the scenarios in force (%s)", n.Rule, ruleList(names)))
 			}
 		}
 	}
 	if err := s.CheckWebhookEndpoint(st.WebhookURL); err != nil {
-		return simulator.SnapshotError("$.tenant.webhookUrl", "webhookUrl "+err.Error())
+		return snapshot.Refused("$.tenant.webhookUrl", "webhookUrl "+err.Error())
 	}
 	return nil
 }
@@ -278,7 +279,7 @@ func (s *Service) checkSnapshotSettings(snap *simulator.Snapshot) error {
 // snapshotTenantRecord is the new tenant of snap: its id and credentials,
 // its settings, and its clock offset so that its clock reads the
 // snapshot's tenant clock now.
-func (s *Service) snapshotTenantRecord(snap *simulator.Snapshot, opt SnapshotImport) (*simulator.Tenant, error) {
+func (s *Service) snapshotTenantRecord(snap *snapshot.Snapshot, opt SnapshotImport) (*simulator.Tenant, error) {
 	st := &snap.Tenant
 	base := simulator.NormTime(s.Clock.Now())
 	id, key, secret := opt.TenantID, opt.APIKey, opt.SigningSecret
@@ -304,7 +305,7 @@ func (s *Service) snapshotTenantRecord(snap *simulator.Snapshot, opt SnapshotImp
 	if !st.WallExpiresAt.IsZero() {
 		left := st.WallExpiresAt.Sub(snap.ExportedAt)
 		if left <= 0 {
-			return nil, simulator.SnapshotError("$.tenant.wallExpiresAt", "the tenant's ttl had passed when it was exported")
+			return nil, snapshot.Refused("$.tenant.wallExpiresAt", "the tenant's ttl had passed when it was exported")
 		}
 		t.ExpiresAt = simulator.NormTime(base.Add(left))
 	}
@@ -327,7 +328,7 @@ func (s *Service) snapshotTenantRecord(snap *simulator.Snapshot, opt SnapshotImp
 }
 
 // importRecords writes the snapshot's records as tenant t's, in tx.
-func (s *Service) importRecords(tx simulator.Tx, t *simulator.Tenant, d *simulator.SnapshotData) error {
+func (s *Service) importRecords(tx simulator.Tx, t *simulator.Tenant, d *snapshot.Data) error {
 	tid := t.ID
 	tokens := map[string]string{} // client and challenge tokens of the exporting tenant -> t's
 	reissue := func(old string, kind simulator.IDKind) string {
@@ -414,7 +415,7 @@ func (s *Service) importRecords(tx simulator.Tx, t *simulator.Tenant, d *simulat
 // keySeed (the admin key, so that the file alone does not give the key;
 // "" without one): stable across restarts, even of a :memory: store.
 // created says whether the tenant was made now.
-func (s *Service) SeedSnapshot(snap *simulator.Snapshot, keySeed string) (t *simulator.Tenant, created bool, err error) {
+func (s *Service) SeedSnapshot(snap *snapshot.Snapshot, keySeed string) (t *simulator.Tenant, created bool, err error) {
 	sum, _ := hex.DecodeString(strings.TrimPrefix(snap.Checksum, "sha256:"))
 	derive := func(what string) string {
 		m := hmac.New(sha256.New, []byte(keySeed))

@@ -1,4 +1,4 @@
-package simulator
+package snapshot
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // What a snapshot may hold is what the API could have made: the kernel's
@@ -16,13 +18,13 @@ import (
 // tenant imports again.
 
 // Snapshot clocks (the tenant's clock and the times of its records) lie
-// within [SnapshotClockMin, SnapshotClockMax]: from 2000 (before any tenant
+// within [ClockMin, ClockMax]: from 2000 (before any tenant
 // clock this product ran) to the last instant a time in nanoseconds since
 // 1970 can hold, so that a tenant's clock offset from the importing
 // server's clock is exact.
 var (
-	SnapshotClockMin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	SnapshotClockMax = time.Unix(0, math.MaxInt64).UTC()
+	ClockMin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	ClockMax = time.Unix(0, math.MaxInt64).UTC()
 )
 
 // snapshotProblem is the path and the problem of a refused snapshot.
@@ -39,9 +41,9 @@ func checkClock(path string, t time.Time, optional bool) *snapshotProblem {
 	if optional && t.IsZero() {
 		return nil
 	}
-	if t.Before(SnapshotClockMin) || t.After(SnapshotClockMax) {
+	if t.Before(ClockMin) || t.After(ClockMax) {
 		return problemf(path, "%s is outside the range a sandbox clock takes (%s to %s)",
-			t.Format(time.RFC3339Nano), SnapshotClockMin.Format(time.RFC3339), SnapshotClockMax.Format(time.RFC3339))
+			t.Format(time.RFC3339Nano), ClockMin.Format(time.RFC3339), ClockMax.Format(time.RFC3339))
 	}
 	return nil
 }
@@ -75,37 +77,37 @@ func (s *Snapshot) checkLive() *snapshotProblem {
 	ix := s.index()
 	d := &s.Data
 	for i, cs := range d.Sessions {
-		if p := cs.checkLive(fmt.Sprintf("$.data.sessions[%d]", i), ix); p != nil {
+		if p := checkLiveSession(fmt.Sprintf("$.data.sessions[%d]", i), cs, ix); p != nil {
 			return p
 		}
 	}
 	for i, in := range d.Instruments {
-		if p := in.checkLive(fmt.Sprintf("$.data.instruments[%d]", i), ix); p != nil {
+		if p := checkLiveInstrument(fmt.Sprintf("$.data.instruments[%d]", i), in, ix); p != nil {
 			return p
 		}
 	}
 	for i, p := range d.Payments {
-		if prob := p.checkLive(fmt.Sprintf("$.data.payments[%d]", i), ix); prob != nil {
+		if prob := checkLivePayment(fmt.Sprintf("$.data.payments[%d]", i), p, ix); prob != nil {
 			return prob
 		}
 	}
 	for i, a := range d.Attempts {
-		if p := a.checkLive(fmt.Sprintf("$.data.attempts[%d]", i), ix); p != nil {
+		if p := checkLiveAttempt(fmt.Sprintf("$.data.attempts[%d]", i), a, ix); p != nil {
 			return p
 		}
 	}
 	for i, dp := range d.Disputes {
-		if p := dp.checkLive(fmt.Sprintf("$.data.disputes[%d]", i), ix); p != nil {
+		if p := checkLiveDispute(fmt.Sprintf("$.data.disputes[%d]", i), dp, ix); p != nil {
 			return p
 		}
 	}
 	for i, e := range d.Events {
-		if p := e.checkLive(fmt.Sprintf("$.data.events[%d]", i), ix); p != nil {
+		if p := checkLiveEvent(fmt.Sprintf("$.data.events[%d]", i), e, ix); p != nil {
 			return p
 		}
 	}
 	for i, j := range d.Jobs {
-		if p := j.checkLive(fmt.Sprintf("$.data.jobs[%d]", i), ix); p != nil {
+		if p := checkLiveJob(fmt.Sprintf("$.data.jobs[%d]", i), j, ix); p != nil {
 			return p
 		}
 	}
@@ -127,7 +129,7 @@ func (s *Snapshot) checkLive() *snapshotProblem {
 // checkTenantLive checks the tenant's id, clock, ttl and credentials.
 func (s *Snapshot) checkTenantLive() *snapshotProblem {
 	t := &s.Tenant
-	if err := CheckTenantID(t.ID); err != nil {
+	if err := simulator.CheckTenantID(t.ID); err != nil {
 		return problemf("$.tenant.id", "%v", err)
 	}
 	if t.Now.IsZero() {
@@ -171,17 +173,17 @@ func (s *Snapshot) checkTenantLive() *snapshotProblem {
 
 // snapshotIndex is what the records of a snapshot can refer to.
 type snapshotIndex struct {
-	sessions    map[string]*ClientSession
-	instruments map[string]*Instrument
-	payments    map[string]*Payment
-	attempts    map[string]*Attempt
-	disputes    map[string]*Dispute
+	sessions    map[string]*simulator.ClientSession
+	instruments map[string]*simulator.Instrument
+	payments    map[string]*simulator.Payment
+	attempts    map[string]*simulator.Attempt
+	disputes    map[string]*simulator.Dispute
 }
 
 func (s *Snapshot) index() *snapshotIndex {
 	d := &s.Data
-	ix := &snapshotIndex{sessions: map[string]*ClientSession{}, instruments: map[string]*Instrument{}, payments: map[string]*Payment{},
-		attempts: map[string]*Attempt{}, disputes: map[string]*Dispute{}}
+	ix := &snapshotIndex{sessions: map[string]*simulator.ClientSession{}, instruments: map[string]*simulator.Instrument{}, payments: map[string]*simulator.Payment{},
+		attempts: map[string]*simulator.Attempt{}, disputes: map[string]*simulator.Dispute{}}
 	for _, r := range d.Sessions {
 		ix.sessions[r.ID] = r
 	}
@@ -215,8 +217,8 @@ func ref[T any](path, id string, required bool, m map[string]T, what string) *sn
 	return nil
 }
 
-func checkID(path string, kind IDKind, id string) *snapshotProblem {
-	if err := CheckIDSyntax(kind, id); err != nil {
+func checkID(path string, kind simulator.IDKind, id string) *snapshotProblem {
+	if err := simulator.CheckIDSyntax(kind, id); err != nil {
 		return problemf(path, "%v", err)
 	}
 	return nil
@@ -247,17 +249,17 @@ func joinQuoted[T ~string](vs []T) string {
 	return strings.Join(q, ", ")
 }
 
-func (cs *ClientSession) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
+func checkLiveSession(path string, cs *simulator.ClientSession, ix *snapshotIndex) *snapshotProblem {
 	if p := firstProblem(
-		checkID(path+".id", IDUUID, cs.ID),
-		enumProblem(path+".approvalMode", cs.ApprovalMode, []ApprovalMode{ApprovalAuto, ApprovalManual}),
+		checkID(path+".id", simulator.IDUUID, cs.ID),
+		enumProblem(path+".approvalMode", cs.ApprovalMode, []simulator.ApprovalMode{simulator.ApprovalAuto, simulator.ApprovalManual}),
 		checkClock(path+".createdAt", cs.CreatedAt, true),
 		checkClock(path+".expiresAt", cs.ExpiresAt, true),
 		ref(path+".currentAttemptId", cs.CurrentAttemptID, false, ix.attempts, "payment attempt"),
 	); p != nil {
 		return p
 	}
-	if cs.Data.CurrencyCode != "" && !ValidCurrency(cs.Data.CurrencyCode) {
+	if cs.Data.CurrencyCode != "" && !simulator.ValidCurrency(cs.Data.CurrencyCode) {
 		return problemf(path+".data.currencyCode", "unknown currency %q", cs.Data.CurrencyCode)
 	}
 	if cs.Data.Amount != nil && *cs.Data.Amount < 0 {
@@ -272,10 +274,10 @@ func (cs *ClientSession) checkLive(path string, ix *snapshotIndex) *snapshotProb
 	return nil
 }
 
-func (in *Instrument) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
+func checkLiveInstrument(path string, in *simulator.Instrument, ix *snapshotIndex) *snapshotProblem {
 	return firstProblem(
-		checkID(path+".token", IDPaymentToken, in.Token),
-		enumProblem(path+".tokenType", in.TokenType, []TokenType{TokenSingleUse, TokenMultiUse}),
+		checkID(path+".token", simulator.IDPaymentToken, in.Token),
+		enumProblem(path+".tokenType", in.TokenType, []simulator.TokenType{simulator.TokenSingleUse, simulator.TokenMultiUse}),
 		checkClock(path+".createdAt", in.CreatedAt, true),
 		checkClock(path+".deletedAt", in.DeletedAt, true),
 		ref(path+".sessionId", in.SessionID, false, ix.sessions, "client session"),
@@ -287,7 +289,7 @@ func (in *Instrument) checkLive(path string, ix *snapshotIndex) *snapshotProblem
 
 // checkOrder: an order's amounts are not negative and its quantities at
 // least 1, as the request schema has them.
-func checkOrder(path string, o *Order) *snapshotProblem {
+func checkOrder(path string, o *simulator.Order) *snapshotProblem {
 	if o == nil {
 		return nil
 	}
@@ -313,12 +315,12 @@ func checkOrder(path string, o *Order) *snapshotProblem {
 }
 
 // transactionEventTypes are the types of a transaction's events.
-var transactionEventTypes = []string{EventAuthorizationSucceeded, EventCaptureSucceeded, EventCancellationSucceeded}
+var transactionEventTypes = []string{simulator.EventAuthorizationSucceeded, simulator.EventCaptureSucceeded, simulator.EventCancellationSucceeded}
 
-func (p *Payment) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
+func checkLivePayment(path string, p *simulator.Payment, ix *snapshotIndex) *snapshotProblem {
 	if prob := firstProblem(
-		checkID(path+".id", IDPayment, p.ID),
-		enumProblem(path+".status", p.Status, PaymentStatuses),
+		checkID(path+".id", simulator.IDPayment, p.ID),
+		enumProblem(path+".status", p.Status, simulator.PaymentStatuses),
 		checkClock(path+".date", p.Date, false),
 		checkClock(path+".dateUpdated", p.DateUpdated, true),
 		ref(path+".sessionId", p.SessionID, false, ix.sessions, "client session"),
@@ -327,7 +329,7 @@ func (p *Payment) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 	); prob != nil {
 		return prob
 	}
-	if !ValidCurrency(p.CurrencyCode) {
+	if !simulator.ValidCurrency(p.CurrencyCode) {
 		return problemf(path+".currencyCode", "unknown currency %q", p.CurrencyCode)
 	}
 	if p.APIVersion != "" && !p.APIVersion.Valid() {
@@ -346,31 +348,31 @@ func (p *Payment) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 	if prob := checkOrder(path+".order", p.Order); prob != nil {
 		return prob
 	}
-	if p.ThreeDS != nil && p.ThreeDS.Result != "" && p.ThreeDS.Result != ThreeDSAuthSuccess && p.ThreeDS.Result != ThreeDSAuthFailed {
+	if p.ThreeDS != nil && p.ThreeDS.Result != "" && p.ThreeDS.Result != simulator.ThreeDSAuthSuccess && p.ThreeDS.Result != simulator.ThreeDSAuthFailed {
 		return problemf(path+".threeDS.result", "unknown 3DS result %q", p.ThreeDS.Result)
 	}
 	if p.Timeout != nil {
-		if prob := firstProblem(enumProblem(path+".timeout.resolveTo", p.Timeout.ResolveTo, PaymentStatuses),
+		if prob := firstProblem(enumProblem(path+".timeout.resolveTo", p.Timeout.ResolveTo, simulator.PaymentStatuses),
 			checkClock(path+".timeout.resolveAt", p.Timeout.ResolveAt, false)); prob != nil {
 			return prob
 		}
 	}
-	if p.Required != nil && p.Required.Name != ActionThreeDS {
+	if p.Required != nil && p.Required.Name != simulator.ActionThreeDS {
 		return problemf(path+".requiredAction.name", "unknown required action %q", p.Required.Name)
 	}
 	for i := range p.Transactions {
-		if prob := p.Transactions[i].checkLive(fmt.Sprintf("%s.transactions[%d]", path, i), p); prob != nil {
+		if prob := checkLiveTransaction(fmt.Sprintf("%s.transactions[%d]", path, i), &p.Transactions[i], p); prob != nil {
 			return prob
 		}
 	}
 	return nil
 }
 
-func (t *Transaction) checkLive(path string, p *Payment) *snapshotProblem {
+func checkLiveTransaction(path string, t *simulator.Transaction, p *simulator.Payment) *snapshotProblem {
 	if prob := firstProblem(
-		checkID(path+".id", IDUUID, t.ID),
-		enumProblem(path+".type", t.Type, []string{TxnSale, TxnRefund}),
-		enumProblem(path+".processorStatus", t.ProcessorStatus, PaymentStatuses),
+		checkID(path+".id", simulator.IDUUID, t.ID),
+		enumProblem(path+".type", t.Type, []string{simulator.TxnSale, simulator.TxnRefund}),
+		enumProblem(path+".processorStatus", t.ProcessorStatus, simulator.PaymentStatuses),
 		checkClock(path+".date", t.Date, false),
 	); prob != nil {
 		return prob
@@ -392,7 +394,7 @@ func (t *Transaction) checkLive(path string, p *Payment) *snapshotProblem {
 	for j, e := range t.Events {
 		ep := fmt.Sprintf("%s.events[%d]", path, j)
 		if prob := firstProblem(
-			checkID(ep+".id", IDUUID, e.ID),
+			checkID(ep+".id", simulator.IDUUID, e.ID),
 			enumProblem(ep+".type", e.Type, transactionEventTypes),
 			checkClock(ep+".date", e.Date, false),
 		); prob != nil {
@@ -408,10 +410,10 @@ func (t *Transaction) checkLive(path string, p *Payment) *snapshotProblem {
 	return nil
 }
 
-func (a *Attempt) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
+func checkLiveAttempt(path string, a *simulator.Attempt, ix *snapshotIndex) *snapshotProblem {
 	return firstProblem(
-		checkID(path+".id", IDUUID, a.ID),
-		enumProblem(path+".status", a.Status, []AttemptStatus{AttemptAwaiting, AttemptApproved, AttemptAborted, AttemptExpired}),
+		checkID(path+".id", simulator.IDUUID, a.ID),
+		enumProblem(path+".status", a.Status, []simulator.AttemptStatus{simulator.AttemptAwaiting, simulator.AttemptApproved, simulator.AttemptAborted, simulator.AttemptExpired}),
 		checkClock(path+".createdAt", a.CreatedAt, false),
 		checkClock(path+".expiresAt", a.ExpiresAt, false),
 		checkClock(path+".updatedAt", a.UpdatedAt, true),
@@ -421,11 +423,11 @@ func (a *Attempt) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 	)
 }
 
-func (d *Dispute) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
+func checkLiveDispute(path string, d *simulator.Dispute, ix *snapshotIndex) *snapshotProblem {
 	if prob := firstProblem(
-		checkID(path+".id", IDUUID, d.ID),
-		enumProblem(path+".status", d.Status, DisputeStatuses),
-		enumProblem(path+".type", d.Type, DisputeTypes),
+		checkID(path+".id", simulator.IDUUID, d.ID),
+		enumProblem(path+".status", d.Status, simulator.DisputeStatuses),
+		enumProblem(path+".type", d.Type, simulator.DisputeTypes),
 		checkClock(path+".openedAt", d.OpenedAt, false),
 		checkClock(path+".updatedAt", d.UpdatedAt, true),
 		ref(path+".paymentId", d.PaymentID, true, ix.payments, "payment"),
@@ -440,16 +442,16 @@ func (d *Dispute) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 		return problemf(path+".amount", "a dispute's amount is from 0 to its payment's amount (%d)", p.Amount)
 	}
 	for i, st := range d.Then {
-		if !slices.Contains(DisputeStatuses, st.Status) {
+		if !slices.Contains(simulator.DisputeStatuses, st.Status) {
 			return problemf(fmt.Sprintf("%s.then[%d].status", path, i), "unknown dispute status %q", st.Status)
 		}
 	}
 	return nil
 }
 
-func (e *Event) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
+func checkLiveEvent(path string, e *simulator.Event, ix *snapshotIndex) *snapshotProblem {
 	if prob := firstProblem(
-		checkID(path+".id", IDUUID, e.ID),
+		checkID(path+".id", simulator.IDUUID, e.ID),
 		checkClock(path+".createdAt", e.CreatedAt, false),
 		checkClock(path+".nextAt", e.NextAt, true),
 		ref(path+".paymentId", e.PaymentID, true, ix.payments, "payment"),
@@ -465,7 +467,7 @@ func (e *Event) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 		if a.StatusCode < 0 || a.StatusCode > 999 || a.LatencyMs < 0 {
 			return problemf(ap, "a delivery attempt's statusCode is from 0 to 999 and its latencyMs not negative")
 		}
-		if len(a.SignedAt) > 20 || !allOf(a.SignedAt, func(c byte) bool { return c >= '0' && c <= '9' }) {
+		if len(a.SignedAt) > 20 || !simulator.AllOf(a.SignedAt, func(c byte) bool { return c >= '0' && c <= '9' }) {
 			return problemf(ap+".signedAt", "signedAt is empty or the Unix seconds the body was signed at")
 		}
 		if prob := checkClock(ap+".at", a.At, false); prob != nil {
@@ -477,11 +479,11 @@ func (e *Event) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 
 // jobKinds are the kinds of scheduled work a snapshot may carry
 // (JobExpireTenant is never scheduled).
-var jobKinds = []JobKind{JobAuthorize, JobExpireAttempt, JobResolveTimeout, JobSettle, JobResolveRefund, JobDispute, JobDisputeStatus}
+var jobKinds = []simulator.JobKind{simulator.JobAuthorize, simulator.JobExpireAttempt, simulator.JobResolveTimeout, simulator.JobSettle, simulator.JobResolveRefund, simulator.JobDispute, simulator.JobDisputeStatus}
 
-func (j *Job) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
+func checkLiveJob(path string, j *simulator.Job, ix *snapshotIndex) *snapshotProblem {
 	if prob := firstProblem(
-		checkID(path+".id", IDUUID, j.ID),
+		checkID(path+".id", simulator.IDUUID, j.ID),
 		enumProblem(path+".kind", j.Kind, jobKinds),
 		checkClock(path+".due", j.Due, false),
 		ref(path+".paymentId", j.PaymentID, false, ix.payments, "payment"),
@@ -493,11 +495,11 @@ func (j *Job) checkLive(path string, ix *snapshotIndex) *snapshotProblem {
 	return nil
 }
 
-// SnapshotBounds are the importing server's bounds on what a tenant keeps
+// Bounds are the importing server's bounds on what a tenant keeps
 // beyond its records: journal entries (--journal-size) and finished
 // webhook events (the delivery log's retention: count and age on the
 // tenant clock; 0 is no bound).
-type SnapshotBounds struct {
+type Bounds struct {
 	JournalEntries int
 	EventsKeep     int
 	EventsMaxAge   time.Duration
@@ -508,7 +510,7 @@ type SnapshotBounds struct {
 // b.EventsKeep or older than b.EventsMaxAge on the tenant's clock (PENDING
 // events are never dropped, as the live retention keeps them). It answers
 // one line per part it trimmed, for the import's Sandbox-Warning.
-func (s *Snapshot) Trim(b SnapshotBounds) []string {
+func (s *Snapshot) Trim(b Bounds) []string {
 	var notes []string
 	if j := s.Journal; j != nil && b.JournalEntries > 0 && len(j.Entries) > b.JournalEntries {
 		n := len(j.Entries) - b.JournalEntries
@@ -527,7 +529,7 @@ func (s *Snapshot) Trim(b SnapshotBounds) []string {
 	drop := make([]bool, len(s.Data.Events))
 	for i := len(s.Data.Events) - 1; i >= 0; i-- { // newest first: events are in creation order
 		e := s.Data.Events[i]
-		if e.Status == DeliveryPending {
+		if e.Status == simulator.DeliveryPending {
 			continue
 		}
 		finished++
@@ -555,17 +557,17 @@ func (s *Snapshot) Trim(b SnapshotBounds) []string {
 	return notes
 }
 
-// CheckSnapshot applies the report's own bounds to report counts read
+// CheckReport applies the report's own bounds to report counts read
 // from a snapshot: lists no longer than the live report keeps them
 // (ReportRoutes, ReportRules, ReportEndpoints, ReportHintKinds, and
 // ReportExamples ids each), no negative count. Errors: the 422 of a refused
 // snapshot at $.report's path.
-func (r *ReportCounts) CheckSnapshot() error {
-	fail := func(path, problem string) error { return SnapshotError("$.report"+path, problem) }
+func CheckReport(r *simulator.ReportCounts) error {
+	fail := func(path, problem string) error { return Refused("$.report"+path, problem) }
 	bounds := []struct {
 		path   string
 		n, max int
-	}{{".requests", len(r.Requests), ReportRoutes}, {".rules", len(r.Rules), ReportRules}, {".webhooks", len(r.Webhooks), ReportEndpoints}, {".hints", len(r.Hints), ReportHintKinds}}
+	}{{".requests", len(r.Requests), simulator.ReportRoutes}, {".rules", len(r.Rules), simulator.ReportRules}, {".webhooks", len(r.Webhooks), simulator.ReportEndpoints}, {".hints", len(r.Hints), simulator.ReportHintKinds}}
 	for _, b := range bounds {
 		if b.n > b.max {
 			return fail(b.path, fmt.Sprintf("a report keeps at most %d entries here", b.max))
@@ -577,18 +579,18 @@ func (r *ReportCounts) CheckSnapshot() error {
 		}
 	}
 	for i, c := range r.Rules {
-		if c.Count < 0 || len(c.ExamplePaymentIDs) > ReportExamples {
-			return fail(fmt.Sprintf(".rules[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", ReportExamples))
+		if c.Count < 0 || len(c.ExamplePaymentIDs) > simulator.ReportExamples {
+			return fail(fmt.Sprintf(".rules[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", simulator.ReportExamples))
 		}
 	}
 	for i, c := range r.Webhooks {
-		if c.Delivered < 0 || c.Retried < 0 || c.Exhausted < 0 || c.NoEndpoint < 0 || len(c.ExhaustedEvents) > ReportExamples {
-			return fail(fmt.Sprintf(".webhooks[%d]", i), fmt.Sprintf("counts are not negative, with at most %d example events", ReportExamples))
+		if c.Delivered < 0 || c.Retried < 0 || c.Exhausted < 0 || c.NoEndpoint < 0 || len(c.ExhaustedEvents) > simulator.ReportExamples {
+			return fail(fmt.Sprintf(".webhooks[%d]", i), fmt.Sprintf("counts are not negative, with at most %d example events", simulator.ReportExamples))
 		}
 	}
 	for i, c := range r.Hints {
-		if c.Count < 0 || len(c.ExampleRequestIDs) > ReportExamples || len(c.ExampleEventIDs) > ReportExamples {
-			return fail(fmt.Sprintf(".hints[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", ReportExamples))
+		if c.Count < 0 || len(c.ExampleRequestIDs) > simulator.ReportExamples || len(c.ExampleEventIDs) > simulator.ReportExamples {
+			return fail(fmt.Sprintf(".hints[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", simulator.ReportExamples))
 		}
 	}
 	return nil

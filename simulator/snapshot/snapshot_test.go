@@ -1,4 +1,4 @@
-package simulator_test
+package snapshot_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 const sessionID = "2f1e0c3a-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
@@ -18,8 +19,8 @@ func sealedSnapshot(t *testing.T) []byte {
 	t.Helper()
 	at := time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
 	amount := int64(1000)
-	s := &simulator.Snapshot{ExportedAt: at, Tenant: simulator.SnapshotTenant{ID: "t_1", Now: at, ClockOffset: "0s",
-		Keys: []simulator.SnapshotKey{{Scopes: simulator.AllScopes}}}}
+	s := &snapshot.Snapshot{ExportedAt: at, Tenant: snapshot.Tenant{ID: "t_1", Now: at, ClockOffset: "0s",
+		Keys: []snapshot.Key{{Scopes: simulator.AllScopes}}}}
 	s.Data.Sessions = []*simulator.ClientSession{{ID: sessionID, ClientToken: "cst_x", ApprovalMode: simulator.ApprovalAuto, Data: simulator.SessionData{Amount: &amount,
 		CurrencyCode: "EUR", Metadata: map[string]any{"big": json.Number("12345678901234567890"), "html": "<b>&</b>", "b": 1, "a": []any{json.Number("1.50")}}}}}
 	b, err := s.Seal()
@@ -32,7 +33,7 @@ func sealedSnapshot(t *testing.T) []byte {
 // map round trip) and nothing else; metadata keeps its exact numbers.
 func TestSnapshotChecksum(t *testing.T) {
 	b := sealedSnapshot(t)
-	s, err := simulator.OpenSnapshot(b, 1<<20)
+	s, err := snapshot.Open(b, 1<<20)
 	require.NoError(t, err)
 	assert.Equal(t, json.Number("12345678901234567890"), s.Data.Sessions[0].Data.Metadata["big"])
 	assert.EqualValues(t, 2, s.Version)
@@ -43,10 +44,10 @@ func TestSnapshotChecksum(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &m))
 	roundTrip, err := json.MarshalIndent(m, "", "\t")
 	require.NoError(t, err)
-	canonical, err := simulator.CanonicalJSON(b) // sorted keys, as jq -S -c writes them
+	canonical, err := snapshot.CanonicalJSON(b) // sorted keys, as jq -S -c writes them
 	require.NoError(t, err)
 	for name, doc := range map[string][]byte{"indented": pretty.Bytes(), "Go map round trip": roundTrip, "sorted keys": canonical} {
-		_, err = simulator.OpenSnapshot(doc, 1<<20)
+		_, err = snapshot.Open(doc, 1<<20)
 		assert.NoError(t, err, name)
 	}
 	require.True(t, bytes.Contains(roundTrip, []byte(`\u003cb\u003e`)) && bytes.Contains(roundTrip, []byte(`12345678901234567000`)), "%s", roundTrip)
@@ -60,11 +61,11 @@ func TestSnapshotChecksum(t *testing.T) {
 		"a member added":  {bytes.Replace(b, []byte(`"data":{`), []byte(`"extra":1,"data":{`), 1), "$.checksum"},
 		"cut short":       {b[:len(b)-10], "$"},
 		"unknown version": {bytes.Replace(b, []byte(`"version":2`), []byte(`"version":3`), 1), "$.version"},
-		"another format":  {bytes.Replace(b, []byte(simulator.SnapshotFormat), []byte("other"), 1), "$.format"},
+		"another format":  {bytes.Replace(b, []byte(snapshot.Format), []byte("other"), 1), "$.format"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := simulator.OpenSnapshot(tc.doc, 1<<20)
+			_, err := snapshot.Open(tc.doc, 1<<20)
 			var e *simulator.Error
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, simulator.CodeRequestValidationError, e.Code)
@@ -72,6 +73,6 @@ func TestSnapshotChecksum(t *testing.T) {
 			assert.Equal(t, tc.path, e.Fields[0].Path, e.Fields[0].Description)
 		})
 	}
-	assert.True(t, simulator.IsSnapshot(b[:40]), "a snapshot cut short is still one")
-	assert.False(t, simulator.IsSnapshot([]byte(`{"scopes":[],"webhookUrl":"http://x"}`)))
+	assert.True(t, snapshot.Is(b[:40]), "a snapshot cut short is still one")
+	assert.False(t, snapshot.Is([]byte(`{"scopes":[],"webhookUrl":"http://x"}`)))
 }

@@ -1,4 +1,4 @@
-package simulator_test
+package snapshot_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
 // TestCanonicalJSONRFC8785: the examples of RFC 8785 (section 3.2.2's
@@ -36,7 +36,7 @@ func TestCanonicalJSONRFC8785(t *testing.T) {
 	}
 	for _, tc := range docs {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := simulator.CanonicalJSON([]byte(tc.in))
+			got, err := snapshot.CanonicalJSON([]byte(tc.in))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
 		})
@@ -74,7 +74,7 @@ func TestCanonicalJSONRFC8785(t *testing.T) {
 	for _, tc := range numbers {
 		t.Run("number "+tc.want, func(t *testing.T) {
 			lit := strconv.FormatFloat(math.Float64frombits(tc.bits), 'g', -1, 64)
-			got, err := simulator.CanonicalJSON([]byte("[" + lit + "]"))
+			got, err := snapshot.CanonicalJSON([]byte("[" + lit + "]"))
 			require.NoError(t, err)
 			assert.Equal(t, "["+tc.want+"]", string(got))
 		})
@@ -97,15 +97,15 @@ func TestCanonicalJSONNumbers(t *testing.T) {
 		{"-0.0", "0"},
 	}
 	for _, tc := range tests {
-		got, err := simulator.CanonicalJSON([]byte(tc.in))
+		got, err := snapshot.CanonicalJSON([]byte(tc.in))
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, string(got), tc.in)
 	}
-	got, err := simulator.CanonicalJSON([]byte(`{"a":1,"b":0,"a":2}`))
+	got, err := snapshot.CanonicalJSON([]byte(`{"a":1,"b":0,"a":2}`))
 	require.NoError(t, err)
 	assert.Equal(t, `{"a":2,"b":0}`, string(got), "a name twice counts once, with its last value, as encoding/json reads it")
 	for _, bad := range []string{"1e400", `{"a":1} {}`, `{"a":`, `[1,]`} {
-		_, err := simulator.CanonicalJSON([]byte(bad))
+		_, err := snapshot.CanonicalJSON([]byte(bad))
 		assert.Error(t, err, bad)
 	}
 }
@@ -119,9 +119,9 @@ func TestCanonicalJSONRoundTrips(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(doc), &m))
 	again, err := json.Marshal(m)
 	require.NoError(t, err)
-	a, err := simulator.CanonicalJSON([]byte(doc))
+	a, err := snapshot.CanonicalJSON([]byte(doc))
 	require.NoError(t, err)
-	b, err := simulator.CanonicalJSON(again)
+	b, err := snapshot.CanonicalJSON(again)
 	require.NoError(t, err)
 	assert.Equal(t, string(a), string(b))
 }

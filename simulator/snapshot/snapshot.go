@@ -1,4 +1,4 @@
-package simulator
+package snapshot
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // A tenant snapshot is one tenant whole as one JSON document (GET
@@ -26,8 +28,8 @@ import (
 // whitespace or escapes) stays valid; version 1 files, summed member by
 // member with their own key order, are still read.
 const (
-	SnapshotFormat  = "paysandbox.tenant-snapshot"
-	SnapshotVersion = 2
+	Format  = "paysandbox.tenant-snapshot"
+	Version = 2
 	// snapshotVersion1 is the first format, still read.
 	snapshotVersion1 = 1
 	// snapshotChecksumPrefix names the checksum's algorithm.
@@ -39,8 +41,8 @@ const (
 	// nesting within a record, and the length of its free-text values.
 	maxSnapshotDepth = 32
 	maxSnapshotText  = 255
-	// MaxSnapshotEventBody bounds one event's stored webhook body.
-	MaxSnapshotEventBody = 256 << 10
+	// MaxEventBody bounds one event's stored webhook body.
+	MaxEventBody = 256 << 10
 )
 
 // Snapshot is a tenant snapshot. Records are the domain's own (their
@@ -52,22 +54,22 @@ type Snapshot struct {
 	Version  int    `json:"version"`
 	Checksum string `json:"checksum"`
 	// ExportedAt is the base (wall) clock at export.
-	ExportedAt time.Time      `json:"exportedAt"`
-	Tenant     SnapshotTenant `json:"tenant"`
-	Data       SnapshotData   `json:"data"`
+	ExportedAt time.Time `json:"exportedAt"`
+	Tenant     Tenant    `json:"tenant"`
+	Data       Data      `json:"data"`
 	// Journal is the tenant's request journal (the HTTP adapter's; absent
 	// when the snapshot was made without one).
-	Journal *SnapshotJournal `json:"journal,omitempty"`
+	Journal *Journal `json:"journal,omitempty"`
 	// Report is the tenant's CI report counts (simulator.ReportCounts, as
 	// GET /_sandbox/report?format=json keeps them), absent when none.
 	Report json.RawMessage `json:"report,omitempty"`
 	// Secrets are the tenant's keys and signing secrets, only when asked
 	// for (includeSecrets, --include-secrets).
-	Secrets *SnapshotSecrets `json:"secrets,omitempty"`
+	Secrets *Secrets `json:"secrets,omitempty"`
 }
 
-// SnapshotTenant is a tenant's settings.
-type SnapshotTenant struct {
+// Tenant is a tenant's settings.
+type Tenant struct {
 	// ID is the exporting tenant's id (an import makes a new one).
 	ID        string    `json:"id"`
 	CreatedAt time.Time `json:"createdAt"`
@@ -77,83 +79,83 @@ type SnapshotTenant struct {
 	ClockOffset string    `json:"clockOffset"`
 	// WallExpiresAt is the tenant's ttl on the wall clock (zero: none); an
 	// import keeps what was left of it at export.
-	WallExpiresAt  time.Time     `json:"wallExpiresAt,omitzero"`
-	Keys           []SnapshotKey `json:"keys"`
-	WebhookURL     string        `json:"webhookUrl,omitempty"`
-	WebhookVersion APIVersion    `json:"webhookVersion,omitempty"`
-	WebhookChaos   *WebhookChaos `json:"webhookChaos,omitempty"`
-	First6Digits   bool          `json:"first6Digits,omitempty"`
+	WallExpiresAt  time.Time               `json:"wallExpiresAt,omitzero"`
+	Keys           []Key                   `json:"keys"`
+	WebhookURL     string                  `json:"webhookUrl,omitempty"`
+	WebhookVersion simulator.APIVersion    `json:"webhookVersion,omitempty"`
+	WebhookChaos   *simulator.WebhookChaos `json:"webhookChaos,omitempty"`
+	First6Digits   bool                    `json:"first6Digits,omitempty"`
 	// Scenarios is the tenant's own rules document ("": the server's).
-	Scenarios string   `json:"scenarios,omitempty"`
-	Next      *OneShot `json:"next,omitempty"`
+	Scenarios string             `json:"scenarios,omitempty"`
+	Next      *simulator.OneShot `json:"next,omitempty"`
 }
 
-// SnapshotKey is one API key's scopes (the key itself is a secret).
-type SnapshotKey struct {
-	Scopes []Scope `json:"scopes"`
+// Key is one API key's scopes (the key itself is a secret).
+type Key struct {
+	Scopes []simulator.Scope `json:"scopes"`
 }
 
-// SnapshotSecrets are a tenant's credentials: APIKeys in the order of
-// SnapshotTenant.Keys.
-type SnapshotSecrets struct {
+// Secrets are a tenant's credentials: APIKeys in the order of
+// Tenant.Keys.
+type Secrets struct {
 	APIKeys        []string  `json:"apiKeys"`
 	SigningSecret  string    `json:"signingSecret"`
 	PreviousSecret string    `json:"previousSecret,omitempty"`
 	PreviousUntil  time.Time `json:"previousUntil,omitzero"`
 }
 
-// SnapshotData is a tenant's records.
-type SnapshotData struct {
-	Sessions        []*ClientSession      `json:"sessions"`
-	Instruments     []*Instrument         `json:"instruments"`
-	Payments        []*Payment            `json:"payments"`
-	IdempotencyKeys []SnapshotIdempotency `json:"idempotencyKeys"`
-	Attempts        []*Attempt            `json:"attempts"`
-	Disputes        []*Dispute            `json:"disputes"`
+// Data is a tenant's records.
+type Data struct {
+	Sessions        []*simulator.ClientSession `json:"sessions"`
+	Instruments     []*simulator.Instrument    `json:"instruments"`
+	Payments        []*simulator.Payment       `json:"payments"`
+	IdempotencyKeys []Idempotency              `json:"idempotencyKeys"`
+	Attempts        []*simulator.Attempt       `json:"attempts"`
+	Disputes        []*simulator.Dispute       `json:"disputes"`
 	// Events are in creation order, each with its delivery attempts and
 	// its webhook body (Event.Body).
-	Events         []*Event        `json:"events"`
-	Jobs           []*Job          `json:"jobs"`
-	MigrationNotes []MigrationNote `json:"migrationNotes"`
+	Events         []*simulator.Event        `json:"events"`
+	Jobs           []*simulator.Job          `json:"jobs"`
+	MigrationNotes []simulator.MigrationNote `json:"migrationNotes"`
 }
 
-// SnapshotIdempotency is one idempotency key and the payment it was used for.
-type SnapshotIdempotency struct {
+// Idempotency is one idempotency key and the payment it was used for.
+type Idempotency struct {
 	Key       string `json:"key"`
 	PaymentID string `json:"paymentId"`
 }
 
-// SnapshotJournal is the request journal: its entries, oldest first, and
+// Journal is the request journal: its entries, oldest first, and
 // the hint summaries (which also count what the entries no longer show).
-type SnapshotJournal struct {
-	Entries []SnapshotRequest `json:"entries"`
-	Hints   []SnapshotHint    `json:"hints"`
+type Journal struct {
+	Entries []Request `json:"entries"`
+	Hints   []Hint    `json:"hints"`
 }
 
-// SnapshotRequest is one journal entry, as GET /_sandbox/requests shows it,
+// Request is one journal entry, as GET /_sandbox/requests shows it,
 // with the payments it is about (the paymentId filter).
-type SnapshotRequest struct {
-	At           time.Time             `json:"at"`
-	Method       string                `json:"method"`
-	Path         string                `json:"path"`
-	Status       int                   `json:"status"`
-	LatencyMs    int64                 `json:"latencyMs"`
-	RequestID    string                `json:"requestId"`
-	RequestBody  string                `json:"requestBody"`
-	ResponseBody string                `json:"responseBody"`
-	Hints        []SnapshotRequestHint `json:"hints"`
-	APIVersion   string                `json:"apiVersion,omitempty"`
-	PaymentIDs   []string              `json:"paymentIds,omitempty"`
+type Request struct {
+	At           time.Time     `json:"at"`
+	Method       string        `json:"method"`
+	Path         string        `json:"path"`
+	Status       int           `json:"status"`
+	LatencyMs    int64         `json:"latencyMs"`
+	RequestID    string        `json:"requestId"`
+	RequestBody  string        `json:"requestBody"`
+	ResponseBody string        `json:"responseBody"`
+	Hints        []RequestHint `json:"hints"`
+	APIVersion   string        `json:"apiVersion,omitempty"`
+	PaymentIDs   []string      `json:"paymentIds,omitempty"`
 }
 
-// SnapshotRequestHint is one hint of a journal entry.
-type SnapshotRequestHint struct {
+// RequestHint is one hint of a journal entry.
+type RequestHint struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 }
 
-// SnapshotHint is one kind's hint summary.
-type SnapshotHint struct {
+// Hint is one kind's hint summary.
+type Hint struct {
 	Kind             string   `json:"kind"`
 	Count            int      `json:"count"`
 	LatestRequestIDs []string `json:"latestRequestIds"`
@@ -164,12 +166,12 @@ type SnapshotHint struct {
 // Seal sets the snapshot's format, version and checksum and answers the
 // document as written: JSON, HTML characters unescaped, a final newline.
 func (s *Snapshot) Seal() ([]byte, error) {
-	s.Format, s.Version, s.Checksum = SnapshotFormat, SnapshotVersion, ""
+	s.Format, s.Version, s.Checksum = Format, Version, ""
 	b, err := encodeSnapshot(s)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := snapshotChecksum(b, SnapshotVersion)
+	sum, err := snapshotChecksum(b, Version)
 	if err != nil {
 		return nil, err
 	}
@@ -232,11 +234,11 @@ func snapshotChecksum(doc []byte, version int) (string, error) {
 	return snapshotChecksumPrefix + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// IsSnapshot reports whether a request body is a snapshot rather than a
+// Is reports whether a request body is a snapshot rather than a
 // tenant creation request: gzip data, or a JSON object with a format
 // member before anything malformed (a snapshot cut short is still one, so
 // that it is refused as a snapshot).
-func IsSnapshot(body []byte) bool {
+func Is(body []byte) bool {
 	if isGzip(body) {
 		return true
 	}
@@ -262,56 +264,56 @@ func IsSnapshot(body []byte) bool {
 
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
 
-// OpenSnapshot reads a snapshot document (JSON, or JSON compressed with
+// Open reads a snapshot document (JSON, or JSON compressed with
 // gzip, at most maxBytes once decompressed) and checks, in this order, that
 // it is JSON, its format and version, its checksum, its shape (no unknown
 // member) and the limits of each record (Snapshot.Check). Errors:
 // RequestValidationError (422) at the path of what is wrong;
 // PayloadTooLarge past maxBytes.
-func OpenSnapshot(b []byte, maxBytes int64) (*Snapshot, error) {
+func Open(b []byte, maxBytes int64) (*Snapshot, error) {
 	if isGzip(b) {
 		zr, err := gzip.NewReader(bytes.NewReader(b))
 		if err != nil {
-			return nil, SnapshotError("$", "the gzip data is corrupted: "+err.Error())
+			return nil, Refused("$", "the gzip data is corrupted: "+err.Error())
 		}
 		plain, err := io.ReadAll(io.LimitReader(zr, maxBytes+1))
 		if err != nil {
-			return nil, SnapshotError("$", "the gzip data is truncated or corrupted: "+err.Error())
+			return nil, Refused("$", "the gzip data is truncated or corrupted: "+err.Error())
 		}
 		if int64(len(plain)) > maxBytes {
-			return nil, ErrSnapshotTooLarge(maxBytes)
+			return nil, ErrTooLarge(maxBytes)
 		}
 		b = plain
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, SnapshotError("$", "the document is not a JSON object (truncated or corrupted?): "+err.Error())
+		return nil, Refused("$", "the document is not a JSON object (truncated or corrupted?): "+err.Error())
 	}
 	var format string
-	if err := json.Unmarshal(top["format"], &format); err != nil || format != SnapshotFormat {
-		return nil, SnapshotError("$.format", fmt.Sprintf("format must be %q", SnapshotFormat))
+	if err := json.Unmarshal(top["format"], &format); err != nil || format != Format {
+		return nil, Refused("$.format", fmt.Sprintf("format must be %q", Format))
 	}
 	var version int
-	if err := json.Unmarshal(top["version"], &version); err != nil || (version != SnapshotVersion && version != snapshotVersion1) {
-		return nil, SnapshotError("$.version", fmt.Sprintf("version %s is not one this sandbox reads (it reads versions %d and %d)", strings.TrimSpace(string(top["version"])), snapshotVersion1, SnapshotVersion))
+	if err := json.Unmarshal(top["version"], &version); err != nil || (version != Version && version != snapshotVersion1) {
+		return nil, Refused("$.version", fmt.Sprintf("version %s is not one this sandbox reads (it reads versions %d and %d)", strings.TrimSpace(string(top["version"])), snapshotVersion1, Version))
 	}
 	var sum string
 	if err := json.Unmarshal(top["checksum"], &sum); err != nil || !strings.HasPrefix(sum, snapshotChecksumPrefix) {
-		return nil, SnapshotError("$.checksum", `checksum must be "sha256:" and 64 hex digits`)
+		return nil, Refused("$.checksum", `checksum must be "sha256:" and 64 hex digits`)
 	}
 	want, err := snapshotChecksum(b, version)
 	if err != nil {
-		return nil, SnapshotError("$", "the document cannot be summed: "+err.Error())
+		return nil, Refused("$", "the document cannot be summed: "+err.Error())
 	}
 	if sum != want {
-		return nil, SnapshotError("$.checksum", "the checksum does not match the document: it was truncated, corrupted or edited after export")
+		return nil, Refused("$.checksum", "the checksum does not match the document: it was truncated, corrupted or edited after export")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // metadata keeps its exact numbers, as a request's does
 	dec.DisallowUnknownFields()
 	var s Snapshot
 	if err := dec.Decode(&s); err != nil {
-		return nil, SnapshotError("$", "the document does not have the snapshot's shape: "+err.Error())
+		return nil, Refused("$", "the document does not have the snapshot's shape: "+err.Error())
 	}
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -319,16 +321,16 @@ func OpenSnapshot(b []byte, maxBytes int64) (*Snapshot, error) {
 	return &s, nil
 }
 
-// ErrSnapshotTooLarge is the 413 of a snapshot above the import limit.
-func ErrSnapshotTooLarge(maxBytes int64) *Error {
-	return Errorf(CodePayloadTooLarge, "The snapshot exceeds the import limit of %d bytes", maxBytes).
+// ErrTooLarge is the 413 of a snapshot above the import limit.
+func ErrTooLarge(maxBytes int64) *simulator.Error {
+	return simulator.Errorf(simulator.CodePayloadTooLarge, "The snapshot exceeds the import limit of %d bytes", maxBytes).
 		WithRecovery("Raise the server's --snapshot-max-bytes, or export a smaller tenant.")
 }
 
-// SnapshotError is the 422 of a snapshot refused at path (a JSONPath into
+// Refused is the 422 of a snapshot refused at path (a JSONPath into
 // the document) because of problem; nothing of it is stored.
-func SnapshotError(path, problem string) *Error {
-	e := ValidationError(snapshotModel, FieldError{Path: path, Description: problem})
+func Refused(path, problem string) *simulator.Error {
+	e := simulator.ValidationError(snapshotModel, simulator.FieldError{Path: path, Description: problem})
 	e.Message = "The snapshot was refused; nothing of it was stored"
 	e.Recovery = "Send the file as exported (GET /_sandbox/snapshot, paysandbox tenants export), or fix what validationErrors names; nothing of it was stored."
 	return e
@@ -341,14 +343,14 @@ func SnapshotError(path, problem string) *Error {
 // currencies, references, keys, clocks). It answers the first problem as
 // a 422 at its path.
 func (s *Snapshot) Check() error {
-	fail := func(path, problem string) error { return SnapshotError(path, problem) }
+	fail := func(path, problem string) error { return Refused(path, problem) }
 	t := &s.Tenant
 	if len(t.Keys) == 0 {
 		return fail("$.tenant.keys", "a tenant has at least one API key")
 	}
 	for i, k := range t.Keys {
 		for j, sc := range k.Scopes {
-			if !ValidScope(string(sc)) {
+			if !simulator.ValidScope(string(sc)) {
 				return fail(fmt.Sprintf("$.tenant.keys[%d].scopes[%d]", i, j), fmt.Sprintf("unknown scope %q", sc))
 			}
 		}
@@ -369,35 +371,43 @@ func (s *Snapshot) Check() error {
 	if _, err := time.ParseDuration(t.ClockOffset); t.ClockOffset != "" && err != nil {
 		return fail("$.tenant.clockOffset", "clockOffset must be a Go duration like 26h0m0s")
 	}
-	if err := CheckWebhookURL(t.WebhookURL); err != nil {
+	if err := simulator.CheckWebhookURL(t.WebhookURL); err != nil {
 		return fail("$.tenant.webhookUrl", "webhookUrl "+err.Error())
 	}
 	if t.WebhookVersion != "" {
-		if err := CheckAPIVersion(string(t.WebhookVersion)); err != nil {
+		if err := simulator.CheckAPIVersion(string(t.WebhookVersion)); err != nil {
 			return fail("$.tenant.webhookVersion", err.Error())
 		}
 	}
 	if c := t.WebhookChaos; c != nil && (c.Duplicate < 0 || c.Duplicate > 1 || c.Delay < 0) {
 		return fail("$.tenant.webhookChaos", "duplicate must be from 0 to 1 and delay not negative")
 	}
-	if n := t.Next; n != nil && (n.Rule == "" || n.Remaining < 1 || n.Remaining > MaxOneShotTimes) {
-		return fail("$.tenant.next", fmt.Sprintf("a one-shot names a rule and has 1 to %d payments remaining", MaxOneShotTimes))
+	if n := t.Next; n != nil && (n.Rule == "" || n.Remaining < 1 || n.Remaining > simulator.MaxOneShotTimes) {
+		return fail("$.tenant.next", fmt.Sprintf("a one-shot names a rule and has 1 to %d payments remaining", simulator.MaxOneShotTimes))
 	}
 	d := &s.Data
 	checks := []struct {
 		name, idField string
-		kind          IDKind
+		kind          simulator.IDKind
 		n             int
 		rec           func(i int) (id string, v any)
 	}{
-		{"sessions", "id", IDUUID, len(d.Sessions), func(i int) (string, any) { return recOf(d.Sessions[i], func(r *ClientSession) string { return r.ID }) }},
-		{"instruments", "token", IDPaymentToken, len(d.Instruments), func(i int) (string, any) {
-			return recOf(d.Instruments[i], func(r *Instrument) string { return r.Token })
+		{"sessions", "id", simulator.IDUUID, len(d.Sessions), func(i int) (string, any) {
+			return recOf(d.Sessions[i], func(r *simulator.ClientSession) string { return r.ID })
 		}},
-		{"payments", "id", IDPayment, len(d.Payments), func(i int) (string, any) { return recOf(d.Payments[i], func(r *Payment) string { return r.ID }) }},
-		{"attempts", "id", IDUUID, len(d.Attempts), func(i int) (string, any) { return recOf(d.Attempts[i], func(r *Attempt) string { return r.ID }) }},
-		{"disputes", "id", IDUUID, len(d.Disputes), func(i int) (string, any) { return recOf(d.Disputes[i], func(r *Dispute) string { return r.ID }) }},
-		{"jobs", "id", IDUUID, len(d.Jobs), func(i int) (string, any) { return recOf(d.Jobs[i], func(r *Job) string { return r.ID }) }},
+		{"instruments", "token", simulator.IDPaymentToken, len(d.Instruments), func(i int) (string, any) {
+			return recOf(d.Instruments[i], func(r *simulator.Instrument) string { return r.Token })
+		}},
+		{"payments", "id", simulator.IDPayment, len(d.Payments), func(i int) (string, any) {
+			return recOf(d.Payments[i], func(r *simulator.Payment) string { return r.ID })
+		}},
+		{"attempts", "id", simulator.IDUUID, len(d.Attempts), func(i int) (string, any) {
+			return recOf(d.Attempts[i], func(r *simulator.Attempt) string { return r.ID })
+		}},
+		{"disputes", "id", simulator.IDUUID, len(d.Disputes), func(i int) (string, any) {
+			return recOf(d.Disputes[i], func(r *simulator.Dispute) string { return r.ID })
+		}},
+		{"jobs", "id", simulator.IDUUID, len(d.Jobs), func(i int) (string, any) { return recOf(d.Jobs[i], func(r *simulator.Job) string { return r.ID }) }},
 	}
 	for _, c := range checks {
 		seen := make(map[string]bool, c.n)
@@ -410,7 +420,7 @@ func (s *Snapshot) Check() error {
 			if err := checkSnapshotID(id); err != nil {
 				return fail(path+"."+c.idField, err.Error())
 			}
-			if err := CheckIDSyntax(c.kind, id); err != nil {
+			if err := simulator.CheckIDSyntax(c.kind, id); err != nil {
 				return fail(path+"."+c.idField, err.Error())
 			}
 			if seen[id] {
@@ -425,17 +435,17 @@ func (s *Snapshot) Check() error {
 	payments := make(map[string]bool, len(d.Payments))
 	for i, p := range d.Payments {
 		path := fmt.Sprintf("$.data.payments[%d]", i)
-		if err := CheckMetadataSize(snapshotModel, path+".metadata", p.Metadata); err != nil {
-			return fail(path+".metadata", fmt.Sprintf("metadata is at most %d bytes once encoded as JSON", MaxMetadataBytes))
+		if err := simulator.CheckMetadataSize(snapshotModel, path+".metadata", p.Metadata); err != nil {
+			return fail(path+".metadata", fmt.Sprintf("metadata is at most %d bytes once encoded as JSON", simulator.MaxMetadataBytes))
 		}
-		if n := p.TransactionCount(); n > MaxTransactions {
-			return fail(path+".transactions", fmt.Sprintf("a payment holds at most %d transactions (captures and refunds); this one has %d", MaxTransactions, n))
+		if n := p.TransactionCount(); n > simulator.MaxTransactions {
+			return fail(path+".transactions", fmt.Sprintf("a payment holds at most %d transactions (captures and refunds); this one has %d", simulator.MaxTransactions, n))
 		}
 		payments[p.ID] = true
 	}
 	for i, cs := range d.Sessions {
-		if err := CheckMetadataSize(snapshotModel, "", cs.Data.Metadata); err != nil {
-			return fail(fmt.Sprintf("$.data.sessions[%d].data.metadata", i), fmt.Sprintf("metadata is at most %d bytes once encoded as JSON", MaxMetadataBytes))
+		if err := simulator.CheckMetadataSize(snapshotModel, "", cs.Data.Metadata); err != nil {
+			return fail(fmt.Sprintf("$.data.sessions[%d].data.metadata", i), fmt.Sprintf("metadata is at most %d bytes once encoded as JSON", simulator.MaxMetadataBytes))
 		}
 	}
 	for i, k := range d.IdempotencyKeys {
@@ -455,26 +465,26 @@ func (s *Snapshot) Check() error {
 			return fail(path, "a record must not be null")
 		case checkSnapshotID(e.ID) != nil:
 			return fail(path+".id", checkSnapshotID(e.ID).Error())
-		case CheckIDSyntax(IDUUID, e.ID) != nil:
-			return fail(path+".id", CheckIDSyntax(IDUUID, e.ID).Error())
+		case simulator.CheckIDSyntax(simulator.IDUUID, e.ID) != nil:
+			return fail(path+".id", simulator.CheckIDSyntax(simulator.IDUUID, e.ID).Error())
 		case events[e.ID]:
 			return fail(path+".id", fmt.Sprintf("id %q appears twice", e.ID))
-		case !slices.Contains(EventTypes, e.Type):
+		case !slices.Contains(simulator.EventTypes, e.Type):
 			return fail(path+".eventType", fmt.Sprintf("unknown event type %q", e.Type))
-		case e.Status != DeliveryPending && e.Status != DeliveryDelivered && e.Status != DeliveryExhausted:
+		case e.Status != simulator.DeliveryPending && e.Status != simulator.DeliveryDelivered && e.Status != simulator.DeliveryExhausted:
 			return fail(path+".status", fmt.Sprintf("unknown delivery status %q", e.Status))
 		case checkSnapshotID(e.PaymentID) != nil:
 			return fail(path+".paymentId", checkSnapshotID(e.PaymentID).Error())
-		case len(e.Body) > MaxSnapshotEventBody:
-			return fail(path+".body", fmt.Sprintf("a webhook body is at most %d bytes", MaxSnapshotEventBody))
+		case len(e.Body) > MaxEventBody:
+			return fail(path+".body", fmt.Sprintf("a webhook body is at most %d bytes", MaxEventBody))
 		case !json.Valid(e.Body) || !bytes.HasPrefix(bytes.TrimSpace(e.Body), []byte("{")):
 			return fail(path+".body", "body must be the event's webhook body (a JSON object)")
 		}
 		events[e.ID] = true
 	}
 	for i, n := range d.MigrationNotes {
-		if n.Kind == "" || len(n.Kind) > maxSnapshotText || len(n.ExampleRequestIDs) > MigrationExamples {
-			return fail(fmt.Sprintf("$.data.migrationNotes[%d]", i), fmt.Sprintf("a note has a kind and at most %d example request ids", MigrationExamples))
+		if n.Kind == "" || len(n.Kind) > maxSnapshotText || len(n.ExampleRequestIDs) > simulator.MigrationExamples {
+			return fail(fmt.Sprintf("$.data.migrationNotes[%d]", i), fmt.Sprintf("a note has a kind and at most %d example request ids", simulator.MigrationExamples))
 		}
 	}
 	if p := s.checkLive(); p != nil {
