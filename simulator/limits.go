@@ -5,9 +5,22 @@ import (
 	"fmt"
 )
 
+// Input limits that more than one reader applies: the request schema
+// (httpapi) checks every request body with them, and a snapshot import
+// (simulator/snapshot) checks each record with them. The table that lists
+// every limit lives in httpapi (schema_limits.go).
+const (
+	// MaxDepth is the deepest JSON nesting accepted; the top-level object is
+	// level 1 and each object or array inside adds one.
+	MaxDepth = 32
+	// MaxText bounds every string field the vendor gives no other limit.
+	MaxText = 255
+	// MaxPageURL is the vendor's stated length of productData.pageUrl.
+	MaxPageURL = 1024
+)
+
 // Limits of the records the domain grows after the request schema checked
-// the request (SANDBOX.md section 12). The request-side limits and the table
-// that lists them all live in httpapi (schema_limits.go).
+// the request.
 const (
 	// MaxMetadataBytes bounds a metadata object (and paymentMethod.options)
 	// once encoded as JSON, after merges too.

@@ -21,7 +21,7 @@ func body(c echo.Context) []byte {
 
 // parseJSON decodes a body into a generic tree (numbers kept exact). Not JSON,
 // trailing garbage, or a top level that is not an object: 400 BadRequest.
-// An empty body is {} when optional, else 400. Nesting past MaxDepth is 422
+// An empty body is {} when optional, else 400. Nesting past simulator.MaxDepth is 422
 // at its path, without a model (see withModel).
 func parseJSON(b []byte, optional bool) (map[string]any, error) {
 	if len(bytes.TrimSpace(b)) == 0 {

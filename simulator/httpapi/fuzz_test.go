@@ -249,11 +249,11 @@ func FuzzDepth(f *testing.F) {
 		md := maxDepth(b)
 		valid := json.Valid(b)
 		switch {
-		case md <= MaxDepth && (path != "" || err != nil):
+		case md <= simulator.MaxDepth && (path != "" || err != nil):
 			t.Fatalf("within the limit (%d) but path %q, err %v", md, path, err)
 		case valid && err != nil:
 			t.Fatalf("valid JSON called invalid: %v", err)
-		case valid && md > MaxDepth && !strings.HasPrefix(path, "$"):
+		case valid && md > simulator.MaxDepth && !strings.HasPrefix(path, "$"):
 			t.Fatalf("too deep (%d) but no path", md)
 		case err == nil && path != "" && md <= 10000 && !valid:
 			t.Fatalf("invalid JSON accepted by the token walk")
@@ -261,7 +261,7 @@ func FuzzDepth(f *testing.F) {
 		if path != "" && err == nil {
 			var v any
 			dec := json.NewDecoder(bytes.NewReader(b))
-			if dec.Decode(&v) == nil && treeDepthPath(v, "$", 1, MaxDepth) == "" {
+			if dec.Decode(&v) == nil && treeDepthPath(v, "$", 1, simulator.MaxDepth) == "" {
 				t.Fatalf("the token walk found %q too deep, the tree walk nothing", path)
 			}
 		}

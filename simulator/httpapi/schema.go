@@ -24,7 +24,7 @@ type schema struct {
 	items  *schema
 	enum   []string
 	minLen int
-	maxLen int // 0: MaxText (every string is bounded)
+	maxLen int // 0: simulator.MaxText (every string is bounded)
 	// maxBytes bounds a free-form object once encoded (0: MaxMetadataBytes).
 	maxBytes int
 	min      *int64
@@ -265,10 +265,10 @@ func (s *schema) didYouMean(k string, m map[string]any) string {
 	return ""
 }
 
-// textMax is the longest string s takes (MaxText when it states none).
+// textMax is the longest string s takes (simulator.MaxText when it states none).
 func (s *schema) textMax() int {
 	if s.maxLen == 0 {
-		return MaxText
+		return simulator.MaxText
 	}
 	return s.maxLen
 }

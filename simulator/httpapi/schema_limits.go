@@ -14,17 +14,12 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
-// The input limits of SANDBOX.md section 12. Every request body goes through
-// them before anything is stored, and the merges that grow a record (PATCH
-// /client-session, metadata on payment creation and capture) are checked
-// again after merging, so that nothing accepted can be unreadable later.
-const (
-	// MaxDepth is the deepest JSON nesting accepted; the top-level object is
-	// level 1 and each object or array inside adds one.
-	MaxDepth = 32
-	// MaxText bounds every string field the vendor gives no other limit.
-	MaxText = 255
-)
+// The input limits of SANDBOX.md section 12 (simulator.MaxDepth,
+// simulator.MaxText and the others in simulator/limits.go). Every request
+// body goes through them before anything is stored, and the merges that grow
+// a record (PATCH /client-session, metadata on payment creation and capture)
+// are checked again after merging, so that nothing accepted can be unreadable
+// later.
 
 // Limit is one row of the limits table.
 type Limit struct {
@@ -35,9 +30,9 @@ type Limit struct {
 // it (a test keeps the two equal).
 var Limits = []Limit{
 	{"Request body", "1 MiB", "413 `PayloadTooLarge`"},
-	{"JSON nesting (top-level object = level 1), also after PATCH merges", strconv.Itoa(MaxDepth) + " levels", "422 at the path where it is exceeded"},
-	{"Free-text fields (refund and cancel `reason`, `descriptor`, names, address lines, ids, tokens, ...)", strconv.Itoa(MaxText) + " characters", "422 at the field"},
-	{"Stated lengths (vendor: `productData.pageUrl` 1024; ours: `webhookUrl` 2048, clock `duration` 64)", "as stated", "422 at the field"},
+	{"JSON nesting (top-level object = level 1), also after PATCH merges", strconv.Itoa(simulator.MaxDepth) + " levels", "422 at the path where it is exceeded"},
+	{"Free-text fields (refund and cancel `reason`, `descriptor`, names, address lines, ids, tokens, ...)", strconv.Itoa(simulator.MaxText) + " characters", "422 at the field"},
+	{"Stated lengths (vendor: `productData.pageUrl` " + strconv.Itoa(simulator.MaxPageURL) + "; ours: `webhookUrl` 2048, clock `duration` 64)", "as stated", "422 at the field"},
 	{"`metadata`, `paymentMethod.options`, capture `order` (any JSON object), after merges too", "16 KiB encoded, nesting as above", "422 at the field"},
 	{"Transactions per payment (captures and refunds)", strconv.Itoa(simulator.MaxTransactions), "422 `RequestValidationError` at `$`"},
 	{"Header block", "64 KiB", "431 `RequestHeaderFieldsTooLarge` in the error envelope, connection closed (a block over 128 KiB is cut by Go's HTTP server first: plain-text 431)"},
@@ -50,15 +45,15 @@ var Limits = []Limit{
 	{"Shutdown: from the signal to the exit (in-flight requests, then the trace flush)", "5 s (`--shutdown-timeout`), plus about a second", "held merchant and client requests get 504 `RequestTimeout`, the rest are closed; webhook attempts in flight are cut; exit 0"},
 }
 
-// checkDepth finds the first container nested deeper than MaxDepth in a
+// checkDepth finds the first container nested deeper than simulator.MaxDepth in a
 // JSON body. It answers "" when the body is within the limit (or is not
 // JSON: the decoder then says why). The scan is one pass over the bytes; the
 // path is computed only for a body that is too deep.
 func checkDepth(b []byte) (path string, err error) {
-	if maxDepth(b) <= MaxDepth {
+	if maxDepth(b) <= simulator.MaxDepth {
 		return "", nil
 	}
-	return deepPath(b, MaxDepth)
+	return deepPath(b, simulator.MaxDepth)
 }
 
 // maxDepth is the deepest nesting of containers in b (strings skipped).
@@ -179,11 +174,11 @@ func (w *depthWalk) step(tok json.Token) {
 	}
 }
 
-// errTooDeep is the 422 of a body nested past MaxDepth at path; decodeWith
+// errTooDeep is the 422 of a body nested past simulator.MaxDepth at path; decodeWith
 // names the model.
 func errTooDeep(model, path string) *simulator.Error {
 	return simulator.ValidationError(model, simulator.FieldError{Path: path,
-		Description: fmt.Sprintf("Ensure the JSON is nested at most %d levels deep", MaxDepth)})
+		Description: fmt.Sprintf("Ensure the JSON is nested at most %d levels deep", simulator.MaxDepth)})
 }
 
 // treeDepthPath is deepPath for a decoded tree (after a merge): the path of
@@ -216,7 +211,7 @@ func treeDepthPath(v any, path string, level, limit int) string {
 // checkMergedSession re-checks a merged session tree (PATCH): nesting, and
 // the encoded size of metadata and paymentMethod.options.
 func checkMergedSession(model string, merged map[string]any) error {
-	if p := treeDepthPath(merged, "$", 1, MaxDepth); p != "" {
+	if p := treeDepthPath(merged, "$", 1, simulator.MaxDepth); p != "" {
 		return errTooDeep(model, p)
 	}
 	if m, ok := merged["metadata"].(map[string]any); ok {

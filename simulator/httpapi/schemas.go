@@ -30,7 +30,7 @@ var (
 		field("sku", str(1, 255)), field("brand", str(1, 255)), field("color", str(1, 255)),
 		field("globalTradeItemNumber", str(1, 255)), field("manufacturerPartNumber", str(1, 255)),
 		field("weight", &schema{typ: "number", min: &zero}), field("weightUnit", str(1, 255)),
-		field("pageUrl", str(1, 1024)),
+		field("pageUrl", str(1, simulator.MaxPageURL)),
 	)
 
 	lineItemSchema = obj(true,

@@ -182,7 +182,7 @@ func checkSnapshotJournal(sj *snapshot.Journal) error {
 			return fail(path+".requestBody", fmt.Sprintf("a journal body is at most %d bytes", journalBodyMax))
 		case len(e.ResponseBody) > journalBodyMax:
 			return fail(path+".responseBody", fmt.Sprintf("a journal body is at most %d bytes", journalBodyMax))
-		case len(e.Method) > 16 || len(e.Path) > MaxHeaderBytes || len(e.RequestID) > 255 || len(e.APIVersion) > 16:
+		case len(e.Method) > 16 || len(e.Path) > MaxHeaderBytes || len(e.RequestID) > simulator.MaxText || len(e.APIVersion) > 16:
 			return fail(path, "method, path, requestId or apiVersion is longer than a request's")
 		case len(e.PaymentIDs) > 16:
 			return fail(path+".paymentIds", "an entry names at most 16 payments")

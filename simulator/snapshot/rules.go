@@ -52,8 +52,8 @@ func checkClock(path string, t time.Time, optional bool) *snapshotProblem {
 // credential is 1 to 255 printable ASCII characters (a header value carries
 // it), without spaces at either end (HTTP drops them).
 func CheckCredential(s string) error {
-	if s == "" || len(s) > maxSnapshotText {
-		return fmt.Errorf("a credential has 1 to %d characters", maxSnapshotText)
+	if s == "" || len(s) > simulator.MaxText {
+		return fmt.Errorf("a credential has 1 to %d characters", simulator.MaxText)
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] > 0x7e {

@@ -36,11 +36,6 @@ const (
 	snapshotChecksumPrefix = "sha256:"
 	// snapshotModel is the model 422s of a refused snapshot name.
 	snapshotModel = "TenantSnapshot"
-	// maxSnapshotDepth and maxSnapshotText are the request limits of
-	// SANDBOX.md section 12 applied to each record of a snapshot: JSON
-	// nesting within a record, and the length of its free-text values.
-	maxSnapshotDepth = 32
-	maxSnapshotText  = 255
 	// MaxEventBody bounds one event's stored webhook body.
 	MaxEventBody = 256 << 10
 )
@@ -360,8 +355,8 @@ func (s *Snapshot) Check() error {
 			return fail("$.secrets.apiKeys", "there must be one API key per entry of tenant.keys")
 		}
 		for i, k := range s.Secrets.APIKeys {
-			if k == "" || len(k) > maxSnapshotText {
-				return fail(fmt.Sprintf("$.secrets.apiKeys[%d]", i), fmt.Sprintf("an API key has 1 to %d characters", maxSnapshotText))
+			if k == "" || len(k) > simulator.MaxText {
+				return fail(fmt.Sprintf("$.secrets.apiKeys[%d]", i), fmt.Sprintf("an API key has 1 to %d characters", simulator.MaxText))
 			}
 		}
 		if s.Secrets.SigningSecret == "" {
@@ -450,8 +445,8 @@ func (s *Snapshot) Check() error {
 	}
 	for i, k := range d.IdempotencyKeys {
 		path := fmt.Sprintf("$.data.idempotencyKeys[%d]", i)
-		if k.Key == "" || len(k.Key) > maxSnapshotText {
-			return fail(path+".key", fmt.Sprintf("an idempotency key has 1 to %d characters", maxSnapshotText))
+		if k.Key == "" || len(k.Key) > simulator.MaxText {
+			return fail(path+".key", fmt.Sprintf("an idempotency key has 1 to %d characters", simulator.MaxText))
 		}
 		if !payments[k.PaymentID] {
 			return fail(path+".paymentId", fmt.Sprintf("no payment %q in data.payments", k.PaymentID))
@@ -483,7 +478,7 @@ func (s *Snapshot) Check() error {
 		events[e.ID] = true
 	}
 	for i, n := range d.MigrationNotes {
-		if n.Kind == "" || len(n.Kind) > maxSnapshotText || len(n.ExampleRequestIDs) > simulator.MigrationExamples {
+		if n.Kind == "" || len(n.Kind) > simulator.MaxText || len(n.ExampleRequestIDs) > simulator.MigrationExamples {
 			return fail(fmt.Sprintf("$.data.migrationNotes[%d]", i), fmt.Sprintf("a note has a kind and at most %d example request ids", simulator.MigrationExamples))
 		}
 	}
@@ -506,8 +501,8 @@ func checkSnapshotID(id string) error {
 	switch {
 	case id == "":
 		return errors.New("id must not be empty")
-	case len(id) > maxSnapshotText:
-		return fmt.Errorf("an id has at most %d characters", maxSnapshotText)
+	case len(id) > simulator.MaxText:
+		return fmt.Errorf("an id has at most %d characters", simulator.MaxText)
 	case strings.ContainsAny(id, ":/"):
 		return fmt.Errorf("id %q must not contain ':' or '/'", id)
 	}
@@ -521,11 +516,11 @@ var snapshotFreeForm = map[string]bool{"metadata": true, "options": true, "plan"
 
 // snapshotStatedLengths are the members whose request rule states its own
 // length (the vendor's productData.pageUrl).
-var snapshotStatedLengths = map[string]int{"pageUrl": 1024}
+var snapshotStatedLengths = map[string]int{"pageUrl": simulator.MaxPageURL}
 
 // checkSnapshotRecord walks one record as JSON: nesting at most
-// maxSnapshotDepth levels, and every string outside snapshotFreeForm at
-// most maxSnapshotText characters. It answers the path (relative to the
+// simulator.MaxDepth levels, and every string outside snapshotFreeForm at
+// most simulator.MaxText characters. It answers the path (relative to the
 // record) and the problem, "" when the record fits.
 func checkSnapshotRecord(v any) (path, problem string) {
 	b, err := json.Marshal(v)
@@ -540,8 +535,8 @@ func checkSnapshotRecord(v any) (path, problem string) {
 	}
 	var walk func(x any, path string, depth int) (string, string)
 	walk = func(x any, path string, depth int) (string, string) {
-		if depth > maxSnapshotDepth {
-			return path, fmt.Sprintf("JSON nesting is at most %d levels", maxSnapshotDepth)
+		if depth > simulator.MaxDepth {
+			return path, fmt.Sprintf("JSON nesting is at most %d levels", simulator.MaxDepth)
 		}
 		switch t := x.(type) {
 		case map[string]any:
@@ -553,7 +548,7 @@ func checkSnapshotRecord(v any) (path, problem string) {
 			for _, k := range keys {
 				if snapshotFreeForm[k] {
 					if p := treeDepth(t[k], path+"."+k, depth+1); p != "" {
-						return p, fmt.Sprintf("JSON nesting is at most %d levels", maxSnapshotDepth)
+						return p, fmt.Sprintf("JSON nesting is at most %d levels", simulator.MaxDepth)
 					}
 					continue
 				}
@@ -568,7 +563,7 @@ func checkSnapshotRecord(v any) (path, problem string) {
 				}
 			}
 		case string:
-			limit := maxSnapshotText
+			limit := simulator.MaxText
 			if n, ok := snapshotStatedLengths[path[strings.LastIndexByte(path, '.')+1:]]; ok {
 				limit = n
 			}
@@ -582,9 +577,9 @@ func checkSnapshotRecord(v any) (path, problem string) {
 }
 
 // treeDepth is the path where x, at depth, nests deeper than
-// maxSnapshotDepth ("" when it does not).
+// simulator.MaxDepth ("" when it does not).
 func treeDepth(x any, path string, depth int) string {
-	if depth > maxSnapshotDepth {
+	if depth > simulator.MaxDepth {
 		return path
 	}
 	switch t := x.(type) {
