@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/paysandbox/paysandbox/app"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/service"
 )
@@ -101,24 +102,24 @@ func runBenchSeed(opts *benchSeedOptions, out io.Writer) error {
 	rec := &recordingIDs{ids: map[simulator.IDKind][]string{}}
 	cfg := Config{Addr: "127.0.0.1:0", DB: opts.DB, RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "never", LogFormat: "text", LogLevel: "error"}
-	app, err := Open(cfg, AppOptions{LogOut: io.Discard, IDs: rec})
+	srv, err := app.Open(cfg, app.Options{LogOut: io.Discard, IDs: rec})
 	if err != nil {
 		return err
 	}
-	defer app.Close()
+	defer srv.Close()
 	var seeded []seededTenant
 	for i := range tenants {
 		n := opts.Payments / tenants
 		if i < opts.Payments%tenants {
 			n++
 		}
-		st, err := seedTenant(app, rec, opts, n)
+		st, err := seedTenant(srv, rec, opts, n)
 		if err != nil {
 			return err
 		}
 		seeded = append(seeded, st)
 	}
-	if err := app.Close(); err != nil {
+	if err := srv.Close(); err != nil {
 		return err
 	}
 	printSeeded(out, opts, seeded, time.Since(start))
@@ -170,13 +171,13 @@ type seededTenant struct {
 // seedTenant makes a new tenant with n checkouts: one through the service
 // (the template), n-1 copies of it; only the newest checkouts within the
 // retention bound keep their events.
-func seedTenant(app *App, rec *recordingIDs, opts *benchSeedOptions, n int) (seededTenant, error) {
-	t, p, err := seedTemplate(app, rec)
+func seedTenant(srv *app.App, rec *recordingIDs, opts *benchSeedOptions, n int) (seededTenant, error) {
+	t, p, err := seedTemplate(srv, rec)
 	if err != nil {
 		return seededTenant{}, err
 	}
 	var tmpl [][2]string
-	if err := app.DB.TenantRecords(t.ID, func(k, v string) bool { tmpl = append(tmpl, [2]string{k, v}); return true }); err != nil {
+	if err := srv.DB.TenantRecords(t.ID, func(k, v string) bool { tmpl = append(tmpl, [2]string{k, v}); return true }); err != nil {
 		return seededTenant{}, err
 	}
 	olds, kinds := rec.replaced()
@@ -189,11 +190,11 @@ func seedTenant(app *App, rec *recordingIDs, opts *benchSeedOptions, n int) (see
 	if opts.KeepEvents > 0 && sz.events > 0 {
 		withEvents = max(0, n-opts.KeepEvents/sz.events)
 	}
-	if err := copyTemplate(app, tmpl, olds, kinds, n, opts.Batch, withEvents); err != nil {
+	if err := copyTemplate(srv, tmpl, olds, kinds, n, opts.Batch, withEvents); err != nil {
 		return seededTenant{}, err
 	}
 	if withEvents > 0 {
-		if err := deleteTemplateEvents(app, tmpl); err != nil {
+		if err := deleteTemplateEvents(srv, tmpl); err != nil {
 			return seededTenant{}, err
 		}
 	}
@@ -208,8 +209,8 @@ func seedTenant(app *App, rec *recordingIDs, opts *benchSeedOptions, n int) (see
 // seedTemplate makes a new tenant and one checkout in it through the
 // service (session, token, payment authorized at once); rec holds the ids
 // of that checkout alone when it returns.
-func seedTemplate(app *App, rec *recordingIDs) (*simulator.Tenant, *simulator.Payment, error) {
-	svc := app.Svc
+func seedTemplate(srv *app.App, rec *recordingIDs) (*simulator.Tenant, *simulator.Payment, error) {
+	svc := srv.Svc
 	t, err := svc.CreateTenant(nil, "", "", 0)
 	if err != nil {
 		return nil, nil, err
@@ -271,7 +272,7 @@ func sizeOfTemplate(tmpl [][2]string) templateSize {
 // copyTemplate stores n-1 copies of tmpl, each with fresh ids in place of
 // olds (of kinds), per copies per transaction; copies before index
 // withEvents leave out the event keys.
-func copyTemplate(app *App, tmpl [][2]string, olds []string, kinds []simulator.IDKind, n, per, withEvents int) error {
+func copyTemplate(srv *app.App, tmpl [][2]string, olds []string, kinds []simulator.IDKind, n, per, withEvents int) error {
 	gen := simulator.RandomIDs{}
 	batch := make([][2]string, 0, min(n, per)*len(tmpl))
 	pairs := make([]string, 2*len(olds))
@@ -287,7 +288,7 @@ func copyTemplate(app *App, tmpl [][2]string, olds []string, kinds []simulator.I
 			batch = append(batch, [2]string{r.Replace(kv[0]), r.Replace(kv[1])})
 		}
 		if len(batch) >= per*len(tmpl) || i == n-1 {
-			if err := app.DB.PutRaw(batch); err != nil {
+			if err := srv.DB.PutRaw(batch); err != nil {
 				return err
 			}
 			batch = batch[:0]
@@ -297,14 +298,14 @@ func copyTemplate(app *App, tmpl [][2]string, olds []string, kinds []simulator.I
 }
 
 // deleteTemplateEvents deletes the template checkout's own event keys.
-func deleteTemplateEvents(app *App, tmpl [][2]string) error {
+func deleteTemplateEvents(srv *app.App, tmpl [][2]string) error {
 	var doomed []string
 	for _, kv := range tmpl {
 		if isEventKey(kv[0]) {
 			doomed = append(doomed, kv[0])
 		}
 	}
-	return app.DB.DeleteRaw(doomed)
+	return srv.DB.DeleteRaw(doomed)
 }
 
 // isEventKey reports whether a tenant key is an outbox event's (its record,

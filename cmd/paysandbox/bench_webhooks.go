@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/paysandbox/paysandbox/app"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
@@ -50,19 +51,19 @@ func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Write
 
 	cfg := Config{Addr: "127.0.0.1:0", DB: ":memory:", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "never", LogFormat: "text", LogLevel: "error", WebhookURL: recv.URL()}
-	app, err := Open(cfg, AppOptions{LogOut: io.Discard})
+	srv, err := app.Open(cfg, app.Options{LogOut: io.Discard})
 	if err != nil {
 		return res, err
 	}
-	defer app.Close()
-	if err := app.Start(); err != nil {
+	defer srv.Close()
+	if err := srv.Start(); err != nil {
 		return res, err
 	}
-	t, err := app.Svc.Tenant(simulator.DefaultTenantID)
+	t, err := srv.Svc.Tenant(simulator.DefaultTenantID)
 	if err != nil {
 		return res, err
 	}
-	b := &webhookBench{app: app, t: t, recv: recv, p: benchPayment(t)}
+	b := &webhookBench{srv: srv, t: t, recv: recv, p: benchPayment(t)}
 	if err := b.throughput(ctx, opts, &res); err != nil {
 		return res, err
 	}
@@ -70,7 +71,7 @@ func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Write
 		return res, err
 	}
 	fmt.Fprintf(out, "webhook deliveries: %d in %s = %.0f/s (%d payments, concurrency %d)\n",
-		res.Delivered, res.Elapsed.Round(time.Millisecond), res.PerSecond, opts.Payments, app.Webhooks.Concurrency)
+		res.Delivered, res.Elapsed.Round(time.Millisecond), res.PerSecond, opts.Payments, srv.Webhooks.Concurrency)
 	fmt.Fprintf(out, "lag from commit to arrival (idle, %d events): median %s, p99 %s\n",
 		res.LagSamples, res.LagMedian.Round(10*time.Microsecond), res.LagP99.Round(10*time.Microsecond))
 	return res, nil
@@ -154,10 +155,10 @@ func (r *benchReceiver) await(ctx context.Context, limit time.Duration, n int, w
 	}
 }
 
-// webhookBench is one run of runWebhookBench: the app, its default tenant,
+// webhookBench is one run of runWebhookBench: the srv, its default tenant,
 // the receiver, and the payment every event carries.
 type webhookBench struct {
-	app  *App
+	srv  *app.App
 	t    *simulator.Tenant
 	recv *benchReceiver
 	p    *simulator.Payment
@@ -169,16 +170,16 @@ type webhookBench struct {
 func (b *webhookBench) newEvent(pid string) *simulator.Event {
 	b.seq++
 	return &simulator.Event{ID: fmt.Sprintf("bench-%08d", b.seq), TenantID: b.t.ID, Type: simulator.EventPaymentStatus,
-		PaymentID: pid, CreatedAt: b.app.Svc.Now(b.t), Payment: b.p, Status: simulator.DeliveryPending}
+		PaymentID: pid, CreatedAt: b.srv.Svc.Now(b.t), Payment: b.p, Status: simulator.DeliveryPending}
 }
 
 // throughput appends a backlog of opts.Events events held back, releases it
 // at once, and sets res's Delivered, Elapsed and PerSecond.
 func (b *webhookBench) throughput(ctx context.Context, opts webhookBenchOptions, res *webhookBenchResult) error {
-	release := b.app.Webhooks.Hold(b.t.ID)
+	release := b.srv.Webhooks.Hold(b.t.ID)
 	b.recv.want.Store(int64(opts.Events))
 	for i := 0; i < opts.Events; {
-		err := b.app.DB.Update(func(tx simulator.Tx) error {
+		err := b.srv.DB.Update(func(tx simulator.Tx) error {
 			for j := 0; j < 500 && i < opts.Events; j, i = j+1, i+1 {
 				if err := tx.AppendEvent(b.newEvent(fmt.Sprintf("p%05d", i%opts.Payments))); err != nil {
 					return err
@@ -208,12 +209,12 @@ func (b *webhookBench) lag(ctx context.Context, opts webhookBenchOptions, res *w
 	committed := map[string]time.Time{}
 	for i := range opts.Steady {
 		ev := b.newEvent(fmt.Sprintf("s%05d", i))
-		if err := b.app.DB.Update(func(tx simulator.Tx) error { return tx.AppendEvent(ev) }); err != nil {
+		if err := b.srv.DB.Update(func(tx simulator.Tx) error { return tx.AppendEvent(ev) }); err != nil {
 			return err
 		}
 		committed[ev.ID] = time.Now()
-		b.app.Webhooks.Appended(b.t.ID, true) // appended without the service: tell the dispatcher
-		b.app.Svc.Kick()
+		b.srv.Webhooks.Appended(b.t.ID, true) // appended without the service: tell the dispatcher
+		b.srv.Svc.Kick()
 		time.Sleep(opts.Interval)
 	}
 	if err := b.recv.await(ctx, time.Minute, opts.Steady, "steady deliveries"); err != nil {

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -20,8 +20,9 @@ import (
 // service's webhook and scenario methods and the server's request journal
 // to its interfaces.
 
-// uiSources fills the dashboard sources still nil in opt from app a.
-func uiSources(a *App, opt *dashboard.Options) {
+// UISources fills the dashboard sources still nil in opt from the app's
+// service and journal.
+func (a *App) UISources(opt *dashboard.Options) {
 	if opt.Webhooks == nil {
 		opt.Webhooks = uiWebhooks{svc: a.Svc}
 	}

@@ -1,11 +1,8 @@
-package main
+package app
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/paysandbox/paysandbox"
 	"github.com/paysandbox/paysandbox/scenarios"
@@ -55,26 +52,4 @@ func (a *App) ReloadScenarios() error {
 	}
 	a.Processors.SetServer(doc)
 	return nil
-}
-
-// reloadOnSIGHUP reloads the scenarios on each SIGHUP until ctx ends; the
-// outcome is logged.
-func reloadOnSIGHUP(ctx context.Context, a *App) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGHUP)
-	go func() {
-		defer signal.Stop(ch)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ch:
-				if err := a.ReloadScenarios(); err != nil {
-					a.Log.Error("SIGHUP: scenarios not reloaded; the previous rules stay in force", "err", err.Error())
-				} else {
-					a.Log.Info("SIGHUP: scenarios reloaded", "scenarios", a.Config.Scenarios)
-				}
-			}
-		}
-	}()
 }

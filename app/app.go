@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -28,8 +28,8 @@ import (
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
-// AppOptions are what tests (and serve) inject into the composition root.
-type AppOptions struct {
+// Options are what tests (and serve) inject into the composition root.
+type Options struct {
 	LogOut io.Writer       // default stderr
 	Clock  simulator.Clock // default the real clock
 	IDs    simulator.IDGen // default random ids
@@ -40,6 +40,9 @@ type AppOptions struct {
 	// Env reads the standard OTEL_EXPORTER_OTLP_* variables that turn
 	// tracing on without --otel-endpoint (default os.LookupEnv).
 	Env func(string) (string, bool)
+	// Version is the build's version, named by the server and the traces
+	// (default "dev").
+	Version string
 }
 
 // App is the one composition root, shared by main and the end-to-end tests:
@@ -59,6 +62,8 @@ type App struct {
 	// Webhooks delivers the outbox (SANDBOX.md section 7).
 	Webhooks *webhooks.Dispatcher
 
+	version string // Options.Version
+
 	ln     net.Listener
 	addrs  []net.Addr           // what ln listens on (127.0.0.1 and [::1] for loopback)
 	conns  *httpapi.ConnLimiter // the connection cap around ln
@@ -75,7 +80,7 @@ type App struct {
 }
 
 // Open builds the application from a validated configuration.
-func Open(cfg Config, opt AppOptions) (*App, error) {
+func Open(cfg Config, opt Options) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -106,7 +111,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		closeLog(logBuf)
 		return nil, err
 	}
-	tr, err := openTracing(cfg, opt.Env, tracing.Options{Version: version, Log: log})
+	tr, err := openTracing(cfg, opt.Env, tracing.Options{Version: opt.Version, Log: log})
 	if err != nil {
 		db.Close()
 		closeLog(logBuf)
@@ -116,7 +121,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		log.Warn("allowed_host has no effect: only a loopback-bound server checks the Host header, and this one listens on "+cfg.Addr, "allowed_host", cfg.AllowedHost)
 	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
-	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf, tracing: tr}
+	a := &App{Config: cfg, version: opt.Version, DB: db, Log: log, Processors: proc, logBuf: logBuf, tracing: tr}
 	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, proc, log, service.Config{
 		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
 		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
@@ -148,7 +153,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 
 // withDefaults is cfg and opt with their zero values replaced by the
 // defaults: stderr, the real clock, random ids, the limits' defaults.
-func withDefaults(cfg Config, opt AppOptions) (Config, AppOptions) {
+func withDefaults(cfg Config, opt Options) (Config, Options) {
 	if opt.LogOut == nil {
 		opt.LogOut = os.Stderr
 	}
@@ -166,6 +171,9 @@ func withDefaults(cfg Config, opt AppOptions) (Config, AppOptions) {
 	}
 	if opt.Env == nil {
 		opt.Env = os.LookupEnv
+	}
+	if opt.Version == "" {
+		opt.Version = "dev"
 	}
 	return cfg, opt
 }
@@ -187,7 +195,7 @@ func (a *App) prepareTenants() error {
 func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 	cfg, log := a.Config, a.Log
 	a.Server = httpapi.New(a.Svc, httpapi.Options{
-		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: a.DB.Ready, Logger: log, Version: version,
+		RequestTimeout: cfg.RequestTimeout, AdminKey: cfg.AdminKey, Ready: a.DB.Ready, Logger: log, Version: a.version,
 		ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout,
 		OnChaos:     a.Webhooks.ResetChaos,
 		JournalSize: cfg.JournalSize,
@@ -206,7 +214,7 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 		ui.PrefillKey = cfg.DefaultAPIKey()
 	}
 	// The dashboard's sources and the webhook-non-2xx hint (ui_sources.go).
-	uiSources(a, &ui)
+	a.UISources(&ui)
 	var err error
 	if a.UI, err = dashboard.New(a.Svc, ui); err != nil {
 		return err
@@ -320,6 +328,14 @@ func (a *App) Listen() error {
 	a.ln = a.conns
 	return nil
 }
+
+// Tracer is the trace exporter of --otel-endpoint (nil when tracing is
+// off); its Flush exports the spans that ended.
+func (a *App) Tracer() *tracing.Tracer { return a.tracing.tracer }
+
+// Conns is the MaxConnections cap around the listener, which counts the
+// open and refused connections (nil before Listen).
+func (a *App) Conns() *httpapi.ConnLimiter { return a.conns }
 
 // Addrs are the bound addresses (nil before Listen).
 func (a *App) Addrs() []net.Addr { return a.addrs }

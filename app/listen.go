@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"errors"
@@ -30,9 +30,9 @@ func loopbackAddr(addr string) bool {
 	return err == nil && a.Unmap().IsLoopback()
 }
 
-// everyInterface reports whether a bound address is the wildcard (0.0.0.0
+// EveryInterface reports whether a bound address is the wildcard (0.0.0.0
 // or [::]): every interface, so every machine that can route to this one.
-func everyInterface(a net.Addr) bool {
+func EveryInterface(a net.Addr) bool {
 	ta, ok := a.(*net.TCPAddr)
 	return ok && ta.IP.IsUnspecified()
 }
