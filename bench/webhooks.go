@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -16,16 +16,16 @@ import (
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
-// webhookBenchOptions configure runWebhookBench.
-type webhookBenchOptions struct {
+// WebhookOptions configure Webhooks.
+type WebhookOptions struct {
 	Events   int           // events delivered in the throughput phase
 	Payments int           // payments they are spread over (each payment's events go one at a time)
 	Steady   int           // events sent one by one in the lag phase
 	Interval time.Duration // between two steady events
 }
 
-// webhookBenchResult is what runWebhookBench measured.
-type webhookBenchResult struct {
+// WebhookResult is what Webhooks measured.
+type WebhookResult struct {
 	Delivered  int
 	Elapsed    time.Duration
 	PerSecond  float64
@@ -34,14 +34,14 @@ type webhookBenchResult struct {
 	LagSamples int
 }
 
-// runWebhookBench measures the dispatcher against a local receiver (answering
+// Webhooks measures the dispatcher against a local receiver (answering
 // 200) with an in-memory sandbox in this process: first the throughput of a
 // backlog of Events PENDING events over Payments payments (deliveries per
 // second from release to the last arrival), then the lag from commit to
 // arrival of Steady events made one at a time on an idle dispatcher.
 // `paysandbox bench --webhooks` prints it.
-func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Writer) (webhookBenchResult, error) {
-	var res webhookBenchResult
+func Webhooks(ctx context.Context, opts WebhookOptions, out io.Writer) (WebhookResult, error) {
+	var res WebhookResult
 	opts = opts.withDefaults()
 	recv, err := startBenchReceiver()
 	if err != nil {
@@ -49,7 +49,7 @@ func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Write
 	}
 	defer recv.Close()
 
-	cfg := Config{Addr: "127.0.0.1:0", DB: ":memory:", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
+	cfg := app.Config{Addr: "127.0.0.1:0", DB: ":memory:", RequestTimeout: 90 * time.Second, AttemptTTL: 15 * time.Minute,
 		Fsync: "never", LogFormat: "text", LogLevel: "error", WebhookURL: recv.URL()}
 	srv, err := app.Open(cfg, app.Options{LogOut: io.Discard})
 	if err != nil {
@@ -78,7 +78,7 @@ func runWebhookBench(ctx context.Context, opts webhookBenchOptions, out io.Write
 }
 
 // withDefaults is o with every zero or negative field set to its default.
-func (o webhookBenchOptions) withDefaults() webhookBenchOptions {
+func (o WebhookOptions) withDefaults() WebhookOptions {
 	if o.Events <= 0 {
 		o.Events = 20000
 	}
@@ -155,7 +155,7 @@ func (r *benchReceiver) await(ctx context.Context, limit time.Duration, n int, w
 	}
 }
 
-// webhookBench is one run of runWebhookBench: the srv, its default tenant,
+// webhookBench is one run of Webhooks: the server, its default tenant,
 // the receiver, and the payment every event carries.
 type webhookBench struct {
 	srv  *app.App
@@ -175,7 +175,7 @@ func (b *webhookBench) newEvent(pid string) *simulator.Event {
 
 // throughput appends a backlog of opts.Events events held back, releases it
 // at once, and sets res's Delivered, Elapsed and PerSecond.
-func (b *webhookBench) throughput(ctx context.Context, opts webhookBenchOptions, res *webhookBenchResult) error {
+func (b *webhookBench) throughput(ctx context.Context, opts WebhookOptions, res *WebhookResult) error {
 	release := b.srv.Webhooks.Hold(b.t.ID)
 	b.recv.want.Store(int64(opts.Events))
 	for i := 0; i < opts.Events; {
@@ -204,7 +204,7 @@ func (b *webhookBench) throughput(ctx context.Context, opts webhookBenchOptions,
 
 // lag sends opts.Steady events one at a time on an idle dispatcher, each on
 // its own payment, and sets res's lag figures from commit to arrival.
-func (b *webhookBench) lag(ctx context.Context, opts webhookBenchOptions, res *webhookBenchResult) error {
+func (b *webhookBench) lag(ctx context.Context, opts WebhookOptions, res *WebhookResult) error {
 	b.recv.expect(opts.Steady)
 	committed := map[string]time.Time{}
 	for i := range opts.Steady {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -17,11 +17,6 @@ import (
 	"time"
 )
 
-// benchChildEnv is added to the environment of the processes bench starts
-// (the serve under test and the ceiling). The package's tests set it so that
-// their binary, re-executed, runs main instead of the tests.
-var benchChildEnv []string
-
 // errNoServerProcess: the server measured is not a process bench started
 // (--url), so its CPU time is not this machine's to read.
 var errNoServerProcess = errors.New("the server at --url is not a process bench started, so its CPU time is unknown")
@@ -38,8 +33,9 @@ type benchProcess struct {
 }
 
 // startBenchProcess runs this binary with args, its output to logPath. The
-// environment drops PAYSANDBOX_* so that the server runs on its flags alone.
-func startBenchProcess(name, logPath string, args ...string) (*benchProcess, *exec.Cmd, error) {
+// environment drops PAYSANDBOX_* so that the server runs on its flags alone,
+// and adds env.
+func startBenchProcess(name, logPath string, env []string, args ...string) (*benchProcess, *exec.Cmd, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, nil, fmt.Errorf("bench: finding this binary to start the %s: %w", name, err)
@@ -50,7 +46,7 @@ func startBenchProcess(name, logPath string, args ...string) (*benchProcess, *ex
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, benchChildEnv...)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.SysProcAttr = benchSysProcAttr()
 	return &benchProcess{name: name, logPath: logPath, exited: make(chan struct{})}, cmd, nil
 }
@@ -93,7 +89,7 @@ func (p *benchProcess) failure(err error) error {
 // startBenchServe starts `paysandbox serve` on dbPath as a process of its own
 // (as a user runs it, configured as the server bench measured in process
 // before: text log at info level, to a file in dir) and waits for /healthz.
-func startBenchServe(dir, dbPath string, opts *benchOptions) (*benchProcess, error) {
+func startBenchServe(dir, dbPath string, opts *Options) (*benchProcess, error) {
 	port, err := benchFreePort()
 	if err != nil {
 		return nil, err
@@ -104,7 +100,7 @@ func startBenchServe(dir, dbPath string, opts *benchOptions) (*benchProcess, err
 	if opts.AdminKey != "" {
 		args = append(args, "--admin-key", opts.AdminKey)
 	}
-	p, cmd, err := startBenchProcess("server", filepath.Join(dir, "serve.log"), args...)
+	p, cmd, err := startBenchProcess("server", filepath.Join(dir, "serve.log"), opts.Env, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +135,7 @@ func startBenchServe(dir, dbPath string, opts *benchOptions) (*benchProcess, err
 
 // startBenchCeiling starts `paysandbox bench ceiling-server` answering with
 // bodies (per endpoint label) and reads the address it prints.
-func startBenchCeiling(dir string, bodies map[string][]byte) (*benchProcess, error) {
+func startBenchCeiling(dir string, bodies map[string][]byte, env []string) (*benchProcess, error) {
 	raw, err := json.Marshal(bodies)
 	if err != nil {
 		return nil, err
@@ -148,7 +144,7 @@ func startBenchCeiling(dir string, bodies map[string][]byte) (*benchProcess, err
 	if err := os.WriteFile(bodiesPath, raw, 0o600); err != nil {
 		return nil, err
 	}
-	p, cmd, err := startBenchProcess("ceiling", filepath.Join(dir, "ceiling.log"), "bench", "ceiling-server", "--addr", "127.0.0.1:0", "--bodies", bodiesPath)
+	p, cmd, err := startBenchProcess("ceiling", filepath.Join(dir, "ceiling.log"), env, "bench", "ceiling-server", "--addr", "127.0.0.1:0", "--bodies", bodiesPath)
 	if err != nil {
 		return nil, err
 	}

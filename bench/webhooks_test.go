@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // The webhook bench runs end to end (small) and reports every delivery.
 func TestWebhookBenchRuns(t *testing.T) {
 	var out bytes.Buffer
-	res, err := runWebhookBench(context.Background(), webhookBenchOptions{Events: 300, Payments: 30, Steady: 20, Interval: time.Millisecond}, &out)
+	res, err := Webhooks(context.Background(), WebhookOptions{Events: 300, Payments: 30, Steady: 20, Interval: time.Millisecond}, &out)
 	require.NoError(t, err)
 	assert.Equal(t, 300, res.Delivered)
 	assert.Equal(t, 20, res.LagSamples)
@@ -23,7 +23,7 @@ func TestWebhookBenchRuns(t *testing.T) {
 // BenchmarkWebhookDeliveries reports deliveries per second to a local receiver.
 func BenchmarkWebhookDeliveries(b *testing.B) {
 	var out bytes.Buffer
-	res, err := runWebhookBench(context.Background(), webhookBenchOptions{Events: max(b.N, 1000), Payments: 1000, Steady: 200}, &out)
+	res, err := Webhooks(context.Background(), WebhookOptions{Events: max(b.N, 1000), Payments: 1000, Steady: 200}, &out)
 	require.NoError(b, err)
 	b.ReportMetric(res.PerSecond, "deliveries/s")
 	b.ReportMetric(float64(res.LagMedian.Microseconds())/1000, "lag-median-ms")

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -20,10 +20,10 @@ import (
 // benchFlow is one kind of load. setup runs once per target (not measured);
 // run is one flow of one client, its requests recorded per endpoint. A new
 // load (webhook delivery, journal) is a new entry in benchFlows plus, if it
-// needs a receiver or a server option, a field of benchOptions.
+// needs a receiver or a server option, a field of Options.
 type benchFlow struct {
 	help  string
-	setup func(ctx context.Context, c *benchClient, opts *benchOptions) (*benchState, error)
+	setup func(ctx context.Context, c *benchClient, opts *Options) (*benchState, error)
 	run   func(ctx context.Context, c *benchClient, st *benchState, w *benchWorker) error
 }
 
@@ -85,7 +85,7 @@ var benchFlows = map[string]benchFlow{
 	},
 }
 
-func benchFlowNames() string {
+func FlowNames() string {
 	var names []string
 	for n := range benchFlows {
 		names = append(names, n)
@@ -196,7 +196,7 @@ var (
 func merchantHeaders(key string) []string { return []string{"X-API-KEY", key, "X-API-VERSION", "2.4"} }
 
 // setupTenant makes the bench's own tenant (so it neither sees nor disturbs other data).
-func setupTenant(ctx context.Context, c *benchClient, opts *benchOptions) (*benchState, error) {
+func setupTenant(ctx context.Context, c *benchClient, opts *Options) (*benchState, error) {
 	var hdr []string
 	if opts.AdminKey != "" {
 		hdr = []string{"X-Admin-Key", opts.AdminKey}
@@ -210,7 +210,7 @@ func setupTenant(ctx context.Context, c *benchClient, opts *benchOptions) (*benc
 
 // setupWithPayments makes the tenant and opts.ReadPayments authorized
 // payments to read, opts.Concurrency at a time.
-func setupWithPayments(ctx context.Context, c *benchClient, opts *benchOptions) (*benchState, error) {
+func setupWithPayments(ctx context.Context, c *benchClient, opts *Options) (*benchState, error) {
 	st, err := setupTenant(ctx, c, opts)
 	if err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func inParallel(ctx context.Context, n, conc int, do func(w *benchWorker, i int)
 
 // setupWithTokens makes the tenant and opts.Tokens single-use tokens (a
 // client session and a tokenised card each), opts.Concurrency at a time.
-func setupWithTokens(ctx context.Context, c *benchClient, opts *benchOptions) (*benchState, error) {
+func setupWithTokens(ctx context.Context, c *benchClient, opts *Options) (*benchState, error) {
 	st, err := setupTenant(ctx, c, opts)
 	if err != nil {
 		return nil, err
@@ -394,7 +394,7 @@ type loadResult struct {
 // runLoad runs opts.Concurrency clients doing flows (one each at least) until d passes or the
 // state's tokens run out, and measures the CPU time of the server process
 // pid over it (pid 0: not a process bench started).
-func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState, opts *benchOptions, d time.Duration, pid int) *loadResult {
+func runLoad(ctx context.Context, c *benchClient, flow benchFlow, st *benchState, opts *Options, d time.Duration, pid int) *loadResult {
 	workers := make([]*benchWorker, opts.Concurrency)
 	fails := make([]int, opts.Concurrency)
 	firstErr := make([]string, opts.Concurrency)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -8,45 +8,24 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/labstack/echo/v4"
-	"github.com/spf13/cobra"
 )
 
-// benchCeilingOptions are the flags of the hidden `paysandbox bench ceiling-server`.
-type benchCeilingOptions struct {
+// CeilingOptions are the flags of the hidden `paysandbox bench ceiling-server`.
+type CeilingOptions struct {
 	Addr   string
 	Bodies string
 }
 
-// newBenchCeilingCmd is the ceiling of `bench --compare-ceiling`, which
-// starts it as a process of its own: a bare echo/v4 server answering every
-// endpoint of the flows with the body the sandbox gave (a JSON file: endpoint
-// label -> body), POST bodies decoded first as a handler decodes them; no
-// middleware, no store, no log. It prints its address ("http://HOST:PORT")
-// on a line of its own once it listens, and serves until SIGTERM or SIGINT.
-func newBenchCeilingCmd() *cobra.Command {
-	opts := &benchCeilingOptions{}
-	cmd := &cobra.Command{
-		Use:    "ceiling-server",
-		Short:  "The bare echo server bench --compare-ceiling starts as a process of its own",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runBenchCeiling(ctx, opts, cmd.OutOrStdout())
-		},
-	}
-	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:0", "listen address")
-	cmd.Flags().StringVar(&opts.Bodies, "bodies", "", "JSON file: endpoint label (\"POST /payments\") -> answer body")
-	return cmd
-}
-
-func runBenchCeiling(ctx context.Context, opts *benchCeilingOptions, out io.Writer) error {
+// RunCeiling is the ceiling of `bench --compare-ceiling`, which starts it
+// as a process of its own: a bare echo/v4 server answering every endpoint of
+// the flows with the body the sandbox gave (a JSON file: endpoint label ->
+// body), POST bodies decoded first as a handler decodes them; no middleware,
+// no store, no log. It prints its address ("http://HOST:PORT") on a line of
+// its own once it listens, and serves until ctx ends.
+func RunCeiling(ctx context.Context, opts *CeilingOptions, out io.Writer) error {
 	bodies := map[string][]byte{}
 	if opts.Bodies != "" {
 		raw, err := os.ReadFile(opts.Bodies)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -10,16 +10,16 @@ import (
 	"time"
 )
 
-// benchReport is what bench prints (--output json writes it as is).
-type benchReport struct {
+// Report is what bench prints (--output json writes it as is).
+type Report struct {
 	Flow        string       `json:"flow"`
 	Target      string       `json:"target"`
 	Concurrency int          `json:"concurrency"`
 	Duration    string       `json:"duration"`
 	Rounds      int          `json:"rounds"`
 	GoMaxProcs  int          `json:"gomaxprocs"`
-	Server      loadSummary  `json:"server"`
-	Ceiling     *loadSummary `json:"ceiling,omitempty"`
+	Server      LoadSummary  `json:"server"`
+	Ceiling     *LoadSummary `json:"ceiling,omitempty"`
 	// FlowRatio is server flows/s over ceiling flows/s.
 	FlowRatio float64 `json:"flowRatio,omitempty"`
 	// CPURatio is the ceiling process's CPU time per flow over the server
@@ -32,8 +32,8 @@ type benchReport struct {
 	ServerCPURatio float64 `json:"serverCpuRatio,omitempty"`
 }
 
-// loadSummary is one load run in figures.
-type loadSummary struct {
+// LoadSummary is one load run in figures.
+type LoadSummary struct {
 	Flows       int     `json:"flows"`
 	FailedFlows int     `json:"failedFlows"`
 	FlowsPerSec float64 `json:"flowsPerSec"`
@@ -51,11 +51,11 @@ type loadSummary struct {
 	ServerCPUPerRequest float64           `json:"serverCpuPerRequestUs,omitempty"`
 	ServerCPUPerFlow    float64           `json:"serverCpuPerFlowUs,omitempty"`
 	ServerCPUUnknown    string            `json:"serverCpuUnknown,omitempty"`
-	Endpoints           []endpointSummary `json:"endpoints"`
+	Endpoints           []EndpointSummary `json:"endpoints"`
 }
 
-// endpointSummary is one endpoint of a run; latencies in milliseconds.
-type endpointSummary struct {
+// EndpointSummary is one endpoint of a run; latencies in milliseconds.
+type EndpointSummary struct {
 	Endpoint    string         `json:"endpoint"`
 	Requests    int            `json:"requests"`
 	RequestsSec float64        `json:"requestsPerSec"`
@@ -75,8 +75,8 @@ type endpointSummary struct {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func (r *loadResult) summary() loadSummary {
-	s := loadSummary{Flows: r.flows, FailedFlows: r.failedFlows, FirstError: r.firstError,
+func (r *loadResult) summary() LoadSummary {
+	s := LoadSummary{Flows: r.flows, FailedFlows: r.failedFlows, FirstError: r.firstError,
 		FlowsPerSec: float64(r.flows) / r.elapsed.Seconds()}
 	if r.flows > 0 {
 		s.CPUPerFlow = float64(r.cpu.Microseconds()) / float64(r.flows)
@@ -99,7 +99,7 @@ func (r *loadResult) summary() loadSummary {
 	}
 	for _, label := range slices.Sorted(maps.Keys(r.eps)) {
 		e := r.eps[label]
-		es := endpointSummary{Endpoint: label, Requests: len(e.lat), BodyBytes: e.bodyLen,
+		es := EndpointSummary{Endpoint: label, Requests: len(e.lat), BodyBytes: e.bodyLen,
 			RequestsSec: float64(len(e.lat)) / r.elapsed.Seconds()}
 		if len(e.errors) > 0 {
 			es.Errors = e.errors
@@ -119,7 +119,7 @@ func (r *loadResult) summary() loadSummary {
 }
 
 // ratios fills the server's ratios against the ceiling.
-func (b *benchReport) ratios() {
+func (b *Report) ratios() {
 	if b.Ceiling == nil {
 		return
 	}
@@ -141,7 +141,7 @@ func (b *benchReport) ratios() {
 	}
 }
 
-func (b *benchReport) write(w io.Writer, format string) error {
+func (b *Report) write(w io.Writer, format string) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -166,14 +166,14 @@ func (b *benchReport) write(w io.Writer, format string) error {
 }
 
 // cpuUs is a server CPU time per request, or "-" when it is unknown.
-func cpuUs(s loadSummary) string {
+func cpuUs(s LoadSummary) string {
 	if s.ServerCPUUnknown != "" || s.ServerCPUPerRequest == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f us", s.ServerCPUPerRequest)
 }
 
-func writeSummary(w io.Writer, title string, s loadSummary, ratio bool) {
+func writeSummary(w io.Writer, title string, s LoadSummary, ratio bool) {
 	fmt.Fprintf(w, "\n%s: %d flows (%d failed), %.0f flows/s, %d requests\n", title, s.Flows, s.FailedFlows, s.FlowsPerSec, s.Requests)
 	if s.ServerCPUUnknown != "" {
 		fmt.Fprintf(w, "server CPU: - (%s); load generator CPU %.0f us per flow\n", s.ServerCPUUnknown, s.CPUPerFlow)
