@@ -59,7 +59,7 @@ type App struct {
 	Handler http.Handler
 	// Processors are the fake processors; ReloadScenarios swaps their rules.
 	Processors *processors.Fake
-	// Webhooks delivers the outbox (SANDBOX.md section 7).
+	// Webhooks delivers the outbox (docs/webhooks.md).
 	Webhooks *webhooks.Dispatcher
 
 	version string // Options.Version

@@ -47,13 +47,13 @@ type Config struct {
 	LogLevel       string         `mapstructure:"log_level"`
 	Tenants        []TenantConfig `mapstructure:"tenants"`
 
-	// Limits (SANDBOX.md section 12; README "Reliability").
+	// Limits (docs/limits.md).
 	ReadTimeout       time.Duration `mapstructure:"read_timeout"`
 	IdleTimeout       time.Duration `mapstructure:"idle_timeout"`
 	MaxConnections    int           `mapstructure:"max_connections"`
 	MaxWaitsPerTenant int           `mapstructure:"max_waits_per_tenant"`
 	ShutdownTimeout   time.Duration `mapstructure:"shutdown_timeout"`
-	// Webhook delivery (SANDBOX.md section 7): receiver timeout and per-tenant retention.
+	// Webhook delivery (docs/webhooks.md): receiver timeout and per-tenant retention.
 	WebhookTimeout        time.Duration `mapstructure:"webhook_timeout"`
 	WebhookRetentionCount int           `mapstructure:"webhook_retention_count"`
 	WebhookRetentionAge   time.Duration `mapstructure:"webhook_retention_age"`

@@ -127,7 +127,7 @@ func paths(m map[string]string) []string {
 	return out
 }
 
-// TestPipelineOrder walks SANDBOX.md section 11's order of checks: route ->
+// TestPipelineOrder walks the order of checks of docs/api.md: route ->
 // key -> scope -> version -> size -> JSON -> rules.
 func TestPipelineOrder(t *testing.T) {
 	a := newTestApp(t)

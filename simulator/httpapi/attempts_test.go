@@ -76,7 +76,7 @@ func TestAttemptApprove(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"paymentAttemptId": id, "clientSessionId": g.Str("clientSessionId"), "status": "AWAITING_APPROVAL",
 		"expiresAt": "2026-11-22T07:45:00.000000Z",
-	}, g.JSON, "paymentId is left out until there is a payment (SANDBOX.md section 11)")
+	}, g.JSON, "paymentId is left out until there is a payment (docs/api.md)")
 	assert.Len(t, g.Str("clientSessionId"), 36)
 	apitest.AssertGolden(t, "attempt_awaiting", g.Body)
 

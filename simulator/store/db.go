@@ -19,7 +19,7 @@ import (
 
 var _ simulator.Store = (*DB)(nil)
 
-// Fsync policies (SANDBOX.md: everysecond writes each commit before the
+// Fsync policies (docs/limits.md: everysecond writes each commit before the
 // response, so kill -9 loses nothing; only a power cut can lose the last second).
 const (
 	FsyncAlways      = "always"
