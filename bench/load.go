@@ -85,6 +85,7 @@ var benchFlows = map[string]benchFlow{
 	},
 }
 
+// FlowNames lists the flows --flow takes, sorted, separated by " | ".
 func FlowNames() string {
 	var names []string
 	for n := range benchFlows {

@@ -74,7 +74,7 @@ func (r *recordingIDs) NewID(kind simulator.IDKind) string {
 var seedKinds = []simulator.IDKind{simulator.IDPayment, simulator.IDUUID, simulator.IDClientToken,
 	simulator.IDPaymentToken, simulator.IDAnalytics, simulator.IDProcessorTxn}
 
-// Seed fills opts.DB as newBenchSeedCmd says and prints a summary,
+// Seed fills opts.DB as SeedOptions says and prints a summary,
 // then each tenant's key as "API key: KEY".
 func Seed(opts *SeedOptions, out io.Writer) error {
 	start := time.Now()
