@@ -6,7 +6,7 @@
 // It is an adapter on service.Service, like httpapi, and must not import
 // httpapi (or any other adapter): the sources it shows that other packages own
 // (webhooks, scenarios, the request journal) are the small interfaces of
-// sources.go, wired by the composition root (cmd/paysandbox/ui_sources.go
+// sources.go, wired by the composition root (app/ui_sources.go
 // adapts the real ones). A nil source makes its view say
 // that the feature is not configured.
 //

@@ -44,7 +44,7 @@ func TestLoadErrorsGolden(t *testing.T) {
 }
 
 // TestShippedScenariosLoad loads the embedded scenarios.yaml and checks what
-// SANDBOX.md section 6 asks of it.
+// docs/scenarios.md says of it.
 func TestShippedScenariosLoad(t *testing.T) {
 	doc, err := scenarios.Load("scenarios.yaml", paysandbox.DefaultScenarios, nil)
 	require.NoError(t, err)

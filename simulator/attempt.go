@@ -5,7 +5,7 @@ import "time"
 // AttemptStatus is the state of a payment attempt.
 type AttemptStatus string
 
-// Attempt states (SANDBOX.md section 11).
+// Attempt states (docs/api.md, Payment attempt).
 const (
 	AttemptAwaiting AttemptStatus = "AWAITING_APPROVAL"
 	AttemptApproved AttemptStatus = "APPROVED"
@@ -38,8 +38,8 @@ func (a *Attempt) Lapse(now time.Time) bool {
 	return false
 }
 
-// CheckApprove is the approve row of the lifecycle table, in SANDBOX.md's
-// order: session MANUAL, payment exists, expired, current and awaiting.
+// CheckApprove is the approve row of the lifecycle table (docs/api.md), in
+// its order: session MANUAL, payment exists, expired, current and awaiting.
 // Existence (404) is the caller's. p is the attempt's payment when it has one.
 func (a *Attempt) CheckApprove(s *ClientSession, p *Payment, now time.Time) error {
 	a.Lapse(now)

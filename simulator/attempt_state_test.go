@@ -21,7 +21,7 @@ var attemptHTTP = map[Code]int{
 
 // TestAttemptStateMachine is the one table of every attempt state x trigger:
 // approve (CheckApprove), abort (CheckAbort), expire (the control plane's
-// Expire) and lapse (the TTL, Lapse). SANDBOX.md section 4 and 11.
+// Expire) and lapse (the TTL, Lapse). docs/api.md, State machines.
 func TestAttemptStateMachine(t *testing.T) {
 	now := time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
 	const id, other = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"

@@ -9,9 +9,10 @@ import (
 // on the wire. The HTTP status of each code lives in httpapi's one table.
 type Code string
 
-// The catalogue: every errorId of the interface spec, SANDBOX.md and the vendor
-// OpenAPI. Codes the product never emits are marked so; they are kept so that
-// the table is complete and clients can rely on the names.
+// The catalogue: every errorId of the interface spec, of the sandbox's own
+// routes (docs/api.md) and of the vendor OpenAPI. Codes the product never
+// emits are marked so; they are kept so that the table is complete and
+// clients can rely on the names.
 const (
 	// Request pipeline.
 	CodeBadRequest             Code = "BadRequest"
@@ -65,14 +66,14 @@ const (
 	CodeScenarioValidationError Code = "ScenarioValidationError"
 	CodeWaitTimeout             Code = "WaitTimeout"
 	// CodeTenantUnavailable: the tenant's data cannot be opened or read
-	// (503); other tenants are unaffected (SANDBOX.md section 10).
+	// (503); other tenants are unaffected (docs/limits.md).
 	CodeTenantUnavailable Code = "TenantUnavailable"
 	// CodeStorageFull: a change could not be stored because the server's
 	// disk is full (503); nothing of it was stored, reads keep working, and
 	// the same request succeeds once space is freed.
 	CodeStorageFull Code = "StorageFull"
 	// CodeHeadersTooLarge: the request's header block is over 64 KiB
-	// (SANDBOX.md section 12).
+	// (docs/limits.md).
 	CodeHeadersTooLarge Code = "RequestHeaderFieldsTooLarge"
 )
 

@@ -80,8 +80,8 @@ func (m *MigrationNotes) Record(h MigrationHit, requestID string, at time.Time) 
 }
 
 // noteDescription is what changes on 2.4 for kind: its VersionDifference's
-// description, or message for a kind the table no longer has (a note
-// stored by an earlier build).
+// description, or message for a kind the table does not have (stored
+// notes are not rewritten when the table changes).
 func noteDescription(kind, message string) string {
 	for _, d := range VersionDifferences {
 		if d.Kind == kind {

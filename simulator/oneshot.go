@@ -2,7 +2,7 @@ package simulator
 
 import "fmt"
 
-// OneShot is a tenant's pending one-shot outcome (SANDBOX.md section 8,
+// OneShot is a tenant's pending one-shot outcome (docs/scenarios.md,
 // /_sandbox/scenarios/next): its next Remaining created payments take Rule
 // whatever their card or amount, unless a payment names a rule itself
 // (metadata.sandboxScenario), which wins and takes none of it.

@@ -87,7 +87,7 @@ func statePayments() map[string]func() *Payment {
 }
 
 // TestPaymentStateMachine is the one table of every payment status x action
-// (SANDBOX.md section 4 and 11), through the pure Check methods. amount is
+// (docs/api.md, State machines), through the pure Check methods. amount is
 // what capture and refund would take when allowed.
 func TestPaymentStateMachine(t *testing.T) {
 	const (

@@ -103,7 +103,7 @@ type Tx interface {
 	// AppendEvent stores a new event with what its body is rendered from
 	// (Event.Payment and Event.Dispute as they are now).
 	AppendEvent(e *Event) error
-	// Webhook outbox and disputes (SANDBOX.md sections 7 and 8).
+	// Webhook outbox and disputes (docs/webhooks.md, docs/control-plane.md).
 	Event(tenantID, id string) (*Event, error)
 	// EventRecord reads an event as Events lists it: without what its body
 	// is rendered from (an update of its delivery state needs no more).

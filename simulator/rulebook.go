@@ -58,7 +58,7 @@ type ScenarioProblem struct {
 	Message string
 }
 
-// ScenarioExplanation is SANDBOX.md's explain shape, plus the tenant's
+// ScenarioExplanation is the explain answer's shape (docs/scenarios.md), plus the tenant's
 // pending one-shot when there is one.
 type ScenarioExplanation struct {
 	Matched *string              `json:"matched"`

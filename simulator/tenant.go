@@ -11,7 +11,7 @@ import (
 // Scope is a permission of an API key.
 type Scope string
 
-// The scopes of SANDBOX.md section 3.
+// The scopes of docs/api.md (Routes and scopes).
 const (
 	ScopeClientTokensWrite      Scope = "client_tokens:write"
 	ScopeTransactionsAuthorize  Scope = "transactions:authorize"
@@ -71,7 +71,7 @@ func ErrLacksScopes(missing []Scope, action string) *Error {
 	return Errorf(CodeForbidden, "The API key lacks the %s %s: %s needs a key holding every scope", noun, strings.Join(names, ", "), action)
 }
 
-// DefaultTenantID and the default tenant's credentials (SANDBOX.md section 2).
+// DefaultTenantID and the default tenant's credentials (docs/configuration.md).
 const (
 	DefaultTenantID      = "default"
 	DefaultAPIKey        = "sandbox-api-key"

@@ -11,7 +11,7 @@ import (
 // recorded counts as 2.4).
 type APIVersion string
 
-// The versions served (SANDBOX.md section 13).
+// The versions served (docs/versions.md).
 const (
 	V21 APIVersion = "2.1"
 	V22 APIVersion = "2.2"

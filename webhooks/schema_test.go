@@ -25,7 +25,7 @@ import (
 const vendorSchemaFile = "vendor-webhooks-openapi-v2.4.yml"
 
 // deviation is a place where a golden body departs from the vendor schema
-// because the interface spec (or SANDBOX.md, which builds on it) says so.
+// because the interface spec (or docs/webhooks.md, which builds on it) says so.
 type deviation struct {
 	Path   string // JSON path, [] for any array index
 	Kind   string // required | type | enum
@@ -39,7 +39,7 @@ var deviations = []deviation{
 	{"payment.transactions[].processor", "required", "the interface spec names it processorName in webhooks; the vendor schema's own properties say processorName too"},
 	{"payment.transactions[].type", "required", "the interface spec: named `type` in the authorize response and `transactionType` in the status webhook"},
 	{"payment.transactions[].status", "required", "the interface spec names it processorStatus; the vendor schema's own properties say processorStatus too"},
-	{"payment.paymentMethod.paymentMethodData.first6Digits", "type", "the interface spec: first6Digits is opt-in and null by default (SANDBOX.md: null unless the tenant opted in)"},
+	{"payment.paymentMethod.paymentMethodData.first6Digits", "type", "the interface spec: first6Digits is opt-in and null by default (docs/webhooks.md: null unless the tenant opted in)"},
 	{"processor", "enum", "DISPUTE.STATUS comes from the sandbox's own processors (STRIPE, ADYEN, ...); the vendor's beta enum lists only ADYEN and BRAINTREE"},
 }
 

@@ -172,7 +172,7 @@ func (d *Dispatcher) post(ctx context.Context, t *simulator.Tenant, ev *simulato
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // reuse the connection
 	resp.Body.Close()
 	a.LatencyMs = time.Since(start).Milliseconds()
-	a.StatusCode, a.ResponseBodyHead = resp.StatusCode, redact.Head(head, responseHead) // masked as the journal is (SANDBOX.md section 11)
+	a.StatusCode, a.ResponseBodyHead = resp.StatusCode, redact.Head(head, responseHead) // masked as the journal is (docs/journal.md)
 	if !a.OK() {
 		a.Error = "receiver answered " + resp.Status
 		if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {

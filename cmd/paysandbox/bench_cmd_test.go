@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/bench"
 )
 
 // TestBenchFlags: flag parsing and validation of bench (through runF).
@@ -23,9 +23,9 @@ func TestBenchFlags(t *testing.T) {
 		name    string
 		args    []string
 		wantErr string
-		check   func(t *testing.T, o *benchOptions)
+		check   func(t *testing.T, o *bench.Options)
 	}{
-		{name: "defaults", check: func(t *testing.T, o *benchOptions) {
+		{name: "defaults", check: func(t *testing.T, o *bench.Options) {
 			assert.Equal(t, "read", o.Flow)
 			assert.Equal(t, 16, o.Concurrency)
 			assert.Equal(t, 10*time.Second, o.Duration)
@@ -37,8 +37,8 @@ func TestBenchFlags(t *testing.T) {
 		}},
 		{name: "all flags", args: []string{"--flow", "mixed", "--duration", "2s", "--concurrency", "4", "--output", "json",
 			"--compare-ceiling", "--rounds", "3", "--tokens", "500", "--url", "http://x", "--cpuprofile", "c.out", "--memprofile", "m.out", "--fsync", "always"},
-			check: func(t *testing.T, o *benchOptions) {
-				assert.Equal(t, benchOptions{Flow: "mixed", Duration: 2 * time.Second, Concurrency: 4, Output: "json", CompareCeiling: true,
+			check: func(t *testing.T, o *bench.Options) {
+				assert.Equal(t, bench.Options{Flow: "mixed", Duration: 2 * time.Second, Concurrency: 4, Output: "json", CompareCeiling: true,
 					URL: "http://x", CPUProfile: "c.out", MemProfile: "m.out", Fsync: "always", ReadPayments: 3000, Rounds: 3, Tokens: 500}, *o)
 			}},
 		{name: "unknown flow", args: []string{"--flow", "bogus"}, wantErr: `--flow "bogus"`},
@@ -50,8 +50,8 @@ func TestBenchFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got *benchOptions
-			cmd := newBenchCmd(func(o *benchOptions) error { got = o; return nil })
+			var got *bench.Options
+			cmd := newBenchCmd(func(o *bench.Options) error { got = o; return nil })
 			cmd.SetArgs(tt.args)
 			cmd.SetOut(&bytes.Buffer{})
 			cmd.SetErr(&bytes.Buffer{})
@@ -83,11 +83,11 @@ func TestBenchRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.flow, func(t *testing.T) {
 			var out bytes.Buffer
-			opts := &benchOptions{Flow: tt.flow, Duration: 300 * time.Millisecond, Concurrency: 2, Output: "json",
-				CompareCeiling: true, Fsync: "never", ReadPayments: 2, Rounds: 2}
-			require.NoError(t, opts.validate())
-			require.NoError(t, runBench(t.Context(), opts, &out))
-			var rep benchReport
+			opts := &bench.Options{Flow: tt.flow, Duration: 300 * time.Millisecond, Concurrency: 2, Output: "json",
+				CompareCeiling: true, Fsync: "never", ReadPayments: 2, Rounds: 2, Env: childEnv}
+			require.NoError(t, opts.Validate())
+			require.NoError(t, bench.Run(t.Context(), opts, &out))
+			var rep bench.Report
 			require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
 			require.NotNil(t, rep.Ceiling)
 			assert.Equal(t, 2, rep.Rounds)
@@ -95,7 +95,7 @@ func TestBenchRun(t *testing.T) {
 			assert.Positive(t, rep.Server.Flows)
 			assert.Positive(t, rep.FlowRatio)
 			assert.Positive(t, rep.CPURatio)
-			got := map[string]endpointSummary{}
+			got := map[string]bench.EndpointSummary{}
 			for _, e := range rep.Server.Endpoints {
 				got[e.Endpoint] = e
 			}
@@ -113,27 +113,13 @@ func TestBenchRun(t *testing.T) {
 	}
 }
 
-// TestBenchErrorsByID: failed requests are counted under their errorId.
-func TestBenchErrorsByID(t *testing.T) {
-	a := newTestApp(t)
-	c := newBenchClient(a.URL(), 1)
-	w := &benchWorker{rec: &benchRecorder{}}
-	st := &benchState{key: simulator.DefaultAPIKey, payments: []string{"nosuchpay"}}
-	err := readFlow(t.Context(), c, st, w)
-	require.Error(t, err)
-	assert.Equal(t, map[string]int{"PaymentError": 1}, w.rec.eps["GET /payments/{id}"].errors)
-	st.key = "wrong-key"
-	require.Error(t, readFlow(t.Context(), c, st, w))
-	assert.Equal(t, 1, w.rec.eps["GET /payments/{id}"].errors["Unauthorized"])
-}
-
 // TestBenchSeed: seeded checkouts are real, distinct payments of one tenant,
 // readable after a restart on the file, with the events a server under the
 // retention bound keeps (the newest 4 of 10: those of two checkouts).
 func TestBenchSeed(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "seed.db")
 	var out bytes.Buffer
-	require.NoError(t, runBenchSeed(&benchSeedOptions{DB: db, Payments: 5, Batch: 2, KeepEvents: 4}, &out))
+	require.NoError(t, bench.Seed(&bench.SeedOptions{DB: db, Payments: 5, Batch: 2, KeepEvents: 4}, &out))
 	assert.Contains(t, out.String(), "4 events kept")
 	m := regexp.MustCompile(`payment (\S+) is the template.* in tenant (\S+) \(API key (\S+)\)`).FindStringSubmatch(out.String())
 	require.Len(t, m, 4, out.String())
@@ -171,7 +157,7 @@ func TestBenchSeed(t *testing.T) {
 func TestBenchSeedTenants(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "seed.db")
 	var out bytes.Buffer
-	require.NoError(t, runBenchSeed(&benchSeedOptions{DB: db, Payments: 30, Tenants: 3, Batch: 4, KeepEvents: 4}, &out))
+	require.NoError(t, bench.Seed(&bench.SeedOptions{DB: db, Payments: 30, Tenants: 3, Batch: 4, KeepEvents: 4}, &out))
 	keys := regexp.MustCompile(`(?m)^API key: (\S+)$`).FindAllStringSubmatch(out.String(), -1)
 	require.Len(t, keys, 3, out.String())
 
@@ -207,15 +193,15 @@ func TestBenchSeedFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		err  string
-		want benchSeedOptions
+		want bench.SeedOptions
 	}{
-		{args: []string{"--db", "x.db", "--payments", "30", "--tenants", "3"}, want: benchSeedOptions{DB: "x.db", Payments: 30, Tenants: 3}},
-		{args: []string{"--db", "x.db"}, want: benchSeedOptions{DB: "x.db", Payments: 100000, Tenants: 1}},
+		{args: []string{"--db", "x.db", "--payments", "30", "--tenants", "3"}, want: bench.SeedOptions{DB: "x.db", Payments: 30, Tenants: 3}},
+		{args: []string{"--db", "x.db"}, want: bench.SeedOptions{DB: "x.db", Payments: 100000, Tenants: 1}},
 		{args: []string{"--db", "x.db", "--payments", "2", "--tenants", "3"}, err: "must not exceed --payments"},
 		{args: []string{"--db", "x.db", "--tenants", "0"}, err: "at least 1"},
 	} {
-		var got *benchSeedOptions
-		cmd := newBenchSeedCmd(func(o *benchSeedOptions) error { got = o; return nil })
+		var got *bench.SeedOptions
+		cmd := newBenchSeedCmd(func(o *bench.SeedOptions) error { got = o; return nil })
 		cmd.SetArgs(tc.args)
 		cmd.SetOut(io.Discard)
 		cmd.SetErr(io.Discard)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/bench"
 )
 
 // benchChildMain is set in the environment of the processes bench starts
@@ -21,9 +23,12 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	benchChildEnv = []string{benchChildMain + "=1"}
 	os.Exit(m.Run())
 }
+
+// childEnv is bench.Options.Env of the tests: the processes bench starts are
+// this test binary, which then runs main.
+var childEnv = []string{benchChildMain + "=1"}
 
 // TestBenchCompareCeilingProcesses: with --compare-ceiling the sandbox and
 // the ceiling run as processes of their own (neither is the test's), and the
@@ -32,11 +37,11 @@ func TestBenchCompareCeilingProcesses(t *testing.T) {
 	for _, flow := range []string{"read", "write"} {
 		t.Run(flow, func(t *testing.T) {
 			var out bytes.Buffer
-			opts := &benchOptions{Flow: flow, Duration: 400 * time.Millisecond, Concurrency: 2, Output: "json",
-				CompareCeiling: true, Fsync: "never", ReadPayments: 2, Tokens: 200, Rounds: 2}
-			require.NoError(t, opts.validate())
-			require.NoError(t, runBench(t.Context(), opts, &out))
-			var rep benchReport
+			opts := &bench.Options{Flow: flow, Duration: 400 * time.Millisecond, Concurrency: 2, Output: "json",
+				CompareCeiling: true, Fsync: "never", ReadPayments: 2, Tokens: 200, Rounds: 2, Env: childEnv}
+			require.NoError(t, opts.Validate())
+			require.NoError(t, bench.Run(t.Context(), opts, &out))
+			var rep bench.Report
 			require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
 			require.NotNil(t, rep.Ceiling)
 			s, c := rep.Server, *rep.Ceiling
@@ -45,7 +50,7 @@ func TestBenchCompareCeilingProcesses(t *testing.T) {
 			assert.NotEqual(t, os.Getpid(), s.PID, "the sandbox runs in a process of its own")
 			assert.NotEqual(t, os.Getpid(), c.PID, "the ceiling runs in a process of its own")
 			assert.NotEqual(t, s.PID, c.PID)
-			for _, sum := range []loadSummary{s, c} {
+			for _, sum := range []bench.LoadSummary{s, c} {
 				assert.Empty(t, sum.ServerCPUUnknown)
 				assert.Zero(t, sum.FailedFlows, sum.FirstError)
 				assert.Positive(t, sum.Requests)

@@ -21,7 +21,7 @@ import (
 
 // TestCLIContract runs the commands on routes other work serves (webhooks,
 // disputes, scenarios) against an httptest server that checks the method,
-// path, query, headers and body SANDBOX.md section 8 gives, and answers its
+// path, query, headers and body docs/control-plane.md gives, and answers its
 // shapes.
 func TestCLIContract(t *testing.T) {
 	yamlFile := filepath.Join(t.TempDir(), "s.yaml")

@@ -20,7 +20,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// The client plumbing every client command shares (SANDBOX.md section 9):
+// The client plumbing every client command shares (docs/cli.md):
 // --url, --api-key, --output; one JSON document per command on stdout and
 // nothing else; errors on stderr as "Error: <errorId>: <description>"; exit
 // 0 on success, 1 on an API error or a failed check, 2 on a usage error.

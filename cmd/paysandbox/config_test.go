@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/internal/apitest"
 )
 
 // defaultConfig is what `serve` runs with when nothing is set.
@@ -333,7 +335,7 @@ func TestFirst6DigitsOptIn(t *testing.T) {
 	b := a.as("binshop-key")
 	tok := b.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000, "customerId": "c-1"})
 	r := b.tokenize(tok, "4111111111111111")
-	assertGolden(t, "tokenize_first6", r.Body)
+	apitest.AssertGolden(t, "tokenize_first6", r.Body)
 	assert.Equal(t, "411111", r.JSON["paymentInstrumentData"].(map[string]any)["first6Digits"])
 
 	v := b.must(200, "POST", "/payment-instruments/"+r.Str("token")+"/vault", map[string]any{"customerId": "c-1"})

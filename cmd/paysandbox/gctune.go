@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// GC policy of a server process (serve, and bench's in-process server).
+// GC policy of a server process (serve).
 //
 // A sandbox allocates a lot per request (JSON in and out, records, webhook
 // bodies) and keeps little of it, so with Go's default target (the heap may

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,9 +19,6 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
 )
-
-// update rewrites golden files: go test ./cmd/paysandbox -run X -update
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // testEpoch is the manual clock's start; golden files depend on it.
 var testEpoch = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
@@ -287,50 +281,6 @@ func violations(t testing.TB, r *resp, model string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// assertGolden compares body (re-indented, diagnosticsId scrubbed) with
-// testdata/<name>.json; -update rewrites it.
-func assertGolden(t testing.TB, name string, body []byte) {
-	t.Helper()
-	var v any
-	require.NoError(t, json.Unmarshal(body, &v))
-	scrub(v)
-	got, err := json.MarshalIndent(v, "", "  ")
-	require.NoError(t, err)
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name+".json")
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing: run with -update")
-	require.Equal(t, string(want), string(got), "golden %s differs (run with -update if intended)", path)
-}
-
-// scrub removes values that differ per request (request ids).
-func scrub(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			if k == "diagnosticsId" {
-				x[k] = "<diagnosticsId>"
-				continue
-			}
-			if s, ok := val.(string); ok && strings.HasPrefix(s, "http://127.0.0.1:") {
-				// The server's free port differs per run.
-				x[k] = "http://HOST" + s[strings.IndexByte(s[len("http://"):], '/')+len("http://"):]
-				continue
-			}
-			scrub(val)
-		}
-	case []any:
-		for _, val := range x {
-			scrub(val)
-		}
-	}
 }
 
 // cliOnPath is a directory whose `paysandbox` is this test binary, which

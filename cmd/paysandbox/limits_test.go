@@ -186,7 +186,7 @@ func TestConnectionCap(t *testing.T) {
 	for range 3 {
 		held = append(held, dial(t, a))
 	}
-	waitFor(t, func() bool { return a.conns.Open() == 3 }, "three connections held")
+	waitFor(t, func() bool { return a.Conns().Open() == 3 }, "three connections held")
 
 	c := dial(t, a)
 	_, _ = fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
@@ -196,10 +196,10 @@ func TestConnectionCap(t *testing.T) {
 	assert.Regexp(t, uuidRE, res.Header.Get("X-Request-Id"), "the refusal has a request id too")
 	assert.Contains(t, string(body), `"diagnosticsId":"`+res.Header.Get("X-Request-Id")+`"`)
 	assert.True(t, closedByServer(t, c))
-	assert.EqualValues(t, 1, a.conns.Refused())
+	assert.EqualValues(t, 1, a.Conns().Refused())
 
 	require.NoError(t, held[0].Close())
-	waitFor(t, func() bool { return a.conns.Open() == 2 }, "the closed connection's slot is free")
+	waitFor(t, func() bool { return a.Conns().Open() == 2 }, "the closed connection's slot is free")
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	r, err := client.Get(a.URL() + "/healthz")
 	require.NoError(t, err)
@@ -279,7 +279,7 @@ func TestShutdownDoesNotWaitForClients(t *testing.T) {
 	go func() {
 		waited <- a.req("GET", "/_sandbox/wait?paymentId="+pay.Str("id")+"&status=SETTLED&timeout=60s", nil)
 	}()
-	waitFor(t, func() bool { return a.Svc.OpenWaits() == 1 && a.conns.Open() == 3 }, "the wait is held and the raw connections are in")
+	waitFor(t, func() bool { return a.Svc.OpenWaits() == 1 && a.Conns().Open() == 3 }, "the wait is held and the raw connections are in")
 
 	require.NoError(t, a.Shutdown())
 	r := <-waited
@@ -363,8 +363,8 @@ func TestMeasureLatencyUnderAttack(t *testing.T) {
 		_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: %s", big)
 		return err
 	}, []byte("a"))
-	waitFor(t, func() bool { return a.conns.Open() >= 250 }, "the attackers are connected")
-	measure(fmt.Sprintf("under attack (%d connections held)", a.conns.Open()))
+	waitFor(t, func() bool { return a.Conns().Open() >= 250 }, "the attackers are connected")
+	measure(fmt.Sprintf("under attack (%d connections held)", a.Conns().Open()))
 	close(stop)
 	wg.Wait()
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/app"
 )
 
 // hasIPv6Loopback reports whether this host can listen on [::1].
@@ -105,7 +107,9 @@ func TestDefaultAddressIsLoopback(t *testing.T) {
 	cmd := newServeCmd(func(*serveOptions) error { return nil })
 	assert.Equal(t, "127.0.0.1:8080", cmd.Flags().Lookup("addr").DefValue)
 	assert.Equal(t, "127.0.0.1:8080", defaults["addr"])
-	assert.True(t, loopbackAddr(DefaultAddr))
+	host, _, err := net.SplitHostPort(app.DefaultAddr)
+	require.NoError(t, err)
+	assert.True(t, net.ParseIP(host).IsLoopback())
 }
 
 // TestHostCheck: a loopback-bound server answers localhost, the loopback

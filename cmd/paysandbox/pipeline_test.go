@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
@@ -126,7 +127,7 @@ func paths(m map[string]string) []string {
 	return out
 }
 
-// TestPipelineOrder walks SANDBOX.md section 11's order of checks: route ->
+// TestPipelineOrder walks the order of checks of docs/api.md: route ->
 // key -> scope -> version -> size -> JSON -> rules.
 func TestPipelineOrder(t *testing.T) {
 	a := newTestApp(t)
@@ -218,10 +219,10 @@ func TestValidationErrorEnvelope(t *testing.T) {
 		"$.customerId": "Value must be a valid string",
 		"$.bogusField": "Extra fields not permitted",
 	}, errs)
-	assertGolden(t, "error_validation", r.Body)
+	apitest.AssertGolden(t, "error_validation", r.Body)
 
 	r = a.req("POST", "/client-session", nil, "X-API-KEY: nope")
-	assertGolden(t, "error_unauthorized", r.Body)
+	apitest.AssertGolden(t, "error_unauthorized", r.Body)
 }
 
 func TestRequestIDOnEveryResponse(t *testing.T) {

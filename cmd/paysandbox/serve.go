@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/app"
 )
 
 type serveOptions struct {
@@ -44,47 +46,47 @@ func newServeCmd(runF func(*serveOptions) error) *cobra.Command {
 }
 
 func runServe(ctx context.Context, opts *serveOptions, cmd *cobra.Command) error {
-	app, err := Open(opts.Config, AppOptions{LogOut: cmd.ErrOrStderr()})
+	a, err := app.Open(opts.Config, app.Options{LogOut: cmd.ErrOrStderr(), Version: version})
 	if err != nil {
 		return err
 	}
-	defer app.Close()
-	if err := app.Listen(); err != nil {
+	defer a.Close()
+	if err := a.Listen(); err != nil {
 		return err
 	}
-	printStartup(cmd.ErrOrStderr(), app)
+	printStartup(cmd.ErrOrStderr(), a)
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	reloadOnSIGHUP(ctx, app)
+	reloadOnSIGHUP(ctx, a)
 	tuneGC(ctx)
-	err = app.Run(ctx)
-	app.Log.Info("paysandbox stopped: no longer accepting requests, in-flight ones finished", "err", err)
+	err = a.Run(ctx)
+	a.Log.Info("paysandbox stopped: no longer accepting requests, in-flight ones finished", "err", err)
 	return err
 }
 
 // printStartup says once, at start, where the sandbox answers, with which
 // key, and where its data lives.
-func printStartup(w io.Writer, app *App) {
-	key := app.Config.DefaultAPIKey() + " (tenant default)"
-	if !app.Config.DefaultTenantOn() {
+func printStartup(w io.Writer, a *app.App) {
+	key := a.Config.DefaultAPIKey() + " (tenant default)"
+	if !a.Config.DefaultTenantOn() {
 		key = "none: the default tenant is off (--no-default-tenant); create one with POST /_sandbox/tenants"
 	}
-	data := app.Config.DB
+	data := a.Config.DB
 	if data == ":memory:" {
 		data = "in memory (--db :memory:): nothing is kept after exit"
 	} else if abs, err := filepath.Abs(data); err == nil {
 		data = abs
 	}
 	rules := "built-in (paysandbox scenarios list shows them; --scenarios FILE replaces them)"
-	if f := app.Config.Scenarios; f != "" {
+	if f := a.Config.Scenarios; f != "" {
 		rules = f
 		if abs, err := filepath.Abs(f); err == nil {
 			rules = abs
 		}
 	}
 	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  rules:    %s\n  try:      curl -s %s/healthz\n",
-		version, listening(app.Addrs()), key, data, rules, app.URL())
+		version, listening(a.Addrs()), key, data, rules, a.URL())
 }
 
 // listening names the bound addresses as URLs and says who can reach them:
@@ -97,7 +99,7 @@ func listening(addrs []net.Addr) string {
 		urls[i] = "http://" + a.String()
 		ta, ok := a.(*net.TCPAddr)
 		loopback = loopback && ok && ta.IP.IsLoopback()
-		every = every || everyInterface(a)
+		every = every || app.EveryInterface(a)
 	}
 	s := strings.Join(urls, " and ")
 	switch {
@@ -108,4 +110,26 @@ func listening(addrs []net.Addr) string {
 	default:
 		return s + " (other machines on that network can reach it)"
 	}
+}
+
+// reloadOnSIGHUP reloads the scenarios on each SIGHUP until ctx ends; the
+// outcome is logged.
+func reloadOnSIGHUP(ctx context.Context, a *app.App) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(ch)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ch:
+				if err := a.ReloadScenarios(); err != nil {
+					a.Log.Error("SIGHUP: scenarios not reloaded; the previous rules stay in force", "err", err.Error())
+				} else {
+					a.Log.Info("SIGHUP: scenarios reloaded", "scenarios", a.Config.Scenarios)
+				}
+			}
+		}
+	}()
 }

@@ -35,7 +35,6 @@ func TestStartupBanner(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = app.Close() })
 			require.NoError(t, app.Listen())
-			t.Cleanup(func() { _ = app.ln.Close() })
 			var buf bytes.Buffer
 			printStartup(&buf, app)
 			for _, w := range tc.want {

@@ -18,8 +18,6 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/paysandbox/paysandbox/internal/tracing"
 )
 
 // otlpSpan is a span as an OTLP/HTTP receiver decoded it.
@@ -106,7 +104,7 @@ func (o *otlpReceiver) received(t *testing.T, a *testApp) []otlpSpan {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	require.NoError(t, a.tracing.tracer.Flush(ctx))
+	require.NoError(t, a.Tracer().Flush(ctx))
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, p := range o.paths {
@@ -232,7 +230,7 @@ func TestTracingFromEnv(t *testing.T) {
 // carries no traceparent, even when the request that caused it did.
 func TestTracingOff(t *testing.T) {
 	a := startApp(t, testConfig())
-	require.Nil(t, a.tracing.tracer)
+	require.Nil(t, a.Tracer())
 	rc := newReceiver(t, answer(200))
 	a.setEndpoint(rc.URL)
 	pt := a.tokenize(a.session(plainSession(1000)), numOK).Str("token")
@@ -243,44 +241,5 @@ func TestTracingOff(t *testing.T) {
 	require.NotEmpty(t, got)
 	for _, d := range got {
 		assert.Empty(t, d.Header.Get("Traceparent"))
-	}
-}
-
-// Tracing is on when the flag (or its key or PAYSANDBOX_OTEL_ENDPOINT) or
-// one of the standard OTLP endpoint variables is set; the flag wins.
-func TestTracingConfig(t *testing.T) {
-	env := func(kv map[string]string) func(string) (string, bool) {
-		return func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
-	}
-	tests := []struct {
-		name     string
-		endpoint string
-		env      map[string]string
-		on       bool
-	}{
-		{"nothing set", "", nil, false},
-		{"flag", "http://localhost:4318", nil, true},
-		{"OTEL_EXPORTER_OTLP_ENDPOINT", "", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, true},
-		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces"}, true},
-		{"empty variable", "", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ""}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg := testConfig()
-			cfg.OtelEndpoint = tt.endpoint
-			tr, err := openTracing(cfg, env(tt.env), tracing.Options{})
-			require.NoError(t, err)
-			assert.Equal(t, tt.on, tr.tracer != nil)
-			assert.Equal(t, tt.on, tr.service != nil && tr.http != nil && tr.webhooks != nil)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			require.NoError(t, tr.close(ctx))
-		})
-	}
-
-	for _, bad := range []string{"localhost:4318", "ftp://collector", "http://"} {
-		cfg := testConfig()
-		cfg.OtelEndpoint = bad
-		assert.ErrorContains(t, cfg.Validate(), "otel_endpoint: ", bad)
 	}
 }

@@ -83,7 +83,7 @@ func TestUISources(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	src := dashboard.Options{}
-	uiSources(a.App, &src)
+	a.UISources(&src)
 
 	t.Run("webhooks: each attempt as sent and answered", func(t *testing.T) {
 		wh := src.Webhooks
@@ -209,17 +209,4 @@ func TestUISources(t *testing.T) {
 		assert.True(t, strings.HasPrefix(reqs[1].Hints[0], "missing-idempotency-key: "), reqs[1].Hints[0])
 		assert.Contains(t, reqs[1].ResponseBody, pid)
 	})
-}
-
-// TestUISourcesWired: Open fills the dashboard's sources that the options
-// leave nil, and keeps those they set.
-func TestUISourcesWired(t *testing.T) {
-	own := uiJournal{}
-	opt := dashboard.Options{Journal: own}
-	a := newTestApp(t)
-	uiSources(a.App, &opt)
-	assert.IsType(t, uiWebhooks{}, opt.Webhooks)
-	assert.IsType(t, uiScenarios{}, opt.Scenarios)
-	assert.Equal(t, own, opt.Journal)
-	assert.NotNil(t, a.Webhooks.OnAttempt, "the dispatcher reports to the journal")
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// Client commands on the webhook routes of SANDBOX.md section 8:
+// Client commands on the webhook routes of docs/webhooks.md:
 // `webhooks ...` (disputes.go holds `disputes ...`).
 
 // eventListTable's paymentStatus is the payment status the event

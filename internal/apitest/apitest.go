@@ -1,14 +1,18 @@
-// Package apitest is the HTTP client the end-to-end tests of the merchant
-// API share (cmd/paysandbox against the whole App, simulator/httpapi against
-// the echo server): a request with the API key and version set, and the
-// answer with its decoded JSON. Only tests import it.
+// Package apitest is the harness the end-to-end tests of the merchant API
+// share (cmd/paysandbox against the whole App, simulator/httpapi against the
+// echo server): a request with the API key and version set, the answer with
+// its decoded JSON, and golden files of answers (AssertGolden, with the
+// -update flag it registers). Only tests import it.
 package apitest
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,4 +89,53 @@ func (c Client) Req(method, path string, body any, headers ...string) *Resp {
 		require.NoError(c.T, json.Unmarshal(raw, &out.JSON), "body: %s", raw)
 	}
 	return out
+}
+
+// update rewrites golden files: go test ./cmd/paysandbox -run X -update
+// (or ./simulator/httpapi).
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// AssertGolden compares body (re-indented, scrubbed by Scrub) with
+// testdata/<name>.json of the test's package; -update rewrites it.
+func AssertGolden(t testing.TB, name string, body []byte) {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(body, &v))
+	Scrub(v)
+	got, err := json.MarshalIndent(v, "", "  ")
+	require.NoError(t, err)
+	got = append(got, '\n')
+	path := filepath.Join("testdata", name+".json")
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "golden file missing: run with -update")
+	require.Equal(t, string(want), string(got), "golden %s differs (run with -update if intended)", path)
+}
+
+// Scrub replaces in a decoded JSON value what differs per run: diagnostics
+// ids, and the server's free port in URLs (http://127.0.0.1:PORT/... becomes
+// http://HOST/...).
+func Scrub(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if k == "diagnosticsId" {
+				x[k] = "<diagnosticsId>"
+				continue
+			}
+			if s, ok := val.(string); ok && strings.HasPrefix(s, "http://127.0.0.1:") {
+				x[k] = "http://HOST" + s[strings.IndexByte(s[len("http://"):], '/')+len("http://"):]
+				continue
+			}
+			Scrub(val)
+		}
+	case []any:
+		for _, val := range x {
+			Scrub(val)
+		}
+	}
 }

@@ -1,7 +1,7 @@
 // Package redact masks card numbers, card security codes and URL tokens in
 // the text the sandbox keeps or prints about traffic: request-journal
 // bodies, log lines, and the stored head of a webhook receiver's answer
-// (SANDBOX.md section 11). It never touches what is sent: API answers and
+// (docs/journal.md, Redaction). It never touches what is sent: API answers and
 // webhook bodies are not passed through it.
 //
 // The rules, by value wherever the text is:

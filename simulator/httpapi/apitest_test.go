@@ -2,13 +2,8 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,9 +27,6 @@ import (
 // the real service, store and fake processors (the built-in scenarios), with
 // a manual clock and deterministic ids; serve's wiring, flags and output are
 // cmd/paysandbox's to test.
-
-// update rewrites golden files: go test ./simulator/httpapi -run X -update
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // testEpoch is the manual clock's start; golden files depend on it.
 var testEpoch = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
@@ -224,47 +216,4 @@ func card(number string) map[string]any {
 // plainSession is the content pay uses: amount EUR, order-1, cust-1.
 func plainSession(amount int64) map[string]any {
 	return map[string]any{"orderId": "order-1", "currencyCode": "EUR", "amount": amount, "customerId": "cust-1"}
-}
-
-// assertGolden compares body (re-indented, diagnosticsId scrubbed) with
-// testdata/<name>.json; -update rewrites it.
-func assertGolden(t testing.TB, name string, body []byte) {
-	t.Helper()
-	var v any
-	require.NoError(t, json.Unmarshal(body, &v))
-	scrub(v)
-	got, err := json.MarshalIndent(v, "", "  ")
-	require.NoError(t, err)
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name+".json")
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing: run with -update")
-	require.Equal(t, string(want), string(got), "golden %s differs (run with -update if intended)", path)
-}
-
-// scrub replaces what differs per run: diagnostics ids and the server's port.
-func scrub(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			if k == "diagnosticsId" {
-				x[k] = "<diagnosticsId>"
-				continue
-			}
-			if s, ok := val.(string); ok && strings.HasPrefix(s, "http://127.0.0.1:") {
-				x[k] = "http://HOST" + s[strings.IndexByte(s[len("http://"):], '/')+len("http://"):]
-				continue
-			}
-			scrub(val)
-		}
-	case []any:
-		for _, val := range x {
-			scrub(val)
-		}
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 )
@@ -68,21 +69,21 @@ func TestAttemptApprove(t *testing.T) {
 	tk := a.tokenize(ct, numOK)
 	id := tk.Str("paymentAttemptId")
 	require.Len(t, id, 36)
-	assertGolden(t, "attempt_tokenize_manual", tk.Body)
+	apitest.AssertGolden(t, "attempt_tokenize_manual", tk.Body)
 	assert.Equal(t, id, a.must(200, "GET", "/client-session?clientToken="+ct, nil).Str("currentAttemptId"))
 
 	g := a.must(200, "GET", "/_sandbox/payment-attempts/"+id, nil)
 	assert.Equal(t, map[string]any{
 		"paymentAttemptId": id, "clientSessionId": g.Str("clientSessionId"), "status": "AWAITING_APPROVAL",
 		"expiresAt": "2026-11-22T07:45:00.000000Z",
-	}, g.JSON, "paymentId is left out until there is a payment (SANDBOX.md section 11)")
+	}, g.JSON, "paymentId is left out until there is a payment (docs/api.md)")
 	assert.Len(t, g.Str("clientSessionId"), 36)
-	assertGolden(t, "attempt_awaiting", g.Body)
+	apitest.AssertGolden(t, "attempt_awaiting", g.Body)
 
 	r := a.must(200, "POST", "/payment-attempts/"+id+"/approve", nil)
 	pid := r.Str("merchantPaymentId")
 	assert.Equal(t, map[string]any{"paymentAttemptId": id, "merchantPaymentId": pid}, r.JSON)
-	assertGolden(t, "attempt_approve", r.Body)
+	apitest.AssertGolden(t, "attempt_approve", r.Body)
 
 	p := a.must(200, "GET", "/payments/"+pid, nil)
 	assert.Contains(t, []string{"PENDING", "AUTHORIZED"}, p.Str("status"), "the payment exists at once")
@@ -175,7 +176,7 @@ func TestAttemptAbort(t *testing.T) {
 	id, token := newAttempt(a, ct, numOK)
 	r := a.must(200, "POST", "/payment-attempts/"+id+"/abort", nil)
 	assert.Equal(t, map[string]any{"paymentAttemptId": id, "status": "ABORTED"}, r.JSON)
-	assertGolden(t, "attempt_abort", r.Body)
+	apitest.AssertGolden(t, "attempt_abort", r.Body)
 	g := attGet(a, id)
 	assert.Equal(t, "ABORTED", g.Str("status"))
 	assert.Nil(t, g.JSON["paymentId"])

@@ -12,7 +12,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// MaxHeaderBytes bounds a request's header block (SANDBOX.md section 12):
+// MaxHeaderBytes bounds a request's header block (docs/limits.md):
 // Guard answers a bigger one 431 RequestHeaderFieldsTooLarge in the error
 // envelope.
 const MaxHeaderBytes = 64 << 10

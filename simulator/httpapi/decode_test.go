@@ -15,7 +15,7 @@ import (
 // is the one the validated tree gives (re-encoded and decoded, decodeTree),
 // error included: a repeated key keeps its last value whole (a decode of the
 // body would merge the objects of both), at any depth, in structs, arrays and
-// metadata; a case variant of a field name is refused as today.
+// metadata; a case variant of a field name is refused.
 func TestDecodeMatchesTree(t *testing.T) {
 	payment := func() any { return new(createPaymentBody) }
 	session := func() any { return new(createSessionRequest) }

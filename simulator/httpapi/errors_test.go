@@ -40,7 +40,7 @@ func TestStatusOfCoversCatalogue(t *testing.T) {
 	assert.Len(t, statusOf, len(simulator.Codes))
 }
 
-// TestStatusOfPinned pins the statuses that SANDBOX.md and the spec state.
+// TestStatusOfPinned pins the statuses that docs/api.md and the spec state.
 func TestStatusOfPinned(t *testing.T) {
 	want := map[simulator.Code]int{
 		simulator.CodeBadRequest: 400, simulator.CodeUnauthorized: 401, simulator.CodeForbidden: 403,

@@ -16,11 +16,11 @@ import (
 )
 
 // DefaultReadTimeout is how long a request's headers and body may take to
-// arrive unless configured otherwise (SANDBOX.md section 12).
+// arrive unless configured otherwise (docs/limits.md).
 const DefaultReadTimeout = 10 * time.Second
 
 // HTTPServer builds the http.Server for s with the connection limits of
-// SANDBOX.md section 12: the header block at most MaxHeaderBytes, headers and
+// docs/limits.md: the header block at most MaxHeaderBytes, headers and
 // body within Options.ReadTimeout (counted from the request's first byte),
 // idle keep-alive connections closed after Options.IdleTimeout. There is no
 // server-wide write timeout: long-polls, requests held by a timeout rule and

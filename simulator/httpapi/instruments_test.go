@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/internal/apitest"
 )
 
 // cardWith is card(number) with some fields of paymentInstrument replaced (nil removes).
@@ -26,7 +28,7 @@ func TestTokenize(t *testing.T) {
 	a := newTestAPI(t)
 	tok := a.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000})
 	r := a.tokenize(tok, "4111111111111111")
-	assertGolden(t, "tokenize_visa", r.Body)
+	apitest.AssertGolden(t, "tokenize_visa", r.Body)
 	assert.Equal(t, "SINGLE_USE", r.Str("tokenType"))
 	assert.Equal(t, "PAYMENT_CARD", r.Str("paymentInstrumentType"))
 	assert.Equal(t, false, r.JSON["isVaulted"])
@@ -128,14 +130,14 @@ func TestTokenizeRefused(t *testing.T) {
 	}
 	t.Run("Luhn golden", func(t *testing.T) {
 		r := a.req("POST", "/client/payment-instruments", card("4111111111111112"), "X-Client-Token: "+tok)
-		assertGolden(t, "error_tokenize_luhn", r.Body)
+		apitest.AssertGolden(t, "error_tokenize_luhn", r.Body)
 	})
 	t.Run("expired client token", func(t *testing.T) {
 		a.must(200, "POST", "/_sandbox/clock/advance", map[string]any{"duration": "24h"})
 		r := a.req("POST", "/client/payment-instruments", card("4111111111111111"), "X-Client-Token: "+tok)
 		require.Equal(t, 400, r.Status, "%s", r.Body)
 		assert.Equal(t, "ClientSessionValidationError", r.ErrorID())
-		assertGolden(t, "error_client_token", r.Body)
+		apitest.AssertGolden(t, "error_client_token", r.Body)
 	})
 }
 
@@ -143,7 +145,7 @@ func TestTokenizeManualSession(t *testing.T) {
 	a := newTestAPI(t)
 	tok := a.session(map[string]any{"orderId": "o-1", "currencyCode": "EUR", "amount": 1000, "approvalMode": "MANUAL"})
 	r := a.tokenize(tok, "4111111111111111")
-	assertGolden(t, "tokenize_manual", r.Body)
+	apitest.AssertGolden(t, "tokenize_manual", r.Body)
 	att := r.Str("paymentAttemptId")
 	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`, att)
 	g := a.must(200, "GET", "/_sandbox/payment-attempts/"+att, nil)
@@ -159,7 +161,7 @@ func TestVault(t *testing.T) {
 	}
 	pt := single(t, "4111111111111111")
 	v := a.must(200, "POST", "/payment-instruments/"+pt+"/vault", map[string]any{"customerId": "cust-1"})
-	assertGolden(t, "instrument_vault", v.Body)
+	apitest.AssertGolden(t, "instrument_vault", v.Body)
 	vt := v.Str("token")
 	assert.NotEqual(t, pt, vt, "a new token")
 	assert.Equal(t, "MULTI_USE", v.Str("tokenType"))
@@ -191,7 +193,7 @@ func TestVault(t *testing.T) {
 		r := a.req("POST", "/payment-instruments/"+tok+"/vault", map[string]any{"customerId": "cust-d", "verify": true})
 		require.Equal(t, 400, r.Status, "%s", r.Body)
 		assert.Equal(t, "FailedVerification", r.ErrorID())
-		assertGolden(t, "error_failed_verification", r.Body)
+		apitest.AssertGolden(t, "error_failed_verification", r.Body)
 		l := a.must(200, "GET", "/payment-instruments?customer_id=cust-d", nil)
 		assert.Empty(t, l.JSON["data"], "nothing vaulted")
 		r = a.must(200, "POST", "/payment-instruments/"+tok+"/vault", map[string]any{"customerId": "cust-d"})
@@ -266,7 +268,7 @@ func TestSavedPaymentMethods(t *testing.T) {
 	vault(t, "cust-2", "378282246310005")
 
 	l := a.must(200, "GET", "/payment-instruments?customer_id=cust-1", nil)
-	assertGolden(t, "instrument_list", l.Body)
+	apitest.AssertGolden(t, "instrument_list", l.Body)
 	assert.Equal(t, map[string]bool{first: true, second: false}, defaults(t, "cust-1"))
 	assert.Len(t, list(t, "cust-2"), 1, "customers are separate")
 	assert.Empty(t, list(t, "nobody"))

@@ -14,7 +14,7 @@ const DefaultJournalSize = 500
 // journalBodyMax is how much of a request or response body an entry keeps.
 const journalBodyMax = 4 << 10
 
-// Hint kinds (SANDBOX.md section 11).
+// Hint kinds (docs/journal.md).
 const (
 	HintMissingIdempotencyKey = "missing-idempotency-key"
 	HintRetryAfter504NewKey   = "retry-after-504-new-key"
@@ -61,7 +61,7 @@ type JournalEntry struct {
 }
 
 // journalRecord is what capture keeps of a request: the parts of its entry,
-// the path, bodies and hints already redacted (SANDBOX.md section 11: when
+// the path, bodies and hints already redacted (docs/journal.md: when
 // the entry is made), the bodies cut to journalBodyMax and owned by the
 // record. Formatting (the timestamp, the strings, the JSON) waits for a read.
 type journalRecord struct {

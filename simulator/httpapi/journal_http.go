@@ -409,7 +409,7 @@ func journalPaymentIDs(c echo.Context, route string, status int, resp []byte) []
 	return ids
 }
 
-// idempotentRoutes take X-Idempotency-Key (SANDBOX.md section 3).
+// idempotentRoutes take X-Idempotency-Key (docs/api.md, Idempotency).
 var idempotentRoutes = map[string]bool{
 	"POST /payments": true, "POST /payments/:id/authorize": true, "POST /payments/:id/resume": true,
 	"POST /payments/:id/capture": true, "POST /payments/:id/cancel": true, "POST /payments/:id/refund": true,

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -112,7 +113,7 @@ func TestPaymentListFilters(t *testing.T) {
 
 	t.Run("summary shape", func(t *testing.T) {
 		res := a.must(200, "GET", "/payments?status=DECLINED,FAILED,PENDING&limit=3", nil)
-		assertGolden(t, "list_summary", res.Body)
+		apitest.AssertGolden(t, "list_summary", res.Body)
 	})
 
 	bad := []struct{ query, path string }{

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/internal/apitest"
 )
 
 // Test cards of fixtures/cards.json.
@@ -231,7 +233,7 @@ func TestPaymentFromSession(t *testing.T) {
 	assert.NotContains(t, dig(p, "transactions", 0), "events", "events only with expand")
 	assert.Nil(t, dig(p, "paymentMethod", "paymentMethodData", "first6Digits"))
 	assert.Contains(t, dig(p, "paymentMethod", "paymentMethodData"), "first6Digits", "first6Digits is null, not absent")
-	assertGolden(t, "payment_merged", r.Body)
+	apitest.AssertGolden(t, "payment_merged", r.Body)
 
 	t.Run("paymentType when supplied", func(t *testing.T) {
 		pt := tokenIn(a, plainSession(500), numOK)
@@ -384,7 +386,7 @@ func TestPaymentGoldens(t *testing.T) {
 		{"authorized", func(t *testing.T) (*testAPI, string) {
 			a := newTestAPI(t)
 			r := a.pay(1000, numOK)
-			assertGolden(t, "payment_create_authorized", r.Body)
+			apitest.AssertGolden(t, "payment_create_authorized", r.Body)
 			return a, r.Str("id")
 		}},
 		{"declined", func(t *testing.T) (*testAPI, string) { a := newTestAPI(t); return a, a.pay(1000, numDecline).Str("id") }},
@@ -437,7 +439,7 @@ func TestPaymentGoldens(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a, id := c.run(t)
 			g := a.must(200, "GET", withExpand(id), nil)
-			assertGolden(t, "payment_"+c.name, g.Body)
+			apitest.AssertGolden(t, "payment_"+c.name, g.Body)
 			// Every capture is an event with its own uuid.
 			seen := map[string]bool{}
 			for _, ev := range captureEvents(g.JSON) {

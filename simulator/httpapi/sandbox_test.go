@@ -65,8 +65,8 @@ func keys(m map[string]any) []string {
 	return out
 }
 
-// TestTenantScopes: a tenant's key is limited to its scopes (SANDBOX.md
-// section 3's table); the control plane needs a key but no scope.
+// TestTenantScopes: a tenant's key is limited to its scopes (the table of
+// docs/api.md); the control plane needs a key but no scope.
 func TestTenantScopes(t *testing.T) {
 	a := newTestAPI(t)
 	// Data of the default tenant the narrow keys cannot reach anyway; the

@@ -14,7 +14,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
-// The input limits of SANDBOX.md section 12 (simulator.MaxDepth,
+// The input limits of docs/limits.md (simulator.MaxDepth,
 // simulator.MaxText and the others in simulator/limits.go). Every request
 // body goes through them before anything is stored, and the merges that grow
 // a record (PATCH /client-session, metadata on payment creation and capture)

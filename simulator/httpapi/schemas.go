@@ -96,7 +96,7 @@ var (
 	)
 	// PaymentCaptureAPIRequest. amount 0 is refused here, with the request's
 	// other rules, so that it is 422 before idempotency and existence
-	// (SANDBOX.md section 11; the vendor schema allows 0, ours wins).
+	// (docs/api.md; the vendor schema allows 0, ours wins).
 	paymentCapture = obj(true, field("amount", amountOf(&one)), field("final", boolean()), field("order", freeMap()), field("metadata", freeMap()), field("expand", expandSchema))
 	// PaymentCancelAPIRequest.
 	paymentCancel = obj(true, field("reason", anyStr()), field("expand", expandSchema))

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -118,7 +119,7 @@ func TestClientSessionCreateAndGet(t *testing.T) {
 	a := newTestAPI(t)
 	body := fullSession()
 	c := a.must(200, "POST", "/client-session", body)
-	assertGolden(t, "session_create", c.Body)
+	apitest.AssertGolden(t, "session_create", c.Body)
 	tok := c.Str("clientToken")
 	require.NotEmpty(t, tok)
 	assert.Equal(t, "2026-11-23T07:30:00.000000Z", c.Str("clientTokenExpirationDate"), "manual clock + 24h")
@@ -130,7 +131,7 @@ func TestClientSessionCreateAndGet(t *testing.T) {
 	assert.Equal(t, want, sessionContent(t, c), "every field comes back as sent")
 
 	g := a.must(200, "GET", "/client-session?clientToken="+tok, nil)
-	assertGolden(t, "session_get", g.Body)
+	apitest.AssertGolden(t, "session_get", g.Body)
 	assert.Equal(t, want, sessionContent(t, g))
 	assert.NotContains(t, g.JSON, "clientToken", "GET answers the session, not a new token")
 
@@ -262,7 +263,7 @@ func TestClientSessionValidation(t *testing.T) {
 		})
 	}
 	t.Run("empty metadata key golden", func(t *testing.T) {
-		assertGolden(t, "error_metadata_empty_key", a.req("POST", "/client-session", `{"metadata": {"": 1}}`).Body)
+		apitest.AssertGolden(t, "error_metadata_empty_key", a.req("POST", "/client-session", `{"metadata": {"": 1}}`).Body)
 	})
 }
 
@@ -437,7 +438,7 @@ func TestClientSessionPatch(t *testing.T) {
 
 	t.Run("approvalMode golden", func(t *testing.T) {
 		tok := newSession(t)
-		assertGolden(t, "error_session_patch_approval_mode", patch(t, tok, map[string]any{"approvalMode": "AUTO"}).Body)
+		apitest.AssertGolden(t, "error_session_patch_approval_mode", patch(t, tok, map[string]any{"approvalMode": "AUTO"}).Body)
 	})
 
 	other := a.as(a.newTenant(nil))

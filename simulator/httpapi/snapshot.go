@@ -17,7 +17,7 @@ import (
 )
 
 // DefaultSnapshotMaxBytes is the largest snapshot POST /_sandbox/tenants
-// takes when Options.SnapshotMaxBytes is 0 (SANDBOX.md section 12: a limit of
+// takes when Options.SnapshotMaxBytes is 0 (docs/limits.md: a limit of
 // its own, well above MaxBody).
 const DefaultSnapshotMaxBytes = 64 << 20
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -399,7 +400,7 @@ func TestAPIVersionGoldens(t *testing.T) {
 			r := a.payFull(1000, numOK, nil, ver(v))
 			require.Equal(t, 200, r.Status, "%s", r.Body)
 			name := "payment_create_authorized_v" + string(v)
-			assertGolden(t, name, r.Body)
+			apitest.AssertGolden(t, name, r.Body)
 			checkAgainstTable(t, v, "payment_create_authorized", name)
 		})
 	}

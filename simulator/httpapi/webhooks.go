@@ -12,7 +12,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
-// Webhook and dispute control (SANDBOX.md sections 7 and 8).
+// Webhook and dispute control (docs/webhooks.md, docs/control-plane.md).
 
 var (
 	webhookEndpointRequest = obj(true, required("url", str(1, 2048)), field("version", enum(simulator.APIVersionNames()...)))

@@ -75,7 +75,7 @@ func (s *Service) SentBody(ev *simulator.Event, a simulator.DeliveryAttempt) (js
 // time, nothing sent) when its tenant t (as in the write transaction) has
 // no webhook URL and a dispatcher is attached: the event never enters the pending queue, so
 // delivering it costs no second write transaction. It stays replayable once
-// an endpoint is set and is not sent retroactively (SANDBOX.md section 7).
+// an endpoint is set and is not sent retroactively (docs/webhooks.md).
 // Without a dispatcher (the service alone) events stay PENDING for whoever
 // attempts them. Waiters on the tenant's webhooks are woken now:
 // their next read waits for this write transaction to end.

@@ -19,7 +19,7 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *simulator.Tenant, id,
 			break
 		}
 	}
-	snap, err := s.preflight(t, id, idemKey) // 409 comes before 404 (SANDBOX.md section 11)
+	snap, err := s.preflight(t, id, idemKey) // 409 comes before 404 (docs/api.md)
 	if err != nil {
 		if simulator.ErrorCode(err) == simulator.CodePaymentError {
 			return nil, simulator.Errorf(simulator.CodePaymentNotFoundError, "The payment could not be found")

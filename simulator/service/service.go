@@ -26,7 +26,7 @@ type Service struct {
 	// CheckWebhookEndpoint.
 	Endpoints simulator.EndpointPolicy
 	// AdvanceWait bounds how long a clock advance waits for the webhook
-	// attempts it makes due (SANDBOX.md section 12).
+	// attempts it makes due (docs/webhooks.md).
 	AdvanceWait time.Duration
 
 	waits waitHub

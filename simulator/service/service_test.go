@@ -235,8 +235,8 @@ func TestServiceSettleNow(t *testing.T) {
 	assert.Equal(t, simulator.StatusSettled, e.get(t, p.ID).Status)
 }
 
-// TestServiceAuthorizeChecks: the order of authorize's checks (SANDBOX.md
-// section 11: idempotency 409, then existence 404 before the merchant
+// TestServiceAuthorizeChecks: the order of authorize's checks (docs/api.md:
+// idempotency 409, then existence 404 before the merchant
 // account, then status).
 func TestServiceAuthorizeChecks(t *testing.T) {
 	ctx := context.Background()

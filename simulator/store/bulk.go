@@ -11,7 +11,7 @@ import (
 // TenantRecords calls fn for every stored key/value pair that belongs to the
 // tenant tid: its records under "t:<tid>:" (its file) and its entries in
 // the catalog's lookup tables of tokens of the earlier layout (not the
-// tenant record, its API keys or its hint). It is for tools (bench seed),
+// tenant record, its API keys or its hint). It is for tools (CloneCheckouts),
 // not request paths.
 func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
 	own := tenantPrefix(tid)
@@ -41,7 +41,7 @@ func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
 
 // PutRaw stores key/value pairs as they are, one transaction per file
 // (each tenant's, the catalog's). It is for tools that replicate records
-// read with TenantRecords (bench seed). Cached records it overwrites leave
+// read with TenantRecords (CloneCheckouts). Cached records it overwrites leave
 // the hot cache.
 func (d *DB) PutRaw(pairs [][2]string) error {
 	return d.rawWrite(len(pairs), func(i int) string { return pairs[i][0] }, func(tx *buntdb.Tx, i int) error {
@@ -51,7 +51,7 @@ func (d *DB) PutRaw(pairs [][2]string) error {
 }
 
 // DeleteRaw deletes keys (missing ones are skipped), one transaction per
-// file. It is for tools that shape a file written with PutRaw (bench seed).
+// file. It is for tools that shape a file written with PutRaw (CloneCheckouts).
 func (d *DB) DeleteRaw(keys []string) error {
 	return d.rawWrite(len(keys), func(i int) string { return keys[i] }, func(tx *buntdb.Tx, i int) error {
 		if _, err := tx.Delete(keys[i]); err != nil && !errors.Is(err, buntdb.ErrNotFound) {

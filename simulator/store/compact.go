@@ -20,7 +20,7 @@ import (
 //
 // A card is stored by reference only when the catalogue rebuilds exactly
 // what was stored (checked at every write); otherwise the record keeps it
-// whole. Members that only JSON records of earlier builds have (tenantId, a
+// whole. Members that only the JSON records of older files have (tenantId, a
 // card stored whole, the plan under Go names) are read by the migration
 // (migrate.go), which decodes those records into these same types. The
 // tenant id is not stored in these records: it is the key's.

@@ -65,7 +65,7 @@ func TestPlanShortNamesRoundTrip(t *testing.T) {
 	}
 }
 
-// A record of the shape the previous build wrote (plan under Go field names,
+// A record of the shape an older file holds (plan under Go field names,
 // the account as a step index, zero processor amounts and finalCaptured)
 // reads as it did.
 func TestPlanGoNamesStillRead(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 
 var _ simulator.Store = (*DB)(nil)
 
-// Fsync policies (SANDBOX.md: everysecond writes each commit before the
+// Fsync policies (docs/limits.md: everysecond writes each commit before the
 // response, so kill -9 loses nothing; only a power cut can lose the last second).
 const (
 	FsyncAlways      = "always"
@@ -303,7 +303,8 @@ var errReadOnly = errors.New("store: write in a read-only transaction")
 
 // OnTenantOpen makes fn hear of every tenant whose data file opens from now
 // on (in its own goroutine): the webhook dispatcher gives such a tenant its
-// retention pass, which a restart used to give every tenant at once.
+// retention pass then, so that a restart does not give every tenant one at
+// once.
 func (d *DB) OnTenantOpen(fn func(tenantID string)) { d.reg.opened.Store(&fn) }
 
 // OpenTenants is how many tenants' data files are open now.

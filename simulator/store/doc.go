@@ -10,7 +10,7 @@
 // instruments, attempts and client tokens (hotcache.go, hot_records.go)
 // are also kept in memory as typed values, coherent with buntdb, for reads
 // that take no store lock. Records are CBOR behind a format version byte
-// (codec.go); JSON records of an earlier build are converted by the
+// (codec.go); the JSON records of an older file are converted by the
 // migration (migrate.go). It imports simulator and buntdb; never httpapi,
 // processors or webhooks.
 package store

@@ -25,7 +25,7 @@ func TestEventRecordShapes(t *testing.T) {
 			Status: simulator.DeliveryExhausted, Attempts: []simulator.DeliveryAttempt{{At: created, Error: simulator.ErrNoEndpoint}}}
 	}
 	db := openDB(t)
-	// the previous build's bytes: json of the domain event without its body, a newline, the body
+	// an older file's bytes: json of the domain event without its body, a newline, the body
 	old := mk("e-old")
 	rec, err := json.Marshal(old)
 	require.NoError(t, err)

@@ -265,8 +265,8 @@ func eventFromJSON(v, tid string) (*evStore, error) {
 }
 
 // BackupSuffix names the copy of a data file that Open keeps before it
-// converts the file's JSON records: PATH+BackupSuffix holds the file as the
-// earlier build left it, until the user removes it.
+// converts the file's JSON records: PATH+BackupSuffix holds the file as it
+// was before the conversion, until the user removes it.
 const BackupSuffix = ".before-cbor"
 
 // keepOriginal copies the data file at path to path+BackupSuffix before the

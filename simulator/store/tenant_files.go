@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The layout of a store on disk (issue 21 step 1). `--db PATH` names the
+// The layout of a store on disk. `--db PATH` names the
 // catalog: PATH itself, a small buntdb file holding what must be found
 // without opening a tenant (tenant records, API keys, expired-tenant
 // records, tenant expiries, each tenant's next-due hint, and the lookup

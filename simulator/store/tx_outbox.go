@@ -213,7 +213,7 @@ func decodeEventStore(v string) (*evStore, error) {
 }
 
 // eventKey resolves an event id to its record's key through its evi entry,
-// which holds the key's creation stamp (earlier builds: the whole key); ""
+// which holds the key's creation stamp (in an older file, the whole key); ""
 // when there is no such event.
 func (t *Tx) eventKey(tid, id string) (string, error) {
 	v, err := t.raw(kEventID(tid, id))

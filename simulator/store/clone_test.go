@@ -1,0 +1,122 @@
+package store_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/fixtures"
+	"github.com/paysandbox/paysandbox/processors"
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/cards"
+	"github.com/paysandbox/paysandbox/simulator/clock"
+	"github.com/paysandbox/paysandbox/simulator/service"
+	"github.com/paysandbox/paysandbox/simulator/store"
+)
+
+// recordedIDs are random ids, each remembered with its kind as the records
+// hold it (cloneForm).
+type recordedIDs struct {
+	mu  sync.Mutex
+	ids []store.CloneID
+}
+
+func (r *recordedIDs) NewID(kind simulator.IDKind) string {
+	id := simulator.RandomIDs{}.NewID(kind)
+	r.mu.Lock()
+	r.ids = append(r.ids, store.CloneID{ID: cloneForm(id), Kind: kind})
+	r.mu.Unlock()
+	return id
+}
+
+// cloneForm is the part of an id its records hold whole: a client token is
+// stored with its tenant's tag after its cst_ prefix (simulator.WithTenant).
+func cloneForm(id string) string { return strings.TrimPrefix(id, "cst_") }
+
+// CloneCheckouts stores copies of a tenant's one checkout, each with fresh
+// ids, that the service reads like the original: payments listed, sessions
+// and tokens answering; within the retention bound only the newest
+// checkouts keep their events, the original's deleted when it is not among
+// them.
+func TestCloneCheckouts(t *testing.T) {
+	tests := []struct {
+		name       string
+		clones     int
+		batch      int
+		keepEvents func(perCheckout int) int
+		withEvents int // checkouts that keep their events
+	}{
+		{"every event kept", 4, 2, func(int) int { return 0 }, 5},
+		{"two newest keep theirs", 4, 3, func(n int) int { return 2 * n }, 2},
+		{"bound above the checkouts", 2, 10, func(n int) int { return 100 * n }, 3},
+		{"no clone", 0, 1, func(int) int { return 0 }, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := store.Open(":memory:", store.FsyncNever, store.Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = db.Close() })
+			cat, err := cards.Parse(fixtures.Cards)
+			require.NoError(t, err)
+			ids := &recordedIDs{}
+			svc := service.NewService(db, clock.NewManual(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)),
+				ids, cat, processors.NewFake(nil, nil), nil, service.Config{})
+			tn, err := svc.EnsureTenant(service.TenantSpec{ID: "seed", SigningSecret: "s",
+				APIKeys: []simulator.APIKey{{Key: "key", Scopes: simulator.AllScopes}}})
+			require.NoError(t, err)
+			ids.ids = nil // the checkout's ids only
+			amount := int64(1000)
+			cs, err := svc.CreateSession(tn, simulator.SessionData{OrderID: "seed", CurrencyCode: "EUR", Amount: &amount}, simulator.ApprovalAuto)
+			require.NoError(t, err)
+			tk, err := svc.Tokenize(cs.ClientToken, service.CardInput{Number: "4111111111111111", CVV: "123",
+				ExpirationMonth: "12", ExpirationYear: "2030", CardholderName: "Seed"})
+			require.NoError(t, err)
+			orig, err := svc.CreatePayment(context.Background(), tn, service.PaymentRequest{Token: tk.Instrument.Token})
+			require.NoError(t, err)
+			evs, err := svc.Events(tn, simulator.EventQuery{PaymentID: orig.ID})
+			require.NoError(t, err)
+			require.NotEmpty(t, evs)
+
+			fresh := &recordedIDs{}
+			newID := func(k simulator.IDKind) string { return cloneForm(fresh.NewID(k)) }
+			size, kept, err := db.CloneCheckouts(tn.ID, store.CloneOptions{IDs: ids.ids, NewID: newID,
+				Clones: tc.clones, Batch: tc.batch, KeepEvents: tc.keepEvents(len(evs))})
+			require.NoError(t, err)
+			assert.Equal(t, len(evs), size.Events, "the checkout's events are measured")
+			assert.Positive(t, size.Keys)
+			assert.Less(t, size.EventBytes, size.Bytes)
+			assert.Equal(t, tc.withEvents*len(evs), kept)
+
+			page, err := svc.ListPayments(tn, simulator.PaymentQuery{Limit: 100})
+			require.NoError(t, err)
+			require.Len(t, page.Payments, tc.clones+1)
+			seen := map[string]bool{}
+			events := 0
+			for _, p := range page.Payments {
+				assert.False(t, seen[p.ID], "each clone has its own id")
+				seen[p.ID] = true
+				got, err := svc.Payment(tn, p.ID)
+				require.NoError(t, err)
+				assert.Equal(t, orig.Status, got.Status)
+				assert.Equal(t, orig.Amount, got.Amount)
+				evs, err := svc.Events(tn, simulator.EventQuery{PaymentID: p.ID})
+				require.NoError(t, err)
+				events += len(evs)
+			}
+			assert.Equal(t, kept, events, "the events stored are those reported kept")
+			_, _, err = svc.ClientSession(cs.ClientToken)
+			require.NoError(t, err, "the original's client token answers")
+			for _, id := range fresh.ids {
+				if id.Kind == simulator.IDClientToken {
+					_, _, err := svc.ClientSession(simulator.WithTenant(tn.ID, "cst_"+id.ID))
+					assert.NoError(t, err, "a clone's client token answers")
+				}
+			}
+		})
+	}
+}
