@@ -311,13 +311,10 @@ func (s *Server) writeAttemptsFP(b *strings.Builder, t *simulator.Tenant) {
 // writeClockFP writes the clock line and the ids of the first 20 jobs due.
 func (s *Server) writeClockFP(b *strings.Builder, t *simulator.Tenant) {
 	s.writeClockLine(b, t)
-	_ = s.svc.Store.View(func(tx simulator.Tx) error {
-		jobs, err := tx.DueJobs(t.ID, time.Unix(1<<40, 0), 20)
-		for _, j := range jobs {
-			fmt.Fprintf(b, "%s;", j.ID)
-		}
-		return err
-	})
+	jobs, _ := s.svc.UpcomingJobs(t, 20)
+	for _, j := range jobs {
+		fmt.Fprintf(b, "%s;", j.ID)
+	}
 }
 
 // writeWebhooksFP writes the newest 100 events' ids, states and attempts.

@@ -262,6 +262,28 @@ func (s *Service) ResumePayment(ctx context.Context, t *simulator.Tenant, id, re
 	})
 }
 
+// ChallengePayment reads the payment whose 3DS challenge takes the
+// shopper's answer at challengeToken (the challenge page shows it; see
+// simulator.Payment.CheckChallengeAnswer). Errors:
+// ClientSessionValidationError (no such challenge, or none awaiting an
+// answer).
+func (s *Service) ChallengePayment(challengeToken string) (*simulator.Payment, error) {
+	if challengeToken == "" {
+		return nil, simulator.ErrClientToken()
+	}
+	var p *simulator.Payment
+	if err := s.Store.View(func(tx simulator.Tx) (err error) { p, err = tx.PaymentByChallenge(challengeToken); return }); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, s.errClientToken(challengeToken)
+	}
+	if err := p.CheckChallengeAnswer(challengeToken); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // AnswerChallenge records the shopper's 3DS result for the challenge whose
 // requiredAction.clientToken is challengeToken and hands out the resumeToken.
 // Errors: ClientSessionValidationError (unknown challenge), RequestValidationError.
@@ -283,8 +305,8 @@ func (s *Service) AnswerChallenge(challengeToken, result string) (string, *simul
 	var resume string
 	// Untraced (no context here): the answer changes no status, so makes no event.
 	p, err := s.mutatePayment(context.Background(), t, snap.ID, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
-		if p.ThreeDS == nil || p.ThreeDS.ChallengeToken != challengeToken || p.Status != simulator.StatusPending {
-			return simulator.ErrClientToken()
+		if err := p.CheckChallengeAnswer(challengeToken); err != nil {
+			return err
 		}
 		p.ThreeDS.Result = result
 		if p.ThreeDS.ResumeToken == "" {

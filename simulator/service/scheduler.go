@@ -497,3 +497,11 @@ func (s *Service) newJob(t *simulator.Tenant, kind simulator.JobKind, due time.T
 		Due: simulator.NormTime(due), RealDue: simulator.NormTime(due.Add(-t.ClockOffset)),
 	}
 }
+
+// UpcomingJobs lists the tenant's scheduled jobs in due order, at most
+// limit of them (0: all).
+func (s *Service) UpcomingJobs(t *simulator.Tenant, limit int) ([]*simulator.Job, error) {
+	var jobs []*simulator.Job
+	err := s.Store.View(func(tx simulator.Tx) (err error) { jobs, err = tx.DueJobs(t.ID, time.Unix(1<<40, 0), limit); return })
+	return jobs, err
+}

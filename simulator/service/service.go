@@ -151,6 +151,22 @@ func (s *Service) tenantCredential(tid string, kind simulator.IDKind) string {
 	return simulator.WithInstance(s.instance, simulator.WithTenant(tid, s.IDs.NewID(kind)))
 }
 
+// Logger is the service's log, for the adapters that work on its behalf
+// (the webhook dispatcher).
+func (s *Service) Logger() *slog.Logger { return s.Log }
+
+// EndpointPolicy admits webhook endpoints (Config.Endpoints; nil: any
+// well-formed URL), for the client that delivers to them.
+func (s *Service) EndpointPolicy() simulator.EndpointPolicy { return s.Endpoints }
+
+// ServerNow is the server's clock, without any tenant's offset (Now is a
+// tenant's).
+func (s *Service) ServerNow() time.Time { return s.Clock.Now() }
+
+// TestCards lists the test-card catalogue in file order; the slice is the
+// caller's.
+func (s *Service) TestCards() []cards.Card { return s.Cards.Cards() }
+
 // Scheduler returns the service's scheduler (run it with Scheduler().Run).
 func (s *Service) Scheduler() *Scheduler { return s.sched }
 

@@ -200,6 +200,36 @@ func (s *Service) Event(t *simulator.Tenant, id string) (*simulator.Event, error
 	return ev, nil
 }
 
+// EventDetails lists the tenant's events as Events does, each as Event
+// reads it (with what its body is rendered from), in one read transaction.
+// Errors: RequestValidationError.
+func (s *Service) EventDetails(t *simulator.Tenant, q simulator.EventQuery) ([]*simulator.Event, error) {
+	if errs := validEventQuery(q); len(errs) > 0 {
+		return nil, simulator.ValidationError("WebhookEventsQuery", errs...)
+	}
+	if q.Limit == 0 {
+		q.Limit = 100
+	}
+	var out []*simulator.Event
+	err := s.Store.View(func(tx simulator.Tx) error {
+		list, err := tx.Events(t.ID, q)
+		for _, ev := range list {
+			if err != nil {
+				break
+			}
+			var full *simulator.Event
+			if full, err = tx.Event(t.ID, ev.ID); full != nil {
+				out = append(out, full)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RecordAttempt stores attempt a of event id and, in the same transaction,
 // what follows from it: a 2xx marks the event DELIVERED; a failed ordinary
 // attempt schedules the next retry (NextRetry) or, after the sixth, marks it
