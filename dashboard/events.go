@@ -92,7 +92,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tid := a.Tenant.ID
-	release, err := s.svc.Held.Acquire(tid)
+	release, err := s.svc.Held().Acquire(tid)
 	if err != nil {
 		refuseStream(w, err)
 		return
@@ -169,7 +169,7 @@ func (st *eventStream) run(ctx context.Context) {
 			return
 		case <-s.done.ch:
 			return
-		case <-s.svc.Held.Stopping():
+		case <-s.svc.Held().Stopping():
 			return
 		case <-end.C:
 			return

@@ -40,6 +40,9 @@ type AppOptions struct {
 	// Env reads the standard OTEL_EXPORTER_OTLP_* variables that turn
 	// tracing on without --otel-endpoint (default os.LookupEnv).
 	Env func(string) (string, bool)
+	// Processor, when set, wraps the fake processors as the service calls
+	// them (tests: a slow processor).
+	Processor func(simulator.Processor) simulator.Processor
 }
 
 // App is the one composition root, shared by main and the end-to-end tests:
@@ -117,7 +120,11 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
 	a := &App{Config: cfg, DB: db, Log: log, Processors: proc, logBuf: logBuf, tracing: tr}
-	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, proc, log, service.Config{
+	var svcProc simulator.Processor = proc
+	if opt.Processor != nil {
+		svcProc = opt.Processor(proc)
+	}
+	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, svcProc, log, service.Config{
 		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
 		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
 		Instance:       cfg.Instance,

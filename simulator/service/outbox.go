@@ -29,7 +29,7 @@ type OutboxTenant struct {
 // and must not call the service. err is set only when the list of tenants
 // could not be read; one tenant's unreadable data is its OutboxTenant.Err.
 func (s *Service) Outbox(read func(tenantID string) bool) (ids []string, outboxes []OutboxTenant, err error) {
-	err = s.Store.View(func(tx simulator.Tx) error {
+	err = s.store.View(func(tx simulator.Tx) error {
 		var err error
 		if ids, err = tx.TenantsWithPending(); err != nil {
 			return err
@@ -54,7 +54,7 @@ func (s *Service) Outbox(read func(tenantID string) bool) (ids []string, outboxe
 func (s *Service) TenantOutbox(tenantID string) (*simulator.Tenant, []simulator.PendingRef, error) {
 	var t *simulator.Tenant
 	var refs []simulator.PendingRef
-	err := s.Store.View(func(tx simulator.Tx) (err error) {
+	err := s.store.View(func(tx simulator.Tx) (err error) {
 		if t, err = tx.Tenant(tenantID); err != nil || t == nil {
 			return err
 		}
@@ -69,7 +69,7 @@ func (s *Service) TenantOutbox(tenantID string) (*simulator.Tenant, []simulator.
 // be (false: a store that tells nothing). fn runs in a goroutine of its
 // own.
 func (s *Service) OnTenantOpen(fn func(tenantID string)) bool {
-	st, ok := s.Store.(interface{ OnTenantOpen(func(string)) })
+	st, ok := s.store.(interface{ OnTenantOpen(func(string)) })
 	if ok {
 		st.OnTenantOpen(fn)
 	}
@@ -79,7 +79,7 @@ func (s *Service) OnTenantOpen(fn func(tenantID string)) bool {
 // TenantFile names the file of the tenant's data, for the log, when the
 // store keeps one per tenant ("" otherwise).
 func (s *Service) TenantFile(tenantID string) string {
-	if st, ok := s.Store.(interface{ TenantFile(string) string }); ok {
+	if st, ok := s.store.(interface{ TenantFile(string) string }); ok {
 		return st.TenantFile(tenantID)
 	}
 	return ""
