@@ -43,6 +43,9 @@ type Options struct {
 	// Version is the build's version, named by the server and the traces
 	// (default "dev").
 	Version string
+	// Processor, when set, wraps the fake processors as the service calls
+	// them (tests: a slow processor).
+	Processor func(simulator.Processor) simulator.Processor
 }
 
 // App is the one composition root, shared by main and the end-to-end tests:
@@ -122,7 +125,11 @@ func Open(cfg Config, opt Options) (*App, error) {
 	}
 	proc := processors.NewFake(rules, tenantScenarios(db))
 	a := &App{Config: cfg, version: opt.Version, DB: db, Log: log, Processors: proc, logBuf: logBuf, tracing: tr}
-	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, proc, log, service.Config{
+	var svcProc simulator.Processor = proc
+	if opt.Processor != nil {
+		svcProc = opt.Processor(proc)
+	}
+	svc := service.NewService(db, opt.Clock, opt.IDs, catalog, svcProc, log, service.Config{
 		AttemptTTL: cfg.AttemptTTL, MaxHeldPerTenant: cfg.MaxWaitsPerTenant, Endpoints: guard, AdvanceWait: cfg.AdvanceWait,
 		Renderer: webhooks.Renderer{}, Webhooks: webhooks.Attach(&a.Webhooks, a.webhookOptions()),
 		Instance:       cfg.Instance,

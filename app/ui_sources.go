@@ -68,24 +68,10 @@ func (w uiWebhooks) SetEndpoint(t *simulator.Tenant, url, version string) error 
 	return err
 }
 
-// Events reads the events with their bodies (the listing leaves them out)
-// in one transaction.
+// Events reads the events with their bodies (the listing leaves them out).
 func (w uiWebhooks) Events(t *simulator.Tenant, paymentID string, limit int) ([]dashboard.WebhookEvent, error) {
 	q := simulator.EventQuery{PaymentID: paymentID, Limit: min(max(limit, 1), 1000)}
-	var evs []*simulator.Event
-	err := w.svc.Store.View(func(tx simulator.Tx) error {
-		list, err := tx.Events(t.ID, q)
-		for _, ev := range list {
-			if err != nil {
-				break
-			}
-			var full *simulator.Event
-			if full, err = tx.Event(t.ID, ev.ID); full != nil {
-				evs = append(evs, full)
-			}
-		}
-		return err
-	})
+	evs, err := w.svc.EventDetails(t, q)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := checkoutData{Link: l, Tenant: t.ID, Amount: "19.99", Currency: "EUR", OrderID: "demo-" + randomHex(4)}
-	for _, c := range s.svc.Cards.Cards() {
+	for _, c := range s.svc.TestCards() {
 		d.Cards = append(d.Cards, cardChoice{Number: c.Number, Label: spaced(c.Number) + " · " + c.Description})
 	}
 	s.render(w, r, http.StatusOK, "checkout", &view{Title: "Demo checkout", Bare: true, Data: d})
@@ -183,13 +183,11 @@ type challengeData struct {
 	Payment *simulator.Payment
 }
 
-// paymentByChallenge resolves a challenge token to its pending payment.
+// paymentByChallenge resolves a challenge token to the payment awaiting
+// the shopper's answer (nil: none).
 func (s *Server) paymentByChallenge(token string) *simulator.Payment {
-	var p *simulator.Payment
-	if token == "" || s.svc.Store.View(func(tx simulator.Tx) (err error) { p, err = tx.PaymentByChallenge(token); return }) != nil {
-		return nil
-	}
-	if p == nil || p.Status != simulator.StatusPending || p.ThreeDS == nil || p.ThreeDS.ChallengeToken != token {
+	p, err := s.svc.ChallengePayment(token)
+	if err != nil {
 		return nil
 	}
 	return p

@@ -78,11 +78,8 @@ func (s *Server) clockPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) fillUpcoming(t *simulator.Tenant, d *clockData) {
-	err := s.svc.Store.View(func(tx simulator.Tx) (err error) {
-		d.Upcoming, err = tx.DueJobs(t.ID, time.Unix(1<<40, 0), 20)
-		return
-	})
-	if err != nil {
+	var err error
+	if d.Upcoming, err = s.svc.UpcomingJobs(t, 20); err != nil {
 		d.Error = plain(err)
 	}
 }

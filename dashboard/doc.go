@@ -3,8 +3,10 @@
 // JavaScript and CSS, no third-party front-end code), server-sent events for
 // live updates, and the demo checkout with its 3DS challenge page.
 //
-// It is an adapter on service.Service, like httpapi, and must not import
-// httpapi (or any other adapter): the sources it shows that other packages own
+// It is an adapter on service.Service, like httpapi: it reads and acts
+// through the service's methods, never a store transaction, and asks the
+// kernel what a payment allows (and which takes a 3DS answer). It must not
+// import httpapi, the store (or any other adapter): the sources it shows that other packages own
 // (webhooks, scenarios, the request journal) are the small interfaces of
 // sources.go, wired by the composition root (app/ui_sources.go
 // adapts the real ones). A nil source makes its view say

@@ -92,7 +92,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tid := a.Tenant.ID
-	release, err := s.svc.Held.Acquire(tid)
+	release, err := s.svc.Held().Acquire(tid)
 	if err != nil {
 		refuseStream(w, err)
 		return
@@ -169,7 +169,7 @@ func (st *eventStream) run(ctx context.Context) {
 			return
 		case <-s.done.ch:
 			return
-		case <-s.svc.Held.Stopping():
+		case <-s.svc.Held().Stopping():
 			return
 		case <-end.C:
 			return
@@ -311,13 +311,10 @@ func (s *Server) writeAttemptsFP(b *strings.Builder, t *simulator.Tenant) {
 // writeClockFP writes the clock line and the ids of the first 20 jobs due.
 func (s *Server) writeClockFP(b *strings.Builder, t *simulator.Tenant) {
 	s.writeClockLine(b, t)
-	_ = s.svc.Store.View(func(tx simulator.Tx) error {
-		jobs, err := tx.DueJobs(t.ID, time.Unix(1<<40, 0), 20)
-		for _, j := range jobs {
-			fmt.Fprintf(b, "%s;", j.ID)
-		}
-		return err
-	})
+	jobs, _ := s.svc.UpcomingJobs(t, 20)
+	for _, j := range jobs {
+		fmt.Fprintf(b, "%s;", j.ID)
+	}
 }
 
 // writeWebhooksFP writes the newest 100 events' ids, states and attempts.

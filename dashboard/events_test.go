@@ -89,7 +89,7 @@ func TestEventsStreamsShareTheHeldCap(t *testing.T) {
 	require.Equal(t, "ready", first.next())
 	second := e.openStream(t, acme, "topic=payment:"+p.ID)
 	require.Equal(t, "ready", second.next())
-	require.Equal(t, 2, e.svc.Held.Open(e.tenant.ID))
+	require.Equal(t, 2, e.svc.Held().Open(e.tenant.ID))
 
 	t.Run("the stream past the cap is 429 TooManyRequests", func(t *testing.T) {
 		res, err := acme.Get(e.srv.URL + Prefix + "/events?topic=attempts")
@@ -122,7 +122,7 @@ func TestEventsStreamsShareTheHeldCap(t *testing.T) {
 	})
 	t.Run("a closed stream gives its slot back", func(t *testing.T) {
 		first.close()
-		require.Eventually(t, func() bool { return e.svc.Held.Open(e.tenant.ID) == 1 }, 10*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return e.svc.Held().Open(e.tenant.ID) == 1 }, 10*time.Second, 5*time.Millisecond)
 		again := e.openStream(t, acme, "topic=payments")
 		assert.Equal(t, http.StatusOK, again.res.StatusCode)
 		assert.Equal(t, "ready", again.next())
@@ -188,8 +188,8 @@ func TestEventsStreamEndsAtShutdown(t *testing.T) {
 	e.ui.keepAlive = time.Hour
 	s := e.openStream(t, e.clientAs(t, testKey), "topic=payments")
 	require.Equal(t, "ready", s.next())
-	e.svc.Held.Stop()
+	e.svc.Held().Stop()
 	_, err := io.ReadAll(s.rd)
 	require.NoError(t, err, "the stream ended (EOF) instead of waiting")
-	require.Eventually(t, func() bool { return e.svc.Held.Open(e.tenant.ID) == 0 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return e.svc.Held().Open(e.tenant.ID) == 0 }, 10*time.Second, 5*time.Millisecond)
 }

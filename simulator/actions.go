@@ -28,6 +28,18 @@ func (p *Payment) CheckChallenge() error {
 	return nil
 }
 
+// CheckChallengeAnswer: the shopper's answer to a 3DS challenge (the
+// challenge page, where token is the credential) is taken only by a
+// PENDING payment whose challenge was issued with token, answered already
+// or not. Any other payment refuses it as an invalid client token, naming
+// nothing: the token is all the caller holds.
+func (p *Payment) CheckChallengeAnswer(token string) error {
+	if token == "" || p.Status != StatusPending || p.ThreeDS == nil || p.ThreeDS.ChallengeToken != token {
+		return ErrClientToken()
+	}
+	return nil
+}
+
 // Actions is what a payment allows now, each answer being its Check method's:
 // an action is allowed iff its Check returns nil. Adapters (dashboard, CLI)
 // offer exactly these and never re-derive them.

@@ -131,6 +131,32 @@ func TestCheckDispute(t *testing.T) {
 	}
 }
 
+// TestCheckChallengeAnswer is every state x token of the shopper's answer to
+// a 3DS challenge: only a PENDING payment with the challenge issued under
+// the token takes it.
+func TestCheckChallengeAnswer(t *testing.T) {
+	states := statePayments()
+	takes := map[string]bool{"PENDING+challenge": true, "PENDING+answered": true} // issued with "ch-1"
+	for state, mk := range states {
+		for _, token := range []string{"ch-1", "ch-2", ""} {
+			want := CodeClientSessionValidationError
+			if takes[state] && token == "ch-1" {
+				want = ""
+			}
+			name := state + "/answer(" + token + ")->" + string(want)
+			if want == "" {
+				name = state + "/answer(" + token + ")->ok"
+			}
+			t.Run(name, func(t *testing.T) {
+				p := mk()
+				before := p.Clone()
+				assert.Equal(t, want, ErrorCode(p.CheckChallengeAnswer(token)))
+				assert.Equal(t, before, p, "the check changes nothing")
+			})
+		}
+	}
+}
+
 // TestActionsWhereTheDashboardDiffered pins the kernel's answer in each case
 // where the dashboard's own copy of the rules answered otherwise.
 func TestActionsWhereTheDashboardDiffered(t *testing.T) {

@@ -56,15 +56,7 @@ func (d *Dispatcher) Settle(ctx context.Context, tenantID string, deadline time.
 // pendingOf reads tenant tenantID and its PENDING refs in one transaction
 // (nil tenant: gone).
 func (d *Dispatcher) pendingOf(tenantID string) (*simulator.Tenant, []simulator.PendingRef, error) {
-	var t *simulator.Tenant
-	var refs []simulator.PendingRef
-	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) {
-		if t, err = tx.Tenant(tenantID); err != nil || t == nil {
-			return err
-		}
-		refs, err = tx.PendingEvents(tenantID)
-		return err
-	})
+	t, refs, err := d.Svc.TenantOutbox(tenantID)
 	if err != nil {
 		d.Log.Error("webhooks: reading the outbox", "tenant", tenantID, "err", err)
 	}

@@ -43,10 +43,7 @@ func (d *Dispatcher) outboxRead(read []string, failed map[string]error, now time
 // tenantFile names the tenant's data file for the log, when the store keeps
 // one per tenant ("" otherwise).
 func (d *Dispatcher) tenantFile(tenantID string) string {
-	if st, ok := d.Svc.Store.(interface{ TenantFile(string) string }); ok {
-		return st.TenantFile(tenantID)
-	}
-	return ""
+	return d.Svc.TenantFile(tenantID)
 }
 
 // Back-off of a broken tenant's outbox reads, and how often the log says it

@@ -142,13 +142,13 @@ func NewDispatcher(svc *service.Service, opt Options) *Dispatcher {
 	d := &Dispatcher{
 		Svc: svc, Timeout: opt.Timeout, Concurrency: opt.Concurrency, SlotsPerTenant: opt.SlotsPerTenant,
 		Retention: opt.Retention, PruneEvery: time.Second, OnAttempt: opt.OnAttempt, Tracer: opt.Tracer,
-		Log: svc.Log, wake: make(chan struct{}, 1),
+		Log: svc.Logger(), wake: make(chan struct{}, 1),
 		inflight: map[string]chan struct{}{}, rngs: map[string]*rand.Rand{}, pruned: map[string]time.Time{},
 		held: map[string]int{}, dirty: map[string]bool{}, broken: brokenTenants{}, freed: make(chan struct{}),
 	}
 	d.slots = newSlotTable(d.Concurrency, d.share())
 	d.cut, d.cutNow = context.WithCancel(context.Background())
-	d.client = deliveryClient(svc.Endpoints, opt.Concurrency) // guard.go: --webhook-allow, no proxy, no redirects
+	d.client = deliveryClient(svc.EndpointPolicy(), opt.Concurrency) // guard.go: --webhook-allow, no proxy, no redirects
 	return d
 }
 

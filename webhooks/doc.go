@@ -14,7 +14,9 @@
 // one no header is added.
 //
 // It depends on simulator, simulator/service and internal/redact only
-// (never on httpapi, store or echo); the composition root injects it into the
+// (never on httpapi, store or echo), and reads and writes the outbox through
+// the service's methods (Outbox, TenantOutbox, Event, RecordAttempt,
+// PruneEvents), never a store transaction of its own; the composition root injects it into the
 // service through the simulator.EventRenderer and service.WebhookRunner
 // ports, both given to service.NewService in its Config: the service and its
 // dispatcher need each other, so Config.Webhooks is a function (Attach) that

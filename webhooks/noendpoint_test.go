@@ -34,8 +34,8 @@ func TestNoEndpointExhaustedOnAppend(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotEmpty(t, body, "the body is rendered as for any event")
 	}
-	var pending []simulator.PendingRef
-	require.NoError(t, e.svc.Store.View(func(tx simulator.Tx) (err error) { pending, err = tx.PendingEvents(e.t.ID); return }))
+	_, pending, err := e.svc.TenantOutbox(e.t.ID)
+	require.NoError(t, err)
 	assert.Empty(t, pending, "nothing queued for the dispatcher")
 
 	var got atomic.Int32

@@ -59,19 +59,14 @@ func headOf(t *simulator.Tenant, q []simulator.PendingRef) head {
 	return h
 }
 
-// heads reads tenant t's payment queues in tx and answers each queue's next
-// event. t must be read in the same transaction: an event is then never
-// attempted with tenant settings (endpoint, secret) older than the event.
-func heads(tx simulator.Tx, t *simulator.Tenant) ([]head, error) {
-	refs, err := tx.PendingEvents(t.ID)
-	if err != nil {
-		return nil, err
-	}
+// heads answers the next event of each of tenant t's payment queues, refs
+// being its PENDING events read with t (service.OutboxTenant).
+func heads(t *simulator.Tenant, refs []simulator.PendingRef) []head {
 	var out []head
 	for _, q := range paymentQueues(refs) {
 		out = append(out, headOf(t, q))
 	}
-	return out, nil
+	return out
 }
 
 // moveOn updates payment queue q after an attempt at ev: a delivered or
@@ -105,46 +100,38 @@ func (d *Dispatcher) pass(ctx context.Context) time.Duration {
 	var tenants []*simulator.Tenant
 	queues := map[string][]head{}
 	anyHeld, anyHead := false, false
-	now := d.Svc.Clock.Now()
+	now := d.Svc.ServerNow()
 	failed := map[string]error{}
 	var read []string
-	err := d.Svc.Store.View(func(tx simulator.Tx) error {
-		ids, err := tx.TenantsWithPending() // not every tenant: each may be a file to open
-		if err != nil {
-			return err
+	ids, outboxes, err := d.Svc.Outbox(func(id string) bool {
+		d.mu.Lock()
+		held := d.held[id] > 0
+		skip := !d.broken.due(id, now)
+		d.mu.Unlock()
+		if held {
+			anyHeld = true
+			return false
 		}
+		return !skip // broken: left alone until its next retry
+	})
+	if err == nil {
 		d.mu.Lock()
 		d.broken.keepOnly(ids) // a tenant deleted while broken is forgotten
 		d.mu.Unlock()
-		for _, id := range ids {
-			d.mu.Lock()
-			held := d.held[id] > 0
-			skip := !d.broken.due(id, now)
-			d.mu.Unlock()
-			if held {
-				anyHeld = true
-				continue
-			}
-			if skip { // broken: left alone until its next retry
-				continue
-			}
-			t, err := tx.Tenant(id)
-			if err == nil && t != nil {
-				queues[id], err = heads(tx, t)
-			}
-			if err != nil { // one tenant's unreadable data stops only its deliveries
-				failed[id] = err
-				continue
-			}
-			read = append(read, id)
-			if t == nil {
-				continue
-			}
-			tenants = append(tenants, t)
-			anyHead = anyHead || len(queues[id]) > 0
+	}
+	for _, o := range outboxes {
+		if o.Err != nil { // one tenant's unreadable data stops only its deliveries
+			failed[o.ID] = o.Err
+			continue
 		}
-		return nil
-	})
+		read = append(read, o.ID)
+		if o.Tenant == nil {
+			continue
+		}
+		queues[o.ID] = heads(o.Tenant, o.Pending)
+		tenants = append(tenants, o.Tenant)
+		anyHead = anyHead || len(queues[o.ID]) > 0
+	}
 	d.outboxRead(read, failed, now)
 	if err != nil {
 		d.idleAt.Store(0)

@@ -16,16 +16,14 @@ import (
 // opens (tenantOpened).
 func (d *Dispatcher) markAllDirty() {
 	retain := d.Retention.Keep > 0 || d.Retention.MaxAge > 0
-	if st, ok := d.Svc.Store.(interface{ OnTenantOpen(func(string)) }); ok {
-		// a restart opens no tenant for retention
-		st.OnTenantOpen(func(tid string) { d.tenantOpened(tid, retain) })
-		return
+	if d.Svc.OnTenantOpen(func(tid string) { d.tenantOpened(tid, retain) }) {
+		return // a restart opens no tenant for retention
 	}
 	if !retain {
 		return
 	}
-	var tenants []*simulator.Tenant
-	if err := d.Svc.Store.View(func(tx simulator.Tx) (err error) { tenants, err = tx.Tenants(); return }); err != nil {
+	tenants, err := d.Svc.Tenants()
+	if err != nil {
 		d.Log.Error("webhooks: reading tenants", "err", err)
 		return
 	}

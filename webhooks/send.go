@@ -35,8 +35,10 @@ const (
 func (d *Dispatcher) attempt(ctx context.Context, t *simulator.Tenant, eventID, chaos string, kind attemptKind, at time.Time) (simulator.DeliveryAttempt, *simulator.Event) {
 	replay := kind == replayAttempt
 	tenantID := t.ID
-	var ev *simulator.Event
-	err := d.Svc.Store.View(func(tx simulator.Tx) (err error) { ev, err = tx.Event(tenantID, eventID); return })
+	ev, err := d.Svc.Event(t, eventID)
+	if simulator.ErrorCode(err) == simulator.CodeNotFound { // gone: nothing to do
+		return simulator.DeliveryAttempt{}, nil
+	}
 	if err != nil {
 		d.Log.Error("webhooks: reading an event", "tenant", tenantID, "event", eventID, "err", err)
 		return simulator.DeliveryAttempt{}, nil

@@ -356,7 +356,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("a stream past the tenant's cap: the page says live updates are paused", func(t *testing.T) {
 		b.sub(t)
 		b.open("/_sandbox/ui/scenarios") // no live region: the last page's stream ends
-		require.Eventually(t, func() bool { return b.app.Svc.Held.Open(simulator.DefaultTenantID) == 0 }, 20*time.Second, 10*time.Millisecond)
+		require.Eventually(t, func() bool { return b.app.Svc.Held().Open(simulator.DefaultTenantID) == 0 }, 20*time.Second, 10*time.Millisecond)
 		var releases []func() // the tenant's held slots, taken as long-polls would
 		defer func() {
 			for _, r := range releases {
@@ -364,7 +364,7 @@ func TestBrowser(t *testing.T) {
 			}
 		}()
 		for {
-			r, err := b.app.Svc.Held.Acquire(simulator.DefaultTenantID)
+			r, err := b.app.Svc.Held().Acquire(simulator.DefaultTenantID)
 			if err != nil {
 				break
 			}

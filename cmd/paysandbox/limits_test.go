@@ -237,7 +237,7 @@ func TestWaitCapIsPerTenant(t *testing.T) {
 	}
 	t0, _, err := a.Svc.Authenticate(greedy.Key)
 	require.NoError(t, err)
-	waitFor(t, func() bool { return a.Svc.Held.Open(t0.ID) == 2 }, "two waits held")
+	waitFor(t, func() bool { return a.Svc.Held().Open(t0.ID) == 2 }, "two waits held")
 
 	r := greedy.req("GET", "/_sandbox/wait?paymentId="+pid.Str("id")+"&status=SETTLED&timeout=60s", nil)
 	assert.Equal(t, 429, r.Status, "%s", r.Body)

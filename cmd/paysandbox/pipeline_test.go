@@ -20,16 +20,17 @@ import (
 )
 
 // appHooks adjust startAppWith: options change what Open gets, before runs
-// between Open and Start (e.g. to swap the processor).
+// between Open and Start.
 type appHooks struct {
-	logOut io.Writer
-	ids    simulator.IDGen
-	clock  *clock.Manual
-	before func(*App)
+	logOut    io.Writer
+	ids       simulator.IDGen
+	clock     *clock.Manual
+	processor func(simulator.Processor) simulator.Processor
+	before    func(*App)
 }
 
 // startAppWith is startApp with hooks (a log writer, real ids, a shared
-// clock, a processor swap before serving).
+// clock, a wrapper of the processors, a change before serving).
 func startAppWith(t testing.TB, cfg Config, h appHooks) *testApp {
 	t.Helper()
 	clk := h.clock
@@ -44,7 +45,7 @@ func startAppWith(t testing.TB, cfg Config, h appHooks) *testApp {
 	if h.logOut == nil {
 		h.logOut = io.Discard
 	}
-	app, err := Open(cfg, AppOptions{LogOut: h.logOut, Clock: clk, IDs: h.ids})
+	app, err := Open(cfg, AppOptions{LogOut: h.logOut, Clock: clk, IDs: h.ids, Processor: h.processor})
 	require.NoError(t, err)
 	if h.before != nil {
 		h.before(app)
@@ -314,9 +315,9 @@ func TestRequestTimeout(t *testing.T) {
 	// Generous enough for the ordinary requests of a loaded -race run.
 	cfg.RequestTimeout = 120 * time.Millisecond
 	slow := &slowProcessor{delay: 400 * time.Millisecond, done: make(chan struct{})}
-	a := startAppWith(t, cfg, appHooks{before: func(app *App) {
-		slow.Processor = app.Svc.Processor
-		app.Svc.Processor = slow
+	a := startAppWith(t, cfg, appHooks{processor: func(p simulator.Processor) simulator.Processor {
+		slow.Processor = p
+		return slow
 	}})
 	tok := a.session(map[string]any{"orderId": "o-1"})
 	pt := a.tokenize(tok, "4111111111111111").Str("token")

@@ -30,7 +30,7 @@ func TestWebhookNoEndpointOnAppend(t *testing.T) {
 	go func() {
 		done <- a.req("GET", "/_sandbox/webhooks/wait?paymentId="+pid+"&type=PAYMENT.REFUND&status=EXHAUSTED&timeout=20s", nil)
 	}()
-	require.Eventually(t, func() bool { return a.Svc.Held.Open(simulator.DefaultTenantID) == 1 }, 20e9, 1e6, "the wait blocks")
+	require.Eventually(t, func() bool { return a.Svc.Held().Open(simulator.DefaultTenantID) == 1 }, 20e9, 1e6, "the wait blocks")
 	a.must(200, "POST", "/payments/"+pid+"/refund", map[string]any{"amount": 100}, "X-API-VERSION: 2.4")
 	w := <-done
 	require.Equal(t, 200, w.Status, "woken by the refund's commit")

@@ -137,6 +137,12 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 // built-in scenarios (and each tenant's own rules) and the card catalogue.
 func newService(t testing.TB, db *store.DB, clk simulator.Clock, ids simulator.IDGen) *service.Service {
 	t.Helper()
+	return newServiceOn(t, db, db, clk, ids, service.Config{AttemptTTL: 15 * time.Minute})
+}
+
+// newServiceOn is newService over st (db or a wrapper of it), with cfg.
+func newServiceOn(t testing.TB, st simulator.Store, db *store.DB, clk simulator.Clock, ids simulator.IDGen, cfg service.Config) *service.Service {
+	t.Helper()
 	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	proc := processors.NewFake(nil, func(tenantID string) string {
@@ -145,7 +151,7 @@ func newService(t testing.TB, db *store.DB, clk simulator.Clock, ids simulator.I
 		}
 		return ""
 	})
-	return service.NewService(db, clk, ids, catalog, proc, nil, service.Config{AttemptTTL: 15 * time.Minute})
+	return service.NewService(st, clk, ids, catalog, proc, nil, cfg)
 }
 
 // URL is the server's base URL.

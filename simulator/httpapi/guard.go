@@ -198,5 +198,5 @@ func (s *Server) rawError(w http.ResponseWriter, r *http.Request, se *simulator.
 // (service.Held.Stop). Call it before http.Server.Shutdown.
 func (s *Server) Drain() {
 	s.bodies.drain()
-	s.svc.Held.Stop()
+	s.svc.Held().Stop()
 }

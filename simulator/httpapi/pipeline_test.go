@@ -52,8 +52,8 @@ func newPipeline(t testing.TB) *pipeline {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	st := &countingStore{DB: db}
-	base := newService(t, db, clock.NewManual(testEpoch), simulator.RandomIDs{}) // production ids: no uuid of 12 digits in a row for redact to check
-	svc := service.NewService(st, base.Clock, base.IDs, base.Cards, base.Processor, nil, service.Config{AttemptTTL: 15 * time.Minute, MigrationFlush: time.Hour})
+	// production ids: no uuid of 12 digits in a row for redact to check
+	svc := newServiceOn(t, st, db, clock.NewManual(testEpoch), simulator.RandomIDs{}, service.Config{AttemptTTL: 15 * time.Minute, MigrationFlush: time.Hour})
 	_, err = svc.EnsureTenant(service.TenantSpec{
 		ID: simulator.DefaultTenantID, SigningSecret: simulator.DefaultSigningSecret,
 		APIKeys: []simulator.APIKey{{Key: simulator.DefaultAPIKey, Scopes: simulator.AllScopes}},

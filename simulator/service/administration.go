@@ -12,7 +12,7 @@ import (
 // keeps only attempts in that status.
 func (s *Service) Attempts(t *simulator.Tenant, status simulator.AttemptStatus) ([]*simulator.Attempt, error) {
 	var all []*simulator.Attempt
-	if err := s.Store.View(func(tx simulator.Tx) (err error) { all, err = tx.Attempts(t.ID); return }); err != nil {
+	if err := s.store.View(func(tx simulator.Tx) (err error) { all, err = tx.Attempts(t.ID); return }); err != nil {
 		return nil, err
 	}
 	now := s.now(t)
@@ -35,7 +35,7 @@ func (s *Service) Attempts(t *simulator.Tenant, status simulator.AttemptStatus) 
 // Tenants lists every tenant, oldest first (tenant administration).
 func (s *Service) Tenants() ([]*simulator.Tenant, error) {
 	var all []*simulator.Tenant
-	err := s.Store.View(func(tx simulator.Tx) (err error) { all, err = tx.Tenants(); return })
+	err := s.store.View(func(tx simulator.Tx) (err error) { all, err = tx.Tenants(); return })
 	slices.SortFunc(all, func(a, b *simulator.Tenant) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
@@ -49,7 +49,7 @@ func (s *Service) Tenants() ([]*simulator.Tenant, error) {
 // Errors: NotFound when there is no such tenant.
 func (s *Service) DeleteTenantByID(id string) (*simulator.Tenant, error) {
 	var t *simulator.Tenant
-	if err := s.Store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(id); return }); err != nil {
+	if err := s.store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(id); return }); err != nil {
 		return nil, err
 	}
 	if t == nil {
@@ -63,7 +63,7 @@ func (s *Service) DeleteTenantByID(id string) (*simulator.Tenant, error) {
 // tenant from an earlier start). It reports whether a key was removed.
 func (s *Service) RevokeAPIKey(key string) (bool, error) {
 	removed := false
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		t, err := tx.TenantByAPIKey(key)
 		if err != nil || t == nil {
 			return err

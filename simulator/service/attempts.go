@@ -88,7 +88,7 @@ func attemptFor(tx simulator.Tx, t *simulator.Tenant, id string) (*simulator.Att
 // Errors: PaymentAttemptNotFound, PaymentAttemptExpired, InvalidPaymentAttemptTransition.
 func (s *Service) AbortAttempt(t *simulator.Tenant, id string) (*simulator.Attempt, error) {
 	var out *simulator.Attempt
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		a, _, err := attemptFor(tx, t, id)
 		if err != nil {
 			return err
@@ -132,7 +132,7 @@ func (s *Service) Attempt(t *simulator.Tenant, id string) (*simulator.Attempt, e
 // Errors: PaymentAttemptNotFound, InvalidPaymentAttemptTransition.
 func (s *Service) ExpireAttempt(t *simulator.Tenant, id string) (*simulator.Attempt, error) {
 	var out *simulator.Attempt
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		a, _, err := attemptFor(tx, t, id)
 		if err != nil {
 			return err

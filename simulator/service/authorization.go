@@ -176,7 +176,7 @@ func (s *Service) authorizeTx(ctx context.Context, tx simulator.Tx, t *simulator
 func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, now time.Time) error {
 	steps := d.Steps
 	if len(steps) == 0 {
-		accts := s.Processor.Accounts(t.ID)
+		accts := s.processor.Accounts(t.ID)
 		steps = []simulator.AuthStep{{Account: accts[0], Status: simulator.StatusAuthorized}}
 	}
 	final := simulator.FinalStep(simulator.AuthorizeDecision{Steps: steps})
@@ -220,16 +220,16 @@ func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Te
 // reason (the default one of its status when the decision gives none).
 func (s *Service) saleTransaction(p *simulator.Payment, st simulator.AuthStep, now time.Time) simulator.Transaction {
 	txn := simulator.Transaction{
-		ID: s.IDs.NewID(simulator.IDUUID), Type: simulator.TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
+		ID: s.ids.NewID(simulator.IDUUID), Type: simulator.TxnSale, Date: now, Amount: p.Amount, CurrencyCode: p.CurrencyCode,
 		ProcessorStatus: st.Status, ProcessorName: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID,
-		ProcessorTransactionID: simulator.NewProcessorID(s.IDs, simulator.IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
+		ProcessorTransactionID: simulator.NewProcessorID(s.ids, simulator.IDProcessorTxn, st.Account.Name), CardTokenType: p.CardTokenType,
 	}
 	if st.Status == simulator.StatusAuthorized {
 		if st.Account.AuthorizationCode {
-			txn.AuthorizationCode = simulator.NewProcessorID(s.IDs, simulator.IDAuthCode, st.Account.Name)
+			txn.AuthorizationCode = simulator.NewProcessorID(s.ids, simulator.IDAuthCode, st.Account.Name)
 		}
 		amt := p.Amount
-		txn.Events = []simulator.TransactionEvent{{ID: s.IDs.NewID(simulator.IDUUID), Date: now, Type: simulator.EventAuthorizationSucceeded, Amount: &amt}}
+		txn.Events = []simulator.TransactionEvent{{ID: s.ids.NewID(simulator.IDUUID), Date: now, Type: simulator.EventAuthorizationSucceeded, Amount: &amt}}
 	} else {
 		r := st.Reason
 		if r == nil {

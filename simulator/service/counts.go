@@ -90,7 +90,7 @@ func (s *Service) readCounts(tid string, read func(tx simulator.Tx) error, merge
 	cl := &s.counts
 	cl.store.Lock()
 	defer cl.store.Unlock()
-	if err := s.Store.View(read); err != nil {
+	if err := s.store.View(read); err != nil {
 		return err
 	}
 	cl.mu.Lock()
@@ -134,7 +134,7 @@ func (s *Service) flushCounts(tid string) error {
 	if d == nil {
 		return nil
 	}
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		if tn, err := tx.Tenant(tid); err != nil || tn == nil {
 			return err
 		}
@@ -161,7 +161,7 @@ func (s *Service) flushCounts(tid string) error {
 		return nil
 	})
 	if err != nil {
-		s.Log.Error("counts not stored; retrying", "err", err, "tenant", tid)
+		s.log.Error("counts not stored; retrying", "err", err, "tenant", tid)
 		cl.mu.Lock()
 		if cur := cl.pending[tid]; cur != nil {
 			d.merge(cur) // cur was counted after d

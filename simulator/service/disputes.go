@@ -50,7 +50,7 @@ func (s *Service) openDispute(ctx context.Context, t *simulator.Tenant, paymentI
 			now = job.Due
 		}
 		d := &simulator.Dispute{
-			ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, PaymentID: p.ID, OrderID: p.OrderID, Reason: reason,
+			ID: s.ids.NewID(simulator.IDUUID), TenantID: t.ID, PaymentID: p.ID, OrderID: p.OrderID, Reason: reason,
 			Amount: amt, CurrencyCode: p.CurrencyCode, Status: "OPEN", Type: "DISPUTE", OpenedAt: now, UpdatedAt: now,
 			PaymentMethodType: p.PaymentMethod.PaymentMethodType, Network: p.PaymentMethod.Data.BinData.Network,
 		}
@@ -192,7 +192,7 @@ func (s *Service) moveDispute(tx simulator.Tx, t *simulator.Tenant, d *simulator
 // paymentID is set.
 func (s *Service) Disputes(t *simulator.Tenant, paymentID string) ([]*simulator.Dispute, error) {
 	var out []*simulator.Dispute
-	err := s.Store.View(func(tx simulator.Tx) (err error) { out, err = tx.Disputes(t.ID, paymentID); return })
+	err := s.store.View(func(tx simulator.Tx) (err error) { out, err = tx.Disputes(t.ID, paymentID); return })
 	return out, err
 }
 

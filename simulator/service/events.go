@@ -11,7 +11,7 @@ import (
 // newEvent makes an outbox event of type typ about p.
 func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *simulator.Event {
 	return &simulator.Event{
-		ID: s.IDs.NewID(simulator.IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
+		ID: s.ids.NewID(simulator.IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
 		CreatedAt: now, Status: simulator.DeliveryPending,
 	}
 }

@@ -15,10 +15,10 @@ const DefaultMaxHeldPerTenant = 64
 // at shutdown. It is the one reusable piece for every held resource:
 //
 //	// answer at once when the wait is already satisfied, then:
-//	release, err := svc.Held.Acquire(t.ID)
+//	release, err := svc.Held().Acquire(t.ID)
 //	if err != nil { return err } // 429 TooManyRequests
 //	defer release()
-//	select { case <-changed: ...; case <-timeout: ...; case <-svc.Held.Stopping(): answer the current state }
+//	select { case <-changed: ...; case <-timeout: ...; case <-svc.Held().Stopping(): answer the current state }
 //
 // The cap is per tenant, so one tenant's long-polls never refuse another's;
 // the connection cap of the HTTP server bounds the total. Check whether the

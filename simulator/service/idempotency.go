@@ -12,7 +12,7 @@ func (s *Service) checkIdempotencyKey(t *simulator.Tenant, key string) error {
 	if key == "" {
 		return nil
 	}
-	return s.Store.View(func(tx simulator.Tx) error { return checkIdempotency(tx, t, key) })
+	return s.store.View(func(tx simulator.Tx) error { return checkIdempotency(tx, t, key) })
 }
 
 // checkIdempotency answers 409 when the key was used by an earlier request that had an effect.

@@ -12,7 +12,7 @@ import (
 // InvalidPaymentStatus, IdempotencyKeyAlreadyExists.
 func (s *Service) AuthorizePayment(ctx context.Context, t *simulator.Tenant, id, merchantID, name, idemKey string) (*simulator.Payment, error) {
 	var acct *simulator.ProcessorAccount
-	for _, a := range s.Processor.Accounts(t.ID) {
+	for _, a := range s.processor.Accounts(t.ID) {
 		if a.ProcessorMerchantID == merchantID && (name == "" || a.Name == name) {
 			a := a
 			acct = &a
@@ -72,7 +72,7 @@ func (s *Service) CapturePayment(ctx context.Context, t *simulator.Tenant, id st
 		return nil, err
 	}
 	sp := s.processorSpan(ctx, "capture", snap, processorName(snap))
-	d := s.Processor.Capture(ctx, t.ID, snap, amt)
+	d := s.processor.Capture(ctx, t.ID, snap, amt)
 	endProcessorSpan(sp, d.Status, d.Reason)
 	return s.mutatePaymentKey(ctx, t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckCapture(req.Amount)
@@ -97,7 +97,7 @@ func (s *Service) CapturePayment(ctx context.Context, t *simulator.Tenant, id st
 			return nil
 		}
 		final := req.Final
-		sale.Events = append(sale.Events, simulator.TransactionEvent{ID: s.IDs.NewID(simulator.IDUUID), Date: now, Type: simulator.EventCaptureSucceeded, Amount: &amt, Final: &final})
+		sale.Events = append(sale.Events, simulator.TransactionEvent{ID: s.ids.NewID(simulator.IDUUID), Date: now, Type: simulator.EventCaptureSucceeded, Amount: &amt, Final: &final})
 		p.Processor.AmountCaptured += amt
 		switch {
 		case p.Captured() < p.Authorized:
@@ -146,7 +146,7 @@ func (s *Service) CancelPayment(ctx context.Context, t *simulator.Tenant, id, re
 		p.Status, p.Required, p.ThreeDS, p.Timeout = simulator.StatusCancelled, nil, nil, nil
 		if sale := p.Sale(); sale != nil && sale.ProcessorStatus == simulator.StatusAuthorized {
 			sale.ProcessorStatus = simulator.StatusCancelled
-			sale.Events = append(sale.Events, simulator.TransactionEvent{ID: s.IDs.NewID(simulator.IDUUID), Date: now, Type: simulator.EventCancellationSucceeded})
+			sale.Events = append(sale.Events, simulator.TransactionEvent{ID: s.ids.NewID(simulator.IDUUID), Date: now, Type: simulator.EventCancellationSucceeded})
 			if reason != "" {
 				sale.Reason = reason
 			}
@@ -179,7 +179,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *simulator.Tenant, id str
 		return nil, err
 	}
 	sp := s.processorSpan(ctx, "refund", snap, processorName(snap))
-	d := s.Processor.Refund(ctx, t.ID, snap, amt)
+	d := s.processor.Refund(ctx, t.ID, snap, amt)
 	endProcessorSpan(sp, d.Status, d.Reason)
 	var refundEvent *simulator.Event
 	p, err := s.mutatePaymentKey(ctx, t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
@@ -188,9 +188,9 @@ func (s *Service) RefundPayment(ctx context.Context, t *simulator.Tenant, id str
 			return err
 		}
 		txn := simulator.Transaction{
-			ID: s.IDs.NewID(simulator.IDUUID), Type: simulator.TxnRefund, Date: now, Amount: amt, CurrencyCode: p.CurrencyCode,
+			ID: s.ids.NewID(simulator.IDUUID), Type: simulator.TxnRefund, Date: now, Amount: amt, CurrencyCode: p.CurrencyCode,
 			ProcessorStatus: d.Status, ProcessorName: p.Processor.Name, ProcessorMerchantID: p.Processor.ProcessorMerchantID,
-			ProcessorTransactionID: simulator.NewProcessorID(s.IDs, simulator.IDProcessorTxn, p.Processor.Name), CardTokenType: p.CardTokenType,
+			ProcessorTransactionID: simulator.NewProcessorID(s.ids, simulator.IDProcessorTxn, p.Processor.Name), CardTokenType: p.CardTokenType,
 			Reason: req.Reason, CaptureEventID: req.TransactionEventID,
 		}
 		if d.Status == simulator.StatusFailed {
@@ -262,6 +262,28 @@ func (s *Service) ResumePayment(ctx context.Context, t *simulator.Tenant, id, re
 	})
 }
 
+// ChallengePayment reads the payment whose 3DS challenge takes the
+// shopper's answer at challengeToken (the challenge page shows it; see
+// simulator.Payment.CheckChallengeAnswer). Errors:
+// ClientSessionValidationError (no such challenge, or none awaiting an
+// answer).
+func (s *Service) ChallengePayment(challengeToken string) (*simulator.Payment, error) {
+	if challengeToken == "" {
+		return nil, simulator.ErrClientToken()
+	}
+	var p *simulator.Payment
+	if err := s.store.View(func(tx simulator.Tx) (err error) { p, err = tx.PaymentByChallenge(challengeToken); return }); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, s.errClientToken(challengeToken)
+	}
+	if err := p.CheckChallengeAnswer(challengeToken); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // AnswerChallenge records the shopper's 3DS result for the challenge whose
 // requiredAction.clientToken is challengeToken and hands out the resumeToken.
 // Errors: ClientSessionValidationError (unknown challenge), RequestValidationError.
@@ -270,7 +292,7 @@ func (s *Service) AnswerChallenge(challengeToken, result string) (string, *simul
 		return "", nil, simulator.ValidationError("ThreeDSChallengeRequest", simulator.FieldError{Path: "$.result", Description: "result must be AUTH_SUCCESS or AUTH_FAILED"})
 	}
 	var snap *simulator.Payment
-	if err := s.Store.View(func(tx simulator.Tx) (err error) { snap, err = tx.PaymentByChallenge(challengeToken); return }); err != nil {
+	if err := s.store.View(func(tx simulator.Tx) (err error) { snap, err = tx.PaymentByChallenge(challengeToken); return }); err != nil {
 		return "", nil, err
 	}
 	if snap == nil {
@@ -283,12 +305,12 @@ func (s *Service) AnswerChallenge(challengeToken, result string) (string, *simul
 	var resume string
 	// Untraced (no context here): the answer changes no status, so makes no event.
 	p, err := s.mutatePayment(context.Background(), t, snap.ID, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
-		if p.ThreeDS == nil || p.ThreeDS.ChallengeToken != challengeToken || p.Status != simulator.StatusPending {
-			return simulator.ErrClientToken()
+		if err := p.CheckChallengeAnswer(challengeToken); err != nil {
+			return err
 		}
 		p.ThreeDS.Result = result
 		if p.ThreeDS.ResumeToken == "" {
-			p.ThreeDS.ResumeToken = s.IDs.NewID(simulator.IDUUID)
+			p.ThreeDS.ResumeToken = s.ids.NewID(simulator.IDUUID)
 		}
 		resume = p.ThreeDS.ResumeToken
 		return nil

@@ -194,7 +194,7 @@ func (s *Service) createAuthorized(ctx context.Context, tx simulator.Tx, t *simu
 	// The id the recovery job would have had is drawn all the same, so that a
 	// sequence of requests gets the ids it got when every payment had one
 	// (deterministic ids in tests; the golden files hold them).
-	_ = s.IDs.NewID(simulator.IDUUID)
+	_ = s.ids.NewID(simulator.IDUUID)
 	now := s.now(t)
 	if now.After(p.DateUpdated) {
 		p.DateUpdated = now
@@ -258,7 +258,7 @@ func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs
 	}
 	now := s.now(t)
 	p := &simulator.Payment{
-		ID: s.IDs.NewID(simulator.IDPayment), TenantID: t.ID, Date: now, DateUpdated: now, Status: simulator.StatusPending,
+		ID: s.ids.NewID(simulator.IDPayment), TenantID: t.ID, Date: now, DateUpdated: now, Status: simulator.StatusPending,
 		OrderID: d.OrderID, CurrencyCode: d.CurrencyCode, Amount: amount, CustomerID: d.CustomerID,
 		Customer: d.Customer, Order: d.Order, Metadata: d.Metadata, CardTokenType: "CARD_PAN",
 		Card: in.Card, CVVGiven: in.TokenType == simulator.TokenSingleUse && in.CVVGiven, SessionID: in.SessionID, Transactions: []simulator.Transaction{},
@@ -467,6 +467,6 @@ func (s *Service) ListPayments(t *simulator.Tenant, q simulator.PaymentQuery) (s
 		q.Limit = 100
 	}
 	var page simulator.PaymentPage
-	err := s.Store.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments(t.ID, q); return })
+	err := s.store.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments(t.ID, q); return })
 	return page, err
 }

@@ -5,20 +5,20 @@ import "github.com/paysandbox/paysandbox/simulator"
 // tenantByAPIKey resolves an API key from memory when the store can, else in
 // a read transaction.
 func (s *Service) tenantByAPIKey(key string) (t *simulator.Tenant, err error) {
-	if m, ok := s.Store.(TenantMemory); ok {
+	if m, ok := s.store.(TenantMemory); ok {
 		return m.CachedTenantByAPIKey(key)
 	}
-	err = s.Store.View(func(tx simulator.Tx) (err error) { t, err = tx.TenantByAPIKey(key); return })
+	err = s.store.View(func(tx simulator.Tx) (err error) { t, err = tx.TenantByAPIKey(key); return })
 	return t, err
 }
 
 // tenantByID resolves a tenant id from memory when the store can, else in a
 // read transaction.
 func (s *Service) tenantByID(id string) (t *simulator.Tenant, err error) {
-	if m, ok := s.Store.(TenantMemory); ok {
+	if m, ok := s.store.(TenantMemory); ok {
 		return m.CachedTenant(id)
 	}
-	err = s.Store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(id); return })
+	err = s.store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(id); return })
 	return t, err
 }
 
@@ -26,10 +26,10 @@ func (s *Service) tenantByID(id string) (t *simulator.Tenant, err error) {
 // one, else read transactions (whose values are private, so the contract of
 // RecordMemory holds either way).
 func (s *Service) hot() RecordMemory {
-	if m, ok := s.Store.(RecordMemory); ok {
+	if m, ok := s.store.(RecordMemory); ok {
 		return m
 	}
-	return viewReads{s.Store}
+	return viewReads{s.store}
 }
 
 // viewReads is RecordMemory over read transactions.

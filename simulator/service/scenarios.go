@@ -14,7 +14,7 @@ import (
 const MaxScenarioDocument = 256 << 10
 
 func (s *Service) rules() simulator.RuleBook {
-	rb, _ := s.Processor.(simulator.RuleBook)
+	rb, _ := s.processor.(simulator.RuleBook)
 	return rb
 }
 
@@ -106,7 +106,7 @@ func (s *Service) DeleteScenarios(t *simulator.Tenant) error { return s.setScena
 // rule the new rules do not have is dropped with it (it could decide nothing).
 func (s *Service) setScenarios(t *simulator.Tenant, doc string) error {
 	rb := s.rules()
-	return s.Store.Update(func(tx simulator.Tx) error {
+	return s.store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
@@ -186,12 +186,12 @@ func (s *Service) probeCard(t *simulator.Tenant, p *simulator.Payment, req Expla
 		if !simulator.AllDigits(req.Card) || len(req.Card) < 12 || len(req.Card) > 19 {
 			return simulator.ValidationError(model, simulator.FieldError{Path: "$.card", Description: "card must be a card number of 12 to 19 digits"})
 		}
-		p.Card = s.Cards.Identify(req.Card)
+		p.Card = s.cards.Identify(req.Card)
 		p.PaymentMethod.Data.ExpirationMonth, p.PaymentMethod.Data.ExpirationYear = req.ExpirationMonth, req.ExpirationYear
 	case req.Token != "":
 		var in *simulator.Instrument
 		var cs *simulator.ClientSession
-		if err := s.Store.View(func(tx simulator.Tx) (err error) {
+		if err := s.store.View(func(tx simulator.Tx) (err error) {
 			if in, err = tx.Instrument(t.ID, req.Token); err != nil || in == nil || in.SessionID == "" {
 				return err
 			}
@@ -323,7 +323,7 @@ func (s *Service) SetNextScenario(t *simulator.Tenant, rule string, times int64)
 		return nil, errNoRuleBook()
 	}
 	var next *simulator.OneShot
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
@@ -373,7 +373,7 @@ func containsString(list []string, s string) bool {
 
 // ClearNextScenario drops tenant t's pending one-shot (none: nothing changes).
 func (s *Service) ClearNextScenario(t *simulator.Tenant) error {
-	return s.Store.Update(func(tx simulator.Tx) error {
+	return s.store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil || cur == nil || cur.Next == nil {
 			return err

@@ -65,15 +65,15 @@ func (sc *Scheduler) Run(ctx context.Context) {
 	for {
 		var wait time.Duration = time.Hour
 		if tenantsAt := sc.expireTenants(&x); !tenantsAt.IsZero() {
-			wait = min(wait, max(tenantsAt.Sub(sc.svc.Clock.Now()), 0))
+			wait = min(wait, max(tenantsAt.Sub(sc.svc.clock.Now()), 0))
 		}
 		var j *simulator.Job
-		err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { j, err = tx.NextJob(); return })
+		err := sc.svc.store.View(func(tx simulator.Tx) (err error) { j, err = tx.NextJob(); return })
 		if err != nil {
-			sc.svc.Log.Error("scheduler: reading jobs", "err", err)
+			sc.svc.log.Error("scheduler: reading jobs", "err", err)
 			wait = min(wait, time.Second)
 		} else if j != nil {
-			jw := j.RealDue.Sub(sc.svc.Clock.Now())
+			jw := j.RealDue.Sub(sc.svc.clock.Now())
 			if jw <= 0 {
 				sc.runOne(ctx, j)
 				if ctx.Err() != nil {
@@ -117,17 +117,17 @@ type tenantExpiries struct {
 func (sc *Scheduler) expireTenants(x *tenantExpiries) time.Time {
 	if x.refresh {
 		x.refresh = false
-		if err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { x.expiryAt, err = tx.NextTenantExpiry(); return }); err != nil {
-			sc.svc.Log.Error("scheduler: reading tenant expiries", "err", err)
-			x.expiryAt = sc.svc.Clock.Now().Add(time.Second)
+		if err := sc.svc.store.View(func(tx simulator.Tx) (err error) { x.expiryAt, err = tx.NextTenantExpiry(); return }); err != nil {
+			sc.svc.log.Error("scheduler: reading tenant expiries", "err", err)
+			x.expiryAt = sc.svc.clock.Now().Add(time.Second)
 		}
 	}
 	tenantsAt := earliest(x.expiryAt, x.pruneAt)
-	if now := sc.svc.Clock.Now(); x.first || (!tenantsAt.IsZero() && !now.Before(tenantsAt)) {
+	if now := sc.svc.clock.Now(); x.first || (!tenantsAt.IsZero() && !now.Before(tenantsAt)) {
 		x.first = false
 		var err error
 		if x.expiryAt, x.pruneAt, err = sc.svc.ExpireTenants(); err != nil {
-			sc.svc.Log.Error("scheduler: expiring tenants", "err", err)
+			sc.svc.log.Error("scheduler: expiring tenants", "err", err)
 			x.expiryAt, x.pruneAt = now.Add(time.Second), time.Time{}
 		}
 		if !x.expiryAt.IsZero() && !x.expiryAt.After(now) { // what is due was expired: an index entry it could not use
@@ -150,13 +150,13 @@ func (sc *Scheduler) runOne(ctx context.Context, j *simulator.Job) {
 	}
 	unlock()
 	if err != nil {
-		sc.svc.Log.Error("scheduler: job failed; retrying in 1s", "job", j.ID, "kind", j.Kind, "tenant", j.TenantID, "err", err)
-		_ = sc.svc.Store.Update(func(tx simulator.Tx) error {
+		sc.svc.log.Error("scheduler: job failed; retrying in 1s", "job", j.ID, "kind", j.Kind, "tenant", j.TenantID, "err", err)
+		_ = sc.svc.store.Update(func(tx simulator.Tx) error {
 			cur, err := tx.Job(j.TenantID, j.ID)
 			if err != nil || cur == nil {
 				return err
 			}
-			cur.RealDue = simulator.NormTime(sc.svc.Clock.Now().Add(time.Second))
+			cur.RealDue = simulator.NormTime(sc.svc.clock.Now().Add(time.Second))
 			return tx.PutJob(cur)
 		})
 	}
@@ -166,8 +166,8 @@ func (sc *Scheduler) runOne(ctx context.Context, j *simulator.Job) {
 // on the real clock (the loop reads it again when it is).
 func (sc *Scheduler) current(j *simulator.Job) (*simulator.Job, error) {
 	var cur *simulator.Job
-	err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { cur, err = tx.Job(j.TenantID, j.ID); return })
-	if err != nil || cur == nil || cur.RealDue.After(sc.svc.Clock.Now()) {
+	err := sc.svc.store.View(func(tx simulator.Tx) (err error) { cur, err = tx.Job(j.TenantID, j.ID); return })
+	if err != nil || cur == nil || cur.RealDue.After(sc.svc.clock.Now()) {
 		return nil, err
 	}
 	return cur, nil
@@ -193,7 +193,7 @@ func (sc *Scheduler) runDue(ctx context.Context, t *simulator.Tenant, from, unti
 	cursor, stalls := from, 0
 	for range 100000 {
 		var jobs []*simulator.Job
-		if err := sc.svc.Store.View(func(tx simulator.Tx) (err error) { jobs, err = tx.DueJobs(t.ID, until, 1); return }); err != nil {
+		if err := sc.svc.store.View(func(tx simulator.Tx) (err error) { jobs, err = tx.DueJobs(t.ID, until, 1); return }); err != nil {
 			return fired, err
 		}
 		var at time.Time
@@ -251,13 +251,13 @@ func (s *Service) AdvanceClockFired(ctx context.Context, t *simulator.Tenant, d 
 	}
 	unlock := s.sched.lock(t.ID)
 	defer unlock()
-	defer s.Store.Hold(t.ID)() // the advance's transactions and the attempts it waits for use the tenant's data
-	deadline := time.Now().Add(s.AdvanceWait)
+	defer s.store.Hold(t.ID)() // the advance's transactions and the attempts it waits for use the tenant's data
+	deadline := time.Now().Add(s.advanceWait)
 	if s.webhooks != nil {
 		defer s.webhooks.Hold(t.ID)()
 	}
 	var cur *simulator.Tenant
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		var err error
 		if cur, err = tx.Tenant(t.ID); err != nil || cur == nil {
 			return err
@@ -319,17 +319,17 @@ func (s *Service) runJob(ctx context.Context, j *simulator.Job) (err error) {
 // job runs j (runJob).
 func (s *Service) job(ctx context.Context, j *simulator.Job) error {
 	var t *simulator.Tenant
-	if err := s.Store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(j.TenantID); return }); err != nil {
+	if err := s.store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(j.TenantID); return }); err != nil {
 		return err
 	}
 	if t == nil { // tenant gone: drop the job
-		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
+		return s.store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	switch j.Kind {
 	case simulator.JobAuthorize:
 		return s.authorizeJob(ctx, t, j)
 	case simulator.JobExpireTenant: // a ttl runs on the wall clock (ExpireTenants), not as a job: a stored one is dropped
-		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
+		return s.store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	case simulator.JobExpireAttempt:
 		return s.update(ctx, func(tx simulator.Tx) error {
 			if err := tx.DeleteJob(j); err != nil {
@@ -346,7 +346,7 @@ func (s *Service) job(ctx context.Context, j *simulator.Job) error {
 		}
 		_, err := s.openDispute(ctx, t, j.PaymentID, j.Reason, amount, j)
 		if simulator.ErrorCode(err) != "" { // payment gone or not disputable: drop
-			return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
+			return s.store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 		}
 		return err
 	}
@@ -371,7 +371,7 @@ func (s *Service) job(ctx context.Context, j *simulator.Job) error {
 		return nil
 	})
 	if simulator.ErrorCode(err) == simulator.CodePaymentError { // payment gone (reset): drop the job
-		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
+		return s.store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	if err == nil && note != nil {
 		s.recordMigration(t.ID, note.requestID, []simulator.MigrationHit{note.hit}, note.at)
@@ -437,7 +437,7 @@ func errorsJoin(a, b error) error {
 func (s *Service) authorizeJob(ctx context.Context, t *simulator.Tenant, j *simulator.Job) error {
 	p, err := s.Payment(t, j.PaymentID)
 	if err != nil || p.Status != simulator.StatusPending || p.Processor != nil || p.ThreeDS != nil || p.Timeout != nil {
-		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
+		return s.store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	d := s.decide(ctx, t.ID, p)
 	_, err = s.applyAuthorization(ctx, t, p.ID, d, false, "")
@@ -455,7 +455,7 @@ func (s *Service) resolveTimeout(ctx context.Context, tx simulator.Tx, t *simula
 	if p.Plan != nil && len(p.Plan.Steps) > 0 {
 		acct = p.Plan.Steps[0].Account // the processor that timed out (stored: no store read inside this transaction)
 	} else {
-		acct = s.Processor.Accounts(t.ID)[0]
+		acct = s.processor.Accounts(t.ID)[0]
 	}
 	st := simulator.AuthStep{Account: acct, Status: to}
 	if to != simulator.StatusAuthorized {
@@ -493,7 +493,15 @@ func (s *Service) resolveRefund(tx simulator.Tx, p *simulator.Payment, j *simula
 // newJob makes a job due at due on t's clock.
 func (s *Service) newJob(t *simulator.Tenant, kind simulator.JobKind, due time.Time) *simulator.Job {
 	return &simulator.Job{
-		ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, Kind: kind,
+		ID: s.ids.NewID(simulator.IDUUID), TenantID: t.ID, Kind: kind,
 		Due: simulator.NormTime(due), RealDue: simulator.NormTime(due.Add(-t.ClockOffset)),
 	}
+}
+
+// UpcomingJobs lists the tenant's scheduled jobs in due order, at most
+// limit of them (0: all).
+func (s *Service) UpcomingJobs(t *simulator.Tenant, limit int) ([]*simulator.Job, error) {
+	var jobs []*simulator.Job
+	err := s.store.View(func(tx simulator.Tx) (err error) { jobs, err = tx.DueJobs(t.ID, time.Unix(1<<40, 0), limit); return })
+	return jobs, err
 }

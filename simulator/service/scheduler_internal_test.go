@@ -49,7 +49,7 @@ func TestSchedulerRunsAJobAsStoredWhenItHoldsTheLock(t *testing.T) {
 		}, "CHALLENGED", 1},
 		{"it was moved later", func(t *testing.T, s *Service, clk *clock.Manual, _ *simulator.Tenant, j *simulator.Job) {
 			clk.Advance(2 * time.Hour) // due on the clock the loop read it with
-			require.NoError(t, s.Store.Update(func(tx simulator.Tx) error {
+			require.NoError(t, s.store.Update(func(tx simulator.Tx) error {
 				cur, err := tx.Job(j.TenantID, j.ID)
 				require.NoError(t, err)
 				require.NotNil(t, cur)

@@ -11,23 +11,27 @@ import (
 // Service is the use cases of the sandbox, one file per noun. Every
 // method that acts for a merchant takes the caller's tenant, resolved by
 // Authenticate; records of other tenants behave as unknown.
+//
+// Its ports are its own: adapters (httpapi, the dashboard, the webhook
+// dispatcher) ask it through methods that hand out values they own, and
+// never open a store transaction themselves.
 type Service struct {
-	Store     simulator.Store
-	Clock     simulator.Clock
-	IDs       simulator.IDGen
-	Cards     *cards.Catalog
-	Processor simulator.Processor
-	Log       *slog.Logger
-	// AttemptTTL is how long a payment attempt awaits approval.
-	AttemptTTL time.Duration
-	// Held caps the requests each tenant holds open and ends them at shutdown.
-	Held *Held
-	// Endpoints admits webhook endpoints (nil: any well-formed URL); see
+	store     simulator.Store
+	clock     simulator.Clock
+	ids       simulator.IDGen
+	cards     *cards.Catalog
+	processor simulator.Processor
+	log       *slog.Logger
+	// attemptTTL is how long a payment attempt awaits approval.
+	attemptTTL time.Duration
+	// held caps the requests each tenant holds open and ends them at shutdown.
+	held *Held
+	// endpoints admits webhook endpoints (nil: any well-formed URL); see
 	// CheckWebhookEndpoint.
-	Endpoints simulator.EndpointPolicy
-	// AdvanceWait bounds how long a clock advance waits for the webhook
+	endpoints simulator.EndpointPolicy
+	// advanceWait bounds how long a clock advance waits for the webhook
 	// attempts it makes due (docs/webhooks.md).
-	AdvanceWait time.Duration
+	advanceWait time.Duration
 
 	waits waitHub
 	// sched is made by NewService: the service kicks it after storing a
@@ -117,16 +121,16 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	if cfg.MigrationFlush <= 0 {
 		cfg.MigrationFlush = DefaultMigrationFlush
 	}
-	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: catalog, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
-		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
-		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
+	s := &Service{store: st, clock: clk, ids: ids, cards: catalog, processor: proc, log: log, attemptTTL: cfg.AttemptTTL,
+		held: NewHeld(cfg.MaxHeldPerTenant), endpoints: cfg.Endpoints,
+		advanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
 		tracer: cfg.Tracer}
 	if cfg.Retention == (Retention{}) {
 		cfg.Retention = DefaultRetention
 	}
 	s.retention = cfg.Retention
 	s.counts.every = cfg.MigrationFlush
-	s.Held.keep = st.Hold
+	s.held.keep = st.Hold
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {
 		s.webhooks = cfg.Webhooks(s)
@@ -142,14 +146,34 @@ func (s *Service) Instance() string { return s.instance }
 
 // credential is a new credential as this instance issues it.
 func (s *Service) credential(kind simulator.IDKind) string {
-	return simulator.WithInstance(s.instance, s.IDs.NewID(kind))
+	return simulator.WithInstance(s.instance, s.ids.NewID(kind))
 }
 
 // tenantCredential is a new token of tenant tid (client and 3DS challenge
 // tokens): it carries the tenant (simulator.WithTenant) and this instance.
 func (s *Service) tenantCredential(tid string, kind simulator.IDKind) string {
-	return simulator.WithInstance(s.instance, simulator.WithTenant(tid, s.IDs.NewID(kind)))
+	return simulator.WithInstance(s.instance, simulator.WithTenant(tid, s.ids.NewID(kind)))
 }
+
+// Held is the cap on the requests each tenant holds open (long-polls,
+// event streams); Held().Stop ends them at shutdown.
+func (s *Service) Held() *Held { return s.held }
+
+// Logger is the service's log, for the adapters that work on its behalf
+// (the webhook dispatcher).
+func (s *Service) Logger() *slog.Logger { return s.log }
+
+// EndpointPolicy admits webhook endpoints (Config.Endpoints; nil: any
+// well-formed URL), for the client that delivers to them.
+func (s *Service) EndpointPolicy() simulator.EndpointPolicy { return s.endpoints }
+
+// ServerNow is the server's clock, without any tenant's offset (Now is a
+// tenant's).
+func (s *Service) ServerNow() time.Time { return s.clock.Now() }
+
+// TestCards lists the test-card catalogue in file order; the slice is the
+// caller's.
+func (s *Service) TestCards() []cards.Card { return s.cards.Cards() }
 
 // Scheduler returns the service's scheduler (run it with Scheduler().Run).
 func (s *Service) Scheduler() *Scheduler { return s.sched }
@@ -165,4 +189,4 @@ func (s *Service) Kick() {
 }
 
 // now is the tenant's clock.
-func (s *Service) now(t *simulator.Tenant) time.Time { return t.Now(s.Clock) }
+func (s *Service) now(t *simulator.Tenant) time.Time { return t.Now(s.clock) }

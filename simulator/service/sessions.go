@@ -18,10 +18,10 @@ func (s *Service) CreateSession(t *simulator.Tenant, data simulator.SessionData,
 	}
 	now := s.now(t)
 	cs := &simulator.ClientSession{
-		ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, ClientToken: s.tenantCredential(t.ID, simulator.IDClientToken),
+		ID: s.ids.NewID(simulator.IDUUID), TenantID: t.ID, ClientToken: s.tenantCredential(t.ID, simulator.IDClientToken),
 		CreatedAt: now, ExpiresAt: now.Add(simulator.ClientTokenTTL), ApprovalMode: mode, Data: data,
 	}
-	if err := s.Store.Update(func(tx simulator.Tx) error { return tx.PutSession(cs) }); err != nil {
+	if err := s.store.Update(func(tx simulator.Tx) error { return tx.PutSession(cs) }); err != nil {
 		return nil, err
 	}
 	return cs, nil
@@ -100,7 +100,7 @@ func sessionFor(tx simulator.Tx, t *simulator.Tenant, clientToken string, now ti
 // session is unchanged on any error.
 func (s *Service) UpdateSession(t *simulator.Tenant, clientToken string, merge func(cur simulator.SessionData) (simulator.SessionData, error)) (*simulator.ClientSession, error) {
 	var out *simulator.ClientSession
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		cs, err := sessionFor(tx, t, clientToken, s.now(t))
 		if err != nil {
 			return err

@@ -32,8 +32,8 @@ func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*sna
 	if err := s.flushCounts(t.ID); err != nil {
 		return nil, err
 	}
-	err := s.Store.View(func(tx simulator.Tx) error {
-		base := s.Clock.Now()
+	err := s.store.View(func(tx simulator.Tx) error {
+		base := s.clock.Now()
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
@@ -214,7 +214,7 @@ func (s *Service) ImportSnapshot(snap *snapshot.Snapshot, opt SnapshotImport) (*
 		}
 		report.TenantID = t.ID
 	}
-	err = s.Store.Update(func(tx simulator.Tx) error {
+	err = s.store.Update(func(tx simulator.Tx) error {
 		if other, err := tx.Tenant(t.ID); err != nil {
 			return err
 		} else if other != nil {
@@ -281,7 +281,7 @@ func (s *Service) checkSnapshotSettings(snap *snapshot.Snapshot) error {
 // snapshot's tenant clock now.
 func (s *Service) snapshotTenantRecord(snap *snapshot.Snapshot, opt SnapshotImport) (*simulator.Tenant, error) {
 	st := &snap.Tenant
-	base := simulator.NormTime(s.Clock.Now())
+	base := simulator.NormTime(s.clock.Now())
 	id, key, secret := opt.TenantID, opt.APIKey, opt.SigningSecret
 	if id == "" || key == "" || secret == "" {
 		nid, nkey, nsecret := s.newTenantCredentials()
@@ -314,7 +314,7 @@ func (s *Service) snapshotTenantRecord(snap *snapshot.Snapshot, opt SnapshotImpo
 		if snap.Secrets != nil {
 			ak.Key = snap.Secrets.APIKeys[i]
 		} else if i > 0 {
-			ak.Key = simulator.WithInstance(s.instance, "sk_"+s.IDs.NewID(simulator.IDSecret))
+			ak.Key = simulator.WithInstance(s.instance, "sk_"+s.ids.NewID(simulator.IDSecret))
 		}
 		if ak.Scopes == nil {
 			ak.Scopes = []simulator.Scope{}

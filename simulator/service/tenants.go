@@ -29,7 +29,7 @@ type TenantSpec struct {
 // configuration error, reported before any tenant is touched).
 func (s *Service) EnsureTenant(spec TenantSpec) (*simulator.Tenant, error) {
 	var out *simulator.Tenant
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		for _, k := range spec.APIKeys {
 			other, err := tx.TenantByAPIKey(k.Key)
 			if err != nil {
@@ -44,7 +44,7 @@ func (s *Service) EnsureTenant(spec TenantSpec) (*simulator.Tenant, error) {
 			return err
 		}
 		if t == nil {
-			t = &simulator.Tenant{ID: spec.ID, CreatedAt: simulator.NormTime(s.Clock.Now())}
+			t = &simulator.Tenant{ID: spec.ID, CreatedAt: simulator.NormTime(s.clock.Now())}
 		}
 		t.APIKeys, t.SigningSecret, t.FromConfig = spec.APIKeys, spec.SigningSecret, true
 		if spec.WebhookURL != "" {
@@ -80,7 +80,7 @@ func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, webh
 	if scopes == nil {
 		scopes = slices.Clone(simulator.AllScopes)
 	}
-	now := simulator.NormTime(s.Clock.Now())
+	now := simulator.NormTime(s.clock.Now())
 	id, key, secret := s.newTenantCredentials()
 	t := &simulator.Tenant{
 		ID:             id,
@@ -93,7 +93,7 @@ func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, webh
 	if ttl > 0 {
 		t.ExpiresAt = simulator.NormTime(now.Add(ttl))
 	}
-	if err := s.Store.Update(func(tx simulator.Tx) error { return tx.PutTenant(t) }); err != nil {
+	if err := s.store.Update(func(tx simulator.Tx) error { return tx.PutTenant(t) }); err != nil {
 		return nil, err
 	}
 	if ttl > 0 {
@@ -104,12 +104,12 @@ func (s *Service) CreateTenant(scopes []simulator.Scope, webhookURL string, webh
 
 // newTenantCredentials draws a new tenant's id, API key and signing secret.
 func (s *Service) newTenantCredentials() (id, key, secret string) {
-	id = s.IDs.NewID(simulator.IDSecret)
+	id = s.ids.NewID(simulator.IDSecret)
 	if len(id) > 16 { // ids of any length (test IDGens make short ones)
 		id = id[:16]
 	}
-	key = simulator.WithInstance(s.instance, "sk_"+s.IDs.NewID(simulator.IDSecret))
-	return simulator.WithInstance(s.instance, "t_"+id), key, "whsec_" + s.IDs.NewID(simulator.IDSecret)
+	key = simulator.WithInstance(s.instance, "sk_"+s.ids.NewID(simulator.IDSecret))
+	return simulator.WithInstance(s.instance, "t_"+id), key, "whsec_" + s.ids.NewID(simulator.IDSecret)
 }
 
 // Authenticate resolves an API key to its tenant and key record.
@@ -126,10 +126,10 @@ func (s *Service) Authenticate(key string) (*simulator.Tenant, simulator.APIKey,
 	}
 	if t == nil {
 		var x *simulator.ExpiredTenant
-		if err := s.Store.View(func(tx simulator.Tx) (err error) { x, err = tx.ExpiredTenantByAPIKey(key); return }); err != nil {
+		if err := s.store.View(func(tx simulator.Tx) (err error) { x, err = tx.ExpiredTenantByAPIKey(key); return }); err != nil {
 			return nil, simulator.APIKey{}, err
 		}
-		if x != nil && s.Clock.Now().Before(x.DeletedAt.Add(simulator.ExpiredTenantWindow)) {
+		if x != nil && s.clock.Now().Before(x.DeletedAt.Add(simulator.ExpiredTenantWindow)) {
 			return nil, simulator.APIKey{}, errTenantExpired(x.TenantID, x.ExpiredAt)
 		}
 		if other := simulator.ForeignInstance(s.instance, key); other != "" {
@@ -138,7 +138,7 @@ func (s *Service) Authenticate(key string) (*simulator.Tenant, simulator.APIKey,
 		return nil, simulator.APIKey{}, simulator.Errorf(simulator.CodeUnauthorized, "The API key is not valid").
 			WithRecovery("Use an API key of a tenant of this sandbox.")
 	}
-	if !t.ExpiresAt.IsZero() && !s.Clock.Now().Before(t.ExpiresAt) { // past its ttl, not yet swept
+	if !t.ExpiresAt.IsZero() && !s.clock.Now().Before(t.ExpiresAt) { // past its ttl, not yet swept
 		s.sched.tenantExpiriesChanged()
 		return nil, simulator.APIKey{}, errTenantExpired(t.ID, t.ExpiresAt)
 	}
@@ -158,11 +158,11 @@ func errTenantExpired(id string, at time.Time) *simulator.Error {
 // MaxExpiredTenants. It answers the next tenant's expiry and when the
 // oldest record left leaves its window (zero: none). The scheduler runs it.
 func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
-	now := simulator.NormTime(s.Clock.Now())
+	now := simulator.NormTime(s.clock.Now())
 	const batch = 100
 	for {
 		var gone []string
-		err := s.Store.Update(func(tx simulator.Tx) error {
+		err := s.store.Update(func(tx simulator.Tx) error {
 			ids, err := tx.ExpiringTenants(now, batch)
 			if err != nil {
 				return err
@@ -194,14 +194,14 @@ func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
 		}
 		for _, id := range gone {
 			s.sched.forget(id)
-			s.Log.Info("tenant expired: its ttl passed (wall clock); deleted with its data", "tenant", id)
+			s.log.Info("tenant expired: its ttl passed (wall clock); deleted with its data", "tenant", id)
 		}
 		if len(gone) < batch {
 			break
 		}
 	}
 	var oldest time.Time
-	err = s.Store.Update(func(tx simulator.Tx) (err error) {
+	err = s.store.Update(func(tx simulator.Tx) (err error) {
 		if oldest, err = tx.PruneExpiredTenants(simulator.MaxExpiredTenants, now.Add(-simulator.ExpiredTenantWindow)); err != nil {
 			return err
 		}
@@ -227,7 +227,7 @@ func (s *Service) ExpireTenants() (nextExpiry, nextPrune time.Time, err error) {
 // later start).
 func (s *Service) ConvertTenantExpiries() (int, error) {
 	var ids []string
-	err := s.Store.View(func(tx simulator.Tx) error {
+	err := s.store.View(func(tx simulator.Tx) error {
 		all, err := tx.Tenants()
 		for _, t := range all {
 			if !t.TenantClockExpiresAt.IsZero() {
@@ -242,7 +242,7 @@ func (s *Service) ConvertTenantExpiries() (int, error) {
 	n := 0
 	for _, id := range ids { // one transaction per tenant: a write touches one tenant's data
 		converted := false
-		err := s.Store.Update(func(tx simulator.Tx) error {
+		err := s.store.Update(func(tx simulator.Tx) error {
 			t, err := tx.Tenant(id)
 			if err != nil || t == nil || t.TenantClockExpiresAt.IsZero() {
 				return err
@@ -293,7 +293,7 @@ func (s *Service) Now(t *simulator.Tenant) time.Time { return s.now(t) }
 // and outbox; its keys, secret, webhook endpoint and scenarios stay.
 func (s *Service) ResetTenant(t *simulator.Tenant) error {
 	defer s.dropCounts(t.ID)()
-	return s.Store.Update(func(tx simulator.Tx) error {
+	return s.store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
@@ -314,7 +314,7 @@ func (s *Service) ResetTenant(t *simulator.Tenant) error {
 // the plain 401 (no ExpiredTenant record).
 func (s *Service) DeleteTenant(t *simulator.Tenant) error {
 	defer s.dropCounts(t.ID)()
-	err := s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteTenantData(t.ID, true) })
+	err := s.store.Update(func(tx simulator.Tx) error { return tx.DeleteTenantData(t.ID, true) })
 	if err == nil {
 		s.sched.forget(t.ID)
 	}

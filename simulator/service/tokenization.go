@@ -33,25 +33,25 @@ func (s *Service) Tokenize(clientToken string, in CardInput) (*Tokenized, error)
 	if fe := checkCard(in); len(fe) > 0 {
 		return nil, simulator.ValidationError("PaymentInstrumentTokenizationRequest", fe...)
 	}
-	info := s.Cards.Identify(in.Number)
+	info := s.cards.Identify(in.Number)
 	var out Tokenized
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		cs, t, err := s.clientTokenTx(tx, clientToken)
 		if err != nil {
 			return err
 		}
 		now := s.now(t)
 		inst := &simulator.Instrument{
-			Token: s.IDs.NewID(simulator.IDPaymentToken), TenantID: t.ID, TokenType: simulator.TokenSingleUse,
+			Token: s.ids.NewID(simulator.IDPaymentToken), TenantID: t.ID, TokenType: simulator.TokenSingleUse,
 			Card: info, ExpiryMonth: in.ExpirationMonth, ExpiryYear: in.ExpirationYear,
-			CardholderName: in.CardholderName, CVVGiven: in.CVV != "", AnalyticsID: s.IDs.NewID(simulator.IDAnalytics),
+			CardholderName: in.CardholderName, CVVGiven: in.CVV != "", AnalyticsID: s.ids.NewID(simulator.IDAnalytics),
 			CreatedAt: now, SessionID: cs.ID,
 		}
 		out.Instrument, out.Tenant = inst, t
 		if cs.ApprovalMode == simulator.ApprovalManual {
 			a := &simulator.Attempt{
-				ID: s.IDs.NewID(simulator.IDUUID), TenantID: t.ID, SessionID: cs.ID, Token: inst.Token,
-				Status: simulator.AttemptAwaiting, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.AttemptTTL),
+				ID: s.ids.NewID(simulator.IDUUID), TenantID: t.ID, SessionID: cs.ID, Token: inst.Token,
+				Status: simulator.AttemptAwaiting, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.attemptTTL),
 			}
 			inst.AttemptID = a.ID
 			cs.CurrentAttemptID = a.ID

@@ -57,11 +57,11 @@ func endSpan(sp Span, err error) {
 // deliveries join the trace of the request or job that caused them.
 func (s *Service) update(ctx context.Context, fn func(tx simulator.Tx) error) error {
 	if s.tracer == nil || ctx == nil || !s.tracer.Traced(ctx) {
-		return s.Store.Update(fn)
+		return s.store.Update(fn)
 	}
 	cause := s.tracer.TraceParent(ctx)
 	_, sp := s.tracer.Start(ctx, spanCommit)
-	err := s.Store.Update(func(tx simulator.Tx) error { return fn(tracedTx{Tx: tx, cause: cause}) })
+	err := s.store.Update(func(tx simulator.Tx) error { return fn(tracedTx{Tx: tx, cause: cause}) })
 	sp.End(err)
 	return err
 }
@@ -83,10 +83,10 @@ func (t tracedTx) AppendEvent(e *simulator.Event) error {
 // that matches p) under a scenario.match span.
 func (s *Service) decide(ctx context.Context, tenantID string, p *simulator.Payment) simulator.AuthorizeDecision {
 	if s.tracer == nil {
-		return s.Processor.Authorize(ctx, tenantID, p)
+		return s.processor.Authorize(ctx, tenantID, p)
 	}
 	ctx, sp := s.tracer.Start(ctx, spanRuleMatch)
-	d := s.Processor.Authorize(ctx, tenantID, p)
+	d := s.processor.Authorize(ctx, tenantID, p)
 	sp.SetAttr("paysandbox.payment.id", p.ID)
 	sp.SetAttr("paysandbox.scenario.rule", d.Rule)
 	if d.Why != "" {

@@ -31,7 +31,7 @@ func (s *Service) Vault(ctx context.Context, t *simulator.Tenant, token, custome
 		}
 	}
 	var out *simulator.Instrument
-	err = s.Store.Update(func(tx simulator.Tx) error {
+	err = s.store.Update(func(tx simulator.Tx) error {
 		in, err := tx.Instrument(t.ID, token)
 		if err != nil {
 			return err
@@ -62,7 +62,7 @@ func (s *Service) Vault(ctx context.Context, t *simulator.Tenant, token, custome
 // vaultSource reads the instrument token names, or the MULTI_USE instrument
 // it was already vaulted to (nil: no such token).
 func (s *Service) vaultSource(t *simulator.Tenant, token string) (src *simulator.Instrument, err error) {
-	err = s.Store.View(func(tx simulator.Tx) error {
+	err = s.store.View(func(tx simulator.Tx) error {
 		in, err := tx.Instrument(t.ID, token)
 		if err != nil {
 			return err
@@ -97,7 +97,7 @@ func (s *Service) checkAttemptToken(t *simulator.Tenant, in *simulator.Instrumen
 		return nil
 	}
 	var a *simulator.Attempt
-	if err := s.Store.View(func(tx simulator.Tx) (err error) { a, err = tx.Attempt(t.ID, in.AttemptID); return }); err != nil {
+	if err := s.store.View(func(tx simulator.Tx) (err error) { a, err = tx.Attempt(t.ID, in.AttemptID); return }); err != nil {
 		return err
 	}
 	if a == nil || a.Status != simulator.AttemptApproved {
@@ -119,7 +119,7 @@ func (s *Service) vaultTx(tx simulator.Tx, t *simulator.Tenant, in *simulator.In
 		hasDefault = hasDefault || (e.Default && !e.Deleted)
 	}
 	v := &simulator.Instrument{
-		Token: s.IDs.NewID(simulator.IDPaymentToken), TenantID: t.ID, TokenType: simulator.TokenMultiUse,
+		Token: s.ids.NewID(simulator.IDPaymentToken), TenantID: t.ID, TokenType: simulator.TokenMultiUse,
 		Card: in.Card, ExpiryMonth: in.ExpiryMonth, ExpiryYear: in.ExpiryYear,
 		CardholderName: in.CardholderName, CVVGiven: in.CVVGiven, AnalyticsID: in.AnalyticsID, CreatedAt: s.now(t),
 		CustomerID: customerID, SourceToken: in.Token, Default: !hasDefault,
@@ -134,7 +134,7 @@ func (s *Service) vaultTx(tx simulator.Tx, t *simulator.Tenant, in *simulator.In
 // Instruments lists a customer's saved (not deleted) payment methods, oldest first.
 func (s *Service) Instruments(t *simulator.Tenant, customerID string) ([]*simulator.Instrument, error) {
 	var out []*simulator.Instrument
-	err := s.Store.View(func(tx simulator.Tx) error {
+	err := s.store.View(func(tx simulator.Tx) error {
 		all, err := tx.InstrumentsByCustomer(t.ID, customerID)
 		for _, in := range all {
 			if !in.Deleted {
@@ -162,7 +162,7 @@ func vaulted(tx simulator.Tx, t *simulator.Tenant, token string) (*simulator.Ins
 // DeleteInstrument deletes a saved payment method. Errors: InvalidPaymentInstrumentToken.
 func (s *Service) DeleteInstrument(t *simulator.Tenant, token string) (*simulator.Instrument, error) {
 	var out *simulator.Instrument
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		in, err := vaulted(tx, t, token)
 		if err != nil {
 			return err
@@ -178,7 +178,7 @@ func (s *Service) DeleteInstrument(t *simulator.Tenant, token string) (*simulato
 // Errors: InvalidPaymentInstrumentToken.
 func (s *Service) SetDefaultInstrument(t *simulator.Tenant, token string) (*simulator.Instrument, error) {
 	var out *simulator.Instrument
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		in, err := vaulted(tx, t, token)
 		if err != nil {
 			return err

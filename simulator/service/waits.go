@@ -16,7 +16,7 @@ type waitHub struct {
 }
 
 // subscribe registers a wait on payment id; the channel is closed at its
-// next change. The number of waits is bounded by Service.Held, per tenant.
+// next change. The number of waits is bounded by Service.Held(), per tenant.
 func (h *waitHub) subscribe(id string) chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -84,7 +84,7 @@ func (s *Service) WaitForStatus(ctx context.Context, t *simulator.Tenant, id str
 		}
 		return p, err
 	}
-	release, err := s.Held.Acquire(t.ID)
+	release, err := s.held.Acquire(t.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (s *Service) WaitForStatus(ctx context.Context, t *simulator.Tenant, id str
 		case <-ctx.Done():
 			s.waits.release(id, ch)
 			return nil, simulator.Errorf(simulator.CodeWaitTimeout, "The wait was cancelled").WithPayment(p)
-		case <-s.Held.Stopping():
+		case <-s.held.Stopping():
 			s.waits.release(id, ch)
 			if p, done, err := s.waitCheck(t, id, status); done {
 				return p, err
@@ -138,8 +138,8 @@ func (s *Service) waitCheck(t *simulator.Tenant, id string, status simulator.Pay
 
 // Changed returns a channel closed at the tenant's next change (see
 // simulator.ChangeFeed).
-func (s *Service) Changed(tenantID string) <-chan struct{} { return s.Store.Changes().Next(tenantID) }
+func (s *Service) Changed(tenantID string) <-chan struct{} { return s.store.Changes().Next(tenantID) }
 
 // NoteChange signals a change of what the tenant sees that the store does not
 // hold (the request journal), so that live views refresh.
-func (s *Service) NoteChange(tenantID string) { s.Store.Changes().Notify(tenantID) }
+func (s *Service) NoteChange(tenantID string) { s.store.Changes().Notify(tenantID) }

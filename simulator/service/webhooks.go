@@ -12,7 +12,7 @@ import (
 // its JobKind) or a webhook attempt (Kind "webhook"). At is the instant on
 // the tenant clock the work ran at (a webhook attempt's signedAt and log
 // time). Pending marks a webhook attempt still in flight when the advance
-// stopped waiting (Service.AdvanceWait); it finishes on its own and is
+// stopped waiting (Config.AdvanceWait); it finishes on its own and is
 // recorded at At.
 type Fired struct {
 	Kind      string
@@ -100,7 +100,7 @@ func CheckWebhookEndpoint(p simulator.EndpointPolicy, raw string) error {
 
 // CheckWebhookEndpoint checks raw with the service's EndpointPolicy.
 func (s *Service) CheckWebhookEndpoint(raw string) error {
-	return CheckWebhookEndpoint(s.Endpoints, raw)
+	return CheckWebhookEndpoint(s.endpoints, raw)
 }
 
 // WebhookURLError is the 422 of an endpoint that CheckWebhookEndpoint
@@ -149,7 +149,7 @@ func (s *Service) SetWebhookEndpoint(t *simulator.Tenant, url string, version si
 func (s *Service) RotateSecret(t *simulator.Tenant) (*simulator.Tenant, error) {
 	return s.updateTenant(t, func(cur *simulator.Tenant) {
 		cur.PreviousSecret, cur.PreviousUntil = cur.SigningSecret, s.now(cur).Add(24*time.Hour)
-		cur.SigningSecret = "whsec_" + s.IDs.NewID(simulator.IDSecret)
+		cur.SigningSecret = "whsec_" + s.ids.NewID(simulator.IDSecret)
 	})
 }
 
@@ -160,7 +160,7 @@ func (s *Service) SetWebhookChaos(t *simulator.Tenant, c *simulator.WebhookChaos
 
 func (s *Service) updateTenant(t *simulator.Tenant, fn func(cur *simulator.Tenant)) (*simulator.Tenant, error) {
 	var out *simulator.Tenant
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
 			return err
@@ -184,20 +184,50 @@ func (s *Service) Events(t *simulator.Tenant, q simulator.EventQuery) ([]*simula
 		q.Limit = 100
 	}
 	var out []*simulator.Event
-	err := s.Store.View(func(tx simulator.Tx) (err error) { out, err = tx.Events(t.ID, q); return })
+	err := s.store.View(func(tx simulator.Tx) (err error) { out, err = tx.Events(t.ID, q); return })
 	return out, err
 }
 
 // Event reads one event. Errors: NotFound.
 func (s *Service) Event(t *simulator.Tenant, id string) (*simulator.Event, error) {
 	var ev *simulator.Event
-	if err := s.Store.View(func(tx simulator.Tx) (err error) { ev, err = tx.Event(t.ID, id); return }); err != nil {
+	if err := s.store.View(func(tx simulator.Tx) (err error) { ev, err = tx.Event(t.ID, id); return }); err != nil {
 		return nil, err
 	}
 	if ev == nil {
 		return nil, simulator.Errorf(simulator.CodeNotFound, "No webhook event %q in this tenant", id)
 	}
 	return ev, nil
+}
+
+// EventDetails lists the tenant's events as Events does, each as Event
+// reads it (with what its body is rendered from), in one read transaction.
+// Errors: RequestValidationError.
+func (s *Service) EventDetails(t *simulator.Tenant, q simulator.EventQuery) ([]*simulator.Event, error) {
+	if errs := validEventQuery(q); len(errs) > 0 {
+		return nil, simulator.ValidationError("WebhookEventsQuery", errs...)
+	}
+	if q.Limit == 0 {
+		q.Limit = 100
+	}
+	var out []*simulator.Event
+	err := s.store.View(func(tx simulator.Tx) error {
+		list, err := tx.Events(t.ID, q)
+		for _, ev := range list {
+			if err != nil {
+				break
+			}
+			var full *simulator.Event
+			if full, err = tx.Event(t.ID, ev.ID); full != nil {
+				out = append(out, full)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // RecordAttempt stores attempt a of event id and, in the same transaction,
@@ -210,7 +240,7 @@ func (s *Service) Event(t *simulator.Tenant, id string) (*simulator.Event, error
 // when it is gone).
 func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt) (*simulator.Event, error) {
 	var out *simulator.Event
-	err := s.Store.Update(func(tx simulator.Tx) error {
+	err := s.store.Update(func(tx simulator.Tx) error {
 		ev, err := tx.EventRecord(tenantID, id)
 		if err != nil || ev == nil {
 			return err
@@ -277,7 +307,7 @@ func (s *Service) PruneEvents(t *simulator.Tenant, r Retention) (int, error) {
 	total := 0
 	for {
 		n := 0
-		err := s.Store.Update(func(tx simulator.Tx) (err error) {
+		err := s.store.Update(func(tx simulator.Tx) (err error) {
 			n, err = tx.PruneEvents(t.ID, r.Keep, before)
 			return err
 		})
@@ -329,7 +359,7 @@ func (s *Service) WaitEvent(ctx context.Context, t *simulator.Tenant, q simulato
 	if ev, ok, err := found(); err != nil || ok {
 		return ev, err
 	}
-	release, err := s.Held.Acquire(t.ID)
+	release, err := s.held.Acquire(t.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +381,7 @@ func (s *Service) WaitEvent(ctx context.Context, t *simulator.Tenant, q simulato
 		case <-deadline.C:
 			s.waits.release(key, ch)
 			return nil, timedOut()
-		case <-s.Held.Stopping(): // shutdown: answer the current state
+		case <-s.held.Stopping(): // shutdown: answer the current state
 			s.waits.release(key, ch)
 			return nil, timedOut()
 		case <-ctx.Done():
