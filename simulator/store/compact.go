@@ -59,25 +59,8 @@ type payRec struct {
 	FinalCaptured bool                `json:"finalCaptured,omitempty"`
 	Transactions  []txnRec            `json:"transactions"`
 	Authorized    *int64              `json:"authorized,omitempty"` // nil: the amount (every earlier record has it)
-	RiskData      *simulator.RiskData `json:"riskData,omitempty"`   // when not what riskOf derives
-	Risk          bool                `json:"rk,omitempty"`         // riskData is riskOf(payment)
-}
-
-// riskOf is the riskData an authorization records (see Service.runSteps):
-// it follows from whether 3DS ran and whether a CVV came with the card.
-func riskOf(p *simulator.Payment) simulator.RiskData {
-	pre, cvv := "ACCEPT", "NOT_PROVIDED"
-	if p.PaymentMethod.ThreeDSecure != nil {
-		pre = "THREE_DS"
-	}
-	if p.CVVGiven {
-		cvv = "MATCHED"
-	}
-	return simulator.RiskData{
-		FraudChecks: &simulator.FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
-		CVVCheck:    &simulator.RiskCheck{Source: "PROCESSOR", Result: cvv},
-		AVSCheck:    &simulator.AVSCheck{Source: "PROCESSOR", Result: simulator.AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
-	}
+	RiskData      *simulator.RiskData `json:"riskData,omitempty"`   // when not payment.AuthorizationRisk()
+	Risk          bool                `json:"rk,omitempty"`         // riskData is payment.AuthorizationRisk()
 }
 
 func sameRisk(a, b *simulator.RiskData) bool {
@@ -315,7 +298,7 @@ func payRecOf(p *simulator.Payment) *payRec {
 		rec.PaymentMethod.Data = &d
 	}
 	if p.RiskData != nil {
-		if d := riskOf(p); sameRisk(&d, p.RiskData) {
+		if sameRisk(p.AuthorizationRisk(), p.RiskData) {
 			rec.Risk = true
 		} else {
 			rec.RiskData = p.RiskData
@@ -376,8 +359,7 @@ func (rec *payRec) payment(tid string) (*simulator.Payment, error) {
 	}
 	p.RiskData = rec.RiskData
 	if rec.Risk {
-		d := riskOf(&p)
-		p.RiskData = &d
+		p.RiskData = p.AuthorizationRisk()
 	}
 	if rec.PL != nil {
 		p.Plan = rec.PL.plan()
