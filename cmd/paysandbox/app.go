@@ -14,13 +14,11 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/dashboard"
-	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
-	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -96,7 +94,7 @@ func Open(cfg Config, opt AppOptions) (*App, error) {
 		closeLog(logBuf)
 		return nil, err
 	}
-	catalog, err := cards.Parse(fixtures.Cards)
+	catalog, err := store.ShippedCards()
 	if err != nil {
 		closeLog(logBuf)
 		return nil, fmt.Errorf("card catalogue: %w", err)

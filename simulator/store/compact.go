@@ -28,21 +28,20 @@ import (
 // The wire is unaffected: these are storage types only, and the domain
 // values they decode to are the ones the earlier format decoded to.
 
-var (
-	catalogOnce sync.Once
-	catalog     *cards.Catalog
-)
+// ShippedCards is the built-in test-card catalogue (fixtures.Cards), parsed
+// once per process: the store keeps cards by reference into it, and the
+// composition root hands the same catalogue to the service, which identifies
+// cards with it, so the two cannot disagree.
+var ShippedCards = sync.OnceValues(func() (*cards.Catalog, error) { return cards.Parse(fixtures.Cards) })
 
-// shippedCards is the built-in test-card catalogue (the one the server identifies
-// cards with); nil if it does not parse, and then every card is stored whole.
+// shippedCards is ShippedCards, or nil if it does not parse (then every card
+// is stored whole).
 func shippedCards() *cards.Catalog {
-	catalogOnce.Do(func() {
-		c, err := cards.Parse(fixtures.Cards)
-		if err == nil {
-			catalog = c
-		}
-	})
-	return catalog
+	c, err := ShippedCards()
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // payRec is a payment as stored. Its own fields shadow the embedded
