@@ -151,10 +151,10 @@ func withDefaults(cfg Config, opt AppOptions) (Config, AppOptions) {
 		opt.LogOut = os.Stderr
 	}
 	if cfg.ShutdownTimeout == 0 { // zero values of the limits are their defaults
-		cfg.ShutdownTimeout = 5 * time.Second
+		cfg.ShutdownTimeout = httpapi.DefaultShutdownTimeout
 	}
 	if cfg.MaxConnections == 0 {
-		cfg.MaxConnections = 4096
+		cfg.MaxConnections = httpapi.DefaultMaxConnections
 	}
 	if opt.Clock == nil {
 		opt.Clock = clock.Real{}
