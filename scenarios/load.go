@@ -44,7 +44,6 @@ var (
 	captureStatuses = []string{"SETTLED", "SETTLING", "FAILED"}
 	settleStatuses  = []string{"SETTLED", "FAILED"}
 	refundStatuses  = []string{"SETTLED", "FAILED", "PENDING"}
-	disputeStatuses = []string{"CHALLENGED", "ACCEPTED", "WON", "LOST", "EXPIRED", "CANCELLED"}
 	threeDSValues   = map[string]simulator.ThreeDSProfile{
 		"challenge": simulator.ThreeDSChallenge, "frictionless-pass": simulator.ThreeDSFrictionlessPass,
 		"frictionless-fail": simulator.ThreeDSFrictionlessFail, "none": simulator.ThreeDSNone,
@@ -812,13 +811,14 @@ func (l *loader) dispute(n *yaml.Node) *simulator.DisputeDecision {
 				var st simulator.DisputeStep
 				l.mapping(sn, "a dispute.then step", thenKeys, func(key string, k, v *yaml.Node) {
 					if key == "status" {
-						st.Status, _ = l.enum(v, "dispute.then status", disputeStatuses)
+						s, _ := l.enum(v, "dispute.then status", simulator.Names(simulator.DisputeMoves))
+						st.Status = simulator.DisputeStatus(s)
 					} else {
 						st.After, _ = l.duration(v, "dispute.then after")
 					}
 				})
 				if sn.Kind == yaml.MappingNode && st.Status == "" && !hasKey(sn, "status") {
-					l.bad(sn, "a dispute.then step needs a status (%s)", strings.Join(disputeStatuses, ", "))
+					l.bad(sn, "a dispute.then step needs a status (%s)", strings.Join(simulator.Names(simulator.DisputeMoves), ", "))
 				}
 				d.Then = append(d.Then, st)
 			}

@@ -440,7 +440,7 @@ type disputeCardNetworkDTO struct {
 
 func toDisputeStatus(ev *simulator.Event, d *simulator.Dispute, signedAt string, v simulator.APIVersion) disputeStatusDTO {
 	return disputeStatusDTO{
-		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: string(v), Type: d.Type, Status: d.Status,
+		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: string(v), Type: d.Type, Status: string(d.Status),
 		PrimerAccountID: ev.TenantID, TransactionID: d.TransactionID, OrderID: d.OrderID, PaymentID: d.PaymentID,
 		PaymentMethod: disputePaymentMethodDTO{
 			PaymentMethodType: d.PaymentMethodType, PaymentMethodData: disputeCardNetworkDTO{Network: d.Network},

@@ -243,6 +243,9 @@ func TestSnapshotRefusesWhatTheAPICannotMake(t *testing.T) {
 		{"an unknown job kind", func(s *snapshot.Snapshot) { s.Data.Jobs[0].Kind = "mine-bitcoin" }, "$.data.jobs[0].kind"},
 		{"an unknown attempt status", func(s *snapshot.Snapshot) { s.Data.Attempts[0].Status = "MAYBE" }, "$.data.attempts[0].status"},
 		{"an unknown dispute status", func(s *snapshot.Snapshot) { s.Data.Disputes[0].Status = "SHRUG" }, "$.data.disputes[0].status"},
+		{"a dispute step back to OPEN", func(s *snapshot.Snapshot) {
+			s.Data.Disputes[0].Then = []simulator.DisputeStep{{Status: simulator.DisputeWon}, {Status: simulator.DisputeOpen}}
+		}, "$.data.disputes[0].then[1].status"},
 		{"a negative report count", func(s *snapshot.Snapshot) {
 			var rc simulator.ReportCounts
 			require.NoError(t, json.Unmarshal(s.Report, &rc))

@@ -441,9 +441,9 @@ func checkLiveDispute(path string, d *simulator.Dispute, ix *snapshotIndex) *sna
 	if d.Amount < 0 || d.Amount > p.Amount {
 		return problemf(path+".amount", "a dispute's amount is from 0 to its payment's amount (%d)", p.Amount)
 	}
-	for i, st := range d.Then {
-		if !slices.Contains(simulator.DisputeStatuses, st.Status) {
-			return problemf(fmt.Sprintf("%s.then[%d].status", path, i), "unknown dispute status %q", st.Status)
+	for i, st := range d.Then { // a step moves the dispute, as a scenario's dispute.then
+		if prob := enumProblem(fmt.Sprintf("%s.then[%d].status", path, i), st.Status, simulator.DisputeMoves); prob != nil {
+			return prob
 		}
 	}
 	return nil

@@ -186,8 +186,8 @@ type disputeShort struct {
 }
 
 type disputeStepShort struct {
-	Status string        `json:"s,omitempty"`
-	After  time.Duration `json:"af,omitempty"`
+	Status simulator.DisputeStatus `json:"s,omitempty"`
+	After  time.Duration           `json:"af,omitempty"`
 }
 
 func shortAccount(a simulator.ProcessorAccount) accountShort {
