@@ -53,9 +53,6 @@ var (
 	declineCodes = []string{"ERROR", "INVALID_CARD_NUMBER", "EXPIRED_CARD", "LOST_OR_STOLEN_CARD",
 		"SUSPECTED_FRAUD", "UNKNOWN", "REFER_TO_CARD_ISSUER", "DO_NOT_HONOR", "INSUFFICIENT_FUNDS",
 		"WITHDRAWAL_LIMIT_EXCEEDED", "ISSUER_TEMPORARILY_UNAVAILABLE", "AUTHENTICATION_REQUIRED", "DECLINED"}
-	networks = []string{"AMEX", "DANKORT", "DINERS_CLUB", "DISCOVER", "EFTPOS", "ENROUTE", "ELO",
-		"HIPER", "INTERAC", "JCB", "MAESTRO", "MASTERCARD", "MIR", "PRIVATE_LABEL", "UNIONPAY", "VISA",
-		"CARTES_BANCAIRES", "OTHER"}
 )
 
 // Keys of each mapping, in the order the reference lists them.
@@ -473,7 +470,7 @@ func (l *loader) when(n *yaml.Node, doc *Doc) When {
 			}
 		case "network":
 			for _, nn := range list(v) {
-				if s, ok := l.enum(nn, "network", networks); ok {
+				if s, ok := l.enum(nn, "network", simulator.CardNetworks); ok {
 					w.Networks = append(w.Networks, s)
 				}
 			}

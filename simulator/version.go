@@ -185,9 +185,9 @@ func DifferencesOf(v APIVersion) []VersionDifference {
 // previously vaulted card, ECOMMERCE for a one-off.
 func LegacyPaymentType(vaulted bool) string {
 	if vaulted {
-		return "UNSCHEDULED"
+		return PaymentTypeUnscheduled
 	}
-	return "ECOMMERCE"
+	return PaymentTypeEcommerce
 }
 
 // RequestTimeout is the request timeout of a merchant-API request made with
