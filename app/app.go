@@ -14,13 +14,11 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/dashboard"
-	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
-	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -104,7 +102,7 @@ func Open(cfg Config, opt Options) (*App, error) {
 		closeLog(logBuf)
 		return nil, err
 	}
-	catalog, err := cards.Parse(fixtures.Cards)
+	catalog, err := store.ShippedCards()
 	if err != nil {
 		closeLog(logBuf)
 		return nil, fmt.Errorf("card catalogue: %w", err)
@@ -165,10 +163,10 @@ func withDefaults(cfg Config, opt Options) (Config, Options) {
 		opt.LogOut = os.Stderr
 	}
 	if cfg.ShutdownTimeout == 0 { // zero values of the limits are their defaults
-		cfg.ShutdownTimeout = 5 * time.Second
+		cfg.ShutdownTimeout = httpapi.DefaultShutdownTimeout
 	}
 	if cfg.MaxConnections == 0 {
-		cfg.MaxConnections = 4096
+		cfg.MaxConnections = httpapi.DefaultMaxConnections
 	}
 	if opt.Clock == nil {
 		opt.Clock = clock.Real{}

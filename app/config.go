@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
+	"github.com/paysandbox/paysandbox/simulator/store"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -191,13 +193,13 @@ func (c Config) checkServer(bad complain) {
 		bad("snapshot_max_bytes: %d must not be negative (0: the default, %d)", c.SnapshotMaxBytes, httpapi.DefaultSnapshotMaxBytes)
 	}
 	if c.JournalSize < 0 || c.JournalSize > 100000 {
-		bad("journal_size: %d is not from 0 (the default, 500) to 100000", c.JournalSize)
+		bad("journal_size: %d is not from 0 (the default, %d) to 100000", c.JournalSize, httpapi.DefaultJournalSize)
 	}
 	if c.TenantIdleClose < 0 {
-		bad("tenant_idle_close: %s must not be negative (0: the default, 5m)", c.TenantIdleClose)
+		bad("tenant_idle_close: %s must not be negative (0: the default, %s)", c.TenantIdleClose, ShortDuration(store.DefaultIdleClose))
 	}
 	if c.MaxOpenTenants < 0 {
-		bad("max_open_tenants: %d must not be negative (0: the default, 256)", c.MaxOpenTenants)
+		bad("max_open_tenants: %d must not be negative (0: the default, %d)", c.MaxOpenTenants, store.DefaultMaxOpen)
 	}
 	switch c.Fsync {
 	case "always", "everysecond", "never":
@@ -297,4 +299,18 @@ func (c Config) checkTenants(bad complain) {
 			}
 		}
 	}
+}
+
+// ShortDuration writes d in the largest of h, m and s that counts it in a
+// whole number of at least 2 (168h, 15m, 90s, 60s), else as Go does.
+func ShortDuration(d time.Duration) string {
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if d%u.unit == 0 && d/u.unit >= 2 {
+			return strconv.FormatInt(int64(d/u.unit), 10) + u.name
+		}
+	}
+	return d.String()
 }

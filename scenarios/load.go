@@ -44,7 +44,6 @@ var (
 	captureStatuses = []string{"SETTLED", "SETTLING", "FAILED"}
 	settleStatuses  = []string{"SETTLED", "FAILED"}
 	refundStatuses  = []string{"SETTLED", "FAILED", "PENDING"}
-	disputeStatuses = []string{"CHALLENGED", "ACCEPTED", "WON", "LOST", "EXPIRED", "CANCELLED"}
 	threeDSValues   = map[string]simulator.ThreeDSProfile{
 		"challenge": simulator.ThreeDSChallenge, "frictionless-pass": simulator.ThreeDSFrictionlessPass,
 		"frictionless-fail": simulator.ThreeDSFrictionlessFail, "none": simulator.ThreeDSNone,
@@ -54,9 +53,6 @@ var (
 	declineCodes = []string{"ERROR", "INVALID_CARD_NUMBER", "EXPIRED_CARD", "LOST_OR_STOLEN_CARD",
 		"SUSPECTED_FRAUD", "UNKNOWN", "REFER_TO_CARD_ISSUER", "DO_NOT_HONOR", "INSUFFICIENT_FUNDS",
 		"WITHDRAWAL_LIMIT_EXCEEDED", "ISSUER_TEMPORARILY_UNAVAILABLE", "AUTHENTICATION_REQUIRED", "DECLINED"}
-	networks = []string{"AMEX", "DANKORT", "DINERS_CLUB", "DISCOVER", "EFTPOS", "ENROUTE", "ELO",
-		"HIPER", "INTERAC", "JCB", "MAESTRO", "MASTERCARD", "MIR", "PRIVATE_LABEL", "UNIONPAY", "VISA",
-		"CARTES_BANCAIRES", "OTHER"}
 )
 
 // Keys of each mapping, in the order the reference lists them.
@@ -474,7 +470,7 @@ func (l *loader) when(n *yaml.Node, doc *Doc) When {
 			}
 		case "network":
 			for _, nn := range list(v) {
-				if s, ok := l.enum(nn, "network", networks); ok {
+				if s, ok := l.enum(nn, "network", simulator.CardNetworks); ok {
 					w.Networks = append(w.Networks, s)
 				}
 			}
@@ -812,13 +808,14 @@ func (l *loader) dispute(n *yaml.Node) *simulator.DisputeDecision {
 				var st simulator.DisputeStep
 				l.mapping(sn, "a dispute.then step", thenKeys, func(key string, k, v *yaml.Node) {
 					if key == "status" {
-						st.Status, _ = l.enum(v, "dispute.then status", disputeStatuses)
+						s, _ := l.enum(v, "dispute.then status", simulator.Names(simulator.DisputeMoves))
+						st.Status = simulator.DisputeStatus(s)
 					} else {
 						st.After, _ = l.duration(v, "dispute.then after")
 					}
 				})
 				if sn.Kind == yaml.MappingNode && st.Status == "" && !hasKey(sn, "status") {
-					l.bad(sn, "a dispute.then step needs a status (%s)", strings.Join(disputeStatuses, ", "))
+					l.bad(sn, "a dispute.then step needs a status (%s)", strings.Join(simulator.Names(simulator.DisputeMoves), ", "))
 				}
 				d.Then = append(d.Then, st)
 			}

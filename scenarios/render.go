@@ -191,7 +191,7 @@ func (r *Rule) wire() wireRule {
 	if d := r.Dispute; d != nil {
 		w.Dispute = &wireDispute{After: FormatDuration(d.After), Reason: d.Reason, Amount: d.Amount}
 		for _, st := range d.Then {
-			w.Dispute.Then = append(w.Dispute.Then, wireThen{Status: st.Status, After: FormatDuration(st.After)})
+			w.Dispute.Then = append(w.Dispute.Then, wireThen{Status: string(st.Status), After: FormatDuration(st.After)})
 		}
 	}
 	return w

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -99,10 +100,46 @@ func NextRetry(n int, failedAt time.Time) (time.Time, bool) {
 	return failedAt.Add(RetryDelays[n-1]), true
 }
 
-// Dispute statuses and types (vendor DisputeStatusWebhookPayload).
+// DisputeStatus is a dispute's status (vendor DisputeStatusWebhookPayload).
+// A dispute opens OPEN; the control plane and a scenario's dispute.then move
+// it to any of DisputeMoves, from whatever status it has.
+type DisputeStatus string
+
+// The dispute statuses.
+const (
+	DisputeOpen       DisputeStatus = "OPEN"
+	DisputeChallenged DisputeStatus = "CHALLENGED"
+	DisputeAccepted   DisputeStatus = "ACCEPTED"
+	DisputeWon        DisputeStatus = "WON"
+	DisputeLost       DisputeStatus = "LOST"
+	DisputeExpired    DisputeStatus = "EXPIRED"
+	DisputeCancelled  DisputeStatus = "CANCELLED"
+)
+
+// DisputeStatuses lists every dispute status, the one a dispute opens with
+// first; DisputeMoves the ones it can be moved to.
 var (
-	DisputeStatuses = []string{"OPEN", "CHALLENGED", "ACCEPTED", "WON", "LOST", "EXPIRED", "CANCELLED"}
-	DisputeTypes    = []string{"DISPUTE", "RETRIEVAL", "PREARBITRATION"}
+	DisputeStatuses = []DisputeStatus{DisputeOpen, DisputeChallenged, DisputeAccepted, DisputeWon, DisputeLost, DisputeExpired, DisputeCancelled}
+	DisputeMoves    = DisputeStatuses[1:]
+)
+
+// IsMove reports whether a dispute can be moved to s (any status but OPEN,
+// whatever its current one).
+func (s DisputeStatus) IsMove() bool { return slices.Contains(DisputeMoves, s) }
+
+// Names is a list of enum values as strings (for schemas, completion and
+// messages).
+func Names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// Dispute types and reasons (vendor DisputeStatusWebhookPayload).
+var (
+	DisputeTypes = []string{"DISPUTE", "RETRIEVAL", "PREARBITRATION"}
 	// DisputeReasons are the reasons the shipped scenarios and the
 	// dashboard use, the first the default. The vendor's reason is free
 	// text: any other is kept as given.
@@ -123,7 +160,7 @@ type Dispute struct {
 	ProcessorMerchantID string        `json:"processorMerchantId,omitempty"`
 	PaymentMethodType   string        `json:"paymentMethodType,omitempty"`
 	Network             string        `json:"network,omitempty"`
-	Status              string        `json:"status"`
+	Status              DisputeStatus `json:"status"`
 	Type                string        `json:"type"`
 	OpenedAt            time.Time     `json:"openedAt"`
 	UpdatedAt           time.Time     `json:"updatedAt"`

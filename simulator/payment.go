@@ -183,6 +183,27 @@ type RequiredAction struct {
 	ClientToken string `json:"clientToken,omitempty"`
 }
 
+// AuthorizationRisk is the riskData an authorization records (authorized
+// or declined by a processor): the fraud check (THREE_DS before
+// authorization when the payment asked for 3DS), the CVV check (MATCHED when
+// a CVV came with the card; vaulted, merchant-initiated payments and cards
+// sent without one are NOT_PROVIDED) and the AVS check. The store keeps a
+// payment whose riskData is this by a flag only.
+func (p *Payment) AuthorizationRisk() *RiskData {
+	pre, cvv := "ACCEPT", "NOT_PROVIDED"
+	if p.PaymentMethod.ThreeDSecure != nil {
+		pre = "THREE_DS"
+	}
+	if p.CVVGiven {
+		cvv = "MATCHED"
+	}
+	return &RiskData{
+		FraudChecks: &FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
+		CVVCheck:    &RiskCheck{Source: "PROCESSOR", Result: cvv},
+		AVSCheck:    &AVSCheck{Source: "PROCESSOR", Result: AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
+	}
+}
+
 // RiskData is riskData of a payment.
 type RiskData struct {
 	FraudChecks *FraudChecks `json:"fraudChecks,omitempty"`

@@ -285,10 +285,10 @@ type DisputeDecision struct {
 	Then []DisputeStep
 }
 
-// DisputeStep moves an open dispute to Status (CHALLENGED, ACCEPTED, WON,
-// LOST, EXPIRED, CANCELLED) After the previous step, on the tenant clock.
+// DisputeStep moves an open dispute to Status (one of DisputeMoves) After
+// the previous step, on the tenant clock.
 type DisputeStep struct {
-	Status string
+	Status DisputeStatus
 	After  time.Duration
 }
 

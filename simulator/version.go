@@ -185,9 +185,9 @@ func DifferencesOf(v APIVersion) []VersionDifference {
 // previously vaulted card, ECOMMERCE for a one-off.
 func LegacyPaymentType(vaulted bool) string {
 	if vaulted {
-		return "UNSCHEDULED"
+		return PaymentTypeUnscheduled
 	}
-	return "ECOMMERCE"
+	return PaymentTypeEcommerce
 }
 
 // RequestTimeout is the request timeout of a merchant-API request made with
@@ -213,15 +213,25 @@ type WebhookDifference struct {
 	Why string `json:"why"`
 }
 
+// The members of webhook bodies that differ by version (the Path of
+// WebhookDifferences' rows).
+const (
+	WebhookVersionMember     = "version"
+	WebhookAuthorizationCode = "payment.transactions[].authorizationCode"
+	WebhookTransactionEvents = "payment.transactions[].events"
+	WebhookCustomer          = "payment.customer"
+	WebhookIsVaulted         = "payment.paymentMethod.isVaulted"
+)
+
 // WebhookDifferences is the one table of how webhook bodies of the older
 // versions differ from 2.4's, newest first; the webhook renderer, its
 // docs and the migration notes read it.
 var WebhookDifferences = []WebhookDifference{
-	{"version", "value", V24, "the body's version: the tenant's webhook version when the event was made"},
-	{"payment.transactions[].authorizationCode", "absent", V24, "added by 2.4 (interface spec, versioning table)"},
-	{"payment.transactions[].events", "absent", V24, "2.4 carries transactions.events in place of processor data (interface spec, versioning table); the processor identifiers processorTransactionId and processorMerchantId stay on every version, as the vendor webhooks OpenAPI shows them"},
-	{"payment.customer", "absent", V22, "2.1 payment-status bodies carry no customer object (vendor payment-status webhook migration guide)"},
-	{"payment.paymentMethod.isVaulted", "absent", V22, "2.1 payment-status bodies carry no paymentMethod.isVaulted (vendor payment-status webhook migration guide)"},
+	{WebhookVersionMember, "value", V24, "the body's version: the tenant's webhook version when the event was made"},
+	{WebhookAuthorizationCode, "absent", V24, "added by 2.4 (interface spec, versioning table)"},
+	{WebhookTransactionEvents, "absent", V24, "2.4 carries transactions.events in place of processor data (interface spec, versioning table); the processor identifiers processorTransactionId and processorMerchantId stay on every version, as the vendor webhooks OpenAPI shows them"},
+	{WebhookCustomer, "absent", V22, "2.1 payment-status bodies carry no customer object (vendor payment-status webhook migration guide)"},
+	{WebhookIsVaulted, "absent", V22, "2.1 payment-status bodies carry no paymentMethod.isVaulted (vendor payment-status webhook migration guide)"},
 }
 
 // WebhookDifferencesOf lists the differences of webhook version v from the
@@ -234,4 +244,16 @@ func WebhookDifferencesOf(v APIVersion) []WebhookDifference {
 		}
 	}
 	return out
+}
+
+// WebhookDiffers reports whether webhook bodies of version v differ from the
+// current version's at member, as WebhookDifferences says (false for a member
+// the table does not name).
+func (v APIVersion) WebhookDiffers(member string) bool {
+	for _, d := range WebhookDifferences {
+		if d.Path == member {
+			return v.Or().Before(d.Below)
+		}
+	}
+	return false
 }

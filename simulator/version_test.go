@@ -71,3 +71,32 @@ func TestLegacyPaymentType(t *testing.T) {
 	assert.Equal(t, "UNSCHEDULED", simulator.LegacyPaymentType(true))
 	assert.Equal(t, "ECOMMERCE", simulator.LegacyPaymentType(false))
 }
+
+// TestWebhookDiffers: each member the renderer asks about is a row of
+// simulator.WebhookDifferences, and the answer is the row's: every version before
+// Below differs, the current one never; a member the table does not name
+// never differs.
+func TestWebhookDiffers(t *testing.T) {
+	members := []string{simulator.WebhookVersionMember, simulator.WebhookAuthorizationCode, simulator.WebhookTransactionEvents, simulator.WebhookCustomer, simulator.WebhookIsVaulted}
+	paths := make([]string, len(simulator.WebhookDifferences))
+	for i, d := range simulator.WebhookDifferences {
+		paths[i] = d.Path
+	}
+	assert.ElementsMatch(t, paths, members, "one constant per row of simulator.WebhookDifferences")
+	tests := []struct {
+		v      simulator.APIVersion
+		member string
+		want   bool
+	}{
+		{simulator.V21, simulator.WebhookCustomer, true}, {simulator.V22, simulator.WebhookCustomer, false},
+		{simulator.V21, simulator.WebhookIsVaulted, true}, {simulator.V22, simulator.WebhookIsVaulted, false},
+		{simulator.V23, simulator.WebhookAuthorizationCode, true}, {simulator.V24, simulator.WebhookAuthorizationCode, false},
+		{simulator.V23, simulator.WebhookTransactionEvents, true}, {"", simulator.WebhookTransactionEvents, false},
+		{simulator.V21, "payment.unknown", false},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.v)+"/"+tc.member, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.v.WebhookDiffers(tc.member))
+		})
+	}
+}

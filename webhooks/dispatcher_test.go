@@ -56,7 +56,7 @@ func TestDisputeThenSteps(t *testing.T) {
 	ds, err := e.svc.Disputes(e.t, p.ID)
 	require.NoError(t, err)
 	require.Len(t, ds, 1)
-	assert.Equal(t, "OPEN", ds[0].Status)
+	assert.Equal(t, simulator.DisputeOpen, ds[0].Status)
 	assert.Equal(t, int64(400), ds[0].Amount)
 
 	_, fired, err = e.svc.AdvanceClockFired(ctx, e.t, 59*time.Minute)
@@ -66,7 +66,7 @@ func TestDisputeThenSteps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"dispute-status", "dispute-status"}, kinds(fired), "each step counts from the previous one")
 	ds, _ = e.svc.Disputes(e.t, p.ID)
-	assert.Equal(t, "WON", ds[0].Status)
+	assert.Equal(t, simulator.DisputeWon, ds[0].Status)
 
 	var statuses []string
 	for _, ev := range e.events(t) {

@@ -288,7 +288,7 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion) paymentDTO {
 		Transactions:  []transactionDTO{},
 		PaymentMethod: toPaymentMethodDTO(p.PaymentMethod, v),
 	}
-	if c := p.Customer; c != nil && !v.Before(simulator.V22) {
+	if c := p.Customer; c != nil && !v.WebhookDiffers(simulator.WebhookCustomer) {
 		out.Customer = &customerDTO{
 			EmailAddress: c.EmailAddress, MobileNumber: c.MobileNumber, FirstName: c.FirstName, LastName: c.LastName,
 			BillingAddress: toAddress(c.BillingAddress), ShippingAddress: toAddress(c.ShippingAddress),
@@ -304,12 +304,12 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion) paymentDTO {
 	return out
 }
 
-// toPaymentMethodDTO is the payment method of a body of version v (2.1 has
-// no isVaulted).
+// toPaymentMethodDTO is the payment method of a body of version v (without
+// isVaulted where WebhookDifferences says so).
 func toPaymentMethodDTO(pm simulator.PaymentMethod, v simulator.APIVersion) paymentMethodDTO {
 	card := pm.Data
 	var isVaulted *bool
-	if !v.Before(simulator.V22) {
+	if !v.WebhookDiffers(simulator.WebhookIsVaulted) {
 		isVaulted = &pm.IsVaulted
 	}
 	out := paymentMethodDTO{
@@ -341,8 +341,8 @@ func toPaymentMethodDTO(pm simulator.PaymentMethod, v simulator.APIVersion) paym
 	return out
 }
 
-// toTransactionDTO is one transaction of p in a body of version v (below
-// 2.4 without authorizationCode and events).
+// toTransactionDTO is one transaction of p in a body of version v (without
+// authorizationCode and events where WebhookDifferences says so).
 func toTransactionDTO(p *simulator.Payment, t simulator.Transaction, v simulator.APIVersion) transactionDTO {
 	td := transactionDTO{
 		Date: ts(t.Date), Amount: t.Amount, CurrencyCode: t.CurrencyCode, OrderID: p.OrderID,
@@ -351,12 +351,14 @@ func toTransactionDTO(p *simulator.Payment, t simulator.Transaction, v simulator
 		ProcessorStatus: string(t.ProcessorStatus), ProcessorStatusReason: toStatusReason(t.ProcessorStatusReason),
 		CardTokenType: t.CardTokenType, Reason: t.Reason,
 	}
-	if v.Before(simulator.V24) {
-		return td
+	if !v.WebhookDiffers(simulator.WebhookAuthorizationCode) {
+		td.AuthorizationCode = t.AuthorizationCode
 	}
-	td.AuthorizationCode, td.Events = t.AuthorizationCode, []eventDTO{}
-	for _, e := range t.Events {
-		td.Events = append(td.Events, eventDTO{ID: e.ID, Date: ts(e.Date), Type: e.Type, Amount: e.Amount, Final: e.Final})
+	if !v.WebhookDiffers(simulator.WebhookTransactionEvents) {
+		td.Events = []eventDTO{}
+		for _, e := range t.Events {
+			td.Events = append(td.Events, eventDTO{ID: e.ID, Date: ts(e.Date), Type: e.Type, Amount: e.Amount, Final: e.Final})
+		}
 	}
 	return td
 }
@@ -438,7 +440,7 @@ type disputeCardNetworkDTO struct {
 
 func toDisputeStatus(ev *simulator.Event, d *simulator.Dispute, signedAt string, v simulator.APIVersion) disputeStatusDTO {
 	return disputeStatusDTO{
-		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: string(v), Type: d.Type, Status: d.Status,
+		EventType: ev.Type, Date: ts(ev.CreatedAt), SignedAt: signedAt, Version: string(v), Type: d.Type, Status: string(d.Status),
 		PrimerAccountID: ev.TenantID, TransactionID: d.TransactionID, OrderID: d.OrderID, PaymentID: d.PaymentID,
 		PaymentMethod: disputePaymentMethodDTO{
 			PaymentMethodType: d.PaymentMethodType, PaymentMethodData: disputeCardNetworkDTO{Network: d.Network},

@@ -607,3 +607,30 @@ func TestCLITenantsAdmin(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.True(t, strings.HasPrefix(stderr, "Error: NotFound: "), stderr)
 }
+
+// TestDisputeStatusCompletion: disputes set-status completes STATUS with
+// the statuses a dispute can be moved to and --type with the dispute types,
+// both the kernel's lists.
+func TestDisputeStatusCompletion(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"STATUS", []string{"disputes", "set-status", "d-1", ""}, simulator.Names(simulator.DisputeMoves)},
+		{"DISPUTE_ID", []string{"disputes", "set-status", ""}, []string{}},
+		{"--type", []string{"disputes", "set-status", "d-1", "WON", "--type", ""}, simulator.DisputeTypes},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			root := newRootCmd(&out, io.Discard)
+			root.SetArgs(append([]string{cobra.ShellCompRequestCmd}, tc.args...))
+			require.NoError(t, root.Execute())
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			require.NotEmpty(t, lines)
+			assert.Equal(t, tc.want, lines[:len(lines)-1], "the completions, before the directive line")
+		})
+	}
+	assert.Equal(t, []string{"CHALLENGED", "ACCEPTED", "WON", "LOST", "EXPIRED", "CANCELLED"}, simulator.Names(simulator.DisputeMoves))
+}

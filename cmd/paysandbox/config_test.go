@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
@@ -297,31 +298,35 @@ func ptrTo[T any](v T) *T { return &v }
 
 // TestConfigKeysFromTags: the per-key checks see every scalar key of
 // Config through its mapstructure tag (a key added there is checked and
-// named by its source with no list to edit), and every serve flag but
-// --config is one of them.
+// named by its source with no list to edit); Config and the table of
+// settings (configKeys) have the same keys; every serve flag comes from the
+// table and reports a bad value with the rest.
 func TestConfigKeysFromTags(t *testing.T) {
 	kinds := map[string]configKind{}
-	for _, k := range configKeys() {
+	for _, k := range typedKeys() {
 		kinds[k.name] = k.kind
 	}
-	for key := range defaults {
-		if key != "tenants" {
-			assert.Contains(t, kinds, key, "a default without a checked key")
+	var table []string
+	for _, k := range configKeys {
+		if k.Key != "" {
+			table = append(table, k.Key)
+		}
+		if k.Key != "" && k.Key != "tenants" {
+			assert.Contains(t, kinds, k.Key, "a row of configKeys without a checked key of Config")
 		}
 	}
+	assert.ElementsMatch(t, tagsOf(reflect.TypeFor[Config]()), table, "Config's keys are the table's")
 	assert.Equal(t, kindDuration, kinds["request_timeout"])
 	assert.Equal(t, kindInteger, kinds["journal_size"])
 	assert.Equal(t, kindBoolean, kinds["default_tenant"])
 	assert.Equal(t, kindString, kinds["fsync"])
 	cmd := newServeCmd(nil)
 	flags := map[string]bool{}
-	for key := range kinds {
-		flags[flagOf(key)] = true
+	for _, k := range configKeys {
+		flags[k.Flag] = k.Flag != ""
 	}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Name != "config" {
-			assert.True(t, flags[f.Name], "--%s is no config key", f.Name)
-		}
+		assert.True(t, flags[f.Name], "--%s is no row of configKeys", f.Name)
 		assert.IsType(t, &lenientValue{}, f.Value, "--%s reports a bad value with the rest", f.Name)
 	})
 }

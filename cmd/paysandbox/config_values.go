@@ -21,7 +21,7 @@ import (
 // Config built in code). Nothing here lists keys: the typed keys come from
 // Config's mapstructure tags, a key's flag is its name with "-" for "_", and
 // a Validate message that starts with "key: " is renamed after the key's
-// source. A key added to Config, defaults and serveFlags is covered as it is.
+// source. A key added to Config and configKeys is covered as it is.
 
 // configKind is what a key's value must parse as.
 type configKind string
@@ -34,19 +34,19 @@ const (
 	kindList     configKind = "list"
 )
 
-// configKey is one scalar or string-list key of Config.
-type configKey struct {
+// typedKey is one scalar or string-list key of Config.
+type typedKey struct {
 	name string
 	kind configKind
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
 
-// configKeys are Config's scalar keys and lists of strings, in field order,
+// typedKeys are Config's scalar keys and lists of strings, in field order,
 // from their mapstructure tags (lists of objects such as tenants are checked
 // by Validate).
-func configKeys() []configKey {
-	var out []configKey
+func typedKeys() []typedKey {
+	var out []typedKey
 	t := reflect.TypeFor[Config]()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -73,19 +73,15 @@ func configKeys() []configKey {
 		default:
 			continue
 		}
-		out = append(out, configKey{name: name, kind: kind})
+		out = append(out, typedKey{name: name, kind: kind})
 	}
 	return out
 }
 
-// flagForKey names the flags that are not the key's name with "-" for "_".
-var flagForKey = map[string]string{"default_tenant": "no-default-tenant"}
-
+// flagOf is the flag that sets key (configKeys), or "" for none.
 func flagOf(key string) string {
-	if f, ok := flagForKey[key]; ok {
-		return f
-	}
-	return strings.ReplaceAll(key, "_", "-")
+	k, _ := lookupKey(key)
+	return k.Flag
 }
 
 // configSources says which source set each key, as viper decides it:
@@ -229,7 +225,7 @@ func problem(name string, raw any, msg string) error {
 func checkValues(s configSources) (errs []error, bad map[string]bool) {
 	bad = map[string]bool{}
 	keys := map[string]bool{}
-	for _, k := range configKeys() {
+	for _, k := range typedKeys() {
 		keys[flagOf(k.name)] = true
 		kind, name := s.of(k.name)
 		if kind == fromDefault {
@@ -239,7 +235,7 @@ func checkValues(s configSources) (errs []error, bad map[string]bool) {
 		if err := k.kind.parse(raw); err != nil {
 			errs = append(errs, problem(name, raw, err.Error()))
 			bad[k.name] = true
-			s.v.Set(k.name, defaults[k.name])
+			s.v.Set(k.name, defaultOf(k.name))
 		}
 	}
 	s.fs.VisitAll(func(f *pflag.Flag) { // flags that are no config key

@@ -2,8 +2,11 @@ package main
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 func newDisputesCmd(deps *cliDeps) *cobra.Command {
@@ -41,8 +44,9 @@ func newDisputesListCmd(deps *cliDeps, runF func(*disputesListOptions) error) *c
 	return cmd
 }
 
-// disputeStatuses are the statuses a dispute can be moved to (SANDBOX.md section 8).
-var disputeStatuses = []string{"CHALLENGED", "ACCEPTED", "WON", "LOST", "EXPIRED", "CANCELLED"}
+// disputeMoves are the statuses a dispute can be moved to (the kernel's
+// DisputeMoves): STATUS is checked and completed against them.
+var disputeMoves = simulator.Names(simulator.DisputeMoves)
 
 type disputesSetStatusOptions struct {
 	simpleOptions
@@ -54,13 +58,13 @@ func newDisputesSetStatusCmd(deps *cliDeps, runF func(*disputesSetStatusOptions)
 	o := &disputesSetStatusOptions{}
 	cmd := &cobra.Command{
 		Use:     "set-status DISPUTE_ID STATUS",
-		Short:   "Move a dispute (CHALLENGED, ACCEPTED, WON, LOST, EXPIRED, CANCELLED); sends DISPUTE.STATUS",
+		Short:   "Move a dispute (" + strings.Join(disputeMoves, ", ") + "); sends DISPUTE.STATUS",
 		Example: "  paysandbox disputes set-status 7c9e6679-7425-40de-944b-e07fc1f90ae7 WON",
 		Args:    exactArgs("DISPUTE_ID", "STATUS"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID, o.Status = args[0], args[1]
-			if !contains(disputeStatuses, o.Status) {
-				return usageErrorf("STATUS %q is not one of %v", o.Status, disputeStatuses)
+			if !contains(disputeMoves, o.Status) {
+				return usageErrorf("STATUS %q is not one of %v", o.Status, disputeMoves)
 			}
 			if runF != nil {
 				return runF(o)
@@ -73,7 +77,14 @@ func newDisputesSetStatusCmd(deps *cliDeps, runF func(*disputesSetStatusOptions)
 				objectTable(true, "disputeId", "paymentId", "status"))
 		},
 	}
+	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 1 { // DISPUTE_ID is given: complete STATUS
+			return disputeMoves, cobra.ShellCompDirectiveNoFileComp
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	addClientFlags(cmd, &o.Client, deps)
-	cmd.Flags().StringVar(&o.Type, "type", "", "the dispute type to report (e.g. CHARGEBACK)")
+	cmd.Flags().StringVar(&o.Type, "type", "", "the dispute type to report: "+strings.Join(simulator.DisputeTypes, ", ")+" (unset: the dispute keeps its own)")
+	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(simulator.DisputeTypes, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

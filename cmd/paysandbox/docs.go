@@ -2,7 +2,7 @@ package main
 
 // The reference pages generated from the commands themselves: docs/cli/
 // (cobra's doc generator, one page per command) and the configuration table
-// of docs/configuration.md (the serve flags and the config defaults).
+// of docs/configuration.md (configKeys, the table of serve's settings).
 // TestGeneratedDocs fails when the committed pages differ from what the
 // commands generate; this regenerates them:
 //

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -14,9 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
-	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paysandbox/paysandbox/app"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite docs/cli/ and the configuration table of docs/configuration.md")
@@ -35,35 +37,10 @@ const (
 	configTableEnd   = "<!-- config-table:end -->"
 )
 
-// keyDoc documents a config key beyond what its flag says. A key without a
-// flag needs Meaning (the table has nowhere else to take it from).
-type keyDoc struct {
-	Meaning  string // for keys without a flag
-	More     string // appended to the flag's usage
-	Default  string // shown instead of the default's value (for "" that means something)
-	FileOnly bool   // structured: only the config file can set it
-}
-
-// configKeyDocs: what the table says about keys beyond the flag usage
-// strings. Every key here must exist (a stale entry fails the test).
-var configKeyDocs = map[string]keyDoc{
-	"scenarios":       {Default: "(built in)", More: "; a missing or invalid file stops the start with every problem as `file:line: sentence`; `SIGHUP` reloads it (a bad file is logged and the old rules stay)"},
-	"request_timeout": {More: "; the work goes on. Accepts milliseconds (`250ms`) for CI; `0` disables"},
-	"fsync":           {More: "; with `everysecond` each commit is written to the file before the response, so `kill -9` loses nothing (only a power cut can lose the last second)"},
-	"log_format":      {More: "; one line per request: method, path, status, latency, tenant, and errorId + diagnosticsId on errors"},
-	"read_timeout":    {More: ", counted from its first byte; long-polls and held requests are not cut once the body is in"},
-	"default_tenant":  {More: "; on a store that has it from an earlier start its key is removed (its data stays)"},
-	"tenants":         {Meaning: "tenants defined in the config file, (re)applied at every start (see [Tenants in the config file](#tenants-in-the-config-file))", FileOnly: true},
-
-	"webhook_timeout":         {Meaning: "how long a webhook receiver may take to answer a delivery"},
-	"webhook_retention_count": {Meaning: "delivered and exhausted webhook events kept per tenant (pending ones are never pruned)"},
-	"webhook_retention_age":   {Meaning: "how long delivered and exhausted webhook events are kept, on the tenant's clock"},
-}
-
 // TestGeneratedDocs: docs/cli/ is byte for byte what cobra's doc generator
 // makes of the commands, and the configuration table of
-// docs/configuration.md is what configTable makes of the serve flags and
-// the defaults. With -update-docs it rewrites both.
+// docs/configuration.md is what configTable makes of the table of settings
+// (configKeys). With -update-docs it rewrites both.
 func TestGeneratedDocs(t *testing.T) {
 	// Some flags take their default from the environment (PAYSANDBOX_URL,
 	// PAYSANDBOX_API_KEY, ...): the pages show the defaults of a clean one.
@@ -75,7 +52,7 @@ func TestGeneratedDocs(t *testing.T) {
 
 	gen := t.TempDir()
 	require.NoError(t, writeCLIDocs(gen))
-	table, err := configTable(defaults, configKeyDocs)
+	table, err := configTable(configKeys)
 	require.NoError(t, err)
 
 	if *updateDocs {
@@ -115,7 +92,7 @@ func TestGeneratedDocs(t *testing.T) {
 		require.NoError(t, err)
 		got, err := between(string(page), configTableBegin, configTableEnd)
 		require.NoError(t, err)
-		assert.Equal(t, table, got, "the configuration table of docs/configuration.md differs from the flags and defaults; regenerate: %s", regenerateDocs)
+		assert.Equal(t, table, got, "the configuration table of docs/configuration.md differs from configKeys; regenerate: %s", regenerateDocs)
 	})
 }
 
@@ -135,71 +112,59 @@ func writeCLIDocs(dir string) error {
 }
 
 // configTable renders the table of every serve flag, environment variable
-// and config key with its default, from serveFlags, defs (config.go's
-// defaults) and docs (configKeyDocs).
-func configTable(defs map[string]any, docs map[string]keyDoc) (string, error) {
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SortFlags = false
-	serveFlags(fs)
-
+// and config key with its default and meaning, one row per row of keys, in
+// their order. It refuses a table it cannot render faithfully.
+func configTable(keys []configKey) (string, error) {
 	var b strings.Builder
 	b.WriteString("| Flag | Environment | Config key | Default | Meaning |\n|---|---|---|---|---|\n")
 	row := func(flagName, env, key, def, meaning string) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", flagName, env, key, def, strings.ReplaceAll(meaning, "|", `\|`))
 	}
 	var problems []string
-	covered := map[string]bool{}
-	fs.VisitAll(func(f *pflag.Flag) {
-		key := strings.ReplaceAll(f.Name, "-", "_")
-		env := "`PAYSANDBOX_" + strings.ToUpper(key) + "`"
-		if f.Name == "config" { // names the file; not a key of it
-			row("`--config`", env, "(none)", "(none)", f.Usage)
-			return
+	seenKey, seenFlag := map[string]bool{}, map[string]bool{}
+	for _, k := range keys {
+		name := k.Key
+		if name == "" {
+			name = "--" + k.Flag
 		}
-		if inverted, ok := strings.CutPrefix(key, "no_"); ok && f.Value.Type() == "bool" {
-			if d, isKey := defs[inverted]; isKey { // --no-X sets X: false
-				covered[inverted] = true
-				if d != true {
-					problems = append(problems, fmt.Sprintf("--%s turns %s off, but its default is %v, not true", f.Name, inverted, d))
-				}
-				row("`--"+f.Name+"`", "`PAYSANDBOX_"+strings.ToUpper(inverted)+"=false`", "`"+inverted+": false`", "`true`", f.Usage+docs[inverted].More)
-				return
+		if k.Key != "" && seenKey[k.Key] || k.Flag != "" && seenFlag[k.Flag] {
+			problems = append(problems, fmt.Sprintf("%s is in the table twice", name))
+		}
+		seenKey[k.Key], seenFlag[k.Flag] = true, true
+		if k.Usage == "" {
+			problems = append(problems, fmt.Sprintf("%s has no usage: say what it does", name))
+		}
+		if k.Flag != "" {
+			switch k.Default.(type) {
+			case string, []string, time.Duration, int, int64, bool:
+			default:
+				problems = append(problems, fmt.Sprintf("%s: a flag cannot take a default of type %T", name, k.Default))
 			}
 		}
-		d, ok := defs[key]
-		if !ok {
-			problems = append(problems, fmt.Sprintf("--%s has no default in the defaults map of config.go (config key %s)", f.Name, key))
-			return
-		}
-		covered[key] = true
-		if msg := sameDefault(f, d); msg != "" {
-			problems = append(problems, msg)
-		}
-		kd := docs[key]
-		row("`--"+f.Name+"`", env, "`"+key+"`", showDefault(d, kd), f.Usage+kd.More)
-	})
-	var rest []string
-	for k := range defs {
-		if !covered[k] {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	for _, k := range rest {
-		kd := docs[k]
-		if kd.Meaning == "" {
-			problems = append(problems, fmt.Sprintf("config key %s has no flag: describe it in configKeyDocs (cmd/paysandbox/docs_test.go)", k))
-			continue
-		}
-		env := "`PAYSANDBOX_" + strings.ToUpper(k) + "`"
-		if kd.FileOnly {
-			env = "(config file only)"
-		}
-		row("(none)", env, "`"+k+"`", showDefault(defs[k], kd), kd.Meaning)
-	}
-	for k := range docs {
-		if _, ok := defs[k]; !ok {
-			problems = append(problems, fmt.Sprintf("configKeyDocs describes %s, which is no config key", k))
+		dashed := strings.ReplaceAll(k.Key, "_", "-")
+		switch {
+		case k.Key == "": // --config names the file; it is no key of it
+			if k.Flag == "" {
+				problems = append(problems, "a row has neither key nor flag")
+			}
+			row("`--"+k.Flag+"`", "`"+k.envName()+"`", "(none)", "(none)", k.Usage+k.More)
+		case k.Off:
+			if k.Default != true || k.Flag != "no-"+dashed {
+				problems = append(problems, fmt.Sprintf("--%s turns %s off: its flag is --no-%s and its default true (it is %v)", k.Flag, k.Key, dashed, k.Default))
+			}
+			row("`--"+k.Flag+"`", "`"+k.envName()+"=false`", "`"+k.Key+": false`", "`true`", k.Usage+k.More)
+		default:
+			flagName, env := "(none)", "`"+k.envName()+"`"
+			if k.Flag != "" {
+				flagName = "`--" + k.Flag + "`"
+				if k.Flag != dashed {
+					problems = append(problems, fmt.Sprintf("the flag of %s is --%s, not --%s", k.Key, dashed, k.Flag))
+				}
+			}
+			if k.FileOnly {
+				env = "(config file only)"
+			}
+			row(flagName, env, "`"+k.Key+"`", showDefault(k), k.Usage+k.More)
 		}
 	}
 	if len(problems) > 0 {
@@ -209,56 +174,30 @@ func configTable(defs map[string]any, docs map[string]keyDoc) (string, error) {
 	return b.String(), nil
 }
 
-// showDefault renders a default of the defaults map for the table.
-func showDefault(d any, kd keyDoc) string {
-	if kd.Default != "" {
-		return kd.Default
+// showDefault renders a row's default for the table.
+func showDefault(k configKey) string {
+	if k.Shown != "" {
+		return k.Shown
 	}
-	if list, ok := listOf(d); ok {
-		if len(list) == 0 {
+	switch d := k.Default.(type) {
+	case []string:
+		if len(d) == 0 {
 			return "(none)"
 		}
-		return "`" + strings.Join(list, ",") + "`"
-	}
-	if v, ok := d.(string); ok && v == "" {
-		return "(none)"
-	}
-	return fmt.Sprintf("`%v`", d)
-}
-
-// listOf returns the elements of a list default as text.
-func listOf(d any) ([]string, bool) {
-	switch v := d.(type) {
-	case []string:
-		return v, true
+		return "`" + strings.Join(d, ",") + "`"
 	case []any:
-		out := make([]string, len(v))
-		for i, e := range v {
-			out[i] = fmt.Sprint(e)
+		if len(d) == 0 {
+			return "(none)"
 		}
-		return out, true
-	}
-	return nil, false
-}
-
-// sameDefault reports (as a problem) a flag whose own default is not the
-// defaults map's: the map is what serve uses, the flag is what --help shows.
-func sameDefault(f *pflag.Flag, d any) string {
-	want, have := fmt.Sprint(d), f.DefValue
-	if list, ok := listOf(d); ok { // pflag shows a list as [a,b]
-		want, have = strings.Join(list, ","), strings.TrimSuffix(strings.TrimPrefix(have, "["), "]")
-	}
-	if f.Value.Type() == "duration" {
-		if s, ok := d.(string); ok {
-			if dur, err := time.ParseDuration(s); err == nil {
-				want = dur.String()
-			}
+		return fmt.Sprintf("`%v`", d)
+	case string:
+		if d == "" {
+			return "(none)"
 		}
+	case time.Duration:
+		return "`" + app.ShortDuration(d) + "`"
 	}
-	if have != want {
-		return fmt.Sprintf("--%s defaults to %q, but the defaults map says %q", f.Name, f.DefValue, want)
-	}
-	return ""
+	return fmt.Sprintf("`%v`", k.Default)
 }
 
 // between returns what lies between the lines begin and end of s.
@@ -298,53 +237,59 @@ func readDir(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestConfigTableGenerator: the generator refuses a key it cannot describe
-// and a flag whose default disagrees with the defaults map, so the table
-// can only be regenerated, never drift.
+// TestConfigTableGenerator: the generator renders every row of configKeys
+// and refuses a row it cannot describe, so the table can only be
+// regenerated, never drift.
 func TestConfigTableGenerator(t *testing.T) {
-	table, err := configTable(defaults, configKeyDocs)
+	table, err := configTable(configKeys)
 	require.NoError(t, err)
 	for _, want := range []string{"| `--addr` | `PAYSANDBOX_ADDR` | `addr` | `127.0.0.1:8080` |", "| `--no-default-tenant` | `PAYSANDBOX_DEFAULT_TENANT=false` | `default_tenant: false` | `true` |",
+		"| `--config` | `PAYSANDBOX_CONFIG` | (none) | (none) | config file (YAML) |",
+		"| `--request-timeout` | `PAYSANDBOX_REQUEST_TIMEOUT` | `request_timeout` | `90s` |", "| `--idle-timeout` | `PAYSANDBOX_IDLE_TIMEOUT` | `idle_timeout` | `60s` |",
 		"| (none) | `PAYSANDBOX_WEBHOOK_TIMEOUT` | `webhook_timeout` | `10s` |", "| (none) | (config file only) | `tenants` | (none) |", `always \| everysecond \| never`} {
 		assert.Contains(t, table, want)
 	}
-	assert.Equal(t, len(defaults)+1, strings.Count(table, "\n")-2, "one row per config key, plus --config")
+	assert.Equal(t, len(configKeys), strings.Count(table, "\n")-2, "one row per row of configKeys")
 
-	with := func(k string, v any) map[string]any {
-		m := map[string]any{}
-		for k, v := range defaults {
-			m[k] = v
-		}
-		m[k] = v
-		return m
-	}
+	with := func(k configKey) []configKey { return append(slices.Clone(configKeys), k) }
 	tests := []struct {
 		name string
-		defs map[string]any
-		docs map[string]keyDoc
+		keys []configKey
 		want string
 	}{
-		{"undescribed key", with("brand_new_key", "x"), configKeyDocs, "config key brand_new_key has no flag"},
-		{"defaults disagree", with("addr", ":9999"), configKeyDocs, `--addr defaults to "127.0.0.1:8080", but the defaults map says ":9999"`},
-		{"duration disagrees", with("request_timeout", "60s"), configKeyDocs, `--request-timeout defaults to "1m30s", but the defaults map says "1m0s"`},
-		{"stale description", defaults, map[string]keyDoc{"gone_key": {Meaning: "x"}, "webhook_timeout": {Meaning: "x"}, "webhook_retention_count": {Meaning: "x"}, "webhook_retention_age": {Meaning: "x"}, "tenants": {Meaning: "x"}}, "configKeyDocs describes gone_key, which is no config key"},
+		{"undescribed key", with(configKey{Key: "brand_new_key", Default: "x"}), "brand_new_key has no usage"},
+		{"twice", with(configKey{Key: "addr", Flag: "addr", Default: "x", Usage: "u"}), "addr is in the table twice"},
+		{"flag misnamed", with(configKey{Key: "brand_new_key", Flag: "brand-key", Default: "x", Usage: "u"}), "the flag of brand_new_key is --brand-new-key, not --brand-key"},
+		{"off flag of a false default", with(configKey{Key: "brand_new_key", Flag: "no-brand-new-key", Off: true, Default: false, Usage: "u"}), "--no-brand-new-key turns brand_new_key off"},
+		{"flag type", with(configKey{Key: "brand_new_key", Flag: "brand-new-key", Default: 1.5, Usage: "u"}), "brand_new_key: a flag cannot take a default of type float64"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := configTable(tc.defs, tc.docs)
+			_, err := configTable(tc.keys)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-	t.Run("lists", func(t *testing.T) {
-		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
-		fs.StringSlice("trusted", []string{"127.0.0.0/8", "10.0.0.0/8"}, "")
-		fs.StringSlice("allow", nil, "")
-		assert.Empty(t, sameDefault(fs.Lookup("trusted"), []string{"127.0.0.0/8", "10.0.0.0/8"}))
-		assert.Empty(t, sameDefault(fs.Lookup("allow"), []any{}))
-		assert.NotEmpty(t, sameDefault(fs.Lookup("trusted"), []string{"127.0.0.0/8"}))
-		assert.Equal(t, "`127.0.0.0/8,10.0.0.0/8`", showDefault([]string{"127.0.0.0/8", "10.0.0.0/8"}, keyDoc{}))
-		assert.Equal(t, "(none)", showDefault([]any{}, keyDoc{}))
+	t.Run("defaults", func(t *testing.T) {
+		tests := []struct {
+			key  configKey
+			want string
+		}{
+			{configKey{Default: []string{"127.0.0.0/8", "10.0.0.0/8"}}, "`127.0.0.0/8,10.0.0.0/8`"},
+			{configKey{Default: []string{}}, "(none)"},
+			{configKey{Default: []any{}}, "(none)"},
+			{configKey{Default: ""}, "(none)"},
+			{configKey{Default: "", Shown: "(built in)"}, "(built in)"},
+			{configKey{Default: 90 * time.Second}, "`90s`"},
+			{configKey{Default: 60 * time.Second}, "`60s`"},
+			{configKey{Default: 5 * time.Minute}, "`5m`"},
+			{configKey{Default: 7 * 24 * time.Hour}, "`168h`"},
+			{configKey{Default: 1500 * time.Millisecond}, "`1.5s`"},
+			{configKey{Default: int64(64 << 20)}, "`67108864`"},
+		}
+		for _, tc := range tests {
+			assert.Equal(t, tc.want, showDefault(tc.key), "%v", tc.key.Default)
+		}
 	})
 	t.Run("markers", func(t *testing.T) {
 		page := "intro\n" + configTableBegin + "\nold\n" + configTableEnd + "\nafter\n"
@@ -366,9 +311,9 @@ func TestConfigurationNamesEveryVariable(t *testing.T) {
 	page, err := os.ReadFile(configurationPage)
 	require.NoError(t, err)
 	names := map[string]string{}
-	for k := range defaults {
-		if !configKeyDocs[k].FileOnly {
-			names["PAYSANDBOX_"+strings.ToUpper(k)] = "config key " + k
+	for _, k := range configKeys {
+		if !k.FileOnly {
+			names[k.envName()] = "config key " + k.Key
 		}
 	}
 	literal := regexp.MustCompile(`"(PAYSANDBOX_[A-Z0-9_]*[A-Z0-9])`)

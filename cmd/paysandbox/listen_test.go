@@ -106,7 +106,7 @@ func TestListenAddresses(t *testing.T) {
 func TestDefaultAddressIsLoopback(t *testing.T) {
 	cmd := newServeCmd(func(*serveOptions) error { return nil })
 	assert.Equal(t, "127.0.0.1:8080", cmd.Flags().Lookup("addr").DefValue)
-	assert.Equal(t, "127.0.0.1:8080", defaults["addr"])
+	assert.Equal(t, "127.0.0.1:8080", defaultOf("addr"))
 	host, _, err := net.SplitHostPort(app.DefaultAddr)
 	require.NoError(t, err)
 	assert.True(t, net.ParseIP(host).IsLoopback())

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+
+	"github.com/paysandbox/paysandbox/app"
 )
 
 // defaultPayCard is the test card `pay` uses unless --card says otherwise:
@@ -222,7 +224,7 @@ func (c *clientOptions) holdNote(ctx context.Context, after time.Duration, order
 	waiting := fmt.Sprintf("paysandbox: no answer after %s", after)
 	id := c.newestPayment(ctx, order)
 	if id == "" {
-		return waiting + "; the sandbox answers within its request timeout (serve --request-timeout, default 90s)"
+		return waiting + "; the sandbox answers within its request timeout (serve --request-timeout, default " + app.ShortDuration(defaultOf("request_timeout").(time.Duration)) + ")"
 	}
 	ex, ok := c.explainPayment(ctx, id)
 	if ex.Matched == "" && ex.InForce.Matched != "" {

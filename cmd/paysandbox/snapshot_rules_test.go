@@ -243,6 +243,9 @@ func TestSnapshotRefusesWhatTheAPICannotMake(t *testing.T) {
 		{"an unknown job kind", func(s *snapshot.Snapshot) { s.Data.Jobs[0].Kind = "mine-bitcoin" }, "$.data.jobs[0].kind"},
 		{"an unknown attempt status", func(s *snapshot.Snapshot) { s.Data.Attempts[0].Status = "MAYBE" }, "$.data.attempts[0].status"},
 		{"an unknown dispute status", func(s *snapshot.Snapshot) { s.Data.Disputes[0].Status = "SHRUG" }, "$.data.disputes[0].status"},
+		{"a dispute step back to OPEN", func(s *snapshot.Snapshot) {
+			s.Data.Disputes[0].Then = []simulator.DisputeStep{{Status: simulator.DisputeWon}, {Status: simulator.DisputeOpen}}
+		}, "$.data.disputes[0].then[1].status"},
 		{"a negative report count", func(s *snapshot.Snapshot) {
 			var rc simulator.ReportCounts
 			require.NoError(t, json.Unmarshal(s.Report, &rc))
@@ -253,6 +256,18 @@ func TestSnapshotRefusesWhatTheAPICannotMake(t *testing.T) {
 			neg := int64(-1)
 			s.Data.Sessions[0].Data.Order = &simulator.Order{LineItems: []simulator.LineItem{{Amount: &neg}}}
 		}, "$.data.sessions[0].data.order.lineItems[0]"},
+		{"an unknown paymentType", func(s *snapshot.Snapshot) { pay(s).PaymentMethod.PaymentType = "WEEKLY" }, sp + ".paymentMethod.paymentType"},
+		{"an authorizationType in lower case", func(s *snapshot.Snapshot) { pay(s).PaymentMethod.AuthorizationType = "final" }, sp + ".paymentMethod.authorizationType"},
+		{"an unknown firstPaymentReason", func(s *snapshot.Snapshot) { pay(s).PaymentMethod.FirstPaymentReason = "Whim" }, sp + ".paymentMethod.firstPaymentReason"},
+		{"a session's unknown paymentType", func(s *snapshot.Snapshot) {
+			s.Data.Sessions[0].Data.PaymentMethod = &simulator.SessionPaymentMethod{PaymentType: "<script>"}
+		}, "$.data.sessions[0].data.paymentMethod.paymentType"},
+		{"a session's unknown card network", func(s *snapshot.Snapshot) {
+			s.Data.Sessions[0].Data.PaymentMethod = &simulator.SessionPaymentMethod{OrderedAllowedCardNetworks: []string{"VISA", "BITCOIN"}}
+		}, "$.data.sessions[0].data.paymentMethod.orderedAllowedCardNetworks[1]"},
+		{"an unknown productType", func(s *snapshot.Snapshot) {
+			s.Data.Sessions[0].Data.Order = &simulator.Order{LineItems: []simulator.LineItem{{ProductType: "SERVICE"}}}
+		}, "$.data.sessions[0].data.order.lineItems[0].productType"},
 		{"a refund above the captured amount", func(s *snapshot.Snapshot) { pay(s).Processor.AmountRefunded = pay(s).Processor.AmountCaptured + 1 }, sp + ".processor.amountRefunded"},
 	}
 	b := newTestApp(t)

@@ -15,9 +15,22 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// DefaultReadTimeout is how long a request's headers and body may take to
-// arrive unless configured otherwise (docs/limits.md).
-const DefaultReadTimeout = 10 * time.Second
+// The connection limits' defaults (docs/limits.md): what serve uses
+// unless configured otherwise, and what the limits table (Limits) states.
+const (
+	// DefaultReadTimeout is how long a request's headers and body may take
+	// to arrive.
+	DefaultReadTimeout = 10 * time.Second
+	// DefaultIdleTimeout closes keep-alive connections idle this long.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxConnections is how many connections are open at most
+	// (LimitListener's cap).
+	DefaultMaxConnections = 4096
+	// DefaultShutdownTimeout bounds a stop from the signal to the exit: the
+	// in-flight requests first (Drain, then http.Server.Shutdown), then
+	// what the composition root flushes with what is left.
+	DefaultShutdownTimeout = 5 * time.Second
+)
 
 // HTTPServer builds the http.Server for s with the connection limits of
 // docs/limits.md: the header block at most MaxHeaderBytes, headers and

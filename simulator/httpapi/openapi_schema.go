@@ -341,7 +341,7 @@ var answerEnums = map[string]namedEnum{
 	"AttemptStatusResponse.status": attemptStatusEnum,
 	"WebhookEndpoint.version":      apiVersionEnum,
 	"TenantSummary.webhookVersion": apiVersionEnum,
-	"Dispute.status":               {"DisputeStatus", func() []string { return simulator.DisputeStatuses }},
+	"Dispute.status":               {"DisputeStatus", func() []string { return simulator.Names(simulator.DisputeStatuses) }},
 	"Dispute.type":                 {"DisputeType", func() []string { return simulator.DisputeTypes }},
 	"WebhookEvent.eventType":       {"WebhookEventType", func() []string { return simulator.EventTypes }},
 }

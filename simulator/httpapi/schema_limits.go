@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/service"
@@ -36,14 +37,17 @@ var Limits = []Limit{
 	{"`metadata`, `paymentMethod.options`, capture `order` (any JSON object), after merges too", "16 KiB encoded, nesting as above", "422 at the field"},
 	{"Transactions per payment (captures and refunds)", strconv.Itoa(simulator.MaxTransactions), "422 `RequestValidationError` at `$`"},
 	{"Header block", "64 KiB", "431 `RequestHeaderFieldsTooLarge` in the error envelope, connection closed (a block over 128 KiB is cut by Go's HTTP server first: plain-text 431)"},
-	{"Headers and body must arrive within", "10 s (`--read-timeout`)", "400 `BadRequest` (body) or closed (headers)"},
-	{"Idle keep-alive connection", "60 s (`--idle-timeout`)", "closed"},
-	{"Open connections", "4096 (`--max-connections`)", "429 `TooManyRequests`, closed at once"},
+	{"Headers and body must arrive within", seconds(DefaultReadTimeout) + " (`--read-timeout`)", "400 `BadRequest` (body) or closed (headers)"},
+	{"Idle keep-alive connection", seconds(DefaultIdleTimeout) + " (`--idle-timeout`)", "closed"},
+	{"Open connections", strconv.Itoa(DefaultMaxConnections) + " (`--max-connections`)", "429 `TooManyRequests`, closed at once"},
 	{"Open long-polls and dashboard streams per tenant", strconv.Itoa(service.DefaultMaxHeldPerTenant) + " (`--max-waits-per-tenant`)", "429 `TooManyRequests` (a satisfied wait answers first; a stream is refused before it reads anything)"},
 	{"`wait` timeout", "60 s", "422 at `$.timeout`"},
 	{"Clock advance", "positive, no overflow", "422 at `$.duration`"},
-	{"Shutdown: from the signal to the exit (in-flight requests, then the trace flush)", "5 s (`--shutdown-timeout`), plus about a second", "held merchant and client requests get 504 `RequestTimeout`, the rest are closed; webhook attempts in flight are cut; exit 0"},
+	{"Shutdown: from the signal to the exit (in-flight requests, then the trace flush)", seconds(DefaultShutdownTimeout) + " (`--shutdown-timeout`), plus about a second", "held merchant and client requests get 504 `RequestTimeout`, the rest are closed; webhook attempts in flight are cut; exit 0"},
 }
+
+// seconds shows a limit's duration as the table writes it ("10 s").
+func seconds(d time.Duration) string { return strconv.Itoa(int(d/time.Second)) + " s" }
 
 // checkDepth finds the first container nested deeper than simulator.MaxDepth in a
 // JSON body. It answers "" when the body is within the limit (or is not

@@ -37,7 +37,7 @@ var (
 		field("itemId", str(1, 255)), field("name", str(0, 255)), field("description", str(0, 255)),
 		required("amount", amount()), field("quantity", integer(&one)),
 		field("discountAmount", amount()), field("taxAmount", amount()),
-		field("taxCode", str(1, 255)), field("productType", enum("PHYSICAL", "DIGITAL")),
+		field("taxCode", str(1, 255)), field("productType", enum(simulator.ProductTypes...)),
 		field("productData", productDataSchema),
 	)
 
@@ -48,10 +48,10 @@ var (
 		field("shipping", obj(true, field("amount", amount()), field("methodId", anyStr()), field("methodName", anyStr()), field("methodDescription", anyStr()))),
 	)
 
-	paymentTypes       = enum("FIRST_PAYMENT", "ECOMMERCE", "SUBSCRIPTION", "UNSCHEDULED")
-	authorizationTypes = enum("ESTIMATED", "FINAL")
-	firstPaymentReason = enum("CardOnFile", "Recurring", "Unscheduled")
-	cardNetworks       = enum("AMEX", "DANKORT", "DINERS_CLUB", "DISCOVER", "EFTPOS", "ENROUTE", "ELO", "HIPER", "INTERAC", "JCB", "MAESTRO", "MASTERCARD", "MIR", "PRIVATE_LABEL", "UNIONPAY", "VISA", "CARTES_BANCAIRES", "OTHER")
+	paymentTypes       = enum(simulator.PaymentTypes...)
+	authorizationTypes = enum(simulator.AuthorizationTypes...)
+	firstPaymentReason = enum(simulator.FirstPaymentReasons...)
+	cardNetworks       = enum(simulator.CardNetworks...)
 
 	sessionPaymentMethodSchema = obj(true,
 		field("vaultOnSuccess", boolean()), field("vaultOn3DS", boolean()), field("vaultOnAgreement", boolean()),

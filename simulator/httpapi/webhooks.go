@@ -17,7 +17,7 @@ import (
 var (
 	webhookEndpointRequest = obj(true, required("url", str(1, 2048)), field("version", enum(simulator.APIVersionNames()...)))
 	webhookChaosRequest    = obj(true, field("duplicate", number()), field("reorder", boolean()), field("delay", anyStr()), field("seed", number()))
-	disputeStatusRequest   = obj(true, required("status", enum(simulator.DisputeStatuses[1:]...)), field("type", enum(simulator.DisputeTypes...)))
+	disputeStatusRequest   = obj(true, required("status", enum(simulator.Names(simulator.DisputeMoves)...)), field("type", enum(simulator.DisputeTypes...)))
 )
 
 type attemptOutDTO struct {
@@ -301,7 +301,7 @@ type disputeOutDTO struct {
 
 func toDisputeOut(d *simulator.Dispute) disputeOutDTO {
 	return disputeOutDTO{
-		DisputeID: d.ID, PaymentID: d.PaymentID, TransactionID: d.TransactionID, Status: d.Status, Type: d.Type,
+		DisputeID: d.ID, PaymentID: d.PaymentID, TransactionID: d.TransactionID, Status: string(d.Status), Type: d.Type,
 		Reason: d.Reason, Amount: d.Amount, CurrencyCode: d.CurrencyCode, OpenedAt: ts(d.OpenedAt), UpdatedAt: ts(d.UpdatedAt),
 	}
 }
@@ -328,7 +328,7 @@ func (s *Server) setDisputeStatus(c echo.Context) error {
 	if _, err := decodeRequest(c, disputeStatusRequest, "DisputeStatusRequest", &req, false); err != nil {
 		return err
 	}
-	d, err := s.svc.SetDisputeStatus(c.Request().Context(), tenantOf(c), c.Param("id"), req.Status, req.Type)
+	d, err := s.svc.SetDisputeStatus(c.Request().Context(), tenantOf(c), c.Param("id"), simulator.DisputeStatus(req.Status), req.Type)
 	if err != nil {
 		return err
 	}

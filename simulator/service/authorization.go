@@ -190,7 +190,7 @@ func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Te
 		}
 	}
 	p.Required, p.ThreeDS = nil, nil
-	p.RiskData = riskData(p)
+	p.RiskData = p.AuthorizationRisk()
 	switch final.Status {
 	case simulator.StatusAuthorized:
 		p.Status, p.Authorized, p.StatusReason = simulator.StatusAuthorized, p.Amount, nil
@@ -238,25 +238,6 @@ func (s *Service) saleTransaction(p *simulator.Payment, st simulator.AuthStep, n
 		txn.ProcessorStatusReason = r
 	}
 	return txn
-}
-
-// riskData is the risk checks an authorized or declined payment shows: the
-// fraud check (THREE_DS before authorization when the payment asked for 3DS),
-// the CVV check (MATCHED when a CVV came with the card) and the AVS check.
-func riskData(p *simulator.Payment) *simulator.RiskData {
-	pre := "ACCEPT"
-	if p.PaymentMethod.ThreeDSecure != nil {
-		pre = "THREE_DS"
-	}
-	cvv := "NOT_PROVIDED" // vaulted (merchant-initiated) payments and cards sent without one
-	if p.CVVGiven {
-		cvv = "MATCHED"
-	}
-	return &simulator.RiskData{
-		FraudChecks: &simulator.FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
-		CVVCheck:    &simulator.RiskCheck{Source: "PROCESSOR", Result: cvv},
-		AVSCheck:    &simulator.AVSCheck{Source: "PROCESSOR", Result: simulator.AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
-	}
 }
 
 // decline ends a payment DECLINED before any processor saw it (3DS failed).

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
@@ -51,7 +52,7 @@ func (s *Service) openDispute(ctx context.Context, t *simulator.Tenant, paymentI
 		}
 		d := &simulator.Dispute{
 			ID: s.ids.NewID(simulator.IDUUID), TenantID: t.ID, PaymentID: p.ID, OrderID: p.OrderID, Reason: reason,
-			Amount: amt, CurrencyCode: p.CurrencyCode, Status: "OPEN", Type: "DISPUTE", OpenedAt: now, UpdatedAt: now,
+			Amount: amt, CurrencyCode: p.CurrencyCode, Status: simulator.DisputeOpen, Type: "DISPUTE", OpenedAt: now, UpdatedAt: now,
 			PaymentMethodType: p.PaymentMethod.PaymentMethodType, Network: p.PaymentMethod.Data.BinData.Network,
 		}
 		if sale := p.Sale(); sale != nil {
@@ -140,13 +141,13 @@ func (s *Service) disputeStepJob(ctx context.Context, t *simulator.Tenant, j *si
 // SetDisputeStatus moves a dispute to status (and type, when given) and sends
 // DISPUTE.STATUS. Errors: RequestValidationError (bad status or type),
 // NotFound (no such dispute of this tenant).
-func (s *Service) SetDisputeStatus(ctx context.Context, t *simulator.Tenant, id, status, typ string) (*simulator.Dispute, error) {
+func (s *Service) SetDisputeStatus(ctx context.Context, t *simulator.Tenant, id string, status simulator.DisputeStatus, typ string) (*simulator.Dispute, error) {
 	var errs []simulator.FieldError
-	if !slices.Contains(simulator.DisputeStatuses[1:], status) {
-		errs = append(errs, simulator.FieldError{Path: "$.status", Description: "status must be one of CHALLENGED, ACCEPTED, WON, LOST, EXPIRED, CANCELLED"})
+	if !status.IsMove() {
+		errs = append(errs, simulator.FieldError{Path: "$.status", Description: "status must be one of " + strings.Join(simulator.Names(simulator.DisputeMoves), ", ")})
 	}
 	if typ != "" && !slices.Contains(simulator.DisputeTypes, typ) {
-		errs = append(errs, simulator.FieldError{Path: "$.type", Description: "type must be one of DISPUTE, RETRIEVAL, PREARBITRATION"})
+		errs = append(errs, simulator.FieldError{Path: "$.type", Description: "type must be one of " + strings.Join(simulator.DisputeTypes, ", ")})
 	}
 	if len(errs) > 0 {
 		return nil, simulator.ValidationError("DisputeStatusRequest", errs...)
@@ -170,7 +171,7 @@ func (s *Service) SetDisputeStatus(ctx context.Context, t *simulator.Tenant, id,
 }
 
 // moveDispute stores d in its new status and appends DISPUTE.STATUS.
-func (s *Service) moveDispute(tx simulator.Tx, t *simulator.Tenant, d *simulator.Dispute, status, typ string, now time.Time) error {
+func (s *Service) moveDispute(tx simulator.Tx, t *simulator.Tenant, d *simulator.Dispute, status simulator.DisputeStatus, typ string, now time.Time) error {
 	d.Status, d.UpdatedAt = status, now
 	if typ != "" {
 		d.Type = typ

@@ -264,7 +264,7 @@ func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs
 		Card: in.Card, CVVGiven: in.TokenType == simulator.TokenSingleUse && in.CVVGiven, SessionID: in.SessionID, Transactions: []simulator.Transaction{},
 		PaymentMethod: simulator.PaymentMethod{
 			PaymentMethodToken: in.Token, IsVaulted: in.TokenType == simulator.TokenMultiUse,
-			AuthorizationType: "FINAL", AnalyticsID: in.AnalyticsID, PaymentMethodType: simulator.PaymentMethodTypeCard,
+			AuthorizationType: simulator.AuthorizationFinal, AnalyticsID: in.AnalyticsID, PaymentMethodType: simulator.PaymentMethodTypeCard,
 			Data: in.CardData(t.First6Digits),
 		},
 	}

@@ -101,7 +101,7 @@ func TestSchedulerRunsAJobAsStoredWhenItHoldsTheLock(t *testing.T) {
 			ds, err := s.Disputes(tn, p.ID)
 			require.NoError(t, err)
 			require.Len(t, ds, 1)
-			assert.Equal(t, tc.wantStatus, ds[0].Status)
+			assert.Equal(t, tc.wantStatus, string(ds[0].Status))
 			evs, err := s.Events(tn, simulator.EventQuery{Type: simulator.EventDisputeStatus})
 			require.NoError(t, err)
 			assert.Len(t, evs, tc.wantSteps, "one DISPUTE.STATUS per step taken")

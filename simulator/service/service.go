@@ -101,6 +101,10 @@ type Config struct {
 	Retention Retention
 }
 
+// DefaultAttemptTTL is how long a payment attempt awaits approval when none
+// is configured (tenant clock).
+const DefaultAttemptTTL = 15 * time.Minute
+
 // DefaultAdvanceWait is the bound on a clock advance's wait for webhook
 // attempts when none is configured.
 const DefaultAdvanceWait = 30 * time.Second
@@ -113,7 +117,7 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.AttemptTTL <= 0 {
-		cfg.AttemptTTL = 15 * time.Minute
+		cfg.AttemptTTL = DefaultAttemptTTL
 	}
 	if cfg.AdvanceWait <= 0 {
 		cfg.AdvanceWait = DefaultAdvanceWait

@@ -241,6 +241,24 @@ func enumProblem[T ~string](path string, v T, valid []T) *snapshotProblem {
 	return nil
 }
 
+// optionalEnum is enumProblem for a field the request may leave out ("").
+func optionalEnum(path, v string, valid []string) *snapshotProblem {
+	if v == "" {
+		return nil
+	}
+	return enumProblem(path, v, valid)
+}
+
+// checkPaymentMethodEnums: the paymentMethod options a merchant sent (of a
+// session or a payment, at path) are values the request schema accepts.
+func checkPaymentMethodEnums(path, paymentType, authorizationType, firstPaymentReason string) *snapshotProblem {
+	return firstProblem(
+		optionalEnum(path+".paymentType", paymentType, simulator.PaymentTypes),
+		optionalEnum(path+".authorizationType", authorizationType, simulator.AuthorizationTypes),
+		optionalEnum(path+".firstPaymentReason", firstPaymentReason, simulator.FirstPaymentReasons),
+	)
+}
+
 func joinQuoted[T ~string](vs []T) string {
 	q := make([]string, len(vs))
 	for i, v := range vs {
@@ -268,6 +286,17 @@ func checkLiveSession(path string, cs *simulator.ClientSession, ix *snapshotInde
 	if p := checkOrder(path+".data.order", cs.Data.Order); p != nil {
 		return p
 	}
+	if pm := cs.Data.PaymentMethod; pm != nil {
+		pp := path + ".data.paymentMethod"
+		if p := checkPaymentMethodEnums(pp, pm.PaymentType, pm.AuthorizationType, pm.FirstPaymentReason); p != nil {
+			return p
+		}
+		for i, n := range pm.OrderedAllowedCardNetworks {
+			if p := enumProblem(fmt.Sprintf("%s.orderedAllowedCardNetworks[%d]", pp, i), n, simulator.CardNetworks); p != nil {
+				return p
+			}
+		}
+	}
 	if errs := cs.Data.CheckRules(); len(errs) > 0 {
 		return problemf(path+".data"+strings.TrimPrefix(errs[0].Path, "$"), "%s", errs[0].Description)
 	}
@@ -287,8 +316,8 @@ func checkLiveInstrument(path string, in *simulator.Instrument, ix *snapshotInde
 	)
 }
 
-// checkOrder: an order's amounts are not negative and its quantities at
-// least 1, as the request schema has them.
+// checkOrder: an order's amounts are not negative, its quantities at least
+// 1 and its product types known, as the request schema has them.
 func checkOrder(path string, o *simulator.Order) *snapshotProblem {
 	if o == nil {
 		return nil
@@ -301,6 +330,9 @@ func checkOrder(path string, o *simulator.Order) *snapshotProblem {
 		}
 		if li.Quantity != nil && *li.Quantity < 1 {
 			return problemf(lp+".quantity", "a quantity is at least 1")
+		}
+		if p := optionalEnum(lp+".productType", li.ProductType, simulator.ProductTypes); p != nil {
+			return p
 		}
 	}
 	for i, f := range o.Fees {
@@ -346,6 +378,10 @@ func checkLivePayment(path string, p *simulator.Payment, ix *snapshotIndex) *sna
 		return problemf(path+".processor.amountRefunded", "the amount refunded is from 0 to the amount captured (%d)", p.Captured())
 	}
 	if prob := checkOrder(path+".order", p.Order); prob != nil {
+		return prob
+	}
+	pm := p.PaymentMethod
+	if prob := checkPaymentMethodEnums(path+".paymentMethod", pm.PaymentType, pm.AuthorizationType, pm.FirstPaymentReason); prob != nil {
 		return prob
 	}
 	if p.ThreeDS != nil && p.ThreeDS.Result != "" && p.ThreeDS.Result != simulator.ThreeDSAuthSuccess && p.ThreeDS.Result != simulator.ThreeDSAuthFailed {
@@ -441,9 +477,9 @@ func checkLiveDispute(path string, d *simulator.Dispute, ix *snapshotIndex) *sna
 	if d.Amount < 0 || d.Amount > p.Amount {
 		return problemf(path+".amount", "a dispute's amount is from 0 to its payment's amount (%d)", p.Amount)
 	}
-	for i, st := range d.Then {
-		if !slices.Contains(simulator.DisputeStatuses, st.Status) {
-			return problemf(fmt.Sprintf("%s.then[%d].status", path, i), "unknown dispute status %q", st.Status)
+	for i, st := range d.Then { // a step moves the dispute, as a scenario's dispute.then
+		if prob := enumProblem(fmt.Sprintf("%s.then[%d].status", path, i), st.Status, simulator.DisputeMoves); prob != nil {
+			return prob
 		}
 	}
 	return nil

@@ -36,8 +36,7 @@ func typicalRecords() (pay *payRec, ev *evStore, cs *simulator.ClientSession) {
 				Events: []simulator.TransactionEvent{{ID: "ev1", Date: at, Type: simulator.EventCaptureSucceeded, Amount: &amt}}},
 		},
 	}
-	r := riskOf(p)
-	p.RiskData = &r
+	p.RiskData = p.AuthorizationRisk()
 	e := &simulator.Event{ID: "00000000-0000-4000-8000-000000000002", TenantID: p.TenantID, Type: simulator.EventPaymentStatus, PaymentID: p.ID,
 		CreatedAt: at, Status: simulator.DeliveryDelivered, Payment: p,
 		Attempts: []simulator.DeliveryAttempt{{At: at, StatusCode: 200, LatencyMs: 2, SignedAt: "1795332600"}}}

@@ -28,21 +28,20 @@ import (
 // The wire is unaffected: these are storage types only, and the domain
 // values they decode to are the ones the earlier format decoded to.
 
-var (
-	catalogOnce sync.Once
-	catalog     *cards.Catalog
-)
+// ShippedCards is the built-in test-card catalogue (fixtures.Cards), parsed
+// once per process: the store keeps cards by reference into it, and the
+// composition root hands the same catalogue to the service, which identifies
+// cards with it, so the two cannot disagree.
+var ShippedCards = sync.OnceValues(func() (*cards.Catalog, error) { return cards.Parse(fixtures.Cards) })
 
-// shippedCards is the built-in test-card catalogue (the one the server identifies
-// cards with); nil if it does not parse, and then every card is stored whole.
+// shippedCards is ShippedCards, or nil if it does not parse (then every card
+// is stored whole).
 func shippedCards() *cards.Catalog {
-	catalogOnce.Do(func() {
-		c, err := cards.Parse(fixtures.Cards)
-		if err == nil {
-			catalog = c
-		}
-	})
-	return catalog
+	c, err := ShippedCards()
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // payRec is a payment as stored. Its own fields shadow the embedded
@@ -59,25 +58,8 @@ type payRec struct {
 	FinalCaptured bool                `json:"finalCaptured,omitempty"`
 	Transactions  []txnRec            `json:"transactions"`
 	Authorized    *int64              `json:"authorized,omitempty"` // nil: the amount (every earlier record has it)
-	RiskData      *simulator.RiskData `json:"riskData,omitempty"`   // when not what riskOf derives
-	Risk          bool                `json:"rk,omitempty"`         // riskData is riskOf(payment)
-}
-
-// riskOf is the riskData an authorization records (see Service.runSteps):
-// it follows from whether 3DS ran and whether a CVV came with the card.
-func riskOf(p *simulator.Payment) simulator.RiskData {
-	pre, cvv := "ACCEPT", "NOT_PROVIDED"
-	if p.PaymentMethod.ThreeDSecure != nil {
-		pre = "THREE_DS"
-	}
-	if p.CVVGiven {
-		cvv = "MATCHED"
-	}
-	return simulator.RiskData{
-		FraudChecks: &simulator.FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
-		CVVCheck:    &simulator.RiskCheck{Source: "PROCESSOR", Result: cvv},
-		AVSCheck:    &simulator.AVSCheck{Source: "PROCESSOR", Result: simulator.AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
-	}
+	RiskData      *simulator.RiskData `json:"riskData,omitempty"`   // when not payment.AuthorizationRisk()
+	Risk          bool                `json:"rk,omitempty"`         // riskData is payment.AuthorizationRisk()
 }
 
 func sameRisk(a, b *simulator.RiskData) bool {
@@ -204,8 +186,8 @@ type disputeShort struct {
 }
 
 type disputeStepShort struct {
-	Status string        `json:"s,omitempty"`
-	After  time.Duration `json:"af,omitempty"`
+	Status simulator.DisputeStatus `json:"s,omitempty"`
+	After  time.Duration           `json:"af,omitempty"`
 }
 
 func shortAccount(a simulator.ProcessorAccount) accountShort {
@@ -315,7 +297,7 @@ func payRecOf(p *simulator.Payment) *payRec {
 		rec.PaymentMethod.Data = &d
 	}
 	if p.RiskData != nil {
-		if d := riskOf(p); sameRisk(&d, p.RiskData) {
+		if sameRisk(p.AuthorizationRisk(), p.RiskData) {
 			rec.Risk = true
 		} else {
 			rec.RiskData = p.RiskData
@@ -376,8 +358,7 @@ func (rec *payRec) payment(tid string) (*simulator.Payment, error) {
 	}
 	p.RiskData = rec.RiskData
 	if rec.Risk {
-		d := riskOf(&p)
-		p.RiskData = &d
+		p.RiskData = p.AuthorizationRisk()
 	}
 	if rec.PL != nil {
 		p.Plan = rec.PL.plan()

@@ -18,9 +18,23 @@ import (
 
 func catalog(t *testing.T) *cards.Catalog {
 	t.Helper()
-	c, err := cards.Parse(fixtures.Cards)
+	c, err := store.ShippedCards()
 	require.NoError(t, err)
 	return c
+}
+
+// TestShippedCardsOnce: the shipped catalogue is parsed once per process;
+// every caller (the store, the service the composition root makes) shares
+// the one value, and it is what fixtures.Cards says.
+func TestShippedCardsOnce(t *testing.T) {
+	a, err := store.ShippedCards()
+	require.NoError(t, err)
+	b, err := store.ShippedCards()
+	require.NoError(t, err)
+	assert.Same(t, a, b)
+	parsed, err := cards.Parse(fixtures.Cards)
+	require.NoError(t, err)
+	assert.Equal(t, parsed.Cards(), a.Cards())
 }
 
 func cardPayment(id string, card simulator.CardInfo, first6 bool) *simulator.Payment {
