@@ -25,7 +25,7 @@ import (
 
 // OpenAPIPath is where the document is served, as OpenAPIPath+".json" and
 // OpenAPIPath+".yaml" (no key needed).
-const OpenAPIPath = "/_sandbox/openapi"
+const OpenAPIPath = simulator.OpenAPIPath
 
 // OpenAPISpecVersion is the OpenAPI version the document is written in.
 const OpenAPISpecVersion = "3.1.0"
@@ -185,16 +185,16 @@ func BuildOpenAPI(v simulator.APIVersion) *openapi3.T {
 	b.answers.of(reflect.TypeFor[errorBody]())
 	describeCatalogue(b.answers.components["ErrorObject"].Value.Properties["errorId"].Value)
 	for _, op := range apiOps {
-		if op.gate != "" && v.Has(op.gate) {
+		if op.operation().Gate != "" && v.Has(op.operation().Gate) {
 			continue
 		}
-		path := openAPIPathOf(op.path)
+		path := openAPIPathOf(op.operation().Path)
 		item := doc.Paths.Value(path)
 		if item == nil {
 			item = &openapi3.PathItem{}
 			doc.Paths.Set(path, item)
 		}
-		item.SetOperation(op.method, b.operation(op, doc.Components.Schemas))
+		item.SetOperation(op.operation().Method, b.operation(op, doc.Components.Schemas))
 	}
 	return doc
 }
@@ -259,56 +259,56 @@ func (b *openAPIBuilder) idempotencyCode() codeSet {
 }
 
 // authCodes are the errors every route of an auth kind may answer.
-var authCodes = map[authKind][]simulator.Code{
-	authNone: {simulator.CodeInternalError},
-	authMerchant: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodeForbidden, simulator.CodeUnsupportedAPIVersion,
+var authCodes = map[simulator.Auth][]simulator.Code{
+	simulator.AuthNone: {simulator.CodeInternalError},
+	simulator.AuthMerchant: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodeForbidden, simulator.CodeUnsupportedAPIVersion,
 		simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError, simulator.CodeRequestTimeout, simulator.CodeTooManyRequests,
 		simulator.CodeTenantUnavailable, simulator.CodeInternalError},
-	authClient: {simulator.CodeBadRequest, simulator.CodeClientSessionValidationError, simulator.CodePayloadTooLarge,
+	simulator.AuthClient: {simulator.CodeBadRequest, simulator.CodeClientSessionValidationError, simulator.CodePayloadTooLarge,
 		simulator.CodeRequestValidationError, simulator.CodeRequestTimeout, simulator.CodeTooManyRequests, simulator.CodeTenantUnavailable,
 		simulator.CodeInternalError},
-	authControl: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError,
+	simulator.AuthControl: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError,
 		simulator.CodeTooManyRequests, simulator.CodeTenantUnavailable, simulator.CodeInternalError},
-	authFullKey: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodeForbidden, simulator.CodePayloadTooLarge,
+	simulator.AuthFullKey: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodeForbidden, simulator.CodePayloadTooLarge,
 		simulator.CodeRequestValidationError, simulator.CodeTooManyRequests, simulator.CodeTenantUnavailable, simulator.CodeInternalError},
-	authAdmin:   {simulator.CodeUnauthorized, simulator.CodeBadRequest, simulator.CodeInternalError},
-	authAdminIf: {simulator.CodeUnauthorized, simulator.CodeBadRequest, simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError, simulator.CodeInternalError},
+	simulator.AuthAdmin:   {simulator.CodeUnauthorized, simulator.CodeBadRequest, simulator.CodeInternalError},
+	simulator.AuthAdminIf: {simulator.CodeUnauthorized, simulator.CodeBadRequest, simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError, simulator.CodeInternalError},
 }
 
 // operation is op's Operation; request schemas become components of
 // schemas named by their model.
 func (b *openAPIBuilder) operation(op apiOp, schemas openapi3.Schemas) *openapi3.Operation {
 	o := &openapi3.Operation{
-		OperationID: operationID(op.method, op.path),
+		OperationID: operationID(op.operation().Method, op.operation().Path),
 		Tags:        []string{op.tag},
 		Summary:     op.summary,
 		Responses:   openapi3.NewResponses(),
 	}
 	o.Responses.Delete("default")
-	switch op.auth {
-	case authMerchant:
+	switch op.operation().Auth {
+	case simulator.AuthMerchant:
 		o.Security = &openapi3.SecurityRequirements{{"ApiKeyAuth": {}}}
-		o.Description = "Scope: " + string(op.scope) + "."
+		o.Description = "Scope: " + string(op.operation().Scope) + "."
 		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/ApiVersionHeader"})
-	case authControl:
+	case simulator.AuthControl:
 		o.Security = &openapi3.SecurityRequirements{{"ApiKeyAuth": {}}}
-	case authFullKey:
+	case simulator.AuthFullKey:
 		o.Security = &openapi3.SecurityRequirements{{"ApiKeyAuth": {}}, {"ApiKeyAuth": {}, "AdminKey": {}}}
 		o.Description = "Needs a key holding every scope, or any key of the tenant with the sandbox's admin key in X-Admin-Key; any other key: 403 Forbidden naming the scopes it lacks."
-	case authClient:
+	case simulator.AuthClient:
 		o.Security = &openapi3.SecurityRequirements{{"ClientToken": {}}}
-	case authAdmin:
+	case simulator.AuthAdmin:
 		o.Security = &openapi3.SecurityRequirements{{"AdminKey": {}}}
-	case authAdminIf:
+	case simulator.AuthAdminIf:
 		o.Security = &openapi3.SecurityRequirements{{"AdminKey": {}}, {}}
 		o.Description = "X-Admin-Key is needed when the sandbox has an admin key."
 	default:
 		o.Security = &openapi3.SecurityRequirements{}
 	}
-	if op.idempotent {
+	if op.operation().Idempotent {
 		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/IdempotencyHeader"})
 	}
-	for _, seg := range strings.Split(op.path, "/") {
+	for _, seg := range strings.Split(op.operation().Path, "/") {
 		if strings.HasPrefix(seg, ":") {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: openapi3.NewPathParameter(seg[1:]).WithSchema(openapi3.NewStringSchema())})
 		}
@@ -357,7 +357,7 @@ func (b *openAPIBuilder) success(o *openapi3.Operation, op apiOp) {
 		}
 		r.Content[media] = openapi3.NewMediaType().WithSchema(textSchema())
 	}
-	if op.auth == authMerchant && b.v.Deprecated() {
+	if op.operation().Auth == simulator.AuthMerchant && b.v.Deprecated() {
 		r.Headers = openapi3.Headers{}
 		for _, h := range []string{"Deprecation", "Sunset", "Link"} {
 			r.Headers[h] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
@@ -375,12 +375,12 @@ func (b *openAPIBuilder) success(o *openapi3.Operation, op apiOp) {
 // errors adds op's error answers, one per status, each naming its errorIds,
 // and a default answer for the rest of the catalogue.
 func (b *openAPIBuilder) errors(o *openapi3.Operation, op apiOp) {
-	codes := slices.Clone(authCodes[op.auth])
+	codes := slices.Clone(authCodes[op.operation().Auth])
 	codes = append(codes, op.codes...)
-	if browserWrite(op.method, op.path) { // a page's write (browser.go)
+	if browserWrite(op.operation().Method, op.operation().Path) { // a page's write (browser.go)
 		codes = append(codes, simulator.CodeForbidden)
 	}
-	if op.idempotent {
+	if op.operation().Idempotent {
 		codes = append(codes, b.idempotencyCode()...)
 	}
 	byStatus := map[int][]simulator.Code{}

@@ -115,7 +115,8 @@ func TestOpenAPIRoutes(t *testing.T) {
 			assert.True(t, strings.HasPrefix(op.path, "/_sandbox/ui/"), "%s: the dashboard serves /_sandbox/ui/ only", op.path)
 			continue
 		}
-		assert.True(t, served[op.method+" "+op.path], "apiOps documents %s %s, which is not served", op.method, op.path)
+		o := op.operation()
+		assert.True(t, served[o.Method+" "+o.Path], "apiOps documents %s %s, which is not served", o.Method, o.Path)
 	}
 }
 
