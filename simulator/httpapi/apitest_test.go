@@ -6,6 +6,7 @@ import (
 	"flag"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,7 +116,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 	require.NoError(t, err)
 	api := httpapi.New(svc, httpapi.Options{
 		RequestTimeout: o.RequestTimeout, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
-		JournalSize: o.JournalSize, AdminKey: o.AdminKey,
+		JournalSize: o.JournalSize, AdminKey: o.AdminKey, ChallengePage: challengePage,
 	})
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = api.HTTPServer(checkedByOpenAPI(t, api.Routes()), nil) // serve's limits: the header cap, the read timeout; every answer checked against the OpenAPI document
@@ -267,4 +268,11 @@ func scrub(v any) {
 			scrub(val)
 		}
 	}
+}
+
+// challengePage is the dashboard's challenge page as the composition root
+// hands it to the server (dashboard.ChallengePageURL, which cmd/paysandbox's
+// end-to-end tests use).
+func challengePage(token string) string {
+	return "/_sandbox/ui/checkout/challenge?token=" + url.QueryEscape(token)
 }

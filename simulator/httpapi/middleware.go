@@ -27,7 +27,7 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		rid := uuid.NewString()
 		c.Set(ctxRequestID, rid)
-		c.Set(ctxTrust, s.opt.Trust)
+		c.Set(ctxServer, s)
 		c.Response().Header().Set("X-Request-Id", rid)
 		cw := s.journalStart(c)
 		err := recovered(next, c)
