@@ -55,7 +55,7 @@ func TestOpenAPICmdFlags(t *testing.T) {
 // sandbox serves, and an unknown version there is an API error (exit 1).
 func TestOpenAPICmd(t *testing.T) {
 	want := func(v simulator.APIVersion, format string) string {
-		b, err := httpapi.OpenAPIDocument(v, format)
+		b, err := httpapi.OpenAPIDocument(v, format, version)
 		require.NoError(t, err)
 		return string(b)
 	}
