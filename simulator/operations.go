@@ -127,7 +127,7 @@ const (
 	OpAdminDeleteTenant OperationID = "adminDeleteTenant"
 )
 
-// Operations is the table, in the order the OpenAPI document lists them.
+// Operations is the table; each id once.
 var Operations = []Operation{
 	{ID: OpHealth, Method: "GET", Path: "/healthz"},
 	{ID: OpReady, Method: "GET", Path: "/readyz"},

@@ -9,11 +9,11 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
-// routes is the one route table. Middleware is per route (never per group:
-// echo's group middleware would answer 401 before 404 on unknown routes).
 // chain composes a route's middleware around its handler once, when the
 // route is registered: echo's route-level middleware is composed anew on
-// every request (a closure per middleware per request).
+// every request (a closure per middleware per request). Middleware is per
+// route, never per group: echo's group middleware would answer 401 before
+// 404 on unknown routes.
 func chain(h echo.HandlerFunc, mws ...echo.MiddlewareFunc) echo.HandlerFunc {
 	for i := len(mws) - 1; i >= 0; i-- {
 		h = mws[i](h)
