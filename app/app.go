@@ -205,6 +205,8 @@ func (a *App) buildHandler(ui dashboard.Options, trust *forwarded.Trust) error {
 		OnChaos:     a.Webhooks.ResetChaos,
 		JournalSize: cfg.JournalSize,
 		Trust:       trust,
+		// The API's 3DS challengeUrl is the dashboard's challenge page.
+		ChallengePage: dashboard.ChallengePageURL,
 
 		SnapshotMaxBytes: cfg.SnapshotMaxBytes,
 		Tracer:           a.tracing.http,

@@ -20,8 +20,9 @@ import (
 // pays through the public /client endpoints from the browser, as a merchant's
 // front end with the vendor's SDK would.
 
-// checkoutLinkScopes are what a checkout acts with (session and payment).
-var checkoutLinkScopes = []simulator.Scope{simulator.ScopeClientTokensWrite, simulator.ScopeTransactionsAuthorize}
+// checkoutLinkScopes are what a checkout acts with: the scopes of the
+// operations that create its session and its payment.
+var checkoutLinkScopes = []simulator.Scope{simulator.OperationOf(simulator.OpCreateSession).Scope, simulator.OperationOf(simulator.OpCreatePayment).Scope}
 
 type linkData struct {
 	URL     string

@@ -43,9 +43,11 @@ func (s *Server) attemptAction(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
 	id := r.PathValue("id")
 	back := Prefix + "/attempts"
-	if !a.Key.Has(simulator.ScopeTransactionsAuthorize) {
-		done(w, r, back, simulator.Errorf(simulator.CodeForbidden, "The API key lacks the scope %s", simulator.ScopeTransactionsAuthorize), "")
-		return
+	if op, ok := attemptOps[r.PathValue("action")]; ok {
+		if scope := simulator.OperationOf(op).Scope; !a.Key.Has(scope) {
+			done(w, r, back, simulator.Errorf(simulator.CodeForbidden, "The API key lacks the scope %s", scope), "")
+			return
+		}
 	}
 	switch r.PathValue("action") {
 	case "approve":
@@ -62,6 +64,10 @@ func (s *Server) attemptAction(w http.ResponseWriter, r *http.Request) {
 		done(w, r, back, simulator.Errorf(simulator.CodeBadRequest, "The dashboard has no attempt action %q", r.PathValue("action")), "")
 	}
 }
+
+// attemptOps are the API operations the attempts page's buttons are: the
+// key must hold their scope.
+var attemptOps = map[string]simulator.OperationID{"approve": simulator.OpApproveAttempt, "abort": simulator.OpAbortAttempt}
 
 type clockData struct {
 	Upcoming []*simulator.Job

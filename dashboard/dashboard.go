@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,16 @@ import (
 
 // Prefix is where the dashboard is mounted.
 const Prefix = "/_sandbox/ui"
+
+// ChallengePagePath is the sandbox's 3DS challenge page (a payment's
+// requiredAction.challengeUrl).
+const ChallengePagePath = Prefix + "/checkout/challenge"
+
+// ChallengePageURL is the path and query of the challenge page of
+// challengeToken; the API's challengeUrl is it on the request's host.
+func ChallengePageURL(challengeToken string) string {
+	return ChallengePagePath + "?token=" + url.QueryEscape(challengeToken)
+}
 
 //go:embed templates/*.html
 var templateFS embed.FS
@@ -217,8 +228,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+Prefix+"/checkout", s.checkoutPage)
 	m.HandleFunc("POST "+Prefix+"/checkout/session", s.checkoutSession)
 	m.HandleFunc("GET "+Prefix+"/checkout/done", s.checkoutDone)
-	m.HandleFunc("GET "+strings.TrimPrefix(simulator.ChallengePagePath, ""), s.challengePage)
-	m.HandleFunc("POST "+simulator.ChallengePagePath, s.challengeAnswer)
+	m.HandleFunc("GET "+ChallengePagePath, s.challengePage)
+	m.HandleFunc("POST "+ChallengePagePath, s.challengeAnswer)
 
 	m.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusNotFound, "message", &view{Title: "Not found", Bare: true,

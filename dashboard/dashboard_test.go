@@ -600,14 +600,14 @@ func TestCheckout(t *testing.T) {
 		pay := e.pay(e.tenant, 1000, cardChallenge, "o-3ds", "c")
 		require.Equal(t, simulator.StatusPending, pay.Status)
 		tok := pay.ThreeDS.ChallengeToken
-		page := anon.get(simulator.ChallengePagePath + "?token=" + url.QueryEscape(tok) + "&l=" + url.QueryEscape(l))
+		page := anon.get(ChallengePagePath + "?token=" + url.QueryEscape(tok) + "&l=" + url.QueryEscape(l))
 		require.Equal(t, http.StatusOK, page.Status)
 		assert.Contains(t, page.Body, "10.00 EUR to tenant <strong>acme</strong>")
-		done := anon.post(simulator.ChallengePagePath, url.Values{"token": {tok}, "result": {"AUTH_SUCCESS"}, "l": {l}})
+		done := anon.post(ChallengePagePath, url.Values{"token": {tok}, "result": {"AUTH_SUCCESS"}, "l": {l}})
 		assert.Equal(t, Prefix+"/checkout/done", done.URL)
 		assert.Contains(t, done.Body, "Thank you: payment AUTHORIZED")
 		assert.Contains(t, done.Body, `href="/_sandbox/ui/payments/`+pay.ID+`"`)
-		again := anon.get(simulator.ChallengePagePath + "?token=" + url.QueryEscape(tok))
+		again := anon.get(ChallengePagePath + "?token=" + url.QueryEscape(tok))
 		assert.Equal(t, http.StatusNotFound, again.Status, "an answered challenge is gone")
 	})
 	t.Run("signed in, /checkout makes a link for the tenant", func(t *testing.T) {

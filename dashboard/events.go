@@ -237,7 +237,7 @@ func (s *Server) fingerprinter(a *auth, topic string, r *http.Request) func() ui
 	switch {
 	case topic == "payments":
 		_, pq, msg := parseFilter(r.URL.Query())
-		if msg != "" || !a.Key.Has(simulator.ScopeTransactionsRetrieve) {
+		if msg != "" || !a.Key.Has(simulator.OperationOf(simulator.OpListPayments).Scope) {
 			return func() uint64 { return 0 }
 		}
 		return func() uint64 { return fingerprint(func(b *strings.Builder) { s.writePaymentsFP(b, t, pq) }) }

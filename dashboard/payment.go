@@ -52,7 +52,7 @@ func (s *Server) paymentPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	d := paymentData{Sources: s.sources()}
 	v := &view{Title: "Payment " + id, Nav: "payments", Live: "payment:" + id, Data: &d}
-	if !a.Key.Has(simulator.ScopeTransactionsRetrieve) {
+	if !a.Key.Has(simulator.OperationOf(simulator.OpGetPayment).Scope) {
 		d.Forbidden = true
 		s.render(w, r, http.StatusForbidden, "payment", v)
 		return
@@ -104,24 +104,20 @@ func diagram(p *simulator.Payment, tl []timelineItem) []diagramNode {
 }
 
 // paymentAction runs one button of the payment page through the service,
-// with the scope the matching API route needs.
+// with the scope the matching API operation needs.
 func (s *Server) paymentAction(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
 	id := r.PathValue("id")
 	back := Prefix + "/payments/" + id
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
-	need := map[string]simulator.Scope{
-		"capture": simulator.ScopeTransactionsCapture, "refund": simulator.ScopeTransactionsRefund,
-		"cancel": simulator.ScopeTransactionsCancel, "settle": "", "dispute": "", "3ds": "",
-	}
 	action := r.PathValue("action")
-	scope, known := need[action]
+	op, known := actionOps[action]
 	if !known {
 		done(w, r, back, simulator.Errorf(simulator.CodeBadRequest, "The dashboard has no action %q", action), "")
 		return
 	}
-	if scope != "" && !a.Key.Has(scope) {
+	if scope := simulator.OperationOf(op).Scope; scope != "" && !a.Key.Has(scope) {
 		done(w, r, back, simulator.Errorf(simulator.CodeForbidden, "The API key lacks the scope %s", scope), "")
 		return
 	}
@@ -132,6 +128,13 @@ func (s *Server) paymentAction(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, err := s.runPaymentAction(ctx, r, a, id, action, amount)
 	done(w, r, back, err, msg)
+}
+
+// actionOps are the operations the payment page's buttons are: a merchant
+// operation's scope is the key's to hold; the control plane's need none.
+var actionOps = map[string]simulator.OperationID{
+	"capture": simulator.OpCapturePayment, "refund": simulator.OpRefundPayment, "cancel": simulator.OpCancelPayment,
+	"settle": simulator.OpSettle, "dispute": simulator.OpDispute, "3ds": simulator.OpComplete3DS,
 }
 
 // runPaymentAction runs action (a known one) on payment id through the

@@ -93,7 +93,7 @@ func (s *Server) paymentsPage(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
 	f, pq, msg := parseFilter(r.URL.Query())
 	d := paymentsData{Filter: f, Error: msg}
-	if !a.Key.Has(simulator.ScopeTransactionsRetrieve) {
+	if !a.Key.Has(simulator.OperationOf(simulator.OpListPayments).Scope) {
 		d.Forbidden = true
 	} else if msg == "" {
 		page, err := s.svc.ListPayments(a.Tenant, pq)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -70,7 +71,7 @@ func issue(t *testing.T, a *testApp, prefix string) creds {
 	c.challengeToken = dig(p.JSON, "requiredAction", "clientToken").(string)
 	assert.True(t, strings.HasPrefix(c.challengeToken, prefix), "challenge token %q", c.challengeToken)
 	assert.Contains(t, dig(p.JSON, "requiredAction", "challengeUrl"), "?token="+prefix)
-	res, page := noRedirect(t, "GET", a.URL()+simulator.ChallengePageURL("", c.challengeToken), nil, "")
+	res, page := noRedirect(t, "GET", a.URL()+dashboard.ChallengePageURL(c.challengeToken), nil, "")
 	assert.Equal(t, 200, res.StatusCode, "challenge page")
 	assert.Contains(t, page, `action="/_sandbox/ui/checkout/challenge?token=`+prefix, "the answer's URL carries the token a proxy routes by")
 
@@ -142,7 +143,7 @@ func TestInstancePrefixes(t *testing.T) {
 		assert.Equal(t, "ClientSessionValidationError", r.ErrorID())
 		assert.Contains(t, r.Err()["description"], naming)
 
-		res, _ := noRedirect(t, "GET", a.URL()+simulator.ChallengePageURL("", cb.challengeToken), nil, "")
+		res, _ := noRedirect(t, "GET", a.URL()+dashboard.ChallengePageURL(cb.challengeToken), nil, "")
 		assert.Equal(t, 404, res.StatusCode, "challenge page")
 		res, _ = noRedirect(t, "GET", a.URL()+"/_sandbox/ui/payments", nil, cb.cookie)
 		assert.Equal(t, http.StatusFound, res.StatusCode, "b's cookie signs nobody in on a")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,9 +10,34 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 )
+
+// TestOpenAPIDashboardPages: the pages the document lists under the
+// Dashboard tag are the dashboard's own (its entry, the checkout and the 3DS
+// challenge page that the API's challengeUrl names): httpapi documents them
+// without importing the dashboard.
+func TestOpenAPIDashboardPages(t *testing.T) {
+	b, err := httpapi.OpenAPIDocument(simulator.CurrentAPIVersion, httpapi.OpenAPIJSON, version)
+	require.NoError(t, err)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Tags []string `json:"tags"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	var pages []string
+	for path, item := range doc.Paths {
+		for _, op := range item {
+			if len(op.Tags) == 1 && op.Tags[0] == "Dashboard" {
+				pages = append(pages, path)
+			}
+		}
+	}
+	assert.ElementsMatch(t, []string{dashboard.Prefix + "/", dashboard.Prefix + "/checkout", dashboard.ChallengePagePath}, pages)
+}
 
 // TestOpenAPICmdFlags: the openapi command's flags, through runF.
 func TestOpenAPICmdFlags(t *testing.T) {
@@ -55,7 +81,7 @@ func TestOpenAPICmdFlags(t *testing.T) {
 // sandbox serves, and an unknown version there is an API error (exit 1).
 func TestOpenAPICmd(t *testing.T) {
 	want := func(v simulator.APIVersion, format string) string {
-		b, err := httpapi.OpenAPIDocument(v, format)
+		b, err := httpapi.OpenAPIDocument(v, format, version)
 		require.NoError(t, err)
 		return string(b)
 	}

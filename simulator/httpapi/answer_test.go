@@ -25,8 +25,8 @@ func referenceJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// TestWriteJSON: a payment answer is written with its challenge URL made
-// absolute, every answer as encoding/json writes it without HTML escaping
+// TestWriteJSON: a payment answer is written with its challenge URL
+// (Options.ChallengePage) on the request's host, every answer as encoding/json writes it without HTML escaping
 // and without the trailing newline; a pooled encoder carries nothing from
 // one answer (a long one, a failed one) into the next.
 func TestWriteJSON(t *testing.T) {
@@ -37,7 +37,7 @@ func TestWriteJSON(t *testing.T) {
 	require.NotNil(t, d.RequiredAction)
 	abs := d
 	ra := *d.RequiredAction
-	ra.ChallengeURL = "http://sandbox.test" + ra.ChallengeURL
+	ra.ChallengeURL = "http://sandbox.test/challenge?token=ct_1"
 	abs.RequiredAction = &ra
 	wantPayment, err := referenceJSON(abs)
 	require.NoError(t, err)
@@ -56,10 +56,13 @@ func TestWriteJSON(t *testing.T) {
 		{"after a failure", []int{1}, `[1]`},
 	}
 	e := echo.New()
+	srv := &Server{opt: Options{ChallengePage: func(tok string) string { return "/challenge?token=" + tok }}}
 	call := func(v any) (*httptest.ResponseRecorder, error) {
 		req := httptest.NewRequest(http.MethodGet, "http://sandbox.test/payments/x", nil)
 		rec := httptest.NewRecorder()
-		return rec, writeJSON(e.NewContext(req, rec), http.StatusOK, v)
+		c := e.NewContext(req, rec)
+		c.Set(ctxServer, srv)
+		return rec, writeJSON(c, http.StatusOK, v)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

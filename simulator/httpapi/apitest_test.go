@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 	require.NoError(t, err)
 	api := httpapi.New(svc, httpapi.Options{
 		RequestTimeout: o.RequestTimeout, Ready: db.Ready, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute,
-		JournalSize: o.JournalSize, AdminKey: o.AdminKey,
+		JournalSize: o.JournalSize, AdminKey: o.AdminKey, ChallengePage: challengePage,
 	})
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = api.HTTPServer(checkedByOpenAPI(t, api.Routes()), nil) // serve's limits: the header cap, the read timeout; every answer checked against the OpenAPI document
@@ -222,4 +223,11 @@ func card(number string) map[string]any {
 // plainSession is the content pay uses: amount EUR, order-1, cust-1.
 func plainSession(amount int64) map[string]any {
 	return map[string]any{"orderId": "order-1", "currencyCode": "EUR", "amount": amount, "customerId": "cust-1"}
+}
+
+// challengePage is the dashboard's challenge page as the composition root
+// hands it to the server (dashboard.ChallengePageURL, which cmd/paysandbox's
+// end-to-end tests use).
+func challengePage(token string) string {
+	return "/_sandbox/ui/checkout/challenge?token=" + url.QueryEscape(token)
 }

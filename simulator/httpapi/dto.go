@@ -206,8 +206,8 @@ type requiredActionDTO struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	ClientToken string `json:"clientToken,omitempty"`
-	// ChallengeURL is the sandbox's challenge page for a 3DS challenge; made
-	// absolute with the request's host by writeJSON.
+	// ChallengeURL is the sandbox's challenge page for a 3DS challenge
+	// (Options.ChallengePage), on the request's host; writeJSON fills it.
 	ChallengeURL string `json:"challengeUrl,omitempty"`
 }
 
@@ -240,9 +240,6 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion, withEvents bool)
 	}
 	if ra := p.Required; ra != nil {
 		out.RequiredAction = &requiredActionDTO{Name: ra.Name, Description: ra.Description, ClientToken: ra.ClientToken}
-		if ra.Name == simulator.ActionThreeDS && ra.ClientToken != "" {
-			out.RequiredAction.ChallengeURL = simulator.ChallengePageURL("", ra.ClientToken)
-		}
 	}
 	for _, t := range p.Transactions {
 		td := transactionDTO{

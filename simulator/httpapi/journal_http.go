@@ -409,12 +409,6 @@ func journalPaymentIDs(c echo.Context, route string, status int, resp []byte) []
 	return ids
 }
 
-// idempotentRoutes take X-Idempotency-Key (docs/api.md, Idempotency).
-var idempotentRoutes = map[string]bool{
-	"POST /payments": true, "POST /payments/:id/authorize": true, "POST /payments/:id/resume": true,
-	"POST /payments/:id/capture": true, "POST /payments/:id/cancel": true, "POST /payments/:id/refund": true,
-}
-
 // requestHints finds the mistakes of a request that the route and status
 // show: a missing idempotency key, a retry after a 504 under a new key, and
 // tight polling of one payment.

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,7 +27,7 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		rid := uuid.NewString()
 		c.Set(ctxRequestID, rid)
-		c.Set(ctxTrust, s.opt.Trust)
+		c.Set(ctxServer, s)
 		c.Response().Header().Set("X-Request-Id", rid)
 		cw := s.journalStart(c)
 		err := recovered(next, c)
@@ -158,7 +157,7 @@ func versionOf(c echo.Context) simulator.APIVersion {
 
 // VersionNotesPath is the page the Link of a deprecated version's answer
 // names (served by the binary, no key needed).
-const VersionNotesPath = "/_sandbox/versions"
+const VersionNotesPath = simulator.VersionNotesPath
 
 // Deprecation headers of the versions before 2.4: RFC 9745 (a structured
 // date), RFC 8594 (an HTTP-date) and the link to the version notes.
@@ -179,36 +178,39 @@ func setDeprecation(h http.Header) {
 // version requires X-API-VERSION (either spelling: header names are
 // case-insensitive) to be one of the versions served and keeps it for the
 // handler, the timeout and the journal. Older versions answer with
-// Deprecation, Sunset and Link headers; their version-gated routes answer
-// 404 as unknown routes do.
-func version(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Request().Header.Get("X-Api-Version")
-		v, ok := simulator.ParseAPIVersion(h)
-		if !ok {
-			e := simulator.Errorf(simulator.CodeUnsupportedAPIVersion, "The X-API-VERSION header must be %s", simulator.AcceptedAPIVersions())
-			if h == "" {
-				e.Message = "The X-API-VERSION header is missing; it must be " + simulator.AcceptedAPIVersions()
-				addHint(c, HintMissingAPIVersion, c.Request().Method+" "+c.Request().URL.Path+" was sent without X-API-VERSION; production would serve it with the earliest version ("+string(simulator.EarliestAPIVersion)+")")
+// Deprecation, Sunset and Link headers; op's Gate versions answer 404 as
+// unknown routes do, and on an Idempotent op a reused key answers as each
+// version does.
+func version(op simulator.Operation) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Request().Header.Get("X-Api-Version")
+			v, ok := simulator.ParseAPIVersion(h)
+			if !ok {
+				e := simulator.Errorf(simulator.CodeUnsupportedAPIVersion, "The X-API-VERSION header must be %s", simulator.AcceptedAPIVersions())
+				if h == "" {
+					e.Message = "The X-API-VERSION header is missing; it must be " + simulator.AcceptedAPIVersions()
+					addHint(c, HintMissingAPIVersion, c.Request().Method+" "+c.Request().URL.Path+" was sent without X-API-VERSION; production would serve it with the earliest version ("+string(simulator.EarliestAPIVersion)+")")
+				}
+				return e.WithRecovery("Send the header X-API-VERSION: " + string(simulator.CurrentAPIVersion) + " (or an older version you are pinned to).")
 			}
-			return e.WithRecovery("Send the header X-API-VERSION: " + string(simulator.CurrentAPIVersion) + " (or an older version you are pinned to).")
-		}
-		c.Set(ctxVersion, v)
-		if v.Deprecated() {
-			setDeprecation(c.Response().Header())
-			if v.Has(simulator.DiffAttemptRoutes) && strings.HasPrefix(c.Path(), "/payment-attempts/") {
-				addMigration(c, simulator.DiffAttemptRoutes, c.Request().Method+" "+c.Path()+" answers 404 on "+string(v)+"; 2.4 serves it")
-				return echo.ErrNotFound
+			c.Set(ctxVersion, v)
+			if v.Deprecated() {
+				setDeprecation(c.Response().Header())
+				if op.Gate != "" && v.Has(op.Gate) {
+					addMigration(c, op.Gate, c.Request().Method+" "+c.Path()+" answers 404 on "+string(v)+"; 2.4 serves it")
+					return echo.ErrNotFound
+				}
 			}
-		}
-		err := next(c)
-		if err != nil && v.Has(simulator.DiffIdempotency400) && strings.HasPrefix(c.Path(), "/payments") {
-			if legacy := legacyIdempotencyError(err, c.Request().Header.Get("X-Idempotency-Key")); legacy != err {
-				addMigration(c, simulator.DiffIdempotency400, "This reused idempotency key answers 409 IdempotencyKeyAlreadyExists on 2.4, 400 TransactionRequestIdempotencyKeyAlreadyExists on "+string(v))
-				err = legacy
+			err := next(c)
+			if err != nil && op.Idempotent && v.Has(simulator.DiffIdempotency400) {
+				if legacy := legacyIdempotencyError(err, c.Request().Header.Get("X-Idempotency-Key")); legacy != err {
+					addMigration(c, simulator.DiffIdempotency400, "This reused idempotency key answers 409 IdempotencyKeyAlreadyExists on 2.4, 400 TransactionRequestIdempotencyKeyAlreadyExists on "+string(v))
+					err = legacy
+				}
 			}
+			return err
 		}
-		return err
 	}
 }
 

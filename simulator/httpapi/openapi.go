@@ -2,30 +2,31 @@ package httpapi
 
 import (
 	"bytes"
+	"compress/gzip"
+	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"maps"
+	"io"
 	"net/http"
-	"reflect"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// The OpenAPI document of everything the server answers, per API version:
-// built from the route table (apiOps), the validator's request schemas, the
-// wire DTOs, the error catalogue and the version differences.
+// The OpenAPI document of everything the server answers, one per API
+// version, is generated at build time by the builder in the package's tests
+// (openapi_build_test.go, with kin-openapi) and embedded here, gzipped:
+// kin-openapi is linked into no binary. TestOpenAPIGenerated fails when the
+// embedded documents differ from what the builder makes.
+//go:generate go test -run ^TestOpenAPIGenerated$ -update-openapi .
 
 // OpenAPIPath is where the document is served, as OpenAPIPath+".json" and
 // OpenAPIPath+".yaml" (no key needed).
-const OpenAPIPath = "/_sandbox/openapi"
+const OpenAPIPath = simulator.OpenAPIPath
 
 // OpenAPISpecVersion is the OpenAPI version the document is written in.
 const OpenAPISpecVersion = "3.1.0"
@@ -36,91 +37,99 @@ const (
 	OpenAPIYAML = "yaml"
 )
 
-// openAPIBytes is one version's document, rendered.
-type openAPIBytes struct{ json, yaml []byte }
+// openAPIDir holds the generated documents, openapi-<version>.<format>.gz.
+//
+//go:embed openapi/*.gz
+var openAPIDir embed.FS
 
-// openAPICache builds each version's document once, when first asked.
-var openAPICache = func() map[simulator.APIVersion]func() (openAPIBytes, error) {
-	m := map[simulator.APIVersion]func() (openAPIBytes, error){}
-	for _, v := range simulator.APIVersions {
-		m[v] = sync.OnceValues(func() (openAPIBytes, error) { return renderOpenAPI(BuildOpenAPI(v)) })
-	}
-	return m
-}()
+// openAPIFile is the generated document's file of version v in format.
+func openAPIFile(v simulator.APIVersion, format string) string {
+	return "openapi/openapi-" + string(v) + "." + format + ".gz"
+}
 
-// OpenAPIDocument is the document of version v in format (OpenAPIJSON or
-// OpenAPIYAML), built once per version.
-func OpenAPIDocument(v simulator.APIVersion, format string) ([]byte, error) {
-	get, ok := openAPICache[v]
-	if !ok {
+// generatedOpenAPI is the generated document of version v in format, as
+// the builder wrote it.
+func generatedOpenAPI(v simulator.APIVersion, format string) ([]byte, error) {
+	if !slices.Contains(simulator.APIVersions, v) {
 		return nil, fmt.Errorf("API version %q is not %s", v, simulator.AcceptedAPIVersions())
 	}
-	b, err := get()
+	if format != OpenAPIJSON && format != OpenAPIYAML {
+		return nil, fmt.Errorf("format %q is not %s or %s", format, OpenAPIJSON, OpenAPIYAML)
+	}
+	f, err := openAPIDir.Open(openAPIFile(v, format))
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+// OpenAPIDocument is the document of version v in format (OpenAPIJSON or
+// OpenAPIYAML) as a binary of version build serves it: the generated
+// document with info.x-paysandbox-version set to build.
+func OpenAPIDocument(v simulator.APIVersion, format, build string) ([]byte, error) {
+	doc, err := generatedOpenAPI(v, format)
+	if err != nil {
+		return nil, err
+	}
+	return stampOpenAPI(doc, format, build)
+}
+
+// stampOpenAPI adds x-paysandbox-version: build as the last member of the
+// document's info (after version, where the generated document's sorted
+// keys put it); the other bytes stay as generated.
+func stampOpenAPI(doc []byte, format, build string) ([]byte, error) {
+	var at int
+	var member []byte
 	switch format {
 	case OpenAPIJSON:
-		return b.json, nil
-	case OpenAPIYAML:
-		return b.yaml, nil
-	}
-	return nil, fmt.Errorf("format %q is not %s or %s", format, OpenAPIJSON, OpenAPIYAML)
-}
-
-// renderOpenAPI writes doc as indented JSON and as YAML in the same order
-// (the YAML is the JSON re-read as YAML nodes, in block style).
-func renderOpenAPI(doc *openapi3.T) (openAPIBytes, error) {
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return openAPIBytes{}, err
-	}
-	var out openAPIBytes
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return openAPIBytes{}, err
-	}
-	buf.WriteByte('\n')
-	out.json = buf.Bytes()
-	var node yaml.Node
-	if err := yaml.Unmarshal(raw, &node); err != nil {
-		return openAPIBytes{}, err
-	}
-	blockStyle(&node)
-	var yb bytes.Buffer
-	enc := yaml.NewEncoder(&yb)
-	enc.SetIndent(2)
-	if err := enc.Encode(&node); err != nil {
-		return openAPIBytes{}, err
-	}
-	if err := enc.Close(); err != nil {
-		return openAPIBytes{}, err
-	}
-	out.yaml = yb.Bytes()
-	return out, nil
-}
-
-// blockStyle turns JSON's flow style into YAML's block style, keeping
-// strings quoted where YAML would read them as something else.
-func blockStyle(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
-		n.Style = yaml.DoubleQuotedStyle
-		if strings.Contains(n.Value, "\n") && !strings.ContainsAny(n.Value, "\t\r") {
-			n.Style = yaml.LiteralStyle
-		} else if !strings.ContainsAny(n.Value, "\n\"\\:#'&*!|>%@`{}[],") && n.Value != "" {
-			var probe any
-			if yaml.Unmarshal([]byte(n.Value), &probe) == nil {
-				if s, ok := probe.(string); ok && s == n.Value {
-					n.Style = 0
-				}
-			}
+		// info is a member of the top object, indented by two spaces, its
+		// members by four; the member goes before its closing brace.
+		v, err := json.Marshal(build)
+		if err != nil {
+			return nil, err
 		}
-	} else {
-		n.Style = 0
+		member = append([]byte(",\n    \"x-paysandbox-version\": "), v...)
+		start := bytes.Index(doc, []byte("\n  \"info\": {\n"))
+		if start < 0 {
+			return nil, errors.New("the generated OpenAPI document has no info")
+		}
+		end := bytes.Index(doc[start:], []byte("\n  }"))
+		if end < 0 {
+			return nil, errors.New("the generated OpenAPI document's info does not end")
+		}
+		at = start + end
+	case OpenAPIYAML:
+		// info is a top-level key, its members indented by two spaces; the
+		// member goes before the next top-level key.
+		v, err := yaml.Marshal(build)
+		if err != nil {
+			return nil, err
+		}
+		member = append([]byte("  x-paysandbox-version: "), v...)
+		start := bytes.Index(doc, []byte("\ninfo:\n"))
+		if start < 0 {
+			return nil, errors.New("the generated OpenAPI document has no info")
+		}
+		at = start + len("\ninfo:\n")
+		for at < len(doc) && (doc[at] == ' ' || doc[at] == '\n') { // a member's line, or an empty line of a block scalar
+			nl := bytes.IndexByte(doc[at:], '\n')
+			if nl < 0 {
+				return nil, errors.New("the generated OpenAPI document's info does not end")
+			}
+			at += nl + 1
+		}
+	default:
+		return nil, fmt.Errorf("format %q is not %s or %s", format, OpenAPIJSON, OpenAPIYAML)
 	}
-	for _, c := range n.Content {
-		blockStyle(c)
-	}
+	out := make([]byte, 0, len(doc)+len(member))
+	out = append(out, doc[:at]...)
+	out = append(out, member...)
+	return append(out, doc[at:]...), nil
 }
 
 // openAPIHandler serves the document in format; ?version= picks the API
@@ -140,295 +149,10 @@ func (s *Server) openAPIHandler(format string) echo.HandlerFunc {
 			}
 			v = pv
 		}
-		b, err := OpenAPIDocument(v, format)
+		b, err := OpenAPIDocument(v, format, s.opt.Version)
 		if err != nil {
 			return err
 		}
 		return c.Blob(http.StatusOK, media, b)
 	}
-}
-
-// BuildOpenAPI builds the document of version v afresh (OpenAPIDocument
-// keeps one rendered copy per version).
-func BuildOpenAPI(v simulator.APIVersion) *openapi3.T {
-	b := &openAPIBuilder{v: v, answers: &answerSchemas{components: openapi3.Schemas{}, version: v, names: map[string]reflect.Type{}}}
-	doc := &openapi3.T{
-		OpenAPI: OpenAPISpecVersion,
-		Info: &openapi3.Info{
-			Title:   "paysandbox",
-			Version: string(v),
-			Description: "The payment orchestration API v" + string(v) + " as paysandbox serves it, with its client endpoints " +
-				"(/client/*) and its control plane (/_sandbox). Request schemas are the sandbox's own validation rules; " +
-				"a merchant request also needs X-API-VERSION: " + string(v) + ".",
-		},
-		Paths: openapi3.NewPaths(),
-		Components: &openapi3.Components{
-			Schemas:         b.answers.components,
-			SecuritySchemes: securitySchemes(),
-			Parameters: openapi3.ParametersMap{
-				"ApiVersionHeader": {Value: &openapi3.Parameter{Name: "X-API-VERSION", In: openapi3.ParameterInHeader, Required: true,
-					Description: "The API version of the request; this document describes " + string(v) + ".",
-					Schema:      openapi3.NewSchemaRef("", enumSchema([]string{string(v)}))}},
-				"IdempotencyHeader": {Value: &openapi3.Parameter{Name: "X-Idempotency-Key", In: openapi3.ParameterInHeader,
-					Description: "Makes the request idempotent within the tenant; a key reused answers " + b.idempotencyCode().describe() + ".",
-					Schema:      openapi3.NewSchemaRef("", openapi3.NewStringSchema())}},
-			},
-		},
-	}
-	if v.Deprecated() {
-		doc.Info.Description += "\n\nThis version is deprecated (" + ts(simulator.APIVersionDeprecated) + ", end of life " + ts(simulator.APIVersionSunset) +
-			"); its answers carry Deprecation, Sunset and Link headers. What it does unlike " + string(simulator.CurrentAPIVersion) + " (also at " + VersionNotesPath + "):\n"
-		for _, d := range simulator.DifferencesOf(v) {
-			doc.Info.Description += "\n- " + d.Kind + ": " + d.Description
-		}
-	}
-	b.answers.of(reflect.TypeFor[errorBody]())
-	describeCatalogue(b.answers.components["ErrorObject"].Value.Properties["errorId"].Value)
-	for _, op := range apiOps {
-		if op.gate != "" && v.Has(op.gate) {
-			continue
-		}
-		path := openAPIPathOf(op.path)
-		item := doc.Paths.Value(path)
-		if item == nil {
-			item = &openapi3.PathItem{}
-			doc.Paths.Set(path, item)
-		}
-		item.SetOperation(op.method, b.operation(op, doc.Components.Schemas))
-	}
-	return doc
-}
-
-// describeCatalogue documents the errorId catalogue on its schema: each
-// code with its status (statusOf), in words and as x-paysandbox-statuses.
-func describeCatalogue(s *openapi3.Schema) {
-	statuses := map[string]any{}
-	parts := make([]string, len(simulator.Codes))
-	for i, c := range simulator.Codes {
-		statuses[string(c)] = statusOf[c]
-		parts[i] = string(c) + " (" + strconv.Itoa(statusOf[c]) + ")"
-	}
-	s.Description = "The error catalogue, each errorId with its HTTP status: " + strings.Join(parts, ", ") + "."
-	s.Extensions = map[string]any{"x-paysandbox-statuses": statuses}
-}
-
-type openAPIBuilder struct {
-	v       simulator.APIVersion
-	answers *answerSchemas
-}
-
-// openAPIPathOf is an echo path in OpenAPI's words (:id -> {id}).
-func openAPIPathOf(p string) string {
-	parts := strings.Split(p, "/")
-	for i, s := range parts {
-		if strings.HasPrefix(s, ":") {
-			parts[i] = "{" + s[1:] + "}"
-		}
-	}
-	return strings.Join(parts, "/")
-}
-
-func securitySchemes() openapi3.SecuritySchemes {
-	key := func(name, desc string) *openapi3.SecuritySchemeRef {
-		return &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{Type: "apiKey", In: "header", Name: name, Description: desc}}
-	}
-	return openapi3.SecuritySchemes{
-		"ApiKeyAuth":  key("X-API-KEY", "The tenant's API key (merchant API: with the route's scope; /_sandbox: any scope)."),
-		"AdminKey":    key("X-Admin-Key", "The sandbox's admin key (--admin-key), for tenant administration."),
-		"ClientToken": key("X-Client-Token", "The client session's token, for the client endpoints."),
-	}
-}
-
-// codeSet is a route's error codes, each with its status.
-type codeSet []simulator.Code
-
-func (c codeSet) describe() string {
-	parts := make([]string, len(c))
-	for i, code := range c {
-		parts[i] = strconv.Itoa(statusOf[code]) + " " + string(code)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// idempotencyCode is the error of a reused X-Idempotency-Key in this version.
-func (b *openAPIBuilder) idempotencyCode() codeSet {
-	if b.v.Has(simulator.DiffIdempotency400) {
-		return codeSet{simulator.CodeTransactionRequestIdempotencyKeyAlreadyExists}
-	}
-	return codeSet{simulator.CodeIdempotencyKeyAlreadyExists}
-}
-
-// authCodes are the errors every route of an auth kind may answer.
-var authCodes = map[authKind][]simulator.Code{
-	authNone: {simulator.CodeInternalError},
-	authMerchant: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodeForbidden, simulator.CodeUnsupportedAPIVersion,
-		simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError, simulator.CodeRequestTimeout, simulator.CodeTooManyRequests,
-		simulator.CodeTenantUnavailable, simulator.CodeInternalError},
-	authClient: {simulator.CodeBadRequest, simulator.CodeClientSessionValidationError, simulator.CodePayloadTooLarge,
-		simulator.CodeRequestValidationError, simulator.CodeRequestTimeout, simulator.CodeTooManyRequests, simulator.CodeTenantUnavailable,
-		simulator.CodeInternalError},
-	authControl: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError,
-		simulator.CodeTooManyRequests, simulator.CodeTenantUnavailable, simulator.CodeInternalError},
-	authFullKey: {simulator.CodeBadRequest, simulator.CodeUnauthorized, simulator.CodeForbidden, simulator.CodePayloadTooLarge,
-		simulator.CodeRequestValidationError, simulator.CodeTooManyRequests, simulator.CodeTenantUnavailable, simulator.CodeInternalError},
-	authAdmin:   {simulator.CodeUnauthorized, simulator.CodeBadRequest, simulator.CodeInternalError},
-	authAdminIf: {simulator.CodeUnauthorized, simulator.CodeBadRequest, simulator.CodePayloadTooLarge, simulator.CodeRequestValidationError, simulator.CodeInternalError},
-}
-
-// operation is op's Operation; request schemas become components of
-// schemas named by their model.
-func (b *openAPIBuilder) operation(op apiOp, schemas openapi3.Schemas) *openapi3.Operation {
-	o := &openapi3.Operation{
-		OperationID: operationID(op.method, op.path),
-		Tags:        []string{op.tag},
-		Summary:     op.summary,
-		Responses:   openapi3.NewResponses(),
-	}
-	o.Responses.Delete("default")
-	switch op.auth {
-	case authMerchant:
-		o.Security = &openapi3.SecurityRequirements{{"ApiKeyAuth": {}}}
-		o.Description = "Scope: " + string(op.scope) + "."
-		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/ApiVersionHeader"})
-	case authControl:
-		o.Security = &openapi3.SecurityRequirements{{"ApiKeyAuth": {}}}
-	case authFullKey:
-		o.Security = &openapi3.SecurityRequirements{{"ApiKeyAuth": {}}, {"ApiKeyAuth": {}, "AdminKey": {}}}
-		o.Description = "Needs a key holding every scope, or any key of the tenant with the sandbox's admin key in X-Admin-Key; any other key: 403 Forbidden naming the scopes it lacks."
-	case authClient:
-		o.Security = &openapi3.SecurityRequirements{{"ClientToken": {}}}
-	case authAdmin:
-		o.Security = &openapi3.SecurityRequirements{{"AdminKey": {}}}
-	case authAdminIf:
-		o.Security = &openapi3.SecurityRequirements{{"AdminKey": {}}, {}}
-		o.Description = "X-Admin-Key is needed when the sandbox has an admin key."
-	default:
-		o.Security = &openapi3.SecurityRequirements{}
-	}
-	if op.idempotent {
-		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/IdempotencyHeader"})
-	}
-	for _, seg := range strings.Split(op.path, "/") {
-		if strings.HasPrefix(seg, ":") {
-			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: openapi3.NewPathParameter(seg[1:]).WithSchema(openapi3.NewStringSchema())})
-		}
-	}
-	for _, q := range op.query {
-		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: b.queryParameter(op, q)})
-	}
-	switch {
-	case op.req != nil:
-		if _, done := schemas[op.model]; !done {
-			schemas[op.model] = openapi3.NewSchemaRef("", forVersion(op.req, b.v).openAPI())
-		}
-		o.RequestBody = &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{
-			Required: !op.optional,
-			Content:  openapi3.NewContentWithJSONSchemaRef(openapi3.NewSchemaRef("#/components/schemas/"+op.model, nil)),
-		}}
-		if op.optional {
-			o.RequestBody.Value.Description = "Optional: no body and {} are the same."
-		}
-	case op.rawBody == echo.MIMEApplicationJSON:
-		o.RequestBody = &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{Required: true,
-			Content: openapi3.NewContentWithSchema(&openapi3.Schema{}, []string{op.rawBody})}}
-	case op.rawBody != "":
-		o.RequestBody = &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{Required: true,
-			Content: openapi3.NewContentWithSchema(textSchema(), []string{op.rawBody})}}
-	}
-	b.success(o, op)
-	b.errors(o, op)
-	return o
-}
-
-// success adds op's success answer.
-func (b *openAPIBuilder) success(o *openapi3.Operation, op apiOp) {
-	status := op.status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	desc := http.StatusText(status)
-	r := &openapi3.Response{Description: &desc}
-	if ref := b.answers.answer(op.answer); ref != nil {
-		r.Content = openapi3.NewContentWithJSONSchemaRef(ref)
-	}
-	for _, media := range op.text {
-		if r.Content == nil {
-			r.Content = openapi3.Content{}
-		}
-		r.Content[media] = openapi3.NewMediaType().WithSchema(textSchema())
-	}
-	if op.auth == authMerchant && b.v.Deprecated() {
-		r.Headers = openapi3.Headers{}
-		for _, h := range []string{"Deprecation", "Sunset", "Link"} {
-			r.Headers[h] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-				Description: "This version is deprecated.", Schema: openapi3.NewSchemaRef("", openapi3.NewStringSchema())}}}
-		}
-	}
-	o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: r})
-	for st, answer := range op.also {
-		desc := http.StatusText(st)
-		o.Responses.Set(strconv.Itoa(st), &openapi3.ResponseRef{Value: &openapi3.Response{Description: &desc,
-			Content: openapi3.NewContentWithJSONSchemaRef(b.answers.answer(answer))}})
-	}
-}
-
-// errors adds op's error answers, one per status, each naming its errorIds,
-// and a default answer for the rest of the catalogue.
-func (b *openAPIBuilder) errors(o *openapi3.Operation, op apiOp) {
-	codes := slices.Clone(authCodes[op.auth])
-	codes = append(codes, op.codes...)
-	if browserWrite(op.method, op.path) { // a page's write (browser.go)
-		codes = append(codes, simulator.CodeForbidden)
-	}
-	if op.idempotent {
-		codes = append(codes, b.idempotencyCode()...)
-	}
-	byStatus := map[int][]simulator.Code{}
-	for _, c := range codes {
-		st := statusOf[c]
-		if !slices.Contains(byStatus[st], c) {
-			byStatus[st] = append(byStatus[st], c)
-		}
-	}
-	for _, st := range slices.Sorted(maps.Keys(byStatus)) {
-		cs := byStatus[st]
-		names := make([]string, len(cs))
-		for i, c := range cs {
-			names[i] = string(c)
-		}
-		desc := "errorId " + strings.Join(names, ", ")
-		errID := enumSchema(names)
-		s := &openapi3.Schema{AllOf: openapi3.SchemaRefs{
-			openapi3.NewSchemaRef("#/components/schemas/ErrorResponse", nil),
-			openapi3.NewSchemaRef("", &openapi3.Schema{Properties: openapi3.Schemas{
-				"error": openapi3.NewSchemaRef("", &openapi3.Schema{Properties: openapi3.Schemas{"errorId": openapi3.NewSchemaRef("", errID)}}),
-			}}),
-		}}
-		o.Responses.Set(strconv.Itoa(st), &openapi3.ResponseRef{Value: &openapi3.Response{Description: &desc,
-			Content: openapi3.NewContentWithJSONSchema(s)}})
-	}
-	desc := "Any other error of the catalogue (ErrorObject.errorId)"
-	o.Responses.Set("default", &openapi3.ResponseRef{Value: &openapi3.Response{Description: &desc,
-		Content: openapi3.NewContentWithJSONSchemaRef(openapi3.NewSchemaRef("#/components/schemas/ErrorResponse", nil))}})
-}
-
-// operationID is "post_payments_id_capture" for POST /payments/:id/capture.
-func operationID(method, path string) string {
-	var sb strings.Builder
-	sb.WriteString(strings.ToLower(method))
-	for _, seg := range strings.Split(path, "/") {
-		seg = strings.TrimPrefix(seg, ":")
-		if seg == "" {
-			continue
-		}
-		sb.WriteByte('_')
-		for _, r := range seg {
-			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-				sb.WriteRune(r)
-			} else {
-				sb.WriteByte('_')
-			}
-		}
-	}
-	return sb.String()
 }

@@ -28,7 +28,7 @@ import (
 var openAPIRouters = sync.OnceValues(func() (map[simulator.APIVersion]routers.Router, error) {
 	out := map[simulator.APIVersion]routers.Router{}
 	for _, v := range simulator.APIVersions {
-		b, err := httpapi.OpenAPIDocument(v, httpapi.OpenAPIJSON)
+		b, err := httpapi.OpenAPIDocument(v, httpapi.OpenAPIJSON, "test")
 		if err != nil {
 			return nil, err
 		}

@@ -71,7 +71,7 @@ func TestOpenAPIQueryParams(t *testing.T) {
 	require.Equal(t, 200, pay.Status, "%s", pay.Body)
 	id := pay.Str("id")
 
-	b, err := httpapi.OpenAPIDocument(simulator.CurrentAPIVersion, httpapi.OpenAPIJSON)
+	b, err := httpapi.OpenAPIDocument(simulator.CurrentAPIVersion, httpapi.OpenAPIJSON, "test")
 	require.NoError(t, err)
 	doc, err := openapi3.NewLoader().LoadFromData(b)
 	require.NoError(t, err)

@@ -47,6 +47,10 @@ type Options struct {
 	// Hosts, when set, are the only Host names answered (Guard); nil: any.
 	// A loopback-bound server sets it (LoopbackHosts) against DNS rebinding.
 	Hosts *Hosts
+	// ChallengePage is the path and query of the 3DS challenge page of a
+	// challenge token (the dashboard's), which a 3DS requiredAction names as
+	// challengeUrl on the request's host; nil: no challengeUrl.
+	ChallengePage func(challengeToken string) string
 	// Tracer, when set, makes a span of every request (a traceparent it
 	// carries is continued); nil: no tracing and no middleware for it.
 	Tracer Tracer
@@ -115,7 +119,7 @@ const (
 	ctxBody      = "paysandbox.body"
 	ctxErrorCode = "paysandbox.errorCode"
 	ctxRequestID = "paysandbox.requestId"
-	ctxTrust     = "paysandbox.trust"
+	ctxServer    = "paysandbox.server"
 )
 
 func requestID(c echo.Context) string {
@@ -131,12 +135,13 @@ func tenantOf(c echo.Context) *simulator.Tenant {
 // writeJSON renders v without HTML escaping (the bytes a client sees are the
 // bytes the vendor would send).
 func writeJSON(c echo.Context, status int, v any) error {
-	if d, ok := v.(paymentDTO); ok && d.RequiredAction != nil && strings.HasPrefix(d.RequiredAction.ChallengeURL, "/") {
-		ra := *d.RequiredAction
-		trust, _ := c.Get(ctxTrust).(*forwarded.Trust) // nil: the default ranges
-		ra.ChallengeURL = trust.BaseURL(c.Request()) + ra.ChallengeURL
-		d.RequiredAction = &ra
-		v = d
+	if d, ok := v.(paymentDTO); ok && d.RequiredAction != nil && d.RequiredAction.Name == simulator.ActionThreeDS && d.RequiredAction.ClientToken != "" {
+		if s, _ := c.Get(ctxServer).(*Server); s != nil && s.opt.ChallengePage != nil {
+			ra := *d.RequiredAction
+			ra.ChallengeURL = s.opt.Trust.BaseURL(c.Request()) + s.opt.ChallengePage(ra.ClientToken)
+			d.RequiredAction = &ra
+			v = d
+		}
 	}
 	switch d := v.(type) { // the payment an answer is about, for the journal (journalPaymentIDs)
 	case paymentDTO:

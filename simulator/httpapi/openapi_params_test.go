@@ -67,7 +67,7 @@ const (
 // queryParameter is the query parameter name of op.
 func (b *openAPIBuilder) queryParameter(op apiOp, name string) *openapi3.Parameter {
 	p := openapi3.NewQueryParameter(name)
-	rule, ok := routeQuery[op.method+" "+op.path+" "+name]
+	rule, ok := routeQuery[op.operation().Method+" "+op.operation().Path+" "+name]
 	switch {
 	case ok && rule.enum != nil:
 		p.Schema = b.answers.enum(*rule.enum)
