@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // mutatePayment loads payment id of tenant t, lets fn change it inside one
@@ -144,7 +145,10 @@ func (s *Service) applyAuthorization(ctx context.Context, t *simulator.Tenant, i
 func (s *Service) authorizeTx(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, authenticated bool, now time.Time) error {
 	p.Rule = d.Rule
 	if !authenticated {
-		s.countRule(tx, t.ID, d.Rule, p.ID, now)
+		tid, rule, pid := t.ID, d.Rule, p.ID
+		tx.AfterCommit(func() {
+			s.Publish(observe.Happening{Kind: observe.RuleMatched, TenantID: tid, Rule: rule, PaymentID: pid, At: now})
+		})
 		p.Plan = simulator.PlanOf(d) // chosen once: it governs the rest of the payment's life
 		switch d.ThreeDS {
 		case simulator.ThreeDSChallenge:

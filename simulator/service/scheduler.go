@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // Scheduler runs stored jobs when they fall due on their tenant's clock. It
@@ -374,7 +375,8 @@ func (s *Service) job(ctx context.Context, j *simulator.Job) error {
 		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	if err == nil && note != nil {
-		s.recordMigration(t.ID, note.requestID, []simulator.MigrationHit{note.hit}, note.at)
+		s.Publish(observe.Happening{Kind: observe.DifferenceHit, TenantID: t.ID, RequestID: note.requestID, At: note.at,
+			Differences: []observe.Difference{note.hit}})
 	}
 	return err
 }
@@ -382,7 +384,7 @@ func (s *Service) job(ctx context.Context, j *simulator.Job) error {
 // timeoutNote is the migration note of a timeout resolved below 2.4,
 // counted for the request that got the timeout's 504.
 type timeoutNote struct {
-	hit       simulator.MigrationHit
+	hit       observe.Difference
 	requestID string
 	at        time.Time
 }
@@ -396,7 +398,7 @@ func timeoutMigration(p *simulator.Payment, now time.Time) *timeoutNote {
 		return nil
 	}
 	return &timeoutNote{
-		hit: simulator.MigrationHit{Kind: simulator.DiffGatewayTimeout,
+		hit: observe.Difference{Kind: simulator.DiffGatewayTimeout,
 			Message: "This payment's timeout resolved with statusReason type APPLICATION_ERROR on " + string(p.APIVersion) + "; on 2.4 the type is GATEWAY_TIMEOUT"},
 		requestID: p.Timeout.RequestID, at: now,
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/cards"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // Service is the use cases of the sandbox, one file per noun. Every
@@ -44,8 +45,12 @@ type Service struct {
 	instance string
 	// webhookVersion is Config.WebhookVersion.
 	webhookVersion simulator.APIVersion
-	// counts holds the migration notes and report counts not stored yet.
-	counts countLog
+	// observers is the registration point of what watches the sandbox:
+	// the report counts and the migration notes (report, migration) and
+	// Config.Observers.
+	observers *observe.Point
+	report    *observe.Report
+	migration *observe.Migration
 	// tracer is Config.Tracer (nil: nothing traced).
 	tracer Tracer
 	// retention is Config.Retention (the default when zero).
@@ -85,8 +90,14 @@ type Config struct {
 	// (serve's webhook_version; "": the current version).
 	WebhookVersion simulator.APIVersion
 	// MigrationFlush is how often, at most, a tenant's migration notes and
-	// report counts are written to the store (0: DefaultMigrationFlush).
+	// report counts are written to the store (0: observe.DefaultFlush).
 	MigrationFlush time.Duration
+	// Observed keeps the observers' records (nil: the Store, when it
+	// implements observe.Store, as store.DB does; else in memory).
+	Observed observe.Store
+	// Observers are told what happened besides the report counts and the
+	// migration notes (observe.Observer), after them.
+	Observers []observe.Observer
 	// Tracer traces rule matching, processor calls, store commits and
 	// scheduled jobs, and gives events the trace context of what caused
 	// them (nil: nothing is traced, at no cost).
@@ -114,9 +125,6 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	if cfg.AdvanceWait <= 0 {
 		cfg.AdvanceWait = DefaultAdvanceWait
 	}
-	if cfg.MigrationFlush <= 0 {
-		cfg.MigrationFlush = DefaultMigrationFlush
-	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: catalog, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
 		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
@@ -125,7 +133,7 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 		cfg.Retention = DefaultRetention
 	}
 	s.retention = cfg.Retention
-	s.counts.every = cfg.MigrationFlush
+	s.observe(st, log, cfg)
 	s.Held.keep = st.Hold
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {

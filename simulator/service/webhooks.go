@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // Fired is one piece of work a clock advance ran: a scheduled job (Kind is
@@ -254,7 +255,8 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 				url = tn.WebhookURL
 			}
 		}
-		s.countDelivery(tx, tenantID, url, before, ev, a)
+		s.happened(tx, observe.Happening{Kind: observe.DeliveryAttempted, TenantID: tenantID, EventID: ev.ID, EventType: ev.Type,
+			PaymentID: ev.PaymentID, URL: url, Before: before, After: ev.Status, Attempt: attemptOutcome(a)})
 		if held {
 			return tx.HoldEvent(ev)
 		}

@@ -1,0 +1,46 @@
+package service
+
+import (
+	"log/slog"
+
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
+)
+
+// observe makes the service's registration point: the report counts and
+// the migration notes, kept in cfg.Observed (or st, or memory), then
+// cfg.Observers.
+func (s *Service) observe(st simulator.Store, log *slog.Logger, cfg Config) {
+	kept := cfg.Observed
+	if kept == nil {
+		if os, ok := st.(observe.Store); ok {
+			kept = os
+		} else {
+			kept = &observe.Memory{}
+		}
+	}
+	ledger := observe.NewLedger(kept, cfg.MigrationFlush, log)
+	s.report = observe.NewReport(ledger)
+	s.migration = observe.NewMigration(ledger)
+	s.observers = observe.NewPoint(append([]observe.Observer{s.report, s.migration}, cfg.Observers...), ledger)
+}
+
+// Publish tells the observers what happened (after it committed): the
+// HTTP adapter publishes the requests it answered (observe.RequestAnswered),
+// the version differences they hit (observe.DifferenceHit) and the hints
+// deliveries raised (observe.DeliveryHint).
+func (s *Service) Publish(h observe.Happening) { s.observers.Publish(h) }
+
+// happened publishes h once tx commits (never when it rolls back).
+func (s *Service) happened(tx simulator.Tx, h observe.Happening) {
+	tx.AfterCommit(func() { s.observers.Publish(h) })
+}
+
+// FlushCounts stores what the observers keep in memory (shutdown calls it
+// before the store closes).
+func (s *Service) FlushCounts() error { return s.observers.Close() }
+
+// attemptOutcome is what the observers see of attempt a.
+func attemptOutcome(a simulator.DeliveryAttempt) observe.AttemptOutcome {
+	return observe.AttemptOutcome{OK: a.OK(), Error: a.Error, Replay: a.Replay, Chaos: a.Chaos}
+}
