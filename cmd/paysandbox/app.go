@@ -17,7 +17,6 @@ import (
 	"github.com/paysandbox/paysandbox/fixtures"
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/internal/redact"
-	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/cards"
@@ -25,6 +24,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
+	"github.com/paysandbox/paysandbox/tracing"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 

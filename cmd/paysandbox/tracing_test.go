@@ -19,7 +19,7 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/paysandbox/paysandbox/internal/tracing"
+	"github.com/paysandbox/paysandbox/tracing"
 )
 
 // otlpSpan is a span as an OTLP/HTTP receiver decoded it.

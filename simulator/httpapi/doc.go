@@ -10,7 +10,7 @@
 // request schemas, the DTOs, the catalogue and statusOf, the version
 // differences; apiOps documents each route of routes.go. With
 // Options.Tracer, an outermost middleware makes a span of each request
-// (tracer.go; the port is declared here, internal/tracing implements it).
+// (tracer.go; the port is declared here, the tracing package implements it).
 // It imports simulator and simulator/service; never store, processors,
 // webhooks or OpenTelemetry.
 package httpapi

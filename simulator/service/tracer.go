@@ -6,7 +6,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// Tracer is the tracing port of the use cases (internal/tracing implements
+// Tracer is the tracing port of the use cases (the tracing package implements
 // it over OpenTelemetry). Without one (Config.Tracer nil) nothing is traced
 // and no span is allocated: every helper below checks for nil first.
 type Tracer interface {
