@@ -1,6 +1,11 @@
 package observe
 
-import "errors"
+import (
+	"context"
+	"errors"
+
+	"github.com/paysandbox/paysandbox/simulator"
+)
 
 // Observer is told what happened, after it committed. Observe runs on the
 // publisher's goroutine (a request's, a job's, a delivery's): it must be
@@ -21,17 +26,34 @@ type Keeper interface {
 }
 
 // Point is the registration point: the observers every happening is told
-// to, in the order given, and the keepers of their state.
+// to, in the order given, the keepers of their state, and the
+// interceptors that decorate the ports.
 type Point struct {
-	observers []Observer
-	keepers   []Keeper
+	observers    []Observer
+	keepers      []Keeper
+	interceptors []Interceptor
 }
 
-// NewPoint registers observers and the keepers of their state (an
-// observer that is a Keeper itself is one of them).
-func NewPoint(observers []Observer, keepers ...Keeper) *Point {
-	p := &Point{keepers: keepers}
-	for _, o := range observers {
+// Registry is what a Point is made of.
+type Registry struct {
+	// Observers are told every happening, in this order.
+	Observers []Observer
+	// Keepers keep observers' state (an observer that is a Keeper itself
+	// is one of them).
+	Keepers []Keeper
+	// Interceptors decorate the ports, the first outermost.
+	Interceptors []Interceptor
+}
+
+// NewPoint makes the registration point of r.
+func NewPoint(r Registry) *Point {
+	p := &Point{keepers: r.Keepers}
+	for _, i := range r.Interceptors {
+		if i != nil {
+			p.interceptors = append(p.interceptors, i)
+		}
+	}
+	for _, o := range r.Observers {
 		if o == nil {
 			continue
 		}
@@ -70,5 +92,42 @@ func (p *Point) Drop(tid string) (release func()) {
 		for _, r := range releases {
 			r()
 		}
+	}
+}
+
+// Processor is proc decorated by every interceptor (proc itself without
+// any).
+func (p *Point) Processor(proc simulator.Processor) simulator.Processor {
+	for i := len(p.interceptors) - 1; i >= 0; i-- {
+		proc = p.interceptors[i].Processor(proc)
+	}
+	return proc
+}
+
+// Store is st decorated by every interceptor (st itself without any).
+func (p *Point) Store(st simulator.Store) simulator.Store {
+	for i := len(p.interceptors) - 1; i >= 0; i-- {
+		st = p.interceptors[i].Store(st)
+	}
+	return st
+}
+
+// Intercepted reports whether any interceptor is registered (without one,
+// a caller may skip the decoration of a step altogether).
+func (p *Point) Intercepted() bool { return len(p.interceptors) > 0 }
+
+// Job runs job j (run) inside every interceptor's Job.
+func (p *Point) Job(ctx context.Context, j *simulator.Job, run func(ctx context.Context) error) error {
+	for i := len(p.interceptors) - 1; i >= 0; i-- {
+		in, next := p.interceptors[i], run
+		run = func(ctx context.Context) error { return in.Job(ctx, j, next) }
+	}
+	return run(ctx)
+}
+
+// Stepped tells every interceptor of step st of payment p.
+func (p *Point) Stepped(ctx context.Context, pay *simulator.Payment, st simulator.AuthStep) {
+	for _, in := range p.interceptors {
+		in.Stepped(ctx, pay, st)
 	}
 }

@@ -40,7 +40,7 @@ var t0 = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
 func observers(st observe.Store) (*observe.Point, *observe.Report, *observe.Migration) {
 	l := observe.NewLedger(st, time.Hour, nil)
 	rep, mig := observe.NewReport(l), observe.NewMigration(l)
-	return observe.NewPoint([]observe.Observer{rep, mig}, l), rep, mig
+	return observe.NewPoint(observe.Registry{Observers: []observe.Observer{rep, mig}, Keepers: []observe.Keeper{l}}), rep, mig
 }
 
 func answered(tid, rid string) observe.Happening {

@@ -96,7 +96,7 @@ var errNoChange error = noChange{}
 // decision. A timeout decision holds the caller until ctx's deadline (the
 // request timeout) and answers RequestTimeout; the payment resolves later.
 func (s *Service) authorizeNow(ctx context.Context, t *simulator.Tenant, p *simulator.Payment) (*simulator.Payment, error) {
-	return s.authorizeWith(ctx, t, p, s.decide(ctx, t.ID, p))
+	return s.authorizeWith(ctx, t, p, s.Processor.Authorize(ctx, t.ID, p))
 }
 
 // authorizeWith is authorizeNow with the processor's decision d already taken.
@@ -175,8 +175,8 @@ func (s *Service) authorizeTx(ctx context.Context, tx simulator.Tx, t *simulator
 }
 
 // runSteps records each processor's answer as a SALE transaction; a soft
-// decline falls back to the next processor. Each step tried is one
-// processor.authorize span of ctx's trace (Service.processorSpan).
+// decline falls back to the next processor. The interceptors are told of
+// each step tried (tracing: one processor.authorize span of ctx's trace).
 func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, now time.Time) error {
 	steps := d.Steps
 	if len(steps) == 0 {
@@ -185,7 +185,7 @@ func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Te
 	}
 	final := simulator.FinalStep(simulator.AuthorizeDecision{Steps: steps})
 	for _, st := range steps {
-		endProcessorSpan(s.processorSpan(ctx, "authorize", p, st.Account.Name), st.Status, st.Reason)
+		s.observers.Stepped(ctx, p, st)
 		txn := s.saleTransaction(p, st, now)
 		p.Processor = &simulator.ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
 		p.Transactions = append(p.Transactions, txn)

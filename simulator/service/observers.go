@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/paysandbox/paysandbox/simulator"
@@ -9,7 +10,8 @@ import (
 
 // observe makes the service's registration point: the report counts and
 // the migration notes, kept in cfg.Observed (or st, or memory), then
-// cfg.Observers.
+// cfg.Observers; the tracing of cfg.Tracer, then cfg.Interceptors, which
+// decorate the processor and the writes of the use cases.
 func (s *Service) observe(st simulator.Store, log *slog.Logger, cfg Config) {
 	kept := cfg.Observed
 	if kept == nil {
@@ -22,7 +24,32 @@ func (s *Service) observe(st simulator.Store, log *slog.Logger, cfg Config) {
 	ledger := observe.NewLedger(kept, cfg.MigrationFlush, log)
 	s.report = observe.NewReport(ledger)
 	s.migration = observe.NewMigration(ledger)
-	s.observers = observe.NewPoint(append([]observe.Observer{s.report, s.migration}, cfg.Observers...), ledger)
+	var intercept []observe.Interceptor
+	if cfg.Tracer != nil {
+		intercept = append(intercept, tracing{cfg.Tracer})
+	}
+	intercept = append(intercept, cfg.Interceptors...)
+	s.observers = observe.NewPoint(observe.Registry{
+		Observers:    append([]observe.Observer{s.report, s.migration}, cfg.Observers...),
+		Keepers:      []observe.Keeper{ledger},
+		Interceptors: intercept,
+	})
+	s.Processor = s.observers.Processor(s.Processor)
+	if len(intercept) > 0 {
+		// Only the writes made for a step go through the decorated store:
+		// everyone else keeps the store's own capabilities (its memories).
+		s.commits, _ = s.observers.Store(s.Store).(observe.ContextStore)
+	}
+}
+
+// update is Store.Update made for ctx's step: through the interceptors'
+// store (a store.commit span, events keeping ctx's trace context) when
+// there are any.
+func (s *Service) update(ctx context.Context, fn func(tx simulator.Tx) error) error {
+	if s.commits == nil || ctx == nil {
+		return s.Store.Update(fn)
+	}
+	return s.commits.UpdateContext(ctx, fn)
 }
 
 // Publish tells the observers what happened (after it committed): the

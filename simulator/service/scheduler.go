@@ -300,21 +300,13 @@ func errAdvance(why string) error {
 }
 
 // runJob executes one job: the effect and the job's deletion share a
-// transaction. It is one job span: of the clock advance's trace when one
-// runs it, else the root of its own trace.
-func (s *Service) runJob(ctx context.Context, j *simulator.Job) (err error) {
-	if s.tracer != nil {
-		var sp Span
-		ctx, sp = s.tracer.Start(ctx, spanJob+string(j.Kind))
-		sp.SetAttr("paysandbox.tenant.id", j.TenantID)
-		sp.SetAttr("paysandbox.job.id", j.ID)
-		if j.PaymentID != "" {
-			sp.SetAttr("paysandbox.payment.id", j.PaymentID)
-		}
-		sp.SetAttr("paysandbox.job.due", j.Due.UTC().Format(time.RFC3339Nano))
-		defer func() { sp.End(err) }()
+// transaction. The interceptors are around it (tracing: one job span, of
+// the clock advance's trace when one runs it, else the root of its own).
+func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
+	if !s.observers.Intercepted() {
+		return s.job(ctx, j)
 	}
-	return s.job(ctx, j)
+	return s.observers.Job(ctx, j, func(ctx context.Context) error { return s.job(ctx, j) })
 }
 
 // job runs j (runJob).
@@ -441,7 +433,7 @@ func (s *Service) authorizeJob(ctx context.Context, t *simulator.Tenant, j *simu
 	if err != nil || p.Status != simulator.StatusPending || p.Processor != nil || p.ThreeDS != nil || p.Timeout != nil {
 		return s.Store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
-	d := s.decide(ctx, t.ID, p)
+	d := s.Processor.Authorize(ctx, t.ID, p)
 	_, err = s.applyAuthorization(ctx, t, p.ID, d, false, "")
 	return err
 }

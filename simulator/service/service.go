@@ -51,8 +51,9 @@ type Service struct {
 	observers *observe.Point
 	report    *observe.Report
 	migration *observe.Migration
-	// tracer is Config.Tracer (nil: nothing traced).
-	tracer Tracer
+	// commits is the Store as the interceptors decorate it, for the writes
+	// made for a step (update; nil: no interceptor).
+	commits observe.ContextStore
 	// retention is Config.Retention (the default when zero).
 	retention Retention
 }
@@ -100,8 +101,11 @@ type Config struct {
 	Observers []observe.Observer
 	// Tracer traces rule matching, processor calls, store commits and
 	// scheduled jobs, and gives events the trace context of what caused
-	// them (nil: nothing is traced, at no cost).
+	// them (nil: nothing is traced, at no cost): the first interceptor.
 	Tracer Tracer
+	// Interceptors decorate the ports the use cases call, after the
+	// Tracer's (observe.Interceptor).
+	Interceptors []observe.Interceptor
 	// Retention is the bound of each tenant's delivery log, the one the
 	// webhook dispatcher applies (zero: DefaultRetention): a snapshot import
 	// keeps no more than it (Retention()).
@@ -127,8 +131,7 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	}
 	s := &Service{Store: st, Clock: clk, IDs: ids, Cards: catalog, Processor: proc, Log: log, AttemptTTL: cfg.AttemptTTL,
 		Held: NewHeld(cfg.MaxHeldPerTenant), Endpoints: cfg.Endpoints,
-		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
-		tracer: cfg.Tracer}
+		AdvanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion}
 	if cfg.Retention == (Retention{}) {
 		cfg.Retention = DefaultRetention
 	}
