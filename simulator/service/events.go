@@ -37,16 +37,14 @@ func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator
 	if err := tx.AppendEvent(ev); err != nil {
 		return err
 	}
-	made := observe.Happening{Kind: observe.EventMade, TenantID: ev.TenantID, EventID: ev.ID, EventType: ev.Type,
-		PaymentID: ev.PaymentID, After: ev.Status}
-	if n := len(ev.Attempts); n > 0 { // exhausted at once: no endpoint
-		made.Attempt = attemptOutcome(ev.Attempts[n-1])
-	}
-	pending := ev.Status == simulator.DeliveryPending
+	// The closure keeps what it tells, not the event (a Happening would be
+	// one more allocation per event).
+	tid, id, typ, pid, status, last := ev.TenantID, ev.ID, ev.Type, ev.PaymentID, ev.Status, lastAttempt(ev)
 	tx.AfterCommit(func() {
-		s.observers.Publish(made)
+		s.observers.Publish(observe.Happening{Kind: observe.EventMade, TenantID: tid, EventID: id, EventType: typ,
+			PaymentID: pid, After: status, Attempt: last})
 		if s.webhooks != nil {
-			s.webhooks.Appended(made.TenantID, pending)
+			s.webhooks.Appended(tid, status == simulator.DeliveryPending)
 		}
 	})
 	return nil

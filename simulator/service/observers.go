@@ -58,11 +58,6 @@ func (s *Service) update(ctx context.Context, fn func(tx simulator.Tx) error) er
 // deliveries raised (observe.DeliveryHint).
 func (s *Service) Publish(h observe.Happening) { s.observers.Publish(h) }
 
-// happened publishes h once tx commits (never when it rolls back).
-func (s *Service) happened(tx simulator.Tx, h observe.Happening) {
-	tx.AfterCommit(func() { s.observers.Publish(h) })
-}
-
 // FlushCounts stores what the observers keep in memory (shutdown calls it
 // before the store closes).
 func (s *Service) FlushCounts() error { return s.observers.Close() }
@@ -70,4 +65,14 @@ func (s *Service) FlushCounts() error { return s.observers.Close() }
 // attemptOutcome is what the observers see of attempt a.
 func attemptOutcome(a simulator.DeliveryAttempt) observe.AttemptOutcome {
 	return observe.AttemptOutcome{OK: a.OK(), Error: a.Error, Replay: a.Replay, Chaos: a.Chaos}
+}
+
+// lastAttempt is what the observers see of ev's latest attempt (none: the
+// zero outcome); an event is made with one when it is exhausted at once
+// (no endpoint).
+func lastAttempt(ev *simulator.Event) observe.AttemptOutcome {
+	if n := len(ev.Attempts); n > 0 {
+		return attemptOutcome(ev.Attempts[n-1])
+	}
+	return observe.AttemptOutcome{}
 }

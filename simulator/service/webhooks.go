@@ -255,8 +255,11 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 				url = tn.WebhookURL
 			}
 		}
-		s.happened(tx, observe.Happening{Kind: observe.DeliveryAttempted, TenantID: tenantID, EventID: ev.ID, EventType: ev.Type,
-			PaymentID: ev.PaymentID, URL: url, Before: before, After: ev.Status, Attempt: attemptOutcome(a)})
+		id, typ, pid, after, outcome := ev.ID, ev.Type, ev.PaymentID, ev.Status, attemptOutcome(a)
+		tx.AfterCommit(func() {
+			s.observers.Publish(observe.Happening{Kind: observe.DeliveryAttempted, TenantID: tenantID, EventID: id, EventType: typ,
+				PaymentID: pid, URL: url, Before: before, After: after, Attempt: outcome})
+		})
 		if held {
 			return tx.HoldEvent(ev)
 		}
