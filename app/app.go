@@ -16,13 +16,13 @@ import (
 	"github.com/paysandbox/paysandbox/dashboard"
 	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/internal/redact"
-	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/processors"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
+	"github.com/paysandbox/paysandbox/tracing"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 

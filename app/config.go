@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/internal/forwarded"
-	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/store"
+	"github.com/paysandbox/paysandbox/tracing"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 
@@ -89,7 +89,7 @@ type Config struct {
 	// imports (its other bodies keep the 1 MiB limit).
 	SnapshotMaxBytes int64 `mapstructure:"snapshot_max_bytes"`
 	// OtelEndpoint is the OTLP/HTTP receiver traces are exported to
-	// (internal/tracing): a base URL sends to its /v1/traces, a URL with a
+	// (the tracing package): a base URL sends to its /v1/traces, a URL with a
 	// path to that path. Empty: the standard OTEL_EXPORTER_OTLP_ENDPOINT /
 	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT decide; none set: no tracing.
 	OtelEndpoint string `mapstructure:"otel_endpoint"`

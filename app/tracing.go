@@ -3,9 +3,9 @@ package app
 import (
 	"context"
 
-	"github.com/paysandbox/paysandbox/internal/tracing"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
 	"github.com/paysandbox/paysandbox/simulator/service"
+	"github.com/paysandbox/paysandbox/tracing"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paysandbox/paysandbox/internal/tracing"
+	"github.com/paysandbox/paysandbox/tracing"
 )
 
 // Tracing is on when the flag (or its key or PAYSANDBOX_OTEL_ENDPOINT) or

@@ -130,15 +130,6 @@ type Tx interface {
 	// Disputes lists the tenant's disputes, newest first (of one payment when set).
 	Disputes(tenantID, paymentID string) ([]*Dispute, error)
 
-	// MigrationNotes reads the tenant's migration notes (empty when none);
-	// PutMigrationNotes stores them.
-	MigrationNotes(tenantID string) (*MigrationNotes, error)
-	PutMigrationNotes(m *MigrationNotes) error
-	// ReportCounts reads the tenant's CI report counts (empty when none);
-	// PutReportCounts stores them.
-	ReportCounts(tenantID string) (*ReportCounts, error)
-	PutReportCounts(r *ReportCounts) error
-
 	PutJob(j *Job) error
 	DeleteJob(j *Job) error
 	Job(tenantID, id string) (*Job, error)

@@ -10,7 +10,7 @@
 // asks it when an endpoint is set, and the dispatcher dials through it,
 // never through an environment proxy. With Options.Tracer each attempt is a
 // span of the trace that caused its event and the request carries its W3C
-// traceparent (tracer.go; internal/tracing implements the port); without
+// traceparent (tracer.go; the tracing package implements the port); without
 // one no header is added.
 //
 // It depends on simulator, simulator/service and internal/redact only

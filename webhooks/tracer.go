@@ -6,7 +6,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// Tracer makes the span of each delivery attempt (internal/tracing
+// Tracer makes the span of each delivery attempt (the tracing package
 // implements it over OpenTelemetry; Options.Tracer nil: no span and no
 // traceparent header, the webhook request unchanged).
 type Tracer interface {

@@ -124,7 +124,7 @@ func startAPI(t testing.TB, o apiOptions) (*testAPI, func()) {
 			srv.Close()
 			cancel()
 			wg.Wait()
-			_ = svc.FlushMigrationNotes() // as serve's shutdown does
+			_ = svc.FlushCounts() // as serve's shutdown does
 			_ = db.Close()
 		})
 	}

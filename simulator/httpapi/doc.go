@@ -13,7 +13,7 @@
 // embeds the generated documents (openapi.go) and adds the binary's version
 // when it serves one; kin-openapi is linked into no binary. With
 // Options.Tracer, an outermost middleware makes a span of each request
-// (tracer.go; the port is declared here, internal/tracing implements it).
+// (tracer.go; the port is declared here, the tracing package implements it).
 // It imports simulator and simulator/service; never store, processors,
 // webhooks or OpenTelemetry.
 package httpapi

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 const ctxHints = "paysandbox.hints"
@@ -45,7 +46,8 @@ func (s *Server) RecordWebhookHint(tenantID, eventID string, statusCode int, det
 	msg := webhookHintMessage(eventID, statusCode, detail)
 	s.journal.recordWebhookHint(tenantID, eventID, msg)
 	if s.svc != nil {
-		s.svc.RecordEventHint(tenantID, HintWebhookNon2xx, redact.String(msg), eventID, at)
+		s.svc.Publish(observe.Happening{Kind: observe.DeliveryHint, TenantID: tenantID, EventID: eventID, At: at,
+			Hints: []observe.Hint{{Kind: HintWebhookNon2xx, Message: redact.String(msg)}}})
 	}
 }
 
@@ -321,18 +323,16 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 	}
 	s.journal.add(&e)
 	if s.svc != nil {
-		var hints []simulator.ReportHint
+		var hints []observe.Hint
 		for _, h := range e.hints {
-			hints = append(hints, simulator.ReportHint{Kind: h.Kind, Message: h.Message})
+			hints = append(hints, observe.Hint{Kind: h.Kind, Message: h.Message})
 		}
-		s.svc.RecordRequest(t, cw.route.template, status, e.requestID, hints)
-	}
-	if hits, _ := c.Get(ctxMigration).([]simulator.MigrationHit); len(hits) > 0 && s.svc != nil {
-		if err := s.svc.RecordMigration(t, e.requestID, hits); err != nil {
-			s.log.Error("migration notes not recorded", "err", err, "tenant", t.ID)
+		s.svc.Publish(observe.Happening{Kind: observe.RequestAnswered, TenantID: t.ID, At: now, RequestID: e.requestID,
+			Route: cw.route.template, Status: status, Hints: hints})
+		if diffs, _ := c.Get(ctxMigration).([]observe.Difference); len(diffs) > 0 {
+			s.svc.Publish(observe.Happening{Kind: observe.DifferenceHit, TenantID: t.ID, At: now, RequestID: e.requestID,
+				Differences: diffs})
 		}
-	}
-	if s.svc != nil {
 		s.svc.NoteChange(t.ID) // the dashboard's payment page shows the journal
 		if s.journal.NeedsPrune() {
 			s.pruneJournal()

@@ -117,9 +117,9 @@ func TestMigrationNotesCommitNothing(t *testing.T) {
 	assert.EqualValues(t, 2, kinds[simulator.DiffAnswerShape], "the read's note (and the payment's answer's) seen at once")
 	assert.EqualValues(t, 1, kinds[simulator.DiffComputedType])
 
-	require.NoError(t, p.svc.FlushMigrationNotes())
+	require.NoError(t, p.svc.FlushCounts())
 	assert.Equal(t, before+1, p.st.updates.Load(), "one write for the tenant's counts")
-	require.NoError(t, p.svc.FlushMigrationNotes())
+	require.NoError(t, p.svc.FlushCounts())
 	assert.Equal(t, before+1, p.st.updates.Load(), "nothing left to write")
 	w = p.do("GET", "/_sandbox/migration", nil)
 	var again struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/httpapi"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -34,6 +35,12 @@ type countingStore struct {
 func (s *countingStore) Update(fn func(tx simulator.Tx) error) error {
 	s.updates.Add(1)
 	return s.DB.Update(fn)
+}
+
+// SaveObserved counts the observers' writes (observe.Store) too.
+func (s *countingStore) SaveObserved(tid string, records ...observe.Record) error {
+	s.updates.Add(1)
+	return s.DB.SaveObserved(tid, records...)
 }
 
 // pipeline is the server (Guard over the routes, as serve has it) called in-process (no connection, no client), with

@@ -9,7 +9,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// Tracer makes the span of each request (internal/tracing implements it
+// Tracer makes the span of each request (the tracing package implements it
 // over OpenTelemetry). Options.Tracer nil: no span, no middleware.
 type Tracer interface {
 	// Request starts the span of r, named after its method and route

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // fieldsUntil names the request fields a version before the one given does
@@ -135,14 +136,15 @@ func (s *Server) versionNotes(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, out)
 }
 
-// ctxMigration holds the request's []simulator.MigrationHit.
+// ctxMigration holds the request's []observe.Difference.
 const ctxMigration = "paysandbox.migration"
 
 // addMigration notes that the request hit a 2.4 difference (kind, a
-// simulator.VersionDifference kind); the journal hook stores the notes.
+// simulator.VersionDifference kind); the journal hook publishes them
+// (observe.DifferenceHit).
 func addMigration(c echo.Context, kind, message string) {
-	hs, _ := c.Get(ctxMigration).([]simulator.MigrationHit)
-	c.Set(ctxMigration, append(hs, simulator.MigrationHit{Kind: kind, Message: message}))
+	hs, _ := c.Get(ctxMigration).([]observe.Difference)
+	c.Set(ctxMigration, append(hs, observe.Difference{Kind: kind, Message: message}))
 }
 
 // unknownFieldHits notes the fields of a 422 that the request's version

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // mutatePayment loads payment id of tenant t, lets fn change it inside one
@@ -95,7 +96,7 @@ var errNoChange error = noChange{}
 // decision. A timeout decision holds the caller until ctx's deadline (the
 // request timeout) and answers RequestTimeout; the payment resolves later.
 func (s *Service) authorizeNow(ctx context.Context, t *simulator.Tenant, p *simulator.Payment) (*simulator.Payment, error) {
-	return s.authorizeWith(ctx, t, p, s.decide(ctx, t.ID, p))
+	return s.authorizeWith(ctx, t, p, s.processor.Authorize(ctx, t.ID, p))
 }
 
 // authorizeWith is authorizeNow with the processor's decision d already taken.
@@ -144,7 +145,10 @@ func (s *Service) applyAuthorization(ctx context.Context, t *simulator.Tenant, i
 func (s *Service) authorizeTx(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, authenticated bool, now time.Time) error {
 	p.Rule = d.Rule
 	if !authenticated {
-		s.countRule(tx, t.ID, d.Rule, p.ID, now)
+		tid, rule, pid := t.ID, d.Rule, p.ID
+		tx.AfterCommit(func() {
+			s.Publish(observe.Happening{Kind: observe.RuleMatched, TenantID: tid, Rule: rule, PaymentID: pid, At: now})
+		})
 		p.Plan = simulator.PlanOf(d) // chosen once: it governs the rest of the payment's life
 		switch d.ThreeDS {
 		case simulator.ThreeDSChallenge:
@@ -171,8 +175,8 @@ func (s *Service) authorizeTx(ctx context.Context, tx simulator.Tx, t *simulator
 }
 
 // runSteps records each processor's answer as a SALE transaction; a soft
-// decline falls back to the next processor. Each step tried is one
-// processor.authorize span of ctx's trace (Service.processorSpan).
+// decline falls back to the next processor. The interceptors are told of
+// each step tried (tracing: one processor.authorize span of ctx's trace).
 func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, now time.Time) error {
 	steps := d.Steps
 	if len(steps) == 0 {
@@ -181,7 +185,7 @@ func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Te
 	}
 	final := simulator.FinalStep(simulator.AuthorizeDecision{Steps: steps})
 	for _, st := range steps {
-		endProcessorSpan(s.processorSpan(ctx, "authorize", p, st.Account.Name), st.Status, st.Reason)
+		s.observers.Stepped(ctx, p, st)
 		txn := s.saleTransaction(p, st, now)
 		p.Processor = &simulator.ProcessorState{Name: st.Account.Name, ProcessorMerchantID: st.Account.ProcessorMerchantID}
 		p.Transactions = append(p.Transactions, txn)

@@ -9,10 +9,20 @@
 // storage, processors, clocks, the webhook dispatcher and tracing only
 // through ports: those the kernel declares (simulator.Store,
 // simulator.Processor, ...) and WebhookRunner and Tracer, declared here
-// where they are used. It imports the standard
-// library, simulator, simulator/cards (the test-card catalogue) and
-// simulator/snapshot (the tenant snapshot format), both of which import the
-// kernel only; never simulator/store, simulator/httpapi,
+// where they are used.
+//
+// What watches the sandbox hangs off the service's one registration point
+// (simulator/observe, observers.go): the use cases publish what happened
+// after the commit, and the CI report counts and the migration notes are
+// two observers that keep their state through their own storage port;
+// tracing is an interceptor (tracer.go) that decorates the processor port
+// and the writes made for a step, and runs around each job. No use case
+// calls a counter or starts a span.
+//
+// It imports the standard library, simulator, simulator/cards (the
+// test-card catalogue), simulator/snapshot (the tenant snapshot format) and
+// simulator/observe (the observers' seam), all of which import the kernel
+// only; never simulator/store, simulator/httpapi,
 // webhooks, dashboard, processors, scenarios or cmd (a test fails if it
 // does). Its behaviour tests run on the real store in memory with a manual
 // clock.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // newEvent makes an outbox event of type typ about p.
@@ -18,8 +19,8 @@ func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *sim
 
 // appendEvent appends ev to the outbox in tx with what its body is
 // rendered from: p as it is now, d for a DISPUTE.* event, and the tenant's
-// webhook version as it is in tx. The dispatcher is told after the commit
-// (WebhookRunner.Appended).
+// webhook version as it is in tx. The observers (observe.EventMade) and
+// the dispatcher (WebhookRunner.Appended) are told after the commit.
 func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) error {
 	ev.Payment, ev.Dispute = p, d
 	if d != nil {
@@ -36,13 +37,16 @@ func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator
 	if err := tx.AppendEvent(ev); err != nil {
 		return err
 	}
-	if ev.Status == simulator.DeliveryExhausted { // no endpoint: counted as exhausted there
-		s.countDelivery(tx, ev.TenantID, "", simulator.DeliveryPending, ev, ev.Attempts[len(ev.Attempts)-1])
-	}
-	if s.webhooks != nil {
-		tenantID, pending := ev.TenantID, ev.Status == simulator.DeliveryPending
-		tx.AfterCommit(func() { s.webhooks.Appended(tenantID, pending) })
-	}
+	// The closure keeps what it tells, not the event (a Happening would be
+	// one more allocation per event).
+	tid, id, typ, pid, status, last := ev.TenantID, ev.ID, ev.Type, ev.PaymentID, ev.Status, lastAttempt(ev)
+	tx.AfterCommit(func() {
+		s.observers.Publish(observe.Happening{Kind: observe.EventMade, TenantID: tid, EventID: id, EventType: typ,
+			PaymentID: pid, After: status, Attempt: last})
+		if s.webhooks != nil {
+			s.webhooks.Appended(tid, status == simulator.DeliveryPending)
+		}
+	})
 	return nil
 }
 

@@ -14,9 +14,10 @@ import (
 )
 
 // TestServiceImports: the use cases import the standard library, the
-// kernel (simulator), the test-card catalogue (simulator/cards) and the
-// tenant snapshot format (simulator/snapshot), both of which import the
-// kernel only, and nothing else. Adapters (simulator/store, simulator/httpapi,
+// kernel (simulator), the test-card catalogue (simulator/cards), the
+// tenant snapshot format (simulator/snapshot) and the observers' seam
+// (simulator/observe), all of which import the kernel only, and nothing
+// else. Adapters (simulator/store, simulator/httpapi,
 // webhooks, dashboard, processors, scenarios, cmd) and their libraries are
 // reached through the ports the kernel declares, never imported (STYLE.md,
 // "dependencies point inward").
@@ -40,11 +41,11 @@ func TestServiceImports(t *testing.T) {
 			require.NoError(t, err)
 			first, _, _ := strings.Cut(path, "/")
 			switch {
-			case path == module+"simulator", path == module+"simulator/cards", path == module+"simulator/snapshot":
+			case path == module+"simulator", path == module+"simulator/cards", path == module+"simulator/snapshot", path == module+"simulator/observe":
 			case strings.HasPrefix(path, module):
 				assert.Failf(t, "forbidden import", "%s imports %s: the service reaches adapters through the kernel's ports", f, path)
 			case strings.Contains(first, "."):
-				assert.Failf(t, "forbidden import", "%s imports %s: the service may import the standard library, the kernel, simulator/cards and simulator/snapshot only", f, path)
+				assert.Failf(t, "forbidden import", "%s imports %s: the service may import the standard library, the kernel, simulator/cards, simulator/snapshot and simulator/observe only", f, path)
 			case path == "net/http" || strings.HasPrefix(path, "net/http/"):
 				assert.Failf(t, "forbidden import", "%s imports %s: HTTP belongs to simulator/httpapi", f, path)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -34,6 +35,12 @@ func openMigrationEnv(t *testing.T, path string) (*service.Service, *store.DB, *
 	return svc, db, tn
 }
 
+// recordMigration publishes that request rid of tenant tn hit diffs, as
+// the HTTP adapter does.
+func recordMigration(svc *service.Service, tn *simulator.Tenant, rid string, diffs []observe.Difference) {
+	svc.Publish(observe.Happening{Kind: observe.DifferenceHit, TenantID: tn.ID, RequestID: rid, At: svc.Now(tn), Differences: diffs})
+}
+
 func migrationCounts(t *testing.T, svc *service.Service, tn *simulator.Tenant) map[string]int64 {
 	t.Helper()
 	m, err := svc.MigrationNotes(tn)
@@ -51,12 +58,12 @@ func migrationCounts(t *testing.T, svc *service.Service, tn *simulator.Tenant) m
 func TestMigrationNotesFlush(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	svc, db, tn := openMigrationEnv(t, path)
-	hit := []simulator.MigrationHit{{Kind: simulator.DiffAnswerShape, Message: "m1"}}
-	require.NoError(t, svc.RecordMigration(tn, "r1", hit))
-	require.NoError(t, svc.RecordMigration(tn, "r2", hit))
+	hit := []observe.Difference{{Kind: simulator.DiffAnswerShape, Message: "m1"}}
+	recordMigration(svc, tn, "r1", hit)
+	recordMigration(svc, tn, "r2", hit)
 	assert.Equal(t, map[string]int64{simulator.DiffAnswerShape: 2}, migrationCounts(t, svc, tn), "seen before any write")
-	require.NoError(t, svc.FlushMigrationNotes())
-	require.NoError(t, svc.RecordMigration(tn, "r3", []simulator.MigrationHit{{Kind: simulator.DiffAnswerShape, Message: "m3"}, {Kind: simulator.DiffComputedType, Message: "c"}}))
+	require.NoError(t, svc.FlushCounts())
+	recordMigration(svc, tn, "r3", []observe.Difference{{Kind: simulator.DiffAnswerShape, Message: "m3"}, {Kind: simulator.DiffComputedType, Message: "c"}})
 	m, err := svc.MigrationNotes(tn)
 	require.NoError(t, err)
 	require.Len(t, m.Items, 2)
@@ -71,15 +78,15 @@ func TestMigrationNotesFlush(t *testing.T) {
 			{Description: "m1", Count: 2, ExampleRequestIDs: []string{"r1", "r2"}, FirstSeen: svcEpoch, LastSeen: svcEpoch},
 			{Description: "m3", Count: 1, ExampleRequestIDs: []string{"r3"}, FirstSeen: svcEpoch, LastSeen: svcEpoch},
 		}}, m.Items[0], "stored and counted merge, per variant")
-	require.NoError(t, svc.FlushMigrationNotes())
+	require.NoError(t, svc.FlushCounts())
 	require.NoError(t, db.Close())
 
 	svc, db, tn = openMigrationEnv(t, path)
 	assert.Equal(t, map[string]int64{simulator.DiffAnswerShape: 3, simulator.DiffComputedType: 1}, migrationCounts(t, svc, tn), "counts persist")
 
-	require.NoError(t, svc.RecordMigration(tn, "r4", hit))
+	recordMigration(svc, tn, "r4", hit)
 	require.NoError(t, svc.ResetTenant(tn))
-	require.NoError(t, svc.FlushMigrationNotes())
+	require.NoError(t, svc.FlushCounts())
 	assert.Empty(t, migrationCounts(t, svc, tn), "a reset drops the counts not stored yet")
 	require.NoError(t, db.Close())
 }

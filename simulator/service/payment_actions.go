@@ -35,7 +35,7 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *simulator.Tenant, id,
 	}
 	probe := snap.Clone() // the rules see the merchant account asked for (when processorMerchantId)
 	probe.Processor = &simulator.ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
-	d := s.decide(ctx, t.ID, probe)
+	d := s.processor.Authorize(ctx, t.ID, probe)
 	fs := simulator.FinalStep(d)
 	d.Steps = []simulator.AuthStep{{Account: *acct, Status: fs.Status, Reason: fs.Reason}}
 	if fs.Status == "" {
@@ -71,9 +71,7 @@ func (s *Service) CapturePayment(ctx context.Context, t *simulator.Tenant, id st
 	if err != nil {
 		return nil, err
 	}
-	sp := s.processorSpan(ctx, "capture", snap, processorName(snap))
 	d := s.processor.Capture(ctx, t.ID, snap, amt)
-	endProcessorSpan(sp, d.Status, d.Reason)
 	return s.mutatePaymentKey(ctx, t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckCapture(req.Amount)
 		if err != nil {
@@ -178,9 +176,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *simulator.Tenant, id str
 	if err != nil {
 		return nil, err
 	}
-	sp := s.processorSpan(ctx, "refund", snap, processorName(snap))
 	d := s.processor.Refund(ctx, t.ID, snap, amt)
-	endProcessorSpan(sp, d.Status, d.Reason)
 	var refundEvent *simulator.Event
 	p, err := s.mutatePaymentKey(ctx, t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckRefund(req.Amount, req.TransactionEventID)
@@ -240,7 +236,7 @@ func (s *Service) ResumePayment(ctx context.Context, t *simulator.Tenant, id, re
 		if snap.Plan != nil { // the decision taken at creation, not the rules in force now
 			d = snap.Plan.Decision()
 		} else {
-			d = s.decide(ctx, t.ID, snap)
+			d = s.processor.Authorize(ctx, t.ID, snap)
 		}
 	}
 	return s.mutatePaymentKey(ctx, t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {

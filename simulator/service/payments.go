@@ -81,7 +81,7 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	var deferred bool
 	for tries := 0; ; tries++ {
 		p.OneShot = oneShot
-		d = s.decide(ctx, t.ID, p)
+		d = s.processor.Authorize(ctx, t.ID, p)
 		deferred = d.ThreeDS == simulator.ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
 		err = s.commitPayment(ctx, t, req, p, d, deferred)
 		moved, ok := err.(*oneShotMoved) // takeOneShot's own error, unwrapped by Update

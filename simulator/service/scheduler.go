@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // Scheduler runs stored jobs when they fall due on their tenant's clock. It
@@ -299,21 +300,13 @@ func errAdvance(why string) error {
 }
 
 // runJob executes one job: the effect and the job's deletion share a
-// transaction. It is one job span: of the clock advance's trace when one
-// runs it, else the root of its own trace.
-func (s *Service) runJob(ctx context.Context, j *simulator.Job) (err error) {
-	if s.tracer != nil {
-		var sp Span
-		ctx, sp = s.tracer.Start(ctx, spanJob+string(j.Kind))
-		sp.SetAttr("paysandbox.tenant.id", j.TenantID)
-		sp.SetAttr("paysandbox.job.id", j.ID)
-		if j.PaymentID != "" {
-			sp.SetAttr("paysandbox.payment.id", j.PaymentID)
-		}
-		sp.SetAttr("paysandbox.job.due", j.Due.UTC().Format(time.RFC3339Nano))
-		defer func() { sp.End(err) }()
+// transaction. The interceptors are around it (tracing: one job span, of
+// the clock advance's trace when one runs it, else the root of its own).
+func (s *Service) runJob(ctx context.Context, j *simulator.Job) error {
+	if !s.observers.Intercepted() {
+		return s.job(ctx, j)
 	}
-	return s.job(ctx, j)
+	return s.observers.Job(ctx, j, func(ctx context.Context) error { return s.job(ctx, j) })
 }
 
 // job runs j (runJob).
@@ -374,7 +367,8 @@ func (s *Service) job(ctx context.Context, j *simulator.Job) error {
 		return s.store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
 	if err == nil && note != nil {
-		s.recordMigration(t.ID, note.requestID, []simulator.MigrationHit{note.hit}, note.at)
+		s.Publish(observe.Happening{Kind: observe.DifferenceHit, TenantID: t.ID, RequestID: note.requestID, At: note.at,
+			Differences: []observe.Difference{note.hit}})
 	}
 	return err
 }
@@ -382,7 +376,7 @@ func (s *Service) job(ctx context.Context, j *simulator.Job) error {
 // timeoutNote is the migration note of a timeout resolved below 2.4,
 // counted for the request that got the timeout's 504.
 type timeoutNote struct {
-	hit       simulator.MigrationHit
+	hit       observe.Difference
 	requestID string
 	at        time.Time
 }
@@ -396,7 +390,7 @@ func timeoutMigration(p *simulator.Payment, now time.Time) *timeoutNote {
 		return nil
 	}
 	return &timeoutNote{
-		hit: simulator.MigrationHit{Kind: simulator.DiffGatewayTimeout,
+		hit: observe.Difference{Kind: simulator.DiffGatewayTimeout,
 			Message: "This payment's timeout resolved with statusReason type APPLICATION_ERROR on " + string(p.APIVersion) + "; on 2.4 the type is GATEWAY_TIMEOUT"},
 		requestID: p.Timeout.RequestID, at: now,
 	}
@@ -439,7 +433,7 @@ func (s *Service) authorizeJob(ctx context.Context, t *simulator.Tenant, j *simu
 	if err != nil || p.Status != simulator.StatusPending || p.Processor != nil || p.ThreeDS != nil || p.Timeout != nil {
 		return s.store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
-	d := s.decide(ctx, t.ID, p)
+	d := s.processor.Authorize(ctx, t.ID, p)
 	_, err = s.applyAuthorization(ctx, t, p.ID, d, false, "")
 	return err
 }

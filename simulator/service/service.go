@@ -6,6 +6,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/cards"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // Service is the use cases of the sandbox, one file per noun. Every
@@ -48,10 +49,15 @@ type Service struct {
 	instance string
 	// webhookVersion is Config.WebhookVersion.
 	webhookVersion simulator.APIVersion
-	// counts holds the migration notes and report counts not stored yet.
-	counts countLog
-	// tracer is Config.Tracer (nil: nothing traced).
-	tracer Tracer
+	// observers is the registration point of what watches the sandbox:
+	// the report counts and the migration notes (report, migration) and
+	// Config.Observers.
+	observers *observe.Point
+	report    *observe.Report
+	migration *observe.Migration
+	// commits is the Store as the interceptors decorate it, for the writes
+	// made for a step (update; nil: no interceptor).
+	commits observe.ContextStore
 	// retention is Config.Retention (the default when zero).
 	retention Retention
 }
@@ -89,12 +95,21 @@ type Config struct {
 	// (serve's webhook_version; "": the current version).
 	WebhookVersion simulator.APIVersion
 	// MigrationFlush is how often, at most, a tenant's migration notes and
-	// report counts are written to the store (0: DefaultMigrationFlush).
+	// report counts are written to the store (0: observe.DefaultFlush).
 	MigrationFlush time.Duration
+	// Observed keeps the observers' records (nil: the Store, when it
+	// implements observe.Store, as store.DB does; else in memory).
+	Observed observe.Store
+	// Observers are told what happened besides the report counts and the
+	// migration notes (observe.Observer), after them.
+	Observers []observe.Observer
 	// Tracer traces rule matching, processor calls, store commits and
 	// scheduled jobs, and gives events the trace context of what caused
-	// them (nil: nothing is traced, at no cost).
+	// them (nil: nothing is traced, at no cost): the first interceptor.
 	Tracer Tracer
+	// Interceptors decorate the ports the use cases call, after the
+	// Tracer's (observe.Interceptor).
+	Interceptors []observe.Interceptor
 	// Retention is the bound of each tenant's delivery log, the one the
 	// webhook dispatcher applies (zero: DefaultRetention): a snapshot import
 	// keeps no more than it (Retention()).
@@ -122,18 +137,14 @@ func NewService(st simulator.Store, clk simulator.Clock, ids simulator.IDGen, ca
 	if cfg.AdvanceWait <= 0 {
 		cfg.AdvanceWait = DefaultAdvanceWait
 	}
-	if cfg.MigrationFlush <= 0 {
-		cfg.MigrationFlush = DefaultMigrationFlush
-	}
 	s := &Service{store: st, clock: clk, ids: ids, cards: catalog, processor: proc, log: log, attemptTTL: cfg.AttemptTTL,
 		held: NewHeld(cfg.MaxHeldPerTenant), endpoints: cfg.Endpoints,
-		advanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion,
-		tracer: cfg.Tracer}
+		advanceWait: cfg.AdvanceWait, renderer: cfg.Renderer, instance: cfg.Instance, webhookVersion: cfg.WebhookVersion}
 	if cfg.Retention == (Retention{}) {
 		cfg.Retention = DefaultRetention
 	}
 	s.retention = cfg.Retention
-	s.counts.every = cfg.MigrationFlush
+	s.observe(st, log, cfg)
 	s.held.keep = st.Hold
 	s.sched = newScheduler(s)
 	if cfg.Webhooks != nil {

@@ -28,11 +28,15 @@ const snapshotAll = 1 << 30
 // Errors: Unauthorized (the tenant no longer exists).
 func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*snapshot.Snapshot, error) {
 	snap := &snapshot.Snapshot{}
-	// the migration notes and report counts still in memory first (counts.go)
-	if err := s.flushCounts(t.ID); err != nil {
+	rc, err := s.report.Export(t.ID)
+	if err != nil {
 		return nil, err
 	}
-	err := s.store.View(func(tx simulator.Tx) error {
+	notes, err := s.migration.Export(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	err = s.store.View(func(tx simulator.Tx) error {
 		base := s.clock.Now()
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
@@ -52,9 +56,8 @@ func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*sna
 		if snap.Data, err = s.snapshotData(tx, cur.ID); err != nil {
 			return err
 		}
-		rc, err := tx.ReportCounts(cur.ID)
-		if err != nil || rc == nil {
-			return err
+		if notes.Items != nil {
+			snap.Data.MigrationNotes = notes.Items
 		}
 		snap.Report, err = json.Marshal(rc)
 		return err
@@ -148,13 +151,6 @@ func (s *Service) snapshotData(tx simulator.Tx, tid string) (snapshot.Data, erro
 	if d.Jobs, err = tx.DueJobs(tid, time.Unix(1<<40, 0), 0); err != nil {
 		return d, err
 	}
-	notes, err := tx.MigrationNotes(tid)
-	if err != nil {
-		return d, err
-	}
-	if notes != nil && notes.Items != nil {
-		d.MigrationNotes = notes.Items
-	}
 	d.Sessions = orEmpty(d.Sessions) // empty lists, not null
 	d.Instruments = orEmpty(d.Instruments)
 	d.Payments = orEmpty(d.Payments)
@@ -235,12 +231,12 @@ func (s *Service) ImportSnapshot(snap *snapshot.Snapshot, opt SnapshotImport) (*
 		if err := s.importRecords(tx, t, &snap.Data); err != nil {
 			return err
 		}
-		if report != nil {
-			return tx.PutReportCounts(report)
-		}
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := s.importObserved(t.ID, report, snap.Data.MigrationNotes); err != nil {
 		return nil, err
 	}
 	if !t.ExpiresAt.IsZero() {
@@ -402,10 +398,28 @@ func (s *Service) importRecords(tx simulator.Tx, t *simulator.Tenant, d *snapsho
 			return err
 		}
 	}
-	if len(d.MigrationNotes) > 0 {
-		return tx.PutMigrationNotes(&simulator.MigrationNotes{TenantID: tid, Items: d.MigrationNotes})
-	}
 	return nil
+}
+
+// importObserved hands the observers the report counts (nil: none) and
+// migration notes of a snapshot just imported as tenant tid. Should that
+// fail, the tenant is deleted again, so that a refused import leaves
+// nothing behind.
+func (s *Service) importObserved(tid string, report *simulator.ReportCounts, notes []simulator.MigrationNote) error {
+	var err error
+	if report != nil {
+		err = s.report.Import(tid, report)
+	}
+	if err == nil && len(notes) > 0 {
+		err = s.migration.Import(tid, &simulator.MigrationNotes{TenantID: tid, Items: notes})
+	}
+	if err != nil {
+		defer s.observers.Drop(tid)()
+		if derr := s.store.Update(func(tx simulator.Tx) error { return tx.DeleteTenantData(tid, true) }); derr != nil {
+			s.log.Error("an import that failed left its tenant", "err", derr, "tenant", tid)
+		}
+	}
+	return err
 }
 
 // SeedSnapshot loads snap at start (serve --seed) as the tenant its

@@ -292,7 +292,7 @@ func (s *Service) Now(t *simulator.Tenant) time.Time { return s.now(t) }
 // ResetTenant deletes the tenant's data, clock offset, pending one-shot, jobs
 // and outbox; its keys, secret, webhook endpoint and scenarios stay.
 func (s *Service) ResetTenant(t *simulator.Tenant) error {
-	defer s.dropCounts(t.ID)()
+	defer s.observers.Drop(t.ID)()
 	return s.store.Update(func(tx simulator.Tx) error {
 		cur, err := tx.Tenant(t.ID)
 		if err != nil {
@@ -313,7 +313,7 @@ func (s *Service) ResetTenant(t *simulator.Tenant) error {
 // DeleteTenant removes the tenant and all its data; its keys then answer
 // the plain 401 (no ExpiredTenant record).
 func (s *Service) DeleteTenant(t *simulator.Tenant) error {
-	defer s.dropCounts(t.ID)()
+	defer s.observers.Drop(t.ID)()
 	err := s.store.Update(func(tx simulator.Tx) error { return tx.DeleteTenantData(t.ID, true) })
 	if err == nil {
 		s.sched.forget(t.ID)

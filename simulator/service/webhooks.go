@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // Fired is one piece of work a clock advance ran: a scheduled job (Kind is
@@ -284,7 +285,11 @@ func (s *Service) RecordAttempt(tenantID, id string, a simulator.DeliveryAttempt
 				url = tn.WebhookURL
 			}
 		}
-		s.countDelivery(tx, tenantID, url, before, ev, a)
+		id, typ, pid, after, outcome := ev.ID, ev.Type, ev.PaymentID, ev.Status, attemptOutcome(a)
+		tx.AfterCommit(func() {
+			s.observers.Publish(observe.Happening{Kind: observe.DeliveryAttempted, TenantID: tenantID, EventID: id, EventType: typ,
+				PaymentID: pid, URL: url, Before: before, After: after, Attempt: outcome})
+		})
 		if held {
 			return tx.HoldEvent(ev)
 		}

@@ -11,6 +11,7 @@
 // are also kept in memory as typed values, coherent with buntdb, for reads
 // that take no store lock. Records are CBOR behind a format version byte
 // (codec.go); the JSON records of an older file are converted by the
-// migration (migrate.go). It imports simulator and buntdb; never httpapi,
-// processors or webhooks.
+// migration (migrate.go). It implements the observers' storage port too
+// (observe.Store, observed.go). It imports simulator, simulator/observe
+// (for that port) and buntdb; never httpapi, processors or webhooks.
 package store

@@ -35,7 +35,7 @@ import (
 //	t:<tenant>:evi:<id>               -> event key
 //	t:<tenant>:job:<id>               job
 //	t:<tenant>:jobd:<due>:<id>        the tenant's jobs in due order
-//	t:<tenant>:mig                    the tenant's migration notes (one record)
+//	t:<tenant>:<kind>                 an observer's record (observed.go)
 //
 // In any file, from a close out of time to the next open (disk.go):
 //
@@ -83,7 +83,6 @@ func kEvent(tid string, created time.Time, id string) string {
 }
 func kEventID(tid, id string) string { return tenantPrefix(tid) + "evi:" + id }
 func kJob(tid, id string) string     { return tenantPrefix(tid) + "job:" + id }
-func kMigration(tid string) string   { return tenantPrefix(tid) + "mig" }
 func pJobDue(tid string) string      { return tenantPrefix(tid) + "jobd:" }
 func kJobDue(tid string, due time.Time, id string) string {
 	return pJobDue(tid) + stamp(due) + ":" + id

@@ -21,6 +21,7 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/cards"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 	"github.com/paysandbox/paysandbox/simulator/service"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
@@ -160,7 +161,8 @@ func fillTenant(t *testing.T, svc *service.Service, db *store.DB, clk *clock.Man
 	tk = tokenize(simulator.ApprovalManual, "GBP", 901, "4111111111111111")
 	_, err = svc.ApproveAttempt(tn, tk.Attempt.ID)
 	require.NoError(t, err)
-	require.NoError(t, svc.RecordMigration(tn, "req_mig_1", []simulator.MigrationHit{{Kind: "paymentType", Message: "2.4 requires paymentType"}}))
+	svc.Publish(observe.Happening{Kind: observe.DifferenceHit, TenantID: tn.ID, RequestID: "req_mig_1", At: svc.Now(tn),
+		Differences: []observe.Difference{{Kind: "paymentType", Message: "2.4 requires paymentType"}}})
 
 	// Events: the first two delivered, the third retrying, the rest pending.
 	evs, err := svc.Events(tn, simulator.EventQuery{})

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/buntdb"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -150,11 +151,16 @@ func singleFileReads(t *testing.T, db simulator.Store, m singleFileManifest) map
 			put(p+"disputes", ds, err)
 			js, err := tx.DueJobs(tid, far, 0)
 			put(p+"jobs", js, err)
-			mn, err := tx.MigrationNotes(tid)
-			put(p+"migration-notes", mn, err)
 		}
 		return nil
 	}))
+	for _, tid := range m.Tenants { // the observers' records, read through their port
+		mn := &simulator.MigrationNotes{}
+		_, err := db.(observe.Store).LoadObserved(tid, observe.MigrationKind, mn)
+		require.NoError(t, err)
+		mn.TenantID = tid
+		out[tid+"/migration-notes"] = mn
+	}
 	return out
 }
 

@@ -821,21 +821,6 @@ func (t *Tx) ClaimIdempotency(tid, key, pid string) error {
 	return t.setRaw(kIdem(tid, key), pid)
 }
 
-// Migration notes.
-
-func (t *Tx) MigrationNotes(tid string) (*simulator.MigrationNotes, error) {
-	m := &simulator.MigrationNotes{TenantID: tid}
-	if _, err := t.get(kMigration(tid), m); err != nil {
-		return nil, err
-	}
-	m.TenantID = tid
-	return m, nil
-}
-
-func (t *Tx) PutMigrationNotes(m *simulator.MigrationNotes) error {
-	return t.put(kMigration(m.TenantID), m)
-}
-
 // Attempts.
 
 func (t *Tx) Attempt(tid, id string) (*simulator.Attempt, error) {

@@ -1,11 +1,13 @@
-package simulator_test
+package observe
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -15,23 +17,23 @@ import (
 // list's bound new entries are counted under ReportOther.
 func TestReportCountsMerge(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
-	stored := &simulator.ReportCounts{TenantID: "t"}
-	stored.CountRequest("POST /payments", 200)
-	stored.CountRule("r", "p1", t0)
-	stored.CountHint("k", "old", "q1", "", t0)
-	stored.CountDelivery("u", simulator.OutcomeExhausted, simulator.EventExample{EventID: "e1"})
+	stored := &reportCounts{TenantID: "t"}
+	stored.countRequest("POST /payments", 200)
+	stored.countRule("r", "p1", t0)
+	stored.countHint("k", "old", "q1", "", t0)
+	stored.countDelivery("u", OutcomeExhausted, simulator.EventExample{EventID: "e1"})
 
-	later := &simulator.ReportCounts{TenantID: "t"}
-	later.CountRequest("POST /payments", 200)
-	later.CountRequest("GET /payments", 400)
+	later := &reportCounts{TenantID: "t"}
+	later.countRequest("POST /payments", 200)
+	later.countRequest("GET /payments", 400)
 	for i := range simulator.ReportExamples + 2 {
-		later.CountRule("r", fmt.Sprintf("p%d", i+2), t0.Add(time.Hour))
+		later.countRule("r", fmt.Sprintf("p%d", i+2), t0.Add(time.Hour))
 	}
-	later.CountHint("k", "new", "q2", "", t0.Add(time.Hour))
-	later.CountDelivery("u", simulator.OutcomeRetried, simulator.EventExample{})
-	snapshot := later.Clone()
+	later.countHint("k", "new", "q2", "", t0.Add(time.Hour))
+	later.countDelivery("u", OutcomeRetried, simulator.EventExample{})
+	snapshot := deepCopy(t, later)
 
-	stored.Merge(later)
+	stored.merge((*simulator.ReportCounts)(later))
 	assert.Equal(t, snapshot, later, "the merged counts are left as they were")
 	assert.Equal(t, []simulator.RouteCount{{Route: "POST /payments", Status: 200, Count: 2}, {Route: "GET /payments", Status: 400, Count: 1}}, stored.Requests)
 	assert.EqualValues(t, 1+simulator.ReportExamples+2, stored.Rules[0].Count)
@@ -44,16 +46,26 @@ func TestReportCountsMerge(t *testing.T) {
 	assert.Equal(t, t0, h.FirstSeen)
 	assert.Equal(t, simulator.EndpointCount{URL: "u", Retried: 1, Exhausted: 1, ExhaustedEvents: []simulator.EventExample{{EventID: "e1"}}}, stored.Webhooks[0])
 
-	bounded := &simulator.ReportCounts{}
+	bounded := &reportCounts{}
 	for i := range simulator.ReportRoutes + 10 {
-		bounded.CountRequest(fmt.Sprintf("GET /x/%d", i), 404)
+		bounded.countRequest(fmt.Sprintf("GET /x/%d", i), 404)
 	}
 	assert.Len(t, bounded.Requests, simulator.ReportRoutes)
 	last := bounded.Requests[len(bounded.Requests)-1]
 	assert.Equal(t, simulator.RouteCount{Route: simulator.ReportOther, Status: 404, Count: 11}, last)
 	for i := range simulator.ReportEndpoints + 3 {
-		bounded.CountDelivery(fmt.Sprintf("https://h%d", i), simulator.OutcomeDelivered, simulator.EventExample{})
+		bounded.countDelivery(fmt.Sprintf("https://h%d", i), OutcomeDelivered, simulator.EventExample{})
 	}
 	assert.Len(t, bounded.Webhooks, simulator.ReportEndpoints)
 	assert.EqualValues(t, 4, bounded.Webhooks[len(bounded.Webhooks)-1].Delivered)
+}
+
+// deepCopy is a copy of v sharing nothing with it.
+func deepCopy[T any](t *testing.T, v *T) *T {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	var c T
+	require.NoError(t, json.Unmarshal(b, &c))
+	return &c
 }

@@ -12,7 +12,8 @@
 // makes no Tracer and hands the ports nil: nothing is traced and nothing is
 // allocated for it.
 //
-// It imports the standard library, OpenTelemetry, simulator and the packages
+// It is an adapter on the top floor, beside webhooks and dashboard: it
+// imports the standard library, OpenTelemetry, simulator and the packages
 // whose ports it implements (simulator/service, simulator/httpapi,
-// webhooks); none of them imports it.
+// webhooks); none of them imports it, only the composition root does.
 package tracing

@@ -1,0 +1,67 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
+)
+
+// The observers' records (observe.Store): one per tenant and kind, under
+// the tenant's prefix, so that a reset or a deletion drops them with the
+// rest of the tenant's data. A kind has no ':', so no other record's key
+// range reaches it.
+//
+//	t:<tenant>:<kind>                 an observer's record ("mig": the
+//	                                  migration notes, "rep": the report counts)
+func kObserved(tid, kind string) string { return tenantPrefix(tid) + kind }
+
+var _ observe.Store = (*DB)(nil)
+
+// checkKind refuses a kind that could reach into another record's keys.
+func checkKind(kind string) error {
+	if kind == "" {
+		return fmt.Errorf("store: an observer kind is not empty")
+	}
+	for _, c := range kind {
+		if c < 'a' || c > 'z' {
+			return fmt.Errorf("store: observer kind %q: lower-case letters only", kind)
+		}
+	}
+	return nil
+}
+
+// LoadObserved reads the tenant's record of kind into v (false: none).
+func (d *DB) LoadObserved(tid, kind string, v any) (bool, error) {
+	if err := checkKind(kind); err != nil {
+		return false, err
+	}
+	var found bool
+	err := d.View(func(tx simulator.Tx) (err error) {
+		found, err = tx.(*Tx).get(kObserved(tid, kind), v)
+		return err
+	})
+	return found, err
+}
+
+// SaveObserved stores records as the tenant's, in one write that first
+// checks the tenant exists (a tenant gone gets nothing).
+func (d *DB) SaveObserved(tid string, records ...observe.Record) error {
+	for _, r := range records {
+		if err := checkKind(r.Kind); err != nil {
+			return err
+		}
+	}
+	return d.Update(func(tx simulator.Tx) error {
+		t := tx.(*Tx)
+		if tn, err := t.Tenant(tid); err != nil || tn == nil {
+			return err
+		}
+		for _, r := range records {
+			if err := t.put(kObserved(tid, r.Kind), r.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
