@@ -21,10 +21,12 @@ const module = "github.com/paysandbox/paysandbox"
 
 // storeImporters are the packages, besides the composition roots named
 // app, that may import the store: the roots that open it and hand it to
-// the service (cmd/paysandbox), and the store itself. Adapters (httpapi,
+// the service (cmd/paysandbox; bench, which builds the same server and
+// seeds it through the store's CloneCheckouts), and the store itself. Adapters (httpapi,
 // the dashboard, the webhook dispatcher, processors) ask the service.
 var storeImporters = []string{
 	module + "/cmd/paysandbox",
+	module + "/bench",
 	module + "/simulator/store",
 }
 
