@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
@@ -247,7 +248,7 @@ func TestSnapshotRefusesWhatTheAPICannotMake(t *testing.T) {
 			s.Data.Disputes[0].Then = []simulator.DisputeStep{{Status: simulator.DisputeWon}, {Status: simulator.DisputeOpen}}
 		}, "$.data.disputes[0].then[1].status"},
 		{"a negative report count", func(s *snapshot.Snapshot) {
-			var rc simulator.ReportCounts
+			var rc observe.ReportCounts
 			require.NoError(t, json.Unmarshal(s.Report, &rc))
 			rc.Requests[0].Count = -1
 			s.Report, _ = json.Marshal(rc)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // variantTexts lists the descriptions of a migration item's variants.
@@ -107,7 +108,7 @@ func TestMigrationNotesCommitNothing(t *testing.T) {
 	require.Equal(t, 200, w.Code, w.Body.String())
 	assert.Equal(t, before, p.st.updates.Load())
 	var got struct {
-		Items []simulator.MigrationNote `json:"items"`
+		Items []observe.MigrationNote `json:"items"`
 	}
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &got))
 	kinds := map[string]int64{}
@@ -123,7 +124,7 @@ func TestMigrationNotesCommitNothing(t *testing.T) {
 	assert.Equal(t, before+1, p.st.updates.Load(), "nothing left to write")
 	w = p.do("GET", "/_sandbox/migration", nil)
 	var again struct {
-		Items []simulator.MigrationNote `json:"items"`
+		Items []observe.MigrationNote `json:"items"`
 	}
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &again))
 	assert.Equal(t, got.Items, again.Items, "stored counts read as the counted ones")

@@ -10,6 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
@@ -124,7 +125,7 @@ var storedRecords = map[reflect.Type]string{
 	reflect.TypeFor[simulator.Dispute]():       "A dispute record.",
 	reflect.TypeFor[simulator.Event]():         "A webhook event record with its delivery attempts and body.",
 	reflect.TypeFor[simulator.Job]():           "A scheduled job record.",
-	reflect.TypeFor[simulator.MigrationNote](): "A migration note record.",
+	reflect.TypeFor[observe.MigrationNote]():   "A migration note record.",
 }
 
 // answerNames are the component names that are not the Go name without

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paysandbox/paysandbox/internal/redact"
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 	"github.com/paysandbox/paysandbox/simulator/service"
 )
 
@@ -163,12 +164,12 @@ func (s *Server) reportOf(t *simulator.Tenant, r *service.Report) reportDTO {
 			pids = append(pids, ev.PaymentID)
 		}
 	}
-	byPayment := s.journal.RequestIDsByPayment(t.ID, pids, simulator.ReportExamples)
+	byPayment := s.journal.RequestIDsByPayment(t.ID, pids, observe.ReportExamples)
 	requestsOf := func(pids ...string) []string {
 		out := []string{}
 		for _, pid := range pids {
 			for _, id := range byPayment[pid] {
-				if len(out) < simulator.ReportExamples && !containsID(out, id) {
+				if len(out) < observe.ReportExamples && !containsID(out, id) {
 					out = append(out, id)
 				}
 			}

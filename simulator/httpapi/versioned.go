@@ -217,7 +217,7 @@ type migrationVariantDTO struct {
 }
 
 // migrationItems renders notes for GET /_sandbox/migration and the report.
-func migrationItems(notes []simulator.MigrationNote) []migrationItemDTO {
+func migrationItems(notes []observe.MigrationNote) []migrationItemDTO {
 	items := make([]migrationItemDTO, 0, len(notes))
 	for _, n := range notes {
 		it := migrationItemDTO{Kind: n.Kind, Description: n.Description, Count: n.Count,

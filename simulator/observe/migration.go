@@ -11,19 +11,19 @@ import (
 const MigrationKind = "mig"
 
 // Migration is the observer that keeps each tenant's migration notes
-// (simulator.MigrationNotes): the differences from the current version its
+// (MigrationNotes): the differences from the current version its
 // requests made with older versions hit, one note per kind with its
-// variants, bounded (simulator.MigrationExamples, simulator.MigrationVariants).
+// variants, bounded (MigrationExamples, MigrationVariants).
 // The notes persist across restarts and beyond the journal's bound.
 type Migration struct {
-	tally *Tally[simulator.MigrationNotes]
+	tally *Tally[MigrationNotes]
 }
 
 // NewMigration keeps the migration notes, written behind by l.
 func NewMigration(l *Ledger) *Migration {
 	return &Migration{tally: NewTally(l, MigrationKind,
-		func(tid string) *simulator.MigrationNotes { return &simulator.MigrationNotes{TenantID: tid} },
-		func(dst, newer *simulator.MigrationNotes) { (*migrationNotes)(dst).merge(newer) })}
+		func(tid string) *MigrationNotes { return &MigrationNotes{TenantID: tid} },
+		func(dst, newer *MigrationNotes) { (*migrationNotes)(dst).merge(newer) })}
 }
 
 // Observe records the differences of a DifferenceHit.
@@ -31,7 +31,7 @@ func (m *Migration) Observe(h Happening) {
 	if h.Kind != DifferenceHit || len(h.Differences) == 0 {
 		return
 	}
-	m.tally.Count(h.TenantID, func(n *simulator.MigrationNotes) {
+	m.tally.Count(h.TenantID, func(n *MigrationNotes) {
 		for _, d := range h.Differences {
 			(*migrationNotes)(n).record(d, h.RequestID, h.At)
 		}
@@ -39,7 +39,7 @@ func (m *Migration) Observe(h Happening) {
 }
 
 // Read is tenant tid's migration notes, those not stored yet included.
-func (m *Migration) Read(tid string) (*simulator.MigrationNotes, error) {
+func (m *Migration) Read(tid string) (*MigrationNotes, error) {
 	n, err := m.tally.Read(tid)
 	if err != nil {
 		return nil, err
@@ -49,36 +49,36 @@ func (m *Migration) Read(tid string) (*simulator.MigrationNotes, error) {
 }
 
 // Export is tenant tid's migration notes for a snapshot.
-func (m *Migration) Export(tid string) (*simulator.MigrationNotes, error) { return m.Read(tid) }
+func (m *Migration) Export(tid string) (*MigrationNotes, error) { return m.Read(tid) }
 
 // Import stores n (a snapshot's, checked) as tenant tid's migration notes.
-func (m *Migration) Import(tid string, n *simulator.MigrationNotes) error {
+func (m *Migration) Import(tid string, n *MigrationNotes) error {
 	n.TenantID = tid
 	return m.tally.Import(tid, n)
 }
 
-// migrationNotes are simulator.MigrationNotes with the counting methods.
-type migrationNotes simulator.MigrationNotes
+// migrationNotes are MigrationNotes with the counting methods.
+type migrationNotes MigrationNotes
 
 // record counts a hit of requestID at at, in its kind's note and in the
 // variant of its message: the request id joins the examples of both
 // (newest last, bounded).
 func (m *migrationNotes) record(h Difference, requestID string, at time.Time) {
-	i := slices.IndexFunc(m.Items, func(n simulator.MigrationNote) bool { return n.Kind == h.Kind })
+	i := slices.IndexFunc(m.Items, func(n MigrationNote) bool { return n.Kind == h.Kind })
 	if i < 0 {
-		m.Items = append(m.Items, simulator.MigrationNote{Kind: h.Kind, FirstSeen: at})
+		m.Items = append(m.Items, MigrationNote{Kind: h.Kind, FirstSeen: at})
 		i = len(m.Items) - 1
 	}
 	n := &m.Items[i]
 	n.Count++
 	n.Description, n.LastSeen = noteDescription(h.Kind, h.Message), at
 	n.ExampleRequestIDs = withExample(n.ExampleRequestIDs, requestID)
-	j := slices.IndexFunc(n.Variants, func(v simulator.MigrationVariant) bool { return v.Description == h.Message })
+	j := slices.IndexFunc(n.Variants, func(v MigrationVariant) bool { return v.Description == h.Message })
 	if j < 0 {
-		if len(n.Variants) >= simulator.MigrationVariants {
+		if len(n.Variants) >= MigrationVariants {
 			return
 		}
-		n.Variants = append(n.Variants, simulator.MigrationVariant{Description: h.Message, FirstSeen: at})
+		n.Variants = append(n.Variants, MigrationVariant{Description: h.Message, FirstSeen: at})
 		j = len(n.Variants) - 1
 	}
 	v := &n.Variants[j]
@@ -100,25 +100,25 @@ func noteDescription(kind, message string) string {
 }
 
 // withExample adds request id rid to ids (newest last, at most
-// simulator.MigrationExamples; "" and an id already there add nothing).
+// MigrationExamples; "" and an id already there add nothing).
 func withExample(ids []string, rid string) []string {
 	if rid == "" || slices.Contains(ids, rid) {
 		return ids
 	}
 	ids = append(ids, rid)
-	if len(ids) > simulator.MigrationExamples {
-		ids = slices.Delete(ids, 0, len(ids)-simulator.MigrationExamples)
+	if len(ids) > MigrationExamples {
+		ids = slices.Delete(ids, 0, len(ids)-MigrationExamples)
 	}
 	return ids
 }
 
 // mergeExamples is ids followed by newer (newer's order, without repeats),
-// bounded to the newest simulator.MigrationExamples.
+// bounded to the newest MigrationExamples.
 func mergeExamples(ids, newer []string) []string {
 	out := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(newer, id) })
 	out = append(out, newer...)
-	if len(out) > simulator.MigrationExamples {
-		out = slices.Delete(out, 0, len(out)-simulator.MigrationExamples)
+	if len(out) > MigrationExamples {
+		out = slices.Delete(out, 0, len(out)-MigrationExamples)
 	}
 	return out
 }
@@ -127,14 +127,14 @@ func mergeExamples(ids, newer []string) []string {
 // not stored yet), so its descriptions, last-seen times and example ids
 // are the newer ones; a kind or variant m has not seen joins at the end,
 // in d's order.
-func (m *migrationNotes) merge(d *simulator.MigrationNotes) {
+func (m *migrationNotes) merge(d *MigrationNotes) {
 	if d == nil {
 		return
 	}
 	for _, dn := range d.Items {
-		i := slices.IndexFunc(m.Items, func(n simulator.MigrationNote) bool { return n.Kind == dn.Kind })
+		i := slices.IndexFunc(m.Items, func(n MigrationNote) bool { return n.Kind == dn.Kind })
 		if i < 0 {
-			m.Items = append(m.Items, simulator.MigrationNote{Kind: dn.Kind, FirstSeen: dn.FirstSeen})
+			m.Items = append(m.Items, MigrationNote{Kind: dn.Kind, FirstSeen: dn.FirstSeen})
 			i = len(m.Items) - 1
 		}
 		n := &m.Items[i]
@@ -142,12 +142,12 @@ func (m *migrationNotes) merge(d *simulator.MigrationNotes) {
 		n.Description, n.LastSeen = dn.Description, dn.LastSeen
 		n.ExampleRequestIDs = mergeExamples(n.ExampleRequestIDs, dn.ExampleRequestIDs)
 		for _, dv := range dn.Variants {
-			j := slices.IndexFunc(n.Variants, func(v simulator.MigrationVariant) bool { return v.Description == dv.Description })
+			j := slices.IndexFunc(n.Variants, func(v MigrationVariant) bool { return v.Description == dv.Description })
 			if j < 0 {
-				if len(n.Variants) >= simulator.MigrationVariants {
+				if len(n.Variants) >= MigrationVariants {
 					continue
 				}
-				n.Variants = append(n.Variants, simulator.MigrationVariant{Description: dv.Description, FirstSeen: dv.FirstSeen})
+				n.Variants = append(n.Variants, MigrationVariant{Description: dv.Description, FirstSeen: dv.FirstSeen})
 				j = len(n.Variants) - 1
 			}
 			v := &n.Variants[j]

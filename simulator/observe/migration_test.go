@@ -26,15 +26,15 @@ func TestMigrationNotesMerge(t *testing.T) {
 	pending.record(Difference{Kind: simulator.DiffAnswerShape, Message: "new"}, "r6", t1)
 	before := deepCopy(t, pending)
 
-	stored.merge((*simulator.MigrationNotes)(pending))
-	assert.Equal(t, []simulator.MigrationNote{
+	stored.merge((*MigrationNotes)(pending))
+	assert.Equal(t, []MigrationNote{
 		{Kind: simulator.DiffAnswerShape, Description: noteDescription(simulator.DiffAnswerShape, ""), Count: 6, ExampleRequestIDs: []string{"r2", "r3", "r4", "r5", "r6"}, FirstSeen: t0, LastSeen: t1,
-			Variants: []simulator.MigrationVariant{
+			Variants: []MigrationVariant{
 				{Description: "old", Count: 4, ExampleRequestIDs: []string{"r1", "r2", "r3", "r4"}, FirstSeen: t0, LastSeen: t0},
 				{Description: "new", Count: 2, ExampleRequestIDs: []string{"r5", "r6"}, FirstSeen: t1, LastSeen: t1},
 			}},
 		{Kind: simulator.DiffComputedType, Description: noteDescription(simulator.DiffComputedType, ""), Count: 1, ExampleRequestIDs: []string{"r5"}, FirstSeen: t1, LastSeen: t1,
-			Variants: []simulator.MigrationVariant{{Description: "c", Count: 1, ExampleRequestIDs: []string{"r5"}, FirstSeen: t1, LastSeen: t1}}},
+			Variants: []MigrationVariant{{Description: "c", Count: 1, ExampleRequestIDs: []string{"r5"}, FirstSeen: t1, LastSeen: t1}}},
 	}, stored.Items)
 	assert.Contains(t, stored.Items[0].Description, "currentAttemptId")
 	assert.Equal(t, before, pending, "the merged notes are not changed")
@@ -61,9 +61,9 @@ func TestMigrationNotesVariants(t *testing.T) {
 	m.record(Difference{Kind: "capture-is-final", Message: "a stored kind"}, "r4", at)
 	assert.Equal(t, "a stored kind", m.Items[1].Description)
 
-	for i := range simulator.MigrationVariants + 5 {
+	for i := range MigrationVariants + 5 {
 		m.record(Difference{Kind: simulator.DiffNewFields, Message: fmt.Sprint("field ", i)}, "", at)
 	}
-	assert.Len(t, m.Items[2].Variants, simulator.MigrationVariants)
-	assert.EqualValues(t, simulator.MigrationVariants+5, m.Items[2].Count)
+	assert.Len(t, m.Items[2].Variants, MigrationVariants)
+	assert.EqualValues(t, MigrationVariants+5, m.Items[2].Count)
 }

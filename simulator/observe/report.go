@@ -20,25 +20,25 @@ const (
 )
 
 // Report is the observer that keeps each tenant's CI report counts
-// (simulator.ReportCounts): the requests answered by route and status, the
+// (ReportCounts): the requests answered by route and status, the
 // rules that decided payments, the webhook outcomes per endpoint and the
-// hints raised, each list bounded (simulator.ReportRoutes, ...).
+// hints raised, each list bounded (ReportRoutes, ...).
 type Report struct {
-	tally *Tally[simulator.ReportCounts]
+	tally *Tally[ReportCounts]
 }
 
 // NewReport keeps the report counts, written behind by l.
 func NewReport(l *Ledger) *Report {
 	return &Report{tally: NewTally(l, ReportKind,
-		func(tid string) *simulator.ReportCounts { return &simulator.ReportCounts{TenantID: tid} },
-		func(dst, newer *simulator.ReportCounts) { (*reportCounts)(dst).merge(newer) })}
+		func(tid string) *ReportCounts { return &ReportCounts{TenantID: tid} },
+		func(dst, newer *ReportCounts) { (*reportCounts)(dst).merge(newer) })}
 }
 
 // Observe counts h in its tenant's report.
 func (r *Report) Observe(h Happening) {
 	switch h.Kind {
 	case RequestAnswered:
-		r.tally.Count(h.TenantID, func(c *simulator.ReportCounts) {
+		r.tally.Count(h.TenantID, func(c *ReportCounts) {
 			rc := (*reportCounts)(c)
 			rc.countRequest(h.Route, h.Status)
 			for _, hint := range h.Hints {
@@ -46,7 +46,7 @@ func (r *Report) Observe(h Happening) {
 			}
 		})
 	case RuleMatched:
-		r.tally.Count(h.TenantID, func(c *simulator.ReportCounts) { (*reportCounts)(c).countRule(h.Rule, h.PaymentID, h.At) })
+		r.tally.Count(h.TenantID, func(c *ReportCounts) { (*reportCounts)(c).countRule(h.Rule, h.PaymentID, h.At) })
 	case EventMade:
 		if h.After == simulator.DeliveryExhausted { // recorded without an endpoint
 			r.countDelivery(h, simulator.DeliveryPending)
@@ -54,7 +54,7 @@ func (r *Report) Observe(h Happening) {
 	case DeliveryAttempted:
 		r.countDelivery(h, h.Before)
 	case DeliveryHint:
-		r.tally.Count(h.TenantID, func(c *simulator.ReportCounts) {
+		r.tally.Count(h.TenantID, func(c *ReportCounts) {
 			for _, hint := range h.Hints {
 				(*reportCounts)(c).countHint(hint.Kind, hint.Message, "", h.EventID, h.At)
 			}
@@ -69,8 +69,8 @@ func (r *Report) countDelivery(h Happening, before string) {
 	if outcome == "" {
 		return
 	}
-	ex := simulator.EventExample{EventID: h.EventID, EventType: h.EventType, PaymentID: h.PaymentID, Error: h.Attempt.Error}
-	r.tally.Count(h.TenantID, func(c *simulator.ReportCounts) { (*reportCounts)(c).countDelivery(h.URL, outcome, ex) })
+	ex := EventExample{EventID: h.EventID, EventType: h.EventType, PaymentID: h.PaymentID, Error: h.Attempt.Error}
+	r.tally.Count(h.TenantID, func(c *ReportCounts) { (*reportCounts)(c).countDelivery(h.URL, outcome, ex) })
 }
 
 // deliveryOutcome is what the report counts of an attempt a that moved an
@@ -90,7 +90,7 @@ func deliveryOutcome(before, after string, a AttemptOutcome) string {
 }
 
 // Read is tenant tid's report counts, those not stored yet included.
-func (r *Report) Read(tid string) (*simulator.ReportCounts, error) {
+func (r *Report) Read(tid string) (*ReportCounts, error) {
 	c, err := r.tally.Read(tid)
 	if err != nil {
 		return nil, err
@@ -100,33 +100,33 @@ func (r *Report) Read(tid string) (*simulator.ReportCounts, error) {
 }
 
 // Export is tenant tid's report counts for a snapshot.
-func (r *Report) Export(tid string) (*simulator.ReportCounts, error) { return r.Read(tid) }
+func (r *Report) Export(tid string) (*ReportCounts, error) { return r.Read(tid) }
 
 // Import stores c (a snapshot's, checked) as tenant tid's report counts.
-func (r *Report) Import(tid string, c *simulator.ReportCounts) error {
+func (r *Report) Import(tid string, c *ReportCounts) error {
 	c.TenantID = tid
 	return r.tally.Import(tid, c)
 }
 
-// reportCounts are simulator.ReportCounts with the counting methods.
-type reportCounts simulator.ReportCounts
+// reportCounts are ReportCounts with the counting methods.
+type reportCounts ReportCounts
 
 // countRequest counts one request of route answered with status.
 func (r *reportCounts) countRequest(route string, status int) {
-	r.addRoute(simulator.RouteCount{Route: route, Status: status, Count: 1})
+	r.addRoute(RouteCount{Route: route, Status: status, Count: 1})
 }
 
-func (r *reportCounts) addRoute(c simulator.RouteCount) {
-	i := slices.IndexFunc(r.Requests, func(x simulator.RouteCount) bool { return x.Route == c.Route && x.Status == c.Status })
-	if i < 0 && len(r.Requests) >= simulator.ReportRoutes-1 && c.Route != simulator.ReportOther {
-		c.Route = simulator.ReportOther
-		i = slices.IndexFunc(r.Requests, func(x simulator.RouteCount) bool { return x.Route == c.Route && x.Status == c.Status })
+func (r *reportCounts) addRoute(c RouteCount) {
+	i := slices.IndexFunc(r.Requests, func(x RouteCount) bool { return x.Route == c.Route && x.Status == c.Status })
+	if i < 0 && len(r.Requests) >= ReportRoutes-1 && c.Route != ReportOther {
+		c.Route = ReportOther
+		i = slices.IndexFunc(r.Requests, func(x RouteCount) bool { return x.Route == c.Route && x.Status == c.Status })
 	}
 	if i < 0 {
-		if len(r.Requests) >= simulator.ReportRoutes+64 { // one ReportOther per status at most: a hard stop all the same
+		if len(r.Requests) >= ReportRoutes+64 { // one ReportOther per status at most: a hard stop all the same
 			return
 		}
-		r.Requests = append(r.Requests, simulator.RouteCount{Route: c.Route, Status: c.Status})
+		r.Requests = append(r.Requests, RouteCount{Route: c.Route, Status: c.Status})
 		i = len(r.Requests) - 1
 	}
 	r.Requests[i].Count += c.Count
@@ -134,17 +134,17 @@ func (r *reportCounts) addRoute(c simulator.RouteCount) {
 
 // countRule counts a payment decided by rule at at.
 func (r *reportCounts) countRule(rule, paymentID string, at time.Time) {
-	r.addRule(simulator.RuleCount{Rule: rule, Count: 1, ExamplePaymentIDs: nonEmpty(paymentID), LastSeen: at})
+	r.addRule(RuleCount{Rule: rule, Count: 1, ExamplePaymentIDs: nonEmpty(paymentID), LastSeen: at})
 }
 
-func (r *reportCounts) addRule(c simulator.RuleCount) {
-	i := slices.IndexFunc(r.Rules, func(x simulator.RuleCount) bool { return x.Rule == c.Rule })
-	if i < 0 && len(r.Rules) >= simulator.ReportRules-1 && c.Rule != simulator.ReportOther {
-		c.Rule = simulator.ReportOther
-		i = slices.IndexFunc(r.Rules, func(x simulator.RuleCount) bool { return x.Rule == c.Rule })
+func (r *reportCounts) addRule(c RuleCount) {
+	i := slices.IndexFunc(r.Rules, func(x RuleCount) bool { return x.Rule == c.Rule })
+	if i < 0 && len(r.Rules) >= ReportRules-1 && c.Rule != ReportOther {
+		c.Rule = ReportOther
+		i = slices.IndexFunc(r.Rules, func(x RuleCount) bool { return x.Rule == c.Rule })
 	}
 	if i < 0 {
-		r.Rules = append(r.Rules, simulator.RuleCount{Rule: c.Rule})
+		r.Rules = append(r.Rules, RuleCount{Rule: c.Rule})
 		i = len(r.Rules) - 1
 	}
 	n := &r.Rules[i]
@@ -158,8 +158,8 @@ func (r *reportCounts) addRule(c simulator.RuleCount) {
 // countDelivery counts one outcome (OutcomeDelivered, OutcomeRetried,
 // OutcomeExhausted, OutcomeNoEndpoint) of an event sent to url; an
 // exhausted event is kept as an example.
-func (r *reportCounts) countDelivery(url, outcome string, ev simulator.EventExample) {
-	c := simulator.EndpointCount{URL: url}
+func (r *reportCounts) countDelivery(url, outcome string, ev EventExample) {
+	c := EndpointCount{URL: url}
 	switch outcome {
 	case OutcomeDelivered:
 		c.Delivered = 1
@@ -167,7 +167,7 @@ func (r *reportCounts) countDelivery(url, outcome string, ev simulator.EventExam
 		c.Retried = 1
 	case OutcomeExhausted:
 		c.Exhausted = 1
-		c.ExhaustedEvents = []simulator.EventExample{ev}
+		c.ExhaustedEvents = []EventExample{ev}
 	case OutcomeNoEndpoint:
 		c.NoEndpoint = 1
 	default:
@@ -176,14 +176,14 @@ func (r *reportCounts) countDelivery(url, outcome string, ev simulator.EventExam
 	r.addEndpoint(c)
 }
 
-func (r *reportCounts) addEndpoint(c simulator.EndpointCount) {
-	i := slices.IndexFunc(r.Webhooks, func(x simulator.EndpointCount) bool { return x.URL == c.URL })
-	if i < 0 && len(r.Webhooks) >= simulator.ReportEndpoints-1 && c.URL != simulator.ReportOther {
-		c.URL = simulator.ReportOther
-		i = slices.IndexFunc(r.Webhooks, func(x simulator.EndpointCount) bool { return x.URL == c.URL })
+func (r *reportCounts) addEndpoint(c EndpointCount) {
+	i := slices.IndexFunc(r.Webhooks, func(x EndpointCount) bool { return x.URL == c.URL })
+	if i < 0 && len(r.Webhooks) >= ReportEndpoints-1 && c.URL != ReportOther {
+		c.URL = ReportOther
+		i = slices.IndexFunc(r.Webhooks, func(x EndpointCount) bool { return x.URL == c.URL })
 	}
 	if i < 0 {
-		r.Webhooks = append(r.Webhooks, simulator.EndpointCount{URL: c.URL})
+		r.Webhooks = append(r.Webhooks, EndpointCount{URL: c.URL})
 		i = len(r.Webhooks) - 1
 	}
 	n := &r.Webhooks[i]
@@ -192,28 +192,28 @@ func (r *reportCounts) addEndpoint(c simulator.EndpointCount) {
 	n.Exhausted += c.Exhausted
 	n.NoEndpoint += c.NoEndpoint
 	for _, ev := range c.ExhaustedEvents {
-		n.ExhaustedEvents = slices.DeleteFunc(n.ExhaustedEvents, func(x simulator.EventExample) bool { return x.EventID == ev.EventID })
+		n.ExhaustedEvents = slices.DeleteFunc(n.ExhaustedEvents, func(x EventExample) bool { return x.EventID == ev.EventID })
 		n.ExhaustedEvents = append(n.ExhaustedEvents, ev)
 	}
-	if len(n.ExhaustedEvents) > simulator.ReportExamples {
-		n.ExhaustedEvents = slices.Delete(n.ExhaustedEvents, 0, len(n.ExhaustedEvents)-simulator.ReportExamples)
+	if len(n.ExhaustedEvents) > ReportExamples {
+		n.ExhaustedEvents = slices.Delete(n.ExhaustedEvents, 0, len(n.ExhaustedEvents)-ReportExamples)
 	}
 }
 
 // countHint counts a hint of kind raised at at by request requestID or,
 // for webhook hints, by event eventID.
 func (r *reportCounts) countHint(kind, message, requestID, eventID string, at time.Time) {
-	r.addHint(simulator.HintCount{Kind: kind, Count: 1, LastMessage: message, ExampleRequestIDs: nonEmpty(requestID),
+	r.addHint(HintCount{Kind: kind, Count: 1, LastMessage: message, ExampleRequestIDs: nonEmpty(requestID),
 		ExampleEventIDs: nonEmpty(eventID), FirstSeen: at, LastSeen: at})
 }
 
-func (r *reportCounts) addHint(c simulator.HintCount) {
-	i := slices.IndexFunc(r.Hints, func(x simulator.HintCount) bool { return x.Kind == c.Kind })
+func (r *reportCounts) addHint(c HintCount) {
+	i := slices.IndexFunc(r.Hints, func(x HintCount) bool { return x.Kind == c.Kind })
 	if i < 0 {
-		if len(r.Hints) >= simulator.ReportHintKinds {
+		if len(r.Hints) >= ReportHintKinds {
 			return
 		}
-		r.Hints = append(r.Hints, simulator.HintCount{Kind: c.Kind, FirstSeen: c.FirstSeen})
+		r.Hints = append(r.Hints, HintCount{Kind: c.Kind, FirstSeen: c.FirstSeen})
 		i = len(r.Hints) - 1
 	}
 	n := &r.Hints[i]
@@ -230,7 +230,7 @@ func (r *reportCounts) addHint(c simulator.HintCount) {
 
 // merge adds d's counts to r: d holds what was counted after r (counts not
 // stored yet), so its examples and messages are the newer ones.
-func (r *reportCounts) merge(d *simulator.ReportCounts) {
+func (r *reportCounts) merge(d *ReportCounts) {
 	if d == nil {
 		return
 	}
@@ -249,14 +249,14 @@ func (r *reportCounts) merge(d *simulator.ReportCounts) {
 }
 
 // addExamples appends the ids of add (newer) to ids, each once, keeping the
-// newest simulator.ReportExamples; ids is not shared with add.
+// newest ReportExamples; ids is not shared with add.
 func addExamples(ids, add []string) []string {
 	for _, id := range add {
 		ids = slices.DeleteFunc(ids, func(x string) bool { return x == id })
 		ids = append(ids, id)
 	}
-	if len(ids) > simulator.ReportExamples {
-		ids = slices.Delete(ids, 0, len(ids)-simulator.ReportExamples)
+	if len(ids) > ReportExamples {
+		ids = slices.Delete(ids, 0, len(ids)-ReportExamples)
 	}
 	return ids
 }

@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // TestReportCountsMerge: merging unstored counts into stored ones adds the
@@ -21,22 +19,22 @@ func TestReportCountsMerge(t *testing.T) {
 	stored.countRequest("POST /payments", 200)
 	stored.countRule("r", "p1", t0)
 	stored.countHint("k", "old", "q1", "", t0)
-	stored.countDelivery("u", OutcomeExhausted, simulator.EventExample{EventID: "e1"})
+	stored.countDelivery("u", OutcomeExhausted, EventExample{EventID: "e1"})
 
 	later := &reportCounts{TenantID: "t"}
 	later.countRequest("POST /payments", 200)
 	later.countRequest("GET /payments", 400)
-	for i := range simulator.ReportExamples + 2 {
+	for i := range ReportExamples + 2 {
 		later.countRule("r", fmt.Sprintf("p%d", i+2), t0.Add(time.Hour))
 	}
 	later.countHint("k", "new", "q2", "", t0.Add(time.Hour))
-	later.countDelivery("u", OutcomeRetried, simulator.EventExample{})
+	later.countDelivery("u", OutcomeRetried, EventExample{})
 	snapshot := deepCopy(t, later)
 
-	stored.merge((*simulator.ReportCounts)(later))
+	stored.merge((*ReportCounts)(later))
 	assert.Equal(t, snapshot, later, "the merged counts are left as they were")
-	assert.Equal(t, []simulator.RouteCount{{Route: "POST /payments", Status: 200, Count: 2}, {Route: "GET /payments", Status: 400, Count: 1}}, stored.Requests)
-	assert.EqualValues(t, 1+simulator.ReportExamples+2, stored.Rules[0].Count)
+	assert.Equal(t, []RouteCount{{Route: "POST /payments", Status: 200, Count: 2}, {Route: "GET /payments", Status: 400, Count: 1}}, stored.Requests)
+	assert.EqualValues(t, 1+ReportExamples+2, stored.Rules[0].Count)
 	assert.Equal(t, []string{"p4", "p5", "p6", "p7", "p8"}, stored.Rules[0].ExamplePaymentIDs, "the newest examples")
 	assert.Equal(t, t0.Add(time.Hour), stored.Rules[0].LastSeen)
 	h := stored.Hints[0]
@@ -44,19 +42,19 @@ func TestReportCountsMerge(t *testing.T) {
 	assert.Equal(t, "new", h.LastMessage)
 	assert.Equal(t, []string{"q1", "q2"}, h.ExampleRequestIDs)
 	assert.Equal(t, t0, h.FirstSeen)
-	assert.Equal(t, simulator.EndpointCount{URL: "u", Retried: 1, Exhausted: 1, ExhaustedEvents: []simulator.EventExample{{EventID: "e1"}}}, stored.Webhooks[0])
+	assert.Equal(t, EndpointCount{URL: "u", Retried: 1, Exhausted: 1, ExhaustedEvents: []EventExample{{EventID: "e1"}}}, stored.Webhooks[0])
 
 	bounded := &reportCounts{}
-	for i := range simulator.ReportRoutes + 10 {
+	for i := range ReportRoutes + 10 {
 		bounded.countRequest(fmt.Sprintf("GET /x/%d", i), 404)
 	}
-	assert.Len(t, bounded.Requests, simulator.ReportRoutes)
+	assert.Len(t, bounded.Requests, ReportRoutes)
 	last := bounded.Requests[len(bounded.Requests)-1]
-	assert.Equal(t, simulator.RouteCount{Route: simulator.ReportOther, Status: 404, Count: 11}, last)
-	for i := range simulator.ReportEndpoints + 3 {
-		bounded.countDelivery(fmt.Sprintf("https://h%d", i), OutcomeDelivered, simulator.EventExample{})
+	assert.Equal(t, RouteCount{Route: ReportOther, Status: 404, Count: 11}, last)
+	for i := range ReportEndpoints + 3 {
+		bounded.countDelivery(fmt.Sprintf("https://h%d", i), OutcomeDelivered, EventExample{})
 	}
-	assert.Len(t, bounded.Webhooks, simulator.ReportEndpoints)
+	assert.Len(t, bounded.Webhooks, ReportEndpoints)
 	assert.EqualValues(t, 4, bounded.Webhooks[len(bounded.Webhooks)-1].Delivered)
 }
 

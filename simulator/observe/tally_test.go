@@ -64,7 +64,7 @@ func TestLedgerWritesBehind(t *testing.T) {
 	p.Publish(answered("b", "r2"))
 	c, err := rep.Read("a")
 	require.NoError(t, err)
-	assert.Equal(t, []simulator.RouteCount{{Route: "POST /payments", Status: 200, Count: 1}}, c.Requests)
+	assert.Equal(t, []observe.RouteCount{{Route: "POST /payments", Status: 200, Count: 1}}, c.Requests)
 	assert.Zero(t, st.writes, "a count writes nothing")
 
 	require.NoError(t, p.Close())
@@ -99,11 +99,11 @@ func TestTallyImport(t *testing.T) {
 	p, rep, _ := observers(st)
 	p.Publish(answered("a", "r1"))
 	require.NoError(t, p.Close())
-	require.NoError(t, rep.Import("a", &simulator.ReportCounts{Requests: []simulator.RouteCount{{Route: "GET /payments", Status: 200, Count: 7}}}))
+	require.NoError(t, rep.Import("a", &observe.ReportCounts{Requests: []observe.RouteCount{{Route: "GET /payments", Status: 200, Count: 7}}}))
 	c, err := rep.Read("a")
 	require.NoError(t, err)
 	assert.Equal(t, "a", c.TenantID)
-	assert.Equal(t, []simulator.RouteCount{{Route: "GET /payments", Status: 200, Count: 7}, {Route: "POST /payments", Status: 200, Count: 1}}, c.Requests)
+	assert.Equal(t, []observe.RouteCount{{Route: "GET /payments", Status: 200, Count: 7}, {Route: "POST /payments", Status: 200, Count: 1}}, c.Requests)
 }
 
 // TestReportDeliveries: the report counts what deliveries did to their
@@ -125,8 +125,8 @@ func TestReportDeliveries(t *testing.T) {
 	p.Publish(ev(observe.DeliveryAttempted, u, simulator.DeliveryExhausted, simulator.DeliveryDelivered, observe.AttemptOutcome{OK: true, Replay: true}))
 	c, err := rep.Read("a")
 	require.NoError(t, err)
-	assert.Equal(t, []simulator.EndpointCount{
+	assert.Equal(t, []observe.EndpointCount{
 		{URL: "", NoEndpoint: 1},
-		{URL: u, Retried: 1, Exhausted: 1, Delivered: 1, ExhaustedEvents: []simulator.EventExample{{EventID: "e1", EventType: "PAYMENT.STATUS", PaymentID: "p1", Error: "500"}}},
+		{URL: u, Retried: 1, Exhausted: 1, Delivered: 1, ExhaustedEvents: []observe.EventExample{{EventID: "e1", EventType: "PAYMENT.STATUS", PaymentID: "p1", Error: "500"}}},
 	}, c.Webhooks)
 }

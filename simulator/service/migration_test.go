@@ -73,8 +73,8 @@ func TestMigrationNotesFlush(t *testing.T) {
 			shape = d.Description
 		}
 	}
-	assert.Equal(t, simulator.MigrationNote{Kind: simulator.DiffAnswerShape, Description: shape, Count: 3,
-		ExampleRequestIDs: []string{"r1", "r2", "r3"}, FirstSeen: svcEpoch, LastSeen: svcEpoch, Variants: []simulator.MigrationVariant{
+	assert.Equal(t, observe.MigrationNote{Kind: simulator.DiffAnswerShape, Description: shape, Count: 3,
+		ExampleRequestIDs: []string{"r1", "r2", "r3"}, FirstSeen: svcEpoch, LastSeen: svcEpoch, Variants: []observe.MigrationVariant{
 			{Description: "m1", Count: 2, ExampleRequestIDs: []string{"r1", "r2"}, FirstSeen: svcEpoch, LastSeen: svcEpoch},
 			{Description: "m3", Count: 1, ExampleRequestIDs: []string{"r3"}, FirstSeen: svcEpoch, LastSeen: svcEpoch},
 		}}, m.Items[0], "stored and counted merge, per variant")

@@ -2,14 +2,15 @@ package service
 
 import (
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // Report is what the CI report of a tenant shows: its counts, its
 // migration notes, and the names of its rules in force (those never
 // matched are the ones the counts lack).
 type Report struct {
-	Counts       *simulator.ReportCounts
-	Migration    *simulator.MigrationNotes
+	Counts       *observe.ReportCounts
+	Migration    *observe.MigrationNotes
 	RulesInForce []string
 }
 

@@ -44,7 +44,7 @@ func TestReportWebhookOutcomes(t *testing.T) {
 	assert.EqualValues(t, 5, w.Retried, "five failures were followed by a retry")
 	assert.EqualValues(t, 1, w.Exhausted)
 	require.Len(t, w.ExhaustedEvents, 1)
-	assert.Equal(t, simulator.EventExample{EventID: failing.ID, EventType: failing.Type, PaymentID: p.ID, Error: "receiver answered 500"}, w.ExhaustedEvents[0])
+	assert.Equal(t, observe.EventExample{EventID: failing.ID, EventType: failing.Type, PaymentID: p.ID, Error: "receiver answered 500"}, w.ExhaustedEvents[0])
 
 	_, err = e.svc.RecordAttempt(e.t.ID, failing.ID, simulator.DeliveryAttempt{At: e.clk.Now(), StatusCode: 200, Replay: true})
 	require.NoError(t, err)

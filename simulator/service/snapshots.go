@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 	"github.com/paysandbox/paysandbox/simulator/snapshot"
 )
 
@@ -88,7 +89,7 @@ func snapshotTenant(t *simulator.Tenant, base time.Time) snapshot.Tenant {
 // snapshotData reads the tenant's records, each kind in a stable order
 // (creation order where the records have one).
 func (s *Service) snapshotData(tx simulator.Tx, tid string) (snapshot.Data, error) {
-	d := snapshot.Data{IdempotencyKeys: []snapshot.Idempotency{}, Events: []*simulator.Event{}, MigrationNotes: []simulator.MigrationNote{}}
+	d := snapshot.Data{IdempotencyKeys: []snapshot.Idempotency{}, Events: []*simulator.Event{}, MigrationNotes: []observe.MigrationNote{}}
 	var err error
 	if d.Sessions, err = tx.Sessions(tid); err != nil {
 		return d, err
@@ -197,9 +198,9 @@ func (s *Service) ImportSnapshot(snap *snapshot.Snapshot, opt SnapshotImport) (*
 	if err != nil {
 		return nil, err
 	}
-	var report *simulator.ReportCounts
+	var report *observe.ReportCounts
 	if len(snap.Report) > 0 && string(snap.Report) != "null" {
-		report = &simulator.ReportCounts{}
+		report = &observe.ReportCounts{}
 		dec := json.NewDecoder(bytes.NewReader(snap.Report))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(report); err != nil {
@@ -405,13 +406,13 @@ func (s *Service) importRecords(tx simulator.Tx, t *simulator.Tenant, d *snapsho
 // migration notes of a snapshot just imported as tenant tid. Should that
 // fail, the tenant is deleted again, so that a refused import leaves
 // nothing behind.
-func (s *Service) importObserved(tid string, report *simulator.ReportCounts, notes []simulator.MigrationNote) error {
+func (s *Service) importObserved(tid string, report *observe.ReportCounts, notes []observe.MigrationNote) error {
 	var err error
 	if report != nil {
 		err = s.report.Import(tid, report)
 	}
 	if err == nil && len(notes) > 0 {
-		err = s.migration.Import(tid, &simulator.MigrationNotes{TenantID: tid, Items: notes})
+		err = s.migration.Import(tid, &observe.MigrationNotes{TenantID: tid, Items: notes})
 	}
 	if err != nil {
 		defer s.observers.Drop(tid)()

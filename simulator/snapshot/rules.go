@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // What a snapshot may hold is what the API could have made: the kernel's
@@ -598,12 +599,12 @@ func (s *Snapshot) Trim(b Bounds) []string {
 // (ReportRoutes, ReportRules, ReportEndpoints, ReportHintKinds, and
 // ReportExamples ids each), no negative count. Errors: the 422 of a refused
 // snapshot at $.report's path.
-func CheckReport(r *simulator.ReportCounts) error {
+func CheckReport(r *observe.ReportCounts) error {
 	fail := func(path, problem string) error { return Refused("$.report"+path, problem) }
 	bounds := []struct {
 		path   string
 		n, max int
-	}{{".requests", len(r.Requests), simulator.ReportRoutes}, {".rules", len(r.Rules), simulator.ReportRules}, {".webhooks", len(r.Webhooks), simulator.ReportEndpoints}, {".hints", len(r.Hints), simulator.ReportHintKinds}}
+	}{{".requests", len(r.Requests), observe.ReportRoutes}, {".rules", len(r.Rules), observe.ReportRules}, {".webhooks", len(r.Webhooks), observe.ReportEndpoints}, {".hints", len(r.Hints), observe.ReportHintKinds}}
 	for _, b := range bounds {
 		if b.n > b.max {
 			return fail(b.path, fmt.Sprintf("a report keeps at most %d entries here", b.max))
@@ -615,18 +616,18 @@ func CheckReport(r *simulator.ReportCounts) error {
 		}
 	}
 	for i, c := range r.Rules {
-		if c.Count < 0 || len(c.ExamplePaymentIDs) > simulator.ReportExamples {
-			return fail(fmt.Sprintf(".rules[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", simulator.ReportExamples))
+		if c.Count < 0 || len(c.ExamplePaymentIDs) > observe.ReportExamples {
+			return fail(fmt.Sprintf(".rules[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", observe.ReportExamples))
 		}
 	}
 	for i, c := range r.Webhooks {
-		if c.Delivered < 0 || c.Retried < 0 || c.Exhausted < 0 || c.NoEndpoint < 0 || len(c.ExhaustedEvents) > simulator.ReportExamples {
-			return fail(fmt.Sprintf(".webhooks[%d]", i), fmt.Sprintf("counts are not negative, with at most %d example events", simulator.ReportExamples))
+		if c.Delivered < 0 || c.Retried < 0 || c.Exhausted < 0 || c.NoEndpoint < 0 || len(c.ExhaustedEvents) > observe.ReportExamples {
+			return fail(fmt.Sprintf(".webhooks[%d]", i), fmt.Sprintf("counts are not negative, with at most %d example events", observe.ReportExamples))
 		}
 	}
 	for i, c := range r.Hints {
-		if c.Count < 0 || len(c.ExampleRequestIDs) > simulator.ReportExamples || len(c.ExampleEventIDs) > simulator.ReportExamples {
-			return fail(fmt.Sprintf(".hints[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", simulator.ReportExamples))
+		if c.Count < 0 || len(c.ExampleRequestIDs) > observe.ReportExamples || len(c.ExampleEventIDs) > observe.ReportExamples {
+			return fail(fmt.Sprintf(".hints[%d]", i), fmt.Sprintf("a count is not negative, with at most %d example ids", observe.ReportExamples))
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // A tenant snapshot is one tenant whole as one JSON document (GET
@@ -55,7 +56,7 @@ type Snapshot struct {
 	// Journal is the tenant's request journal (the HTTP adapter's; absent
 	// when the snapshot was made without one).
 	Journal *Journal `json:"journal,omitempty"`
-	// Report is the tenant's CI report counts (simulator.ReportCounts, as
+	// Report is the tenant's CI report counts (observe.ReportCounts, as
 	// GET /_sandbox/report?format=json keeps them), absent when none.
 	Report json.RawMessage `json:"report,omitempty"`
 	// Secrets are the tenant's keys and signing secrets, only when asked
@@ -109,9 +110,9 @@ type Data struct {
 	Disputes        []*simulator.Dispute       `json:"disputes"`
 	// Events are in creation order, each with its delivery attempts and
 	// its webhook body (Event.Body).
-	Events         []*simulator.Event        `json:"events"`
-	Jobs           []*simulator.Job          `json:"jobs"`
-	MigrationNotes []simulator.MigrationNote `json:"migrationNotes"`
+	Events         []*simulator.Event      `json:"events"`
+	Jobs           []*simulator.Job        `json:"jobs"`
+	MigrationNotes []observe.MigrationNote `json:"migrationNotes"`
 }
 
 // Idempotency is one idempotency key and the payment it was used for.
@@ -478,8 +479,8 @@ func (s *Snapshot) Check() error {
 		events[e.ID] = true
 	}
 	for i, n := range d.MigrationNotes {
-		if n.Kind == "" || len(n.Kind) > simulator.MaxText || len(n.ExampleRequestIDs) > simulator.MigrationExamples {
-			return fail(fmt.Sprintf("$.data.migrationNotes[%d]", i), fmt.Sprintf("a note has a kind and at most %d example request ids", simulator.MigrationExamples))
+		if n.Kind == "" || len(n.Kind) > simulator.MaxText || len(n.ExampleRequestIDs) > observe.MigrationExamples {
+			return fail(fmt.Sprintf("$.data.migrationNotes[%d]", i), fmt.Sprintf("a note has a kind and at most %d example request ids", observe.MigrationExamples))
 		}
 	}
 	if p := s.checkLive(); p != nil {

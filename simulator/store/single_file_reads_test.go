@@ -155,7 +155,7 @@ func singleFileReads(t *testing.T, db simulator.Store, m singleFileManifest) map
 		return nil
 	}))
 	for _, tid := range m.Tenants { // the observers' records, read through their port
-		mn := &simulator.MigrationNotes{}
+		mn := &observe.MigrationNotes{}
 		_, err := db.(observe.Store).LoadObserved(tid, observe.MigrationKind, mn)
 		require.NoError(t, err)
 		mn.TenantID = tid
