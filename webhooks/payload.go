@@ -401,7 +401,7 @@ func toDisputeOpened(ev *simulator.Event, d *simulator.Dispute, signedAt string,
 		ProcessorDisputeID: d.ID, PaymentID: d.PaymentID,
 		RawProcessorCallback: rawProcessorCallbackDTO{
 			ID: d.ID, Object: "dispute", Type: "dispute.created", Reason: d.Reason, Amount: d.Amount,
-			Currency: d.CurrencyCode, Status: "OPEN", TransactionID: d.TransactionID, Created: d.OpenedAt.Unix(),
+			Currency: d.CurrencyCode, Status: string(simulator.DisputeOpen), TransactionID: d.TransactionID, Created: d.OpenedAt.Unix(),
 		},
 	}
 }

@@ -234,7 +234,7 @@ func describeDelivery(r *http.Request, body []byte, secret string) string {
 		pid, status = b.PaymentID, b.Status
 	}
 	if status == "" && b.EventType == simulator.EventDisputeOpened {
-		status = "OPEN"
+		status = string(simulator.DisputeOpen)
 	}
 	sig := "signature valid"
 	if err := webhooks.Verify(secret, body, r.Header.Get(webhooks.HeaderSignaturePrimary)); err != nil {
