@@ -2,8 +2,10 @@ package app
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,6 +50,57 @@ func TestProfiler(t *testing.T) {
 			_, err := http.Get("http://" + addr + "/debug/pprof/")
 			assert.Error(t, err, "the stop closed the profiler's listener")
 		})
+	}
+}
+
+// TestStopCutsAProfile: a CPU profile still recording when the stop begins
+// is cut once the API's requests are done: the stop does not wait for its
+// seconds.
+func TestStopCutsAProfile(t *testing.T) {
+	cfg := testConfig()
+	cfg.DebugAddr = "127.0.0.1:0"
+	cfg.ShutdownTimeout = 30 * time.Second
+	a, err := Open(cfg, Options{LogOut: io.Discard})
+	require.NoError(t, err)
+	require.NoError(t, a.Listen())
+	active := make(chan struct{}, 1)
+	a.debug.srv.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateActive {
+			select {
+			case active <- struct{}{}:
+			default:
+			}
+		}
+	}
+	require.NoError(t, a.Start())
+	addr := a.DebugAddr()
+	ended := make(chan error, 1)
+	go func() {
+		res, err := http.Get("http://" + addr + "/debug/pprof/profile?seconds=600")
+		if err == nil {
+			_, err = io.ReadAll(res.Body)
+			_ = res.Body.Close()
+		}
+		ended <- err
+	}()
+	select {
+	case <-active:
+	case <-time.After(hangGuard):
+		t.Fatal("the profile request never reached the profiler")
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- a.Close() }()
+	select {
+	case err := <-stopped:
+		require.NoError(t, err)
+	case <-time.After(hangGuard):
+		t.Fatal("the stop waited for the profile")
+	}
+	select {
+	case err := <-ended:
+		assert.Error(t, err, "the profile was cut, not answered")
+	case <-time.After(hangGuard):
+		t.Fatal("the profile request was not cut by the stop")
 	}
 }
 
