@@ -68,6 +68,7 @@ type App struct {
 	ln     net.Listener
 	addrs  []net.Addr           // what ln listens on (127.0.0.1 and [::1] for loopback)
 	conns  *httpapi.ConnLimiter // the connection cap around ln
+	debug  *profiler            // --debug-addr's listener (nil when off)
 	http   *http.Server
 	logBuf *logBuffer // nil when the log is discarded
 	cancel context.CancelFunc
@@ -324,16 +325,32 @@ func (a *App) ensureTenants() error {
 }
 
 // Listen binds the configured address (":0" picks a free port; a loopback
-// address listens on both families, listen.go).
+// address listens on both families, listen.go) and, with --debug-addr, the
+// profiler's.
 func (a *App) Listen() error {
 	ln, err := listen(a.Config.Addr, a.Log)
 	if err != nil {
 		return err
 	}
+	if a.Config.DebugAddr != "" {
+		if a.debug, err = listenProfiler(a.Config.DebugAddr); err != nil {
+			_ = ln.Close()
+			return err
+		}
+	}
 	a.addrs = boundAddrs(ln)
 	a.conns = httpapi.LimitListener(ln, a.Config.MaxConnections)
 	a.ln = a.conns
 	return nil
+}
+
+// DebugAddr is the profiler's bound address ("" when --debug-addr is off
+// or before Listen).
+func (a *App) DebugAddr() string {
+	if a.debug == nil {
+		return ""
+	}
+	return a.debug.addr()
 }
 
 // Tracer is the trace exporter of --otel-endpoint (nil when tracing is
@@ -384,6 +401,9 @@ func (a *App) Start() error {
 			a.Log.Error("http server", "err", err)
 		}
 	}()
+	if p := a.debug; p != nil {
+		a.wg.Go(func() { p.serve(func(err error) { a.Log.Error("profiler (debug_addr)", "err", err) }) })
+	}
 	return nil
 }
 
@@ -415,6 +435,7 @@ func (a *App) Shutdown() error {
 			_ = a.ln.Close()
 			a.ln = nil
 		}
+		a.closeProfiler()
 		return nil
 	}
 	a.Server.Drain()
@@ -428,6 +449,9 @@ func (a *App) Shutdown() error {
 		a.Log.Warn("shutdown: in-flight requests cut at the shutdown timeout", "timeout", a.Config.ShutdownTimeout.String(), "err", err)
 		_ = a.http.Close()
 	}
+	// The profiler answers while in-flight requests finish (a slow stop can
+	// be profiled), then its requests are cut: it adds nothing to the budget.
+	a.closeProfiler()
 	// Webhook attempts in flight may finish until the deadline; then they
 	// are cut (recorded as failed, retried after a restart).
 	defer context.AfterFunc(sctx, a.Webhooks.Cut)()
@@ -453,6 +477,15 @@ func (a *App) Close() error {
 	err = errors.Join(err, a.tracing.close(ctx), a.DB.CloseContext(ctx))
 	closeLog(a.logBuf)
 	return err
+}
+
+// closeProfiler closes --debug-addr's listener and its requests (nothing
+// when off or closed).
+func (a *App) closeProfiler() {
+	if a.debug != nil {
+		a.debug.close()
+		a.debug = nil
+	}
 }
 
 // closeTracing stops the exporter of an app that did not open, within

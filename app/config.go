@@ -93,6 +93,11 @@ type Config struct {
 	// path to that path. Empty: the standard OTEL_EXPORTER_OTLP_ENDPOINT /
 	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT decide; none set: no tracing.
 	OtelEndpoint string `mapstructure:"otel_endpoint"`
+	// DebugAddr is where Go's profiler (net/http/pprof) answers, on a
+	// listener of its own (profiler.go): a loopback HOST:PORT only, since
+	// its pages expose the process's memory, goroutines and command line.
+	// Empty: off.
+	DebugAddr string `mapstructure:"debug_addr"`
 }
 
 // TenantConfig is a tenant defined in the config file.
@@ -152,8 +157,8 @@ func (c Config) Validate() error {
 type complain func(format string, args ...any)
 
 // checkServer complains about the server's own settings: address, db,
-// timeouts, caps, journal, fsync, logging, the instance name and the trace
-// endpoint.
+// timeouts, caps, journal, fsync, logging, the instance name, the trace
+// endpoint and the profiler's address.
 func (c Config) checkServer(bad complain) {
 	if c.Addr == "" {
 		bad("addr: must not be empty")
@@ -223,6 +228,13 @@ func (c Config) checkServer(bad complain) {
 	}
 	if err := tracing.CheckEndpoint(c.OtelEndpoint); err != nil {
 		bad("otel_endpoint: %q %v", c.OtelEndpoint, err)
+	}
+	if c.DebugAddr != "" {
+		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
+			bad("debug_addr: %q is not HOST:PORT (127.0.0.1:6060 or [::1]:6060)", c.DebugAddr)
+		} else if !loopbackAddr(c.DebugAddr) {
+			bad("debug_addr: %q is not a loopback address: the profiler shows the process's memory and command line, so it listens on this machine only (127.0.0.1:PORT, [::1]:PORT or localhost:PORT)", c.DebugAddr)
+		}
 	}
 }
 

@@ -93,6 +93,8 @@ var configKeys = []configKey{
 	{Key: "seed", Flag: "seed", Default: []string{}, Usage: "tenant snapshot file (paysandbox tenants export) loaded at start into its own tenant, whose key the log prints; a restart adds no tenant (repeat or comma-separate)"},
 	{Key: "snapshot_max_bytes", Flag: "snapshot-max-bytes", Default: int64(httpapi.DefaultSnapshotMaxBytes), Usage: "largest tenant snapshot POST /_sandbox/tenants imports, in bytes (other request bodies stay at 1 MiB)"},
 	{Key: "otel_endpoint", Flag: "otel-endpoint", Default: "", Usage: "export OpenTelemetry traces over OTLP/HTTP to this URL (http://collector:4318 sends to its /v1/traces; unset: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else no tracing)"},
+	{Key: "debug_addr", Flag: "debug-addr", Default: "", Shown: "(off)", Usage: "serve Go's profiler (net/http/pprof, /debug/pprof/) on this loopback HOST:PORT, a listener of its own, e.g. 127.0.0.1:6060 (a non-loopback address is refused)",
+		More: "; [docs/performance.md](performance.md#profile-a-running-sandbox) shows how to take a CPU profile"},
 
 	{Key: "tenants", Default: []any{}, FileOnly: true, Usage: "tenants defined in the config file, (re)applied at every start (see [Tenants in the config file](#tenants-in-the-config-file))"},
 	{Key: "webhook_retention_age", Default: service.DefaultRetention.MaxAge, Usage: "how long delivered and exhausted webhook events are kept, on the tenant's clock"},

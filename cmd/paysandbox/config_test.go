@@ -225,6 +225,11 @@ tenants:
 			wantErr: []string{`PAYSANDBOX_WEBHOOK_URL: "https://u:p@hooks.example/x" must not carry credentials (user:pass@)`}},
 		{name: "credentials in a tenant webhook_url", file: "tenants:\n  - id: a\n    webhook_url: http://u:p@h.example/\n    api_keys: [{key: k}]\n",
 			wantErr: []string{"tenants[0].webhook_url", "must not carry credentials"}},
+		{name: "--debug-addr", args: []string{"--debug-addr", "127.0.0.1:6060"}, want: func(c *Config) { c.DebugAddr = "127.0.0.1:6060" }},
+		{name: "debug addr from env", env: map[string]string{"PAYSANDBOX_DEBUG_ADDR": "[::1]:6060"}, want: func(c *Config) { c.DebugAddr = "[::1]:6060" }},
+		{name: "a debug addr other machines reach", args: []string{"--debug-addr", "0.0.0.0:6060"},
+			wantErr: []string{`--debug-addr: "0.0.0.0:6060" is not a loopback address: the profiler shows the process's memory`}},
+		{name: "a debug addr of every interface in the file", file: "debug_addr: \":6060\"\n", wantErr: []string{"debug_addr in ", `: ":6060" is not a loopback address`}},
 		{name: "positional argument", args: []string{"extra"}, wantErr: []string{"extra"}},
 		{name: "unknown flag", args: []string{"--port", "8080"}, wantErr: []string{"port"}},
 	}

@@ -66,7 +66,7 @@ func runServe(ctx context.Context, opts *serveOptions, cmd *cobra.Command) error
 }
 
 // printStartup says once, at start, where the sandbox answers, with which
-// key, and where its data lives.
+// key, where its data lives and, with --debug-addr, how to profile it.
 func printStartup(w io.Writer, a *app.App) {
 	key := a.Config.DefaultAPIKey() + " (tenant default)"
 	if !a.Config.DefaultTenantOn() {
@@ -87,6 +87,9 @@ func printStartup(w io.Writer, a *app.App) {
 	}
 	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  rules:    %s\n  try:      curl -s %s/healthz\n",
 		version, listening(a.Addrs()), key, data, rules, a.URL())
+	if d := a.DebugAddr(); d != "" {
+		fmt.Fprintf(w, "  profile:  go tool pprof http://%s/debug/pprof/profile?seconds=10 (--debug-addr, this machine only)\n", d)
+	}
 }
 
 // listening names the bound addresses as URLs and says who can reach them:

@@ -11,7 +11,8 @@ import (
 )
 
 // TestStartupBanner: serve says once where it answers, with which key,
-// where the data lives and which scenario rules are in force.
+// where the data lives, which scenario rules are in force and, with
+// --debug-addr, how to profile it.
 func TestStartupBanner(t *testing.T) {
 	dir := t.TempDir()
 	scenariosAbs, err := filepath.Abs("../../scenarios.yaml")
@@ -26,6 +27,7 @@ func TestStartupBanner(t *testing.T) {
 		{"built-in rules", func(*Config) {}, []string{"rules:    built-in (paysandbox scenarios list shows them; --scenarios FILE replaces them)"}},
 		{"a scenarios file", func(c *Config) { c.Scenarios = "../../scenarios.yaml" }, []string{"rules:    " + scenariosAbs}},
 		{"no default tenant", func(c *Config) { c.DefaultTenant = ptrTo(false) }, []string{"API key:  none: the default tenant is off (--no-default-tenant)"}},
+		{"profiler", func(c *Config) { c.DebugAddr = "127.0.0.1:0" }, []string{"profile:  go tool pprof http://127.0.0.1:", "/debug/pprof/profile?seconds=10"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,6 +43,9 @@ func TestStartupBanner(t *testing.T) {
 				assert.Contains(t, buf.String(), w)
 			}
 			assert.Contains(t, buf.String(), "curl -s "+app.URL()+"/healthz")
+			if cfg.DebugAddr == "" {
+				assert.NotContains(t, buf.String(), "profile:", "no profiler unless --debug-addr")
+			}
 		})
 	}
 }
