@@ -281,7 +281,8 @@ func (t *Tx) EventRecord(tid, id string) (*simulator.Event, error) {
 	if err != nil || v == "" {
 		return nil, err
 	}
-	return decodeEvent(v, tid)
+	e, err := decodeEvent(v, tid)
+	return e, unreadable(k, err)
 }
 
 // eventKeyOf is eventKey for an id given by a caller ("" for one that
@@ -303,7 +304,8 @@ func (t *Tx) eventStore(tid, id string) (*evStore, error) {
 	if err != nil || v == "" {
 		return nil, err
 	}
-	return decodeEventStore(v)
+	st, err := decodeEventStore(v)
+	return st, unreadable(k, err)
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
@@ -326,7 +328,7 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	}
 	st, err := decodeEventStore(v)
 	if err != nil {
-		return err
+		return unreadable(k, err)
 	}
 	body := st.R.Body
 	st.R = evRecOf(e)
@@ -359,6 +361,10 @@ func (t *Tx) scanEvents(tid string, q simulator.EventQuery) ([]*simulator.Event,
 		}
 		var e *simulator.Event
 		if e, ferr = decodeEvent(v, tid); ferr != nil {
+			if ferr = unreadable(k, ferr); t.skip(ferr) {
+				ferr = nil
+				return true
+			}
 			return false
 		}
 		if (q.PaymentID == "" || e.PaymentID == q.PaymentID) && (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {
@@ -490,9 +496,13 @@ func (t *Tx) PutDispute(d *simulator.Dispute) error { return t.put(kDispute(d.Te
 func (t *Tx) Disputes(tid, pid string) ([]*simulator.Dispute, error) {
 	var out []*simulator.Dispute
 	var ferr error
-	err := t.prefix(pDispute(tid), func(_, v string) bool {
+	err := t.prefix(pDispute(tid), func(k, v string) bool {
 		var d simulator.Dispute
-		if ferr = decode(v, &d); ferr != nil {
+		if ferr = unreadable(k, decode(v, &d)); ferr != nil {
+			if t.skip(ferr) {
+				ferr = nil
+				return true
+			}
 			return false
 		}
 		if pid == "" || d.PaymentID == pid {
