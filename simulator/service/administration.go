@@ -58,6 +58,32 @@ func (s *Service) DeleteTenantByID(id string) (*simulator.Tenant, error) {
 	return t, s.DeleteTenant(t)
 }
 
+// lossAcceptor is the store's side of AcceptLoss (a store that keeps its
+// tenants in files and knows how far each reaches).
+type lossAcceptor interface {
+	AcceptLoss(tenantID string) (lost string, err error)
+}
+
+// AcceptLoss accepts the loss of tenant id's data that its file no longer
+// has (missing, or ending before its last fsynced commit): the tenant then
+// opens with what its file has, empty when it is missing, instead of
+// answering TenantUnavailable. It answers the loss accepted ("": the file
+// had lost nothing). Errors: NotFound (no such tenant).
+func (s *Service) AcceptLoss(id string) (string, error) {
+	var t *simulator.Tenant
+	if err := s.store.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(id); return }); err != nil {
+		return "", err
+	}
+	if t == nil {
+		return "", simulator.Errorf(simulator.CodeNotFound, "No tenant %q", id).WithRecovery("List the tenants with GET /_sandbox/tenants.")
+	}
+	la, ok := s.store.(lossAcceptor)
+	if !ok {
+		return "", nil
+	}
+	return la.AcceptLoss(id)
+}
+
 // RevokeAPIKey removes key from its tenant, if any tenant has it, keeping the
 // tenant and its data (--no-default-tenant on a store that has the default
 // tenant from an earlier start). It reports whether a key was removed.

@@ -631,3 +631,77 @@ func CheckReport(r *simulator.ReportCounts) error {
 	}
 	return nil
 }
+
+// LeaveOut takes out of d the records unreadable names (records whose
+// stored form does not decode) and every record that refers to a record
+// taken out, by the references checkLive resolves (a referrer of a referrer
+// too), so that the rest imports. It answers what it took out, unreadable
+// records first.
+func (d *Data) LeaveOut(unreadable []simulator.UnreadableRecord) []Skipped {
+	if len(unreadable) == 0 {
+		return nil
+	}
+	out := map[string]map[string]bool{}
+	gone := func(kind, id string) bool { return id != "" && out[kind][id] }
+	var skipped []Skipped
+	take := func(kind, id, key, reason string) {
+		if out[kind] == nil {
+			out[kind] = map[string]bool{}
+		}
+		out[kind][id] = true
+		skipped = append(skipped, Skipped{Kind: kind, ID: id, Key: key, Reason: reason})
+	}
+	for _, r := range unreadable {
+		take(r.Kind, r.ID, r.Key, "its stored record does not decode")
+	}
+	// refersTo is the first reference of a record to one taken out, as
+	// "<kind> <id>" ("" when none); refs lists (kind, id) pairs.
+	refersTo := func(refs ...string) string {
+		for i := 0; i+1 < len(refs); i += 2 {
+			if gone(refs[i], refs[i+1]) {
+				return refs[i] + " " + refs[i+1]
+			}
+		}
+		return ""
+	}
+	const pay, ses, ins, att, dsp = simulator.RecordPayment, simulator.RecordSession, simulator.RecordInstrument, simulator.RecordAttempt, simulator.RecordDispute
+	for changed := true; changed; {
+		changed = false
+		keep := func(kind, id string, refs ...string) bool {
+			if gone(kind, id) {
+				return false
+			}
+			if to := refersTo(refs...); to != "" {
+				take(kind, id, "", "refers to "+to+", which was left out")
+				changed = true
+				return false
+			}
+			return true
+		}
+		d.Sessions = slices.DeleteFunc(d.Sessions, func(r *simulator.ClientSession) bool {
+			return !keep(ses, r.ID, att, r.CurrentAttemptID)
+		})
+		d.Instruments = slices.DeleteFunc(d.Instruments, func(r *simulator.Instrument) bool {
+			return !keep(ins, r.Token, ses, r.SessionID, att, r.AttemptID, ins, r.VaultedAs, ins, r.SourceToken)
+		})
+		d.Payments = slices.DeleteFunc(d.Payments, func(r *simulator.Payment) bool {
+			return !keep(pay, r.ID, ses, r.SessionID, att, r.AttemptID, ins, r.PaymentMethod.PaymentMethodToken)
+		})
+		d.Attempts = slices.DeleteFunc(d.Attempts, func(r *simulator.Attempt) bool {
+			return !keep(att, r.ID, ses, r.SessionID, ins, r.Token, pay, r.PaymentID)
+		})
+		d.Disputes = slices.DeleteFunc(d.Disputes, func(r *simulator.Dispute) bool {
+			return !keep(dsp, r.ID, pay, r.PaymentID)
+		})
+		d.Events = slices.DeleteFunc(d.Events, func(r *simulator.Event) bool {
+			return !keep(simulator.RecordEvent, r.ID, pay, r.PaymentID, dsp, r.DisputeID)
+		})
+		d.Jobs = slices.DeleteFunc(d.Jobs, func(r *simulator.Job) bool {
+			return !keep(simulator.RecordJob, r.ID, pay, r.PaymentID, att, r.AttemptID, dsp, r.DisputeID)
+		})
+		d.IdempotencyKeys = slices.DeleteFunc(d.IdempotencyKeys, func(r Idempotency) bool {
+			return !keep(simulator.RecordIdempotency, r.Key, pay, r.PaymentID)
+		})
+	}
+	return skipped
+}

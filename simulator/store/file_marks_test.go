@@ -92,7 +92,10 @@ func TestLostTenantFileAnswersUnavailableUntilAccepted(t *testing.T) {
 			err = db.Update(func(tx simulator.Tx) error { return tx.PutPayment(payOf("t1", "new")) })
 			assert.Equal(t, simulator.CodeTenantUnavailable, codeOf(err), "a write is refused too: %v", err)
 			var page simulator.PaymentPage
-			err = db.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments("t1", simulator.PaymentQuery{Limit: 10}); return })
+			err = db.View(func(tx simulator.Tx) (err error) {
+				page, err = tx.ListPayments("t1", simulator.PaymentQuery{Limit: 10})
+				return
+			})
 			assert.Equal(t, simulator.CodeTenantUnavailable, codeOf(err), "never an empty list")
 			if tc.name == "removed" {
 				_, statErr := os.Stat(tenantPath(path, "t1"))
@@ -105,7 +108,10 @@ func TestLostTenantFileAnswersUnavailableUntilAccepted(t *testing.T) {
 			assert.Contains(t, lost, tc.problem)
 			_, marked := db.reg.marks.get("t1")
 			assert.False(t, marked, "accepting the loss drops the mark")
-			err = db.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments("t1", simulator.PaymentQuery{Limit: 10}); return })
+			err = db.View(func(tx simulator.Tx) (err error) {
+				page, err = tx.ListPayments("t1", simulator.PaymentQuery{Limit: 10})
+				return
+			})
 			require.NoError(t, err)
 			if tc.left >= 0 {
 				assert.Len(t, page.Payments, tc.left)
