@@ -67,7 +67,7 @@ func TestUnreadableRecordAnswers503AndIsSkipped(t *testing.T) {
 	var doc struct {
 		Skipped []struct{ Kind, ID, Key, Reason string } `json:"skipped"`
 		Data    struct {
-			Payments []struct{ ID string } `json:"payments"`
+			Payments []struct{ ID string }        `json:"payments"`
 			Events   []struct{ PaymentID string } `json:"events"`
 		} `json:"data"`
 	}
