@@ -37,6 +37,23 @@ func TestLeaveOut(t *testing.T) {
 		{"an event", []simulator.UnreadableRecord{{Key: "t:x:evt:1:e2", Kind: simulator.RecordEvent, ID: "e2"}},
 			[]string{"event e2"}},
 	}
+	t.Run("a payment the tenant lost", func(t *testing.T) {
+		d := data()
+		d.Payments = d.Payments[1:] // p1 gone with a truncated file
+		var got []string
+		for _, s := range d.LeaveOut(nil) {
+			got = append(got, s.Kind+" "+s.ID+": "+s.Reason)
+		}
+		assert.Equal(t, []string{
+			"attempt a1: refers to payment p1, which the tenant does not have",
+			"dispute d1: refers to payment p1, which the tenant does not have",
+			"event e1: refers to payment p1, which the tenant does not have",
+			"job j1: refers to payment p1, which the tenant does not have",
+			"idempotencyKey k1: refers to payment p1, which the tenant does not have",
+			"session s1: refers to attempt a1, which was left out",
+			"instrument i1: refers to session s1, which was left out",
+		}, got)
+	})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := data()

@@ -633,46 +633,68 @@ func CheckReport(r *simulator.ReportCounts) error {
 }
 
 // LeaveOut takes out of d the records unreadable names (records whose
-// stored form does not decode) and every record that refers to a record
-// taken out, by the references checkLive resolves (a referrer of a referrer
-// too), so that the rest imports. It answers what it took out, unreadable
-// records first.
+// stored form does not decode) and every record with a reference that does
+// not resolve, by the references checkLive resolves: to a record taken out
+// (a referrer of a referrer too), or to one the tenant no longer has (its
+// file lost it, and the loss was accepted). The rest then imports. It
+// answers what it took out, unreadable records first; nothing when every
+// record reads and every reference resolves.
 func (d *Data) LeaveOut(unreadable []simulator.UnreadableRecord) []Skipped {
-	if len(unreadable) == 0 {
-		return nil
+	const pay, ses, ins, att, dsp = simulator.RecordPayment, simulator.RecordSession, simulator.RecordInstrument, simulator.RecordAttempt, simulator.RecordDispute
+	have := map[string]map[string]bool{pay: {}, ses: {}, ins: {}, att: {}, dsp: {}}
+	for _, r := range d.Sessions {
+		have[ses][r.ID] = true
+	}
+	for _, r := range d.Instruments {
+		have[ins][r.Token] = true
+	}
+	for _, r := range d.Payments {
+		have[pay][r.ID] = true
+	}
+	for _, r := range d.Attempts {
+		have[att][r.ID] = true
+	}
+	for _, r := range d.Disputes {
+		have[dsp][r.ID] = true
 	}
 	out := map[string]map[string]bool{}
-	gone := func(kind, id string) bool { return id != "" && out[kind][id] }
 	var skipped []Skipped
 	take := func(kind, id, key, reason string) {
 		if out[kind] == nil {
 			out[kind] = map[string]bool{}
 		}
 		out[kind][id] = true
+		if have[kind] != nil {
+			delete(have[kind], id)
+		}
 		skipped = append(skipped, Skipped{Kind: kind, ID: id, Key: key, Reason: reason})
 	}
 	for _, r := range unreadable {
 		take(r.Kind, r.ID, r.Key, "its stored record does not decode")
 	}
-	// refersTo is the first reference of a record to one taken out, as
-	// "<kind> <id>" ("" when none); refs lists (kind, id) pairs.
-	refersTo := func(refs ...string) string {
+	// dangling is the first reference of a record that does not resolve,
+	// said as a reason ("" when all do); refs lists (kind, id) pairs.
+	dangling := func(refs ...string) string {
 		for i := 0; i+1 < len(refs); i += 2 {
-			if gone(refs[i], refs[i+1]) {
-				return refs[i] + " " + refs[i+1]
+			kind, id := refs[i], refs[i+1]
+			switch {
+			case id == "" || have[kind][id]:
+			case out[kind][id]:
+				return "refers to " + kind + " " + id + ", which was left out"
+			default:
+				return "refers to " + kind + " " + id + ", which the tenant does not have"
 			}
 		}
 		return ""
 	}
-	const pay, ses, ins, att, dsp = simulator.RecordPayment, simulator.RecordSession, simulator.RecordInstrument, simulator.RecordAttempt, simulator.RecordDispute
 	for changed := true; changed; {
 		changed = false
 		keep := func(kind, id string, refs ...string) bool {
-			if gone(kind, id) {
+			if out[kind][id] {
 				return false
 			}
-			if to := refersTo(refs...); to != "" {
-				take(kind, id, "", "refers to "+to+", which was left out")
+			if why := dangling(refs...); why != "" {
+				take(kind, id, "", why)
 				changed = true
 				return false
 			}
