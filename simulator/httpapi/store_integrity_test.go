@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,17 +16,28 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
-// damageRecord overwrites the value of the record whose key ends in suffix,
-// in the buntdb file at path, with as many 'x' bytes (same length: the file
-// loads, the record does not decode). It answers the record's key.
-func damageRecord(t *testing.T, path, suffix string) string {
+// damageRecord overwrites the value of the last-written record whose key
+// holds part and ends in suffix, in the buntdb file at path, with as many
+// 'x' bytes (same length: the file loads, the record does not decode). It
+// answers the record's key.
+func damageRecord(t *testing.T, path, part, suffix string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	end := bytes.LastIndex(b, []byte(suffix+"\r\n$"))
-	require.GreaterOrEqual(t, end, 0, "%s is in the file", suffix)
-	start := bytes.LastIndex(b[:end], []byte("\r\n")) + 2
-	key := string(b[start : end+len(suffix)])
+	end, key := -1, ""
+	for from := 0; ; {
+		i := bytes.Index(b[from:], []byte(suffix+"\r\n$"))
+		if i < 0 {
+			break
+		}
+		i += from
+		start := bytes.LastIndex(b[:i], []byte("\r\n")) + 2
+		if k := string(b[start : i+len(suffix)]); strings.Contains(k, part) {
+			end, key = i, k
+		}
+		from = i + 1
+	}
+	require.GreaterOrEqual(t, end, 0, "a key with %s ending in %s is in the file", part, suffix)
 	i := end + len(suffix) + 3
 	j := bytes.Index(b[i:], []byte("\r\n"))
 	var n int
@@ -48,9 +60,13 @@ func TestUnreadableRecordAnswers503AndIsSkipped(t *testing.T) {
 	for i := range 3 {
 		ids = append(ids, a.pay(int64(1000+i), numOK).Str("id"))
 	}
+	evs := a.must(200, "GET", "/_sandbox/webhooks/events?paymentId="+ids[2], nil, "X-API-VERSION:").JSON["data"].([]any)
+	require.NotEmpty(t, evs)
+	eventID := evs[0].(map[string]any)["id"].(string)
 	stop()
 	file := filepath.Join(store.TenantsDir(path), store.TenantFileName(simulator.DefaultTenantID))
-	key := damageRecord(t, file, ":pay:"+ids[1])
+	key := damageRecord(t, file, ":pay:", ":pay:"+ids[1])
+	eventKey := damageRecord(t, file, ":evt:", ":"+eventID)
 
 	b, _ := startAPI(t, apiOptions{Path: path, Fsync: "always", IDs: simulator.RandomIDs{}, Paused: true})
 	r := b.req("GET", "/payments/"+ids[1], nil)
@@ -62,6 +78,12 @@ func TestUnreadableRecordAnswers503AndIsSkipped(t *testing.T) {
 	list := b.must(200, "GET", "/payments?limit=10", nil)
 	assert.Len(t, list.JSON["data"], 2)
 	assert.Contains(t, list.Header.Get("Sandbox-Warning"), key)
+
+	events := b.must(200, "GET", "/_sandbox/webhooks/events", nil, "X-API-VERSION:")
+	assert.Contains(t, events.Header.Get("Sandbox-Warning"), eventKey, "the events list names the unreadable event")
+	for _, e := range events.JSON["data"].([]any) {
+		assert.NotEqual(t, eventID, e.(map[string]any)["id"])
+	}
 
 	snap := b.must(200, "GET", "/_sandbox/snapshot", nil)
 	var doc struct {
@@ -79,6 +101,10 @@ func TestUnreadableRecordAnswers503AndIsSkipped(t *testing.T) {
 	assert.Len(t, doc.Data.Payments, 2)
 	kinds := map[string]int{}
 	for _, s := range doc.Skipped[1:] {
+		if s.Key != "" {
+			assert.Equal(t, eventKey, s.Key, "the unreadable event")
+			continue
+		}
 		kinds[s.Kind]++
 		assert.Contains(t, s.Reason, "payment "+ids[1])
 	}

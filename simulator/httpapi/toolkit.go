@@ -18,10 +18,11 @@ func (s *Server) listAttempts(c echo.Context) error {
 		return simulator.ValidationError("PaymentAttemptListQuery", simulator.FieldError{Path: "$.status",
 			Description: "status must be AWAITING_APPROVAL, APPROVED, ABORTED or EXPIRED"})
 	}
-	list, err := s.svc.Attempts(tenantOf(c), st)
+	list, unreadable, err := s.svc.AttemptsAndUnreadable(tenantOf(c), st)
 	if err != nil {
 		return err
 	}
+	warnUnreadable(c, unreadable)
 	out := make([]attemptDTO, 0, len(list))
 	for _, a := range list {
 		out = append(out, toAttemptDTO(a))

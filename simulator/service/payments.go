@@ -473,9 +473,7 @@ func (s *Service) ListPayments(t *simulator.Tenant, q simulator.PaymentQuery) (s
 		if page, err = tx.ListPayments(t.ID, q); err != nil {
 			return err
 		}
-		for _, r := range tx.Unreadable() {
-			page.Unreadable = append(page.Unreadable, r.Key)
-		}
+		page.Unreadable = unreadableKeys(tx)
 		return nil
 	})
 	return page, err
