@@ -52,7 +52,7 @@ type Tx struct {
 	tenants  *tenantCache // nil: always read the store
 	// after: what AfterCommit was given, run by DB.Update after the commit.
 	after []func()
-	// unreadable: the records lists skipped (unreadable.go).
+	// unreadable: the records lists skipped (unreadable_records.go).
 	unreadable []simulator.UnreadableRecord
 }
 

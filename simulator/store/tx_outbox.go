@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,7 +232,7 @@ func (t *Tx) putEvent(k string, st *evStore) error {
 }
 
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
-	st, err := t.eventStore(tid, id)
+	st, k, err := t.eventStore(tid, id)
 	if err != nil || st == nil {
 		return nil, err
 	}
@@ -245,16 +244,16 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 		if len(st.P) > 0 {
 			var rec payRec
 			if err := decMode.Unmarshal(st.P, &rec); err != nil {
-				return nil, fmt.Errorf("store: event %s: %w", id, err)
+				return nil, unreadable(k, err)
 			}
 			if e.Payment, err = rec.payment(tid); err != nil {
-				return nil, fmt.Errorf("store: event %s: %w", id, err)
+				return nil, unreadable(k, err)
 			}
 		}
 		if len(st.D) > 0 {
 			var d simulator.Dispute
 			if err := decMode.Unmarshal(st.D, &d); err != nil {
-				return nil, fmt.Errorf("store: event %s: %w", id, err)
+				return nil, unreadable(k, err)
 			}
 			e.Dispute = &d
 		}
@@ -294,18 +293,19 @@ func (t *Tx) eventKeyOf(tid, id string) (string, error) {
 	return t.eventKey(tid, id)
 }
 
-// eventStore reads event id whole; nil when there is no such event.
-func (t *Tx) eventStore(tid, id string) (*evStore, error) {
+// eventStore reads event id whole, and its key; nil when there is no such
+// event.
+func (t *Tx) eventStore(tid, id string) (*evStore, string, error) {
 	k, err := t.eventKeyOf(tid, id)
 	if err != nil || k == "" {
-		return nil, err
+		return nil, k, err
 	}
 	v, err := t.raw(k)
 	if err != nil || v == "" {
-		return nil, err
+		return nil, k, err
 	}
 	st, err := decodeEventStore(v)
-	return st, unreadable(k, err)
+	return st, k, unreadable(k, err)
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
