@@ -86,6 +86,7 @@ func TestUnreadableRecordAnswers503AndIsSkipped(t *testing.T) {
 	}
 
 	snap := b.must(200, "GET", "/_sandbox/snapshot", nil)
+	assert.Contains(t, snap.Header.Get("Sandbox-Warning"), "left out")
 	var doc struct {
 		Skipped []struct{ Kind, ID, Key, Reason string } `json:"skipped"`
 		Data    struct {
