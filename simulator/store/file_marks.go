@@ -23,10 +23,11 @@ import (
 // loss (DB.AcceptLoss), which drops the mark.
 //
 // Cost. Nothing per commit: the write path is as it was. At each disk tick
-// (one per second) a tenant file written since the previous tick costs one
-// fstat before its fsync, one stat of its path (is it still the open file?)
-// and its mark; all marks of a tick go in one catalog Update (about 40 bytes
-// appended per tenant written, synced with the catalog's next tick). A
+// (one per second) every open tenant file costs an fstat and a stat of its
+// path (is the path still the open file? registry.tick), and one written
+// since the previous tick its fsync (as before) and its mark; all marks of
+// a tick go in one catalog Update (about 40 bytes appended per tenant
+// written, synced with the catalog's next tick). A
 // close costs one more mark, a shrink two (the mark 0 "length unknown"
 // before it, synced, so that a crash during the shrink never leaves a mark
 // longer than the new file; then the new length). With --fsync never the

@@ -532,10 +532,7 @@ func (r *registry) tick() {
 	var marks []markOf
 	for _, f := range r.openFiles() {
 		length, synced := f.disk.tick()
-		if !synced || f.path == "" {
-			continue
-		}
-		if f.disk.unlinked.Load() {
+		if f.path == "" || f.disk.unlinked.Load() {
 			continue
 		}
 		if f.disk.checkUnlinked() {
@@ -545,7 +542,9 @@ func (r *registry) tick() {
 			}
 			continue
 		}
-		marks = append(marks, markOf{f, length})
+		if synced {
+			marks = append(marks, markOf{f, length})
+		}
 	}
 	if err := r.marks.record(marks); err != nil {
 		r.log.Error("store: recording how far tenant files reach in the catalog", "err", err)
