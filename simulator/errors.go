@@ -72,6 +72,10 @@ const (
 	// disk is full (503); nothing of it was stored, reads keep working, and
 	// the same request succeeds once space is freed.
 	CodeStorageFull Code = "StorageFull"
+	// CodeRecordUnreadable: a stored record of the tenant does not decode
+	// (503, naming its key); lists skip it and name it in a Sandbox-Warning
+	// (docs/limits.md).
+	CodeRecordUnreadable Code = "RecordUnreadable"
 	// CodeHeadersTooLarge: the request's header block is over 64 KiB
 	// (docs/limits.md).
 	CodeHeadersTooLarge Code = "RequestHeaderFieldsTooLarge"
@@ -93,7 +97,7 @@ var Codes = []Code{
 	CodePaymentAttemptNotFound, CodeClientSessionNotManual, CodeInvalidPaymentAttemptTransition,
 	CodePaymentAttemptExpired,
 	CodeScenarioValidationError, CodeWaitTimeout, CodeHeadersTooLarge, CodeTenantUnavailable,
-	CodeStorageFull,
+	CodeStorageFull, CodeRecordUnreadable,
 }
 
 // FieldError is one broken rule of a request, at a JSONPath like "$.order.lineItems[0].amount".
@@ -165,6 +169,22 @@ func ErrorCode(err error) Code {
 func ErrTenantUnavailable(problem string) *Error {
 	return Errorf(CodeTenantUnavailable, "This tenant's data cannot be opened: %s", problem).
 		WithRecovery("Other tenants are unaffected. The server's log names the file; restore it from a backup or remove it and reset the tenant.")
+}
+
+// ErrTenantDataLost is TenantUnavailable for a tenant known to have
+// committed data whose file lost some of it (problem: it is missing, or
+// ends before its last fsynced commit): the tenant stays unavailable, never
+// empty or shorter, until an operator accepts the loss.
+func ErrTenantDataLost(problem, tenantID string) *Error {
+	return Errorf(CodeTenantUnavailable, "This tenant's data cannot be opened: %s", problem).
+		WithRecovery("Other tenants are unaffected. The server's log names the file: restore it from a backup, or accept the loss (paysandbox tenants accept-loss " + tenantID + ", admin key) to open the tenant with what its file has.")
+}
+
+// ErrRecordUnreadable is RecordUnreadable: the stored record at key does
+// not decode (damaged on disk).
+func ErrRecordUnreadable(key string) *Error {
+	return Errorf(CodeRecordUnreadable, "A stored record of this tenant cannot be read: %s", key).
+		WithRecovery("Other records are unaffected: lists skip it and name it in a Sandbox-Warning header, and a snapshot export leaves it out. Restore the tenant's file from a backup, or import an export into a new tenant.")
 }
 
 // ErrStorageFull is StorageFull: a write failed for lack of disk space and

@@ -125,6 +125,7 @@ const (
 	OpOpenAPIJSON       OperationID = "openAPIJSON"
 	OpOpenAPIYAML       OperationID = "openAPIYAML"
 	OpAdminDeleteTenant OperationID = "adminDeleteTenant"
+	OpAcceptLoss        OperationID = "acceptLoss"
 )
 
 // Operations is the table; each id once.
@@ -208,6 +209,7 @@ var Operations = []Operation{
 	{ID: OpListTenants, Method: "GET", Path: "/_sandbox/tenants", Auth: AuthAdmin},
 	{ID: OpVersionNotes, Method: "GET", Path: VersionNotesPath},
 	{ID: OpAdminDeleteTenant, Method: "DELETE", Path: "/_sandbox/tenants/:id", Auth: AuthAdmin},
+	{ID: OpAcceptLoss, Method: "POST", Path: "/_sandbox/tenants/:id/accept-loss", Auth: AuthAdmin},
 	{ID: OpOpenAPIJSON, Method: "GET", Path: OpenAPIPath + ".json"},
 	{ID: OpOpenAPIYAML, Method: "GET", Path: OpenAPIPath + ".yaml"},
 }

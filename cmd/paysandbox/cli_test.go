@@ -230,6 +230,23 @@ func TestCLIFlags(t *testing.T) {
 				x := o.(*tenantsAdminOptions)
 				assert.Equal(t, []string{"t_1", "adm"}, []string{x.ID, x.AdminKey})
 			}},
+		{name: "tenants accept-loss", args: []string{"t_1", "--admin-key", "adm"},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTenantsAcceptLossCmd(d, func(o *tenantsAdminOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) {
+				x := o.(*tenantsAdminOptions)
+				assert.Equal(t, []string{"t_1", "adm"}, []string{x.ID, x.AdminKey})
+			}},
+		{name: "tenants accept-loss needs its tenant", args: []string{}, wantCode: exitUsage,
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTenantsAcceptLossCmd(d, func(o *tenantsAdminOptions) error { *got = o; return nil })
+			}},
+		{name: "tenants export --allow-skipped", args: []string{"--allow-skipped"},
+			cmd: func(d *cliDeps, got *any) *cobra.Command {
+				return newTenantsExportCmd(d, func(o *tenantsExportOptions) error { *got = o; return nil })
+			},
+			want: func(t *testing.T, o any) { assert.True(t, o.(*tenantsExportOptions).AllowSkipped) }},
 		{name: "requests", args: []string{"--limit", "5", "--payment", "pay1", "--status", "4xx", "--since", "2026-11-22T07:30:00Z"},
 			cmd: func(d *cliDeps, got *any) *cobra.Command {
 				return newRequestsCmd(d, func(o *requestsOptions) error { *got = o; return nil })

@@ -34,7 +34,7 @@ func addClientCommands(root *cobra.Command, deps *cliDeps) {
 		newParentCmd("tenants", "Create tenants; list and delete them with the admin key; export and import snapshots",
 			"  set -a; eval \"$(paysandbox tenants create --ttl 2h --output env)\"; set +a\n  paysandbox tenants export --output ci-tenant.json",
 			newTenantsCreateCmd(deps, nil), newTenantsListCmd(deps, nil), newTenantsDeleteCmd(deps, nil),
-			newTenantsExportCmd(deps, nil), newTenantsImportCmd(deps, nil)),
+			newTenantsExportCmd(deps, nil), newTenantsImportCmd(deps, nil), newTenantsAcceptLossCmd(deps, nil)),
 		newParentCmd("scenarios", "Check, list, explain and apply the scenario rules that decide processor outcomes",
 			"  paysandbox scenarios validate scenarios.yaml\n  paysandbox scenarios apply my-rules.yaml",
 			newScenariosValidateCmd(nil), newScenariosListCmd(deps, nil), newScenariosExplainCmd(deps, nil), newScenariosApplyCmd(deps, nil)),

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -19,6 +21,9 @@ type tenantsExportOptions struct {
 	// File is where the snapshot goes ("-": stdout); a name ending in .gz
 	// is written gzip-compressed (imports read both).
 	File string
+	// AllowSkipped: a snapshot that left records out (its skipped member:
+	// records that do not decode, and those referring to them) is a success.
+	AllowSkipped bool
 }
 
 func newTenantsExportCmd(deps *cliDeps, runF func(*tenantsExportOptions) error) *cobra.Command {
@@ -41,9 +46,10 @@ func newTenantsExportCmd(deps *cliDeps, runF func(*tenantsExportOptions) error) 
 			if err != nil {
 				return err
 			}
+			skipped := skippedError(raw, o.AllowSkipped, deps)
 			if o.File == "-" {
 				_, err := deps.Out.Write(raw)
-				return err
+				return errors.Join(err, skipped)
 			}
 			if strings.HasSuffix(o.File, ".gz") {
 				var buf bytes.Buffer
@@ -60,13 +66,39 @@ func newTenantsExportCmd(deps *cliDeps, runF func(*tenantsExportOptions) error) 
 				return &checkError{id: "WriteError", msg: err.Error()}
 			}
 			_, err = fmt.Fprintf(deps.Out, "snapshot written to %s (%d bytes)\n", o.File, len(raw))
-			return err
+			return errors.Join(err, skipped)
 		},
 	}
 	addConnectionFlags(cmd, &o.Client, deps)
 	cmd.Flags().BoolVar(&o.IncludeSecrets, "include-secrets", false, "include the tenant's API keys and signing secrets (needs a key holding every scope; an import then keeps them)")
+	cmd.Flags().BoolVar(&o.AllowSkipped, "allow-skipped", false, "exit 0 even when the snapshot left out records that cannot be read (listed in its skipped member, and on stderr)")
 	cmd.Flags().StringVarP(&o.File, "output", "o", "-", "file to write (- is stdout; a name ending in .gz is gzip-compressed)")
 	return cmd
+}
+
+// skippedError names on stderr the records snapshot raw left out (its
+// skipped member) and answers the failed check they make, nil when none
+// were left out or allow is set. The snapshot is written either way.
+func skippedError(raw []byte, allow bool, deps *cliDeps) error {
+	var doc struct {
+		Skipped []struct {
+			Kind, ID, Key, Reason string
+		} `json:"skipped"`
+	}
+	if json.Unmarshal(raw, &doc) != nil || len(doc.Skipped) == 0 {
+		return nil
+	}
+	for _, s := range doc.Skipped {
+		name := s.Kind + " " + s.ID
+		if s.Key != "" {
+			name += " (" + s.Key + ")"
+		}
+		fmt.Fprintf(deps.Err, "skipped: %s: %s\n", name, s.Reason)
+	}
+	if allow {
+		return nil
+	}
+	return &checkError{id: "RecordsSkipped", msg: fmt.Sprintf("the snapshot left out %d record(s) that cannot be read or refer to one (its skipped member lists them); it was written anyway: pass --allow-skipped to accept it", len(doc.Skipped))}
 }
 
 type tenantsImportOptions struct {

@@ -144,3 +144,27 @@ func newTenantsDeleteCmd(deps *cliDeps, runF func(*tenantsAdminOptions) error) *
 	adminKeyFlag(cmd, &o.AdminKey, deps)
 	return cmd
 }
+
+func newTenantsAcceptLossCmd(deps *cliDeps, runF func(*tenantsAdminOptions) error) *cobra.Command {
+	o := &tenantsAdminOptions{}
+	cmd := &cobra.Command{
+		Use:   "accept-loss TENANT_ID",
+		Short: "Open a tenant whose file is missing or short with what its file has (admin key)",
+		Long: "A tenant known to have committed data whose file is missing, or ends before its last fsynced commit,\n" +
+			"answers 503 TenantUnavailable instead of opening empty or shorter. Restore the file from a backup,\n" +
+			"or accept the loss: the tenant then opens with what its file has (empty when it is missing).",
+		Example: "  paysandbox tenants accept-loss t_0123456789abcdef --admin-key \"$PAYSANDBOX_ADMIN_KEY\"",
+		Args:    exactArgs("TENANT_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.ID = args[0]
+			if runF != nil {
+				return runF(o)
+			}
+			return simpleRun(ctxOf(cmd), &o.Client, request{Method: "POST", Path: "/_sandbox/tenants/" + url.PathEscape(o.ID) + "/accept-loss", Headers: adminHeaders(o.AdminKey)},
+				objectTable(true, "tenantId", "lost"))
+		},
+	}
+	addClientFlags(cmd, &o.Client, deps)
+	adminKeyFlag(cmd, &o.AdminKey, deps)
+	return cmd
+}

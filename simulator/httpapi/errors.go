@@ -23,6 +23,7 @@ var statusOf = map[simulator.Code]int{
 	simulator.CodeTooManyRequests:        http.StatusTooManyRequests,
 	simulator.CodeTenantUnavailable:      http.StatusServiceUnavailable,
 	simulator.CodeStorageFull:            http.StatusServiceUnavailable,
+	simulator.CodeRecordUnreadable:       http.StatusServiceUnavailable,
 	simulator.CodeInternalError:          http.StatusInternalServerError,
 
 	simulator.CodeClientSessionValidationError:  http.StatusBadRequest,

@@ -36,6 +36,7 @@ var OpenAPIExtras = []OpenAPIExtra{
 	{Kind: "errorId", Name: "RequestTimeout", Reason: "The sandbox's errors: a request still running after request_timeout; the vendor documents the 504, not its errorId."},
 	{Kind: "errorId", Name: "TooManyRequests", Reason: "The sandbox's limits: the connection and long-poll caps (429)."},
 	{Kind: "errorId", Name: "TenantUnavailable", Reason: "The sandbox keeps each tenant in its own store file: one that cannot be opened answers 503 for that tenant only."},
+	{Kind: "errorId", Name: "RecordUnreadable", Reason: "The sandbox's store: a stored record that does not decode answers 503 naming its key; lists skip it."},
 	{Kind: "errorId", Name: "InternalError", Reason: "The sandbox's errors: 500 with a generic description and a diagnosticsId that is in the log."},
 	{Kind: "errorId", Name: "PaymentAttemptNotFound", Reason: "Interface spec 2.4, payment attempts (404)."},
 	{Kind: "errorId", Name: "ClientSessionNotManual", Reason: "Interface spec 2.4, payment attempts (409)."},

@@ -206,6 +206,8 @@ var apiOps = []apiOp{
 	{id: simulator.OpVersionNotes, tag: "Sandbox", summary: "The API versions served and what the older ones do unlike 2.4", answer: versionNotesDTO{}},
 	{id: simulator.OpAdminDeleteTenant, tag: "Sandbox", summary: "Delete a tenant (admin)", answer: tenantStatusAnswer,
 		codes: []simulator.Code{simulator.CodeNotFound}},
+	{id: simulator.OpAcceptLoss, tag: "Sandbox", summary: "Open a tenant whose file is missing or short with what its file has (admin)", answer: acceptLossDTO{},
+		codes: []simulator.Code{simulator.CodeNotFound}},
 	// The dashboard's entry pages (HTML; the rest of /_sandbox/ui is its
 	// browser UI: forms and a live stream behind a sign-in cookie).
 	{method: http.MethodGet, path: "/_sandbox/ui/", tag: "Dashboard", summary: "The dashboard (sign in with the tenant's API key)",

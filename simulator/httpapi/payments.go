@@ -245,6 +245,7 @@ func (s *Server) listPayments(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	warnUnreadable(c, page.Unreadable)
 	out := paymentListDTO{Data: []paymentSummaryDTO{}}
 	for _, p := range page.Payments {
 		out.Data = append(out.Data, toSummaryDTO(p))

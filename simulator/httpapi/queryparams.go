@@ -42,6 +42,15 @@ func warnUnknownParams(c echo.Context, accepted []string) {
 	addHint(c, HintUnknownQueryParam, c.Request().URL.Path+": "+msg)
 }
 
+// warnUnreadable names in a Sandbox-Warning header (beside any other) the
+// records a list skipped because they do not decode (their keys).
+func warnUnreadable(c echo.Context, keys []string) {
+	if len(keys) == 0 {
+		return
+	}
+	c.Response().Header().Add("Sandbox-Warning", "unreadable records skipped (each answers 503 RecordUnreadable): "+strings.Join(keys, ", "))
+}
+
 // nearestName is the accepted name closest to name: the same letters once
 // case, "_" and "-" are ignored (orderId -> order_id), else the one within an
 // edit distance of 3; "" when none is close.

@@ -118,6 +118,7 @@ func (s *Server) bindings() map[sim.OperationID]binding {
 		sim.OpListAttempts:      {h: s.listAttempts},
 		sim.OpListTenants:       own(s.listTenants, readBody),
 		sim.OpAdminDeleteTenant: own(s.adminDeleteTenant, readBody),
+		sim.OpAcceptLoss:        own(s.acceptLoss, readBody),
 		// Version notes (no key: the Link of an older version's answer names it).
 		sim.OpVersionNotes: own(s.versionNotes),
 		// The OpenAPI document (no key; ?version= picks the API version).

@@ -63,6 +63,9 @@ func (s *Server) getSnapshot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if n := len(snap.Skipped); n > 0 {
+		c.Response().Header().Add("Sandbox-Warning", fmt.Sprintf("%d record(s) left out: unreadable, or referring to one (listed in the snapshot's skipped member)", n))
+	}
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
 }
 

@@ -18,10 +18,11 @@ func (s *Server) listAttempts(c echo.Context) error {
 		return simulator.ValidationError("PaymentAttemptListQuery", simulator.FieldError{Path: "$.status",
 			Description: "status must be AWAITING_APPROVAL, APPROVED, ABORTED or EXPIRED"})
 	}
-	list, err := s.svc.Attempts(tenantOf(c), st)
+	list, unreadable, err := s.svc.AttemptsAndUnreadable(tenantOf(c), st)
 	if err != nil {
 		return err
 	}
+	warnUnreadable(c, unreadable)
 	out := make([]attemptDTO, 0, len(list))
 	for _, a := range list {
 		out = append(out, toAttemptDTO(a))
@@ -75,6 +76,29 @@ func (s *Server) listTenants(c echo.Context) error {
 		out = append(out, d)
 	}
 	return writeJSON(c, http.StatusOK, map[string]any{"data": out})
+}
+
+// acceptLoss is POST /_sandbox/tenants/{id}/accept-loss (admin): a tenant
+// whose file is missing or ends before its last fsynced commit opens with
+// what its file has; lost is what was accepted (absent: nothing was lost).
+func (s *Server) acceptLoss(c echo.Context) error {
+	if err := s.checkAdmin(c); err != nil {
+		return err
+	}
+	id := c.Param("id")
+	lost, err := s.svc.AcceptLoss(id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, acceptLossDTO{TenantID: id, Lost: lost})
+}
+
+// acceptLossDTO answers POST /_sandbox/tenants/{id}/accept-loss.
+type acceptLossDTO struct {
+	TenantID string `json:"tenantId"`
+	// Lost is the loss accepted ("its file is missing", ...); absent when
+	// the file had lost nothing.
+	Lost string `json:"lost,omitempty"`
 }
 
 // adminDeleteTenant is DELETE /_sandbox/tenants/{id} (admin): the tenant and

@@ -153,10 +153,11 @@ func (s *Server) listWebhookEvents(c echo.Context) error {
 	if len(errs) > 0 {
 		return simulator.ValidationError("WebhookEventsQuery", errs...)
 	}
-	evs, err := s.svc.Events(tenantOf(c), q)
+	evs, unreadable, err := s.svc.EventsAndUnreadable(tenantOf(c), q)
 	if err != nil {
 		return err
 	}
+	warnUnreadable(c, unreadable)
 	out := struct {
 		Data []eventOutDTO `json:"data"`
 	}{Data: []eventOutDTO{}}
@@ -307,10 +308,11 @@ func toDisputeOut(d *simulator.Dispute) disputeOutDTO {
 }
 
 func (s *Server) listDisputes(c echo.Context) error {
-	ds, err := s.svc.Disputes(tenantOf(c), c.QueryParam("paymentId"))
+	ds, unreadable, err := s.svc.DisputesAndUnreadable(tenantOf(c), c.QueryParam("paymentId"))
 	if err != nil {
 		return err
 	}
+	warnUnreadable(c, unreadable)
 	out := struct {
 		Data []disputeOutDTO `json:"data"`
 	}{Data: []disputeOutDTO{}}

@@ -192,9 +192,21 @@ func (s *Service) moveDispute(tx simulator.Tx, t *simulator.Tenant, d *simulator
 // Disputes lists the tenant's disputes, newest first, of one payment when
 // paymentID is set.
 func (s *Service) Disputes(t *simulator.Tenant, paymentID string) ([]*simulator.Dispute, error) {
-	var out []*simulator.Dispute
-	err := s.store.View(func(tx simulator.Tx) (err error) { out, err = tx.Disputes(t.ID, paymentID); return })
+	out, _, err := s.DisputesAndUnreadable(t, paymentID)
 	return out, err
+}
+
+// DisputesAndUnreadable is Disputes, and the keys of the disputes left out
+// because their records do not decode.
+func (s *Service) DisputesAndUnreadable(t *simulator.Tenant, paymentID string) ([]*simulator.Dispute, []string, error) {
+	var out []*simulator.Dispute
+	var unreadable []string
+	err := s.store.View(func(tx simulator.Tx) (err error) {
+		out, err = tx.Disputes(t.ID, paymentID)
+		unreadable = unreadableKeys(tx)
+		return
+	})
+	return out, unreadable, err
 }
 
 // SettleNow moves a SETTLING payment to SETTLED at once (control plane).

@@ -462,11 +462,19 @@ func (s *Service) Payment(t *simulator.Tenant, id string) (*simulator.Payment, e
 
 // ListPayments pages the tenant's payments, newest first. The query's
 // values are the caller's to validate (statuses with PaymentStatus.Valid).
+// A payment whose record does not decode is left out and named in
+// page.Unreadable.
 func (s *Service) ListPayments(t *simulator.Tenant, q simulator.PaymentQuery) (simulator.PaymentPage, error) {
 	if q.Limit <= 0 || q.Limit > 100 {
 		q.Limit = 100
 	}
 	var page simulator.PaymentPage
-	err := s.store.View(func(tx simulator.Tx) (err error) { page, err = tx.ListPayments(t.ID, q); return })
+	err := s.store.View(func(tx simulator.Tx) (err error) {
+		if page, err = tx.ListPayments(t.ID, q); err != nil {
+			return err
+		}
+		page.Unreadable = unreadableKeys(tx)
+		return nil
+	})
 	return page, err
 }

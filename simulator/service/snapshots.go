@@ -24,8 +24,10 @@ const snapshotAll = 1 << 30
 // (clock, ttl, scenarios, one-shot, webhook endpoint, version and chaos,
 // scopes), its records and its delivery log, and with includeSecrets its
 // keys and signing secrets. Each event carries the webhook body it is sent
-// with (signedAt empty). The caller adds what is kept outside the store
-// (the request journal) and seals it (Snapshot.Seal).
+// with (signedAt empty). A record that does not decode is left out, with
+// the records that refer to it, and named in snap.Skipped. The caller adds
+// what is kept outside the store (the request journal) and seals it
+// (Snapshot.Seal).
 // Errors: Unauthorized (the tenant no longer exists).
 func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*snapshot.Snapshot, error) {
 	snap := &snapshot.Snapshot{}
@@ -54,9 +56,11 @@ func (s *Service) ExportSnapshot(t *simulator.Tenant, includeSecrets bool) (*sna
 				snap.Secrets.APIKeys = append(snap.Secrets.APIKeys, k.Key)
 			}
 		}
-		if snap.Data, err = s.snapshotData(tx, cur.ID); err != nil {
+		var unreadable []simulator.UnreadableRecord
+		if snap.Data, unreadable, err = s.snapshotData(tx, cur.ID); err != nil {
 			return err
 		}
+		snap.Skipped = snap.Data.LeaveOut(unreadable)
 		if notes.Items != nil {
 			snap.Data.MigrationNotes = notes.Items
 		}
@@ -87,8 +91,20 @@ func snapshotTenant(t *simulator.Tenant, base time.Time) snapshot.Tenant {
 }
 
 // snapshotData reads the tenant's records, each kind in a stable order
-// (creation order where the records have one).
-func (s *Service) snapshotData(tx simulator.Tx, tid string) (snapshot.Data, error) {
+// (creation order where the records have one), and the records it skipped
+// because they do not decode.
+func (s *Service) snapshotData(tx simulator.Tx, tid string) (snapshot.Data, []simulator.UnreadableRecord, error) {
+	var events []simulator.UnreadableRecord // whose inputs do not decode (Events listed them)
+	d, err := s.readSnapshotData(tx, tid, &events)
+	if err != nil {
+		return d, nil, err
+	}
+	return d, append(slices.Clone(tx.Unreadable()), events...), nil
+}
+
+// readSnapshotData is snapshotData's reading; the events it could list but
+// not read whole go to unreadable.
+func (s *Service) readSnapshotData(tx simulator.Tx, tid string, unreadable *[]simulator.UnreadableRecord) (snapshot.Data, error) {
 	d := snapshot.Data{IdempotencyKeys: []snapshot.Idempotency{}, Events: []*simulator.Event{}, MigrationNotes: []observe.MigrationNote{}}
 	var err error
 	if d.Sessions, err = tx.Sessions(tid); err != nil {
@@ -134,6 +150,10 @@ func (s *Service) snapshotData(tx simulator.Tx, tid string) (snapshot.Data, erro
 	slices.Reverse(events) // creation order
 	for _, rec := range events {
 		full, err := tx.Event(tid, rec.ID)
+		if simulator.ErrorCode(err) == simulator.CodeRecordUnreadable {
+			*unreadable = append(*unreadable, simulator.UnreadableRecord{Kind: simulator.RecordEvent, ID: rec.ID})
+			continue
+		}
 		if err != nil {
 			return d, err
 		}

@@ -178,15 +178,27 @@ func (s *Service) updateTenant(t *simulator.Tenant, fn func(cur *simulator.Tenan
 
 // Events lists the tenant's events, newest first. Errors: RequestValidationError.
 func (s *Service) Events(t *simulator.Tenant, q simulator.EventQuery) ([]*simulator.Event, error) {
+	out, _, err := s.EventsAndUnreadable(t, q)
+	return out, err
+}
+
+// EventsAndUnreadable is Events, and the keys of the events left out
+// because their records do not decode.
+func (s *Service) EventsAndUnreadable(t *simulator.Tenant, q simulator.EventQuery) ([]*simulator.Event, []string, error) {
 	if errs := validEventQuery(q); len(errs) > 0 {
-		return nil, simulator.ValidationError("WebhookEventsQuery", errs...)
+		return nil, nil, simulator.ValidationError("WebhookEventsQuery", errs...)
 	}
 	if q.Limit == 0 {
 		q.Limit = 100
 	}
 	var out []*simulator.Event
-	err := s.store.View(func(tx simulator.Tx) (err error) { out, err = tx.Events(t.ID, q); return })
-	return out, err
+	var unreadable []string
+	err := s.store.View(func(tx simulator.Tx) (err error) {
+		out, err = tx.Events(t.ID, q)
+		unreadable = unreadableKeys(tx)
+		return
+	})
+	return out, unreadable, err
 }
 
 // Event reads one event. Errors: NotFound.

@@ -632,3 +632,99 @@ func CheckReport(r *observe.ReportCounts) error {
 	}
 	return nil
 }
+
+// LeaveOut takes out of d the records unreadable names (records whose
+// stored form does not decode) and every record with a reference that does
+// not resolve, by the references checkLive resolves: to a record taken out
+// (a referrer of a referrer too), or to one the tenant no longer has (its
+// file lost it, and the loss was accepted). The rest then imports. It
+// answers what it took out, unreadable records first; nothing when every
+// record reads and every reference resolves.
+func (d *Data) LeaveOut(unreadable []simulator.UnreadableRecord) []Skipped {
+	const pay, ses, ins, att, dsp = simulator.RecordPayment, simulator.RecordSession, simulator.RecordInstrument, simulator.RecordAttempt, simulator.RecordDispute
+	have := map[string]map[string]bool{pay: {}, ses: {}, ins: {}, att: {}, dsp: {}}
+	for _, r := range d.Sessions {
+		have[ses][r.ID] = true
+	}
+	for _, r := range d.Instruments {
+		have[ins][r.Token] = true
+	}
+	for _, r := range d.Payments {
+		have[pay][r.ID] = true
+	}
+	for _, r := range d.Attempts {
+		have[att][r.ID] = true
+	}
+	for _, r := range d.Disputes {
+		have[dsp][r.ID] = true
+	}
+	out := map[string]map[string]bool{}
+	var skipped []Skipped
+	take := func(kind, id, key, reason string) {
+		if out[kind] == nil {
+			out[kind] = map[string]bool{}
+		}
+		out[kind][id] = true
+		if have[kind] != nil {
+			delete(have[kind], id)
+		}
+		skipped = append(skipped, Skipped{Kind: kind, ID: id, Key: key, Reason: reason})
+	}
+	for _, r := range unreadable {
+		take(r.Kind, r.ID, r.Key, "its stored record does not decode")
+	}
+	// dangling is the first reference of a record that does not resolve,
+	// said as a reason ("" when all do); refs lists (kind, id) pairs.
+	dangling := func(refs ...string) string {
+		for i := 0; i+1 < len(refs); i += 2 {
+			kind, id := refs[i], refs[i+1]
+			switch {
+			case id == "" || have[kind][id]:
+			case out[kind][id]:
+				return "refers to " + kind + " " + id + ", which was left out"
+			default:
+				return "refers to " + kind + " " + id + ", which the tenant does not have"
+			}
+		}
+		return ""
+	}
+	for changed := true; changed; {
+		changed = false
+		keep := func(kind, id string, refs ...string) bool {
+			if out[kind][id] {
+				return false
+			}
+			if why := dangling(refs...); why != "" {
+				take(kind, id, "", why)
+				changed = true
+				return false
+			}
+			return true
+		}
+		d.Sessions = slices.DeleteFunc(d.Sessions, func(r *simulator.ClientSession) bool {
+			return !keep(ses, r.ID, att, r.CurrentAttemptID)
+		})
+		d.Instruments = slices.DeleteFunc(d.Instruments, func(r *simulator.Instrument) bool {
+			return !keep(ins, r.Token, ses, r.SessionID, att, r.AttemptID, ins, r.VaultedAs, ins, r.SourceToken)
+		})
+		d.Payments = slices.DeleteFunc(d.Payments, func(r *simulator.Payment) bool {
+			return !keep(pay, r.ID, ses, r.SessionID, att, r.AttemptID, ins, r.PaymentMethod.PaymentMethodToken)
+		})
+		d.Attempts = slices.DeleteFunc(d.Attempts, func(r *simulator.Attempt) bool {
+			return !keep(att, r.ID, ses, r.SessionID, ins, r.Token, pay, r.PaymentID)
+		})
+		d.Disputes = slices.DeleteFunc(d.Disputes, func(r *simulator.Dispute) bool {
+			return !keep(dsp, r.ID, pay, r.PaymentID)
+		})
+		d.Events = slices.DeleteFunc(d.Events, func(r *simulator.Event) bool {
+			return !keep(simulator.RecordEvent, r.ID, pay, r.PaymentID, dsp, r.DisputeID)
+		})
+		d.Jobs = slices.DeleteFunc(d.Jobs, func(r *simulator.Job) bool {
+			return !keep(simulator.RecordJob, r.ID, pay, r.PaymentID, att, r.AttemptID, dsp, r.DisputeID)
+		})
+		d.IdempotencyKeys = slices.DeleteFunc(d.IdempotencyKeys, func(r Idempotency) bool {
+			return !keep(simulator.RecordIdempotency, r.Key, pay, r.PaymentID)
+		})
+	}
+	return skipped
+}

@@ -62,6 +62,21 @@ type Snapshot struct {
 	// Secrets are the tenant's keys and signing secrets, only when asked
 	// for (includeSecrets, --include-secrets).
 	Secrets *Secrets `json:"secrets,omitempty"`
+	// Skipped names the records the export left out: those whose stored
+	// record does not decode, and those that refer to one of them (so that
+	// the document still imports). Absent when nothing was left out; the
+	// checksum covers it like any member; an import ignores it.
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is one record an export left out: its kind (simulator.Record*),
+// its id (an idempotency key's key), the stored key of a record that does
+// not decode, and why.
+type Skipped struct {
+	Kind   string `json:"kind"`
+	ID     string `json:"id"`
+	Key    string `json:"key,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // Tenant is a tenant's settings.

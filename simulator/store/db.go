@@ -137,8 +137,16 @@ func Open(path, fsync string, opts Options) (*DB, error) {
 		cat.Close()
 		return nil, fmt.Errorf("store: opening %s: %w", path, err)
 	}
-	d := &DB{catalog: cat, path: path, hot: newHotCache(), disk: dk, empty: empty, changes: newChangeHub(), log: opts.Log,
-		reg:  newRegistry(TenantsDir(path), fsync, opts.Log, memory, opts.IdleClose, opts.MaxOpen),
+	marks, err := loadFileMarks(cat, dk, memory)
+	if err != nil {
+		dk.close(false)
+		cat.Close()
+		return nil, err
+	}
+	hot := newHotCache()
+	forget := func(tid string) { hot.dropTenant(tid, hot.seq.Add(1)) }
+	d := &DB{catalog: cat, path: path, hot: hot, disk: dk, empty: empty, changes: newChangeHub(), log: opts.Log,
+		reg:  newRegistry(TenantsDir(path), fsync, opts.Log, memory, opts.IdleClose, opts.MaxOpen, marks, forget),
 		stop: make(chan struct{}), done: make(chan struct{}), migrated: moved}
 	if err := d.hints.load(cat); err != nil {
 		d.disk.close(false)
@@ -202,9 +210,7 @@ func (d *DB) loop() {
 			d.reg.sweep(d.hints.due)
 		case <-disk.C:
 			d.disk.tick()
-			for _, f := range d.reg.openFiles() {
-				f.disk.tick()
-			}
+			d.reg.tick()
 			if last := d.lastWrite.Load(); time.Since(time.Unix(0, last)) >= shrinkIdle && last != freedAt {
 				d.hot.clear()
 				debug.FreeOSMemory()

@@ -57,10 +57,20 @@ type disk struct {
 	synced  uint64 // commits known to be on disk
 	syncing bool
 
-	syncedAt  uint64      // commits counted at the last "everysecond" fsync (tick)
-	noShrink  bool        // the file is being deleted: never rewrite it
-	due       atomic.Bool // a close skipped this file's shrink: the next tick does it
-	closeOnce sync.Once
+	syncedAt uint64 // commits counted at the last tick that synced
+	noShrink bool   // the file is being deleted: never rewrite it
+	// report: the next tick answers the file's length even when nothing
+	// was committed since the last (set at open and after a shrink, so
+	// that the catalog's mark follows the file: file_marks.go).
+	report atomic.Bool
+	// unlinked: the path no longer names the open file (removed or
+	// replaced while open); it is never shrunk (a shrink reopens by path).
+	unlinked atomic.Bool
+	// beforeShrink, when set, runs before the file is rewritten (its mark
+	// becomes "length unknown", file_marks.go).
+	beforeShrink func() error
+	due          atomic.Bool // a close skipped this file's shrink: the next tick does it
+	closeOnce    sync.Once
 }
 
 const (
@@ -85,6 +95,7 @@ func openDisk(db *buntdb.DB, path, policy string) (*disk, error) {
 	}
 	d := &disk{db: db, path: path, policy: policy, f: f, baseSize: st.Size()}
 	d.gcond = sync.NewCond(&d.gmu)
+	d.report.Store(true)
 	due, err := takeShrinkDue(db)
 	if err != nil {
 		f.Close()
@@ -145,14 +156,20 @@ func (d *disk) fsync() {
 	_ = d.f.Sync()
 }
 
-// tick is the periodic work (every diskTick, from the store's loop): the
-// "everysecond" fsync and, once writes stopped for shrinkIdle, the shrink.
-func (d *disk) tick() {
+// tick is the periodic work (every diskTick, from the store's loop): when
+// something was committed since the last tick, the file's length, then the
+// fsync ("everysecond" and "always"; "never" leaves it to the OS); once
+// writes stopped for shrinkIdle, the shrink. It answers that length (ok
+// false: nothing was committed and no report was due): every byte up to it
+// is on disk once tick returns (file_marks.go). Under "always" every commit
+// was synced already; the tick's fsync covers one still in its group commit.
+func (d *disk) tick() (length int64, ok bool) {
 	if d == nil {
-		return
+		return 0, false
 	}
-	if n := d.commits.Load(); d.policy == FsyncEverySecond && n != d.syncedAt {
-		d.fsync()
+	if n := d.commits.Load(); n != d.syncedAt || d.report.Load() {
+		d.report.Store(false)
+		length, ok = d.syncLength(d.policy != FsyncNever)
 		d.syncedAt = n
 	}
 	if time.Since(time.Unix(0, d.lastWrite.Load())) >= shrinkIdle {
@@ -160,6 +177,44 @@ func (d *disk) tick() {
 			return d.due.Load() || size >= shrinkMinSize && (size >= 2*base || d.pruned.Load() >= size/3)
 		})
 	}
+	return length, ok
+}
+
+// syncLength answers the file's length, then (with sync) flushes it.
+func (d *disk) syncLength(sync bool) (int64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, err := d.f.Stat()
+	if sync {
+		_ = d.f.Sync()
+	}
+	if err != nil {
+		return 0, false
+	}
+	return st.Size(), true
+}
+
+// checkUnlinked reports whether the path no longer names the open file (it
+// was removed, or replaced by another file); once true it stays true.
+func (d *disk) checkUnlinked() bool {
+	if d == nil {
+		return false
+	}
+	if d.unlinked.Load() {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	open, err := d.f.Stat()
+	if err != nil {
+		return false
+	}
+	at, err := os.Stat(d.path)
+	if err == nil && os.SameFile(open, at) {
+		return false
+	}
+	d.unlinked.Store(true)
+	return true
 }
 
 // shrinkIf rewrites the file when worth(size, baseSize) says so, then
@@ -168,8 +223,14 @@ func (d *disk) shrinkIf(worth func(size, base int64) bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st, err := d.f.Stat()
-	if err != nil || d.noShrink || !worth(st.Size(), d.baseSize) {
+	if err != nil || d.noShrink || d.unlinked.Load() || !worth(st.Size(), d.baseSize) {
 		return err
+	}
+	if d.beforeShrink != nil {
+		if err := d.beforeShrink(); err != nil {
+			return err
+		}
+		defer d.report.Store(true)
 	}
 	pruned := d.pruned.Load()
 	if err := d.db.Shrink(); err != nil && !errors.Is(err, buntdb.ErrShrinkInProcess) {
@@ -220,7 +281,7 @@ func (d *disk) markShrinkDue(worth func(size, base int64) bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st, err := d.f.Stat()
-	if err != nil || d.noShrink || !worth(st.Size(), d.baseSize) {
+	if err != nil || d.noShrink || d.unlinked.Load() || !worth(st.Size(), d.baseSize) {
 		return err
 	}
 	return d.db.Update(func(tx *buntdb.Tx) error {

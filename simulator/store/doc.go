@@ -12,6 +12,10 @@
 // that take no store lock. Records are CBOR behind a format version byte
 // (codec.go); the JSON records of an older file are converted by the
 // migration (migrate.go). It implements the observers' storage port too
-// (observe.Store, observed.go). It imports simulator, simulator/observe
+// (observe.Store, observed.go). The catalog also knows how far each
+// tenant's file reaches (file_marks.go), so that a missing or short file
+// answers TenantUnavailable instead of an empty or shorter tenant; a record
+// that does not decode answers RecordUnreadable (unreadable_records.go).
+// It imports simulator, simulator/observe
 // (for that port) and buntdb; never httpapi, processors or webhooks.
 package store

@@ -129,6 +129,10 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 		}
 		var e *simulator.Event
 		if e, ferr = decodeEvent(v, tid); ferr != nil {
+			if ferr = unreadable(k, ferr); t.skip(ferr) {
+				ferr = nil
+				return true
+			}
 			return false
 		}
 		if (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {

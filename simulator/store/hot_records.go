@@ -147,7 +147,7 @@ func hotGet[T any](d *DB, key, tid string, dec func(raw, tid string) (*T, error)
 	}
 	v, err := dec(raw, tid)
 	if err != nil {
-		return nil, err
+		return nil, unreadable(key, err)
 	}
 	if d.hot.afterMiss != nil {
 		d.hot.afterMiss(key)
@@ -167,7 +167,8 @@ func txGet[T any](t *Tx, key, tid string, dec func(raw, tid string) (*T, error),
 		return nil, err
 	}
 	if t.hot == nil {
-		return dec(raw, tid)
+		v, err := dec(raw, tid)
+		return v, unreadable(key, err)
 	}
 	own, wrote := t.pending[key]
 	if own != nil && own.raw == raw {
@@ -184,7 +185,7 @@ func txGet[T any](t *Tx, key, tid string, dec func(raw, tid string) (*T, error),
 	}
 	v, err := dec(raw, tid)
 	if err != nil || wrote {
-		return v, err
+		return v, unreadable(key, err)
 	}
 	t.hot.publish(key, &hotEntry{raw: raw, v: v, seq: t.hot.seq.Load()})
 	return clone(v), nil

@@ -41,6 +41,8 @@ type tenantFile struct {
 	closing  bool      // leaving the registry: acquirers wait on closed
 	closed   chan struct{}
 	doomed   bool // the tenant was deleted: its file goes at close
+	// gone: doomed, read without registry.mu (no mark is recorded for it).
+	gone atomic.Bool
 }
 
 // registry is the set of open tenants of a store.
@@ -57,6 +59,12 @@ type registry struct {
 
 	// opened, when set, hears of each tenant whose file opened (DB.OnTenantOpen).
 	opened atomic.Pointer[func(tid string)]
+	// marks: how far each tenant's file is known to reach (file_marks.go).
+	marks *fileMarks
+	// forget drops what the store keeps in memory of tenant tid's records
+	// (the hot cache), when its file closes or fails to open: nothing read
+	// from a file outlives it.
+	forget func(tid string)
 
 	mu     sync.Mutex
 	m      map[string]*tenantFile
@@ -78,22 +86,23 @@ const failingWarnEvery = time.Hour
 // comes back without a restart).
 const openRetry = 10 * time.Second
 
-func newRegistry(dir, fsync string, log *slog.Logger, memory bool, idle time.Duration, max int) *registry {
-	return &registry{dir: dir, fsync: fsync, log: log, memory: memory, idle: idle, max: max,
+func newRegistry(dir, fsync string, log *slog.Logger, memory bool, idle time.Duration, max int, marks *fileMarks, forget func(tid string)) *registry {
+	return &registry{dir: dir, fsync: fsync, log: log, memory: memory, idle: idle, max: max, marks: marks, forget: forget,
 		kick: make(chan struct{}, 1), m: map[string]*tenantFile{}, failing: map[string]time.Time{}}
 }
 
 // acquire returns tenant tid's open file, with a reference the caller gives
 // back with release. When the tenant has no file yet, create makes it;
 // without create acquire answers (nil, nil): the tenant has no data. A file
-// that cannot be opened answers a TenantUnavailable error.
+// that cannot be opened, and a missing or short file of a tenant known to
+// have committed data (file_marks.go), answer a TenantUnavailable error.
 func (r *registry) acquire(tid string, create bool) (*tenantFile, error) {
 	for {
 		r.mu.Lock()
 		f := r.m[tid]
 		switch {
 		case f == nil:
-			if !create && !r.exists(tid) {
+			if _, marked := r.marks.get(tid); !create && !marked && !r.exists(tid) {
 				r.mu.Unlock()
 				return nil, nil
 			}
@@ -163,6 +172,16 @@ func (r *registry) open(f *tenantFile) {
 	if r.memory {
 		path = ":memory:"
 	}
+	// A file the catalog knows holds committed data must reach its mark
+	// before buntdb opens it (buntdb would create a missing file, and cut a
+	// short one's partial last record).
+	if lost, err := r.marks.lossOf(f.tid, f.path); err != nil || lost != "" {
+		if err == nil {
+			err = errors.New(lost)
+		}
+		r.fail(f, simulator.ErrTenantDataLost(lost, f.tid), err)
+		return
+	}
 	db, err := openBunt(path)
 	if err == nil {
 		f.disk, err = openDisk(db, path, r.fsync)
@@ -179,17 +198,25 @@ func (r *registry) open(f *tenantFile) {
 		case errors.Is(err, buntdb.ErrInvalid):
 			problem = "its file is corrupt"
 		}
-		f.err = fmt.Errorf("store: tenant %s: %w", f.tid, simulator.ErrTenantUnavailable(problem))
-		f.errAt = time.Now()
-		r.logFailure(f, err)
+		r.fail(f, simulator.ErrTenantUnavailable(problem), err)
 		return
 	}
 	r.logRecovery(f)
 	var pruned *atomic.Int64
 	if f.disk != nil {
 		pruned = &f.disk.pruned
+		f.disk.beforeShrink = func() error { return r.marks.unknown(f) }
 	}
 	f.db, f.events = db, newEventIndex(db, pruned)
+}
+
+// fail makes f's open fail with e (a TenantUnavailable; err is the cause,
+// for the log), and forgets anything read of the tenant before.
+func (r *registry) fail(f *tenantFile, e *simulator.Error, err error) {
+	f.err = fmt.Errorf("store: tenant %s: %w", f.tid, e)
+	f.errAt = time.Now()
+	r.logFailure(f, err)
+	r.forget(f.tid)
 }
 
 // logFailure logs that f's file cannot be opened: ERROR the first time,
@@ -274,6 +301,9 @@ func (r *registry) doom(tid string) {
 	r.failMu.Unlock()
 	var path, aside string
 	r.mu.Lock()
+	if f := r.m[tid]; f != nil {
+		f.gone.Store(true) // before the rename: a close that sees the file gone must not write it again
+	}
 	if !r.memory { // under mu: no acquire opens the file meanwhile
 		path = filepath.Join(r.dir, TenantFileName(tid))
 		aside = path + ".deleted"
@@ -296,6 +326,9 @@ func (r *registry) doom(tid string) {
 		r.doomed = append(r.doomed, f)
 	}
 	r.mu.Unlock()
+	if err := r.marks.drop(tid); err != nil {
+		r.log.Error("store: a deleted tenant's file mark could not be removed from the catalog", "tenant", tid, "err", err)
+	}
 	switch {
 	case f == nil && aside != "":
 		_ = os.Remove(aside)
@@ -380,14 +413,51 @@ func (r *registry) sweep(due func(tid string, before time.Time) bool) {
 
 // closeFile closes f (closing set, refs 0) and takes it out of the registry.
 func (r *registry) closeFile(f *tenantFile) {
+	_ = r.finish(f, false) // logged
+	r.mu.Lock()
+	if r.m[f.tid] == f {
+		delete(r.m, f.tid)
+	}
+	r.mu.Unlock()
+	close(f.closed)
+}
+
+// finish closes f's file (nobody uses it; hurry: the store closes out of
+// time, see disk.close) and logs what failed: a deleted tenant's file is
+// removed; a file whose path no longer names it is written again from
+// memory (rescue); the catalog's mark takes the closed file's length; what
+// the store kept in memory of the tenant's records is dropped.
+func (r *registry) finish(f *tenantFile, hurry bool) error {
 	var err error
-	if f.doomed && f.disk != nil {
+	if (f.doomed || f.gone.Load()) && f.disk != nil {
 		f.disk.mu.Lock()
 		f.disk.noShrink = true
 		f.disk.mu.Unlock()
 	}
 	if f.db != nil {
-		err = errors.Join(f.disk.close(false), f.db.Close())
+		unlinked := !f.doomed && f.disk.checkUnlinked() && !f.gone.Load()
+		err = f.disk.close(hurry || unlinked)
+		if unlinked {
+			at, rerr := rescue(f)
+			if rerr != nil {
+				r.log.Error("store: a tenant's file was removed or replaced while open, and writing its records again from memory failed: they are lost",
+					"tenant", f.tid, "file", f.path, "to", at, "err", rerr)
+			} else {
+				r.log.Error("store: a tenant's file was removed or replaced while open; its records were written again from memory",
+					"tenant", f.tid, "file", f.path, "to", at)
+			}
+			if at != f.path {
+				unlinked = true // the file at the path is someone else's: its mark stays
+			} else {
+				unlinked = rerr != nil
+			}
+		}
+		err = errors.Join(err, f.db.Close())
+		if !f.doomed && !f.gone.Load() && !unlinked && f.path != "" {
+			if st, serr := os.Stat(f.path); serr == nil {
+				err = errors.Join(err, r.marks.record([]markOf{{f, st.Size()}}))
+			}
+		}
 	}
 	if f.doomed && f.path != "" {
 		err = errors.Join(err, os.Remove(f.path))
@@ -395,12 +465,8 @@ func (r *registry) closeFile(f *tenantFile) {
 	if err != nil {
 		r.log.Error("store: closing a tenant's file", "tenant", f.tid, "file", f.path, "err", err)
 	}
-	r.mu.Lock()
-	if r.m[f.tid] == f {
-		delete(r.m, f.tid)
-	}
-	r.mu.Unlock()
-	close(f.closed)
+	r.forget(f.tid)
+	return err
 }
 
 // open lists the open tenant files (ready, not failed, not closing).
@@ -449,18 +515,70 @@ func (r *registry) closeAll(ctx context.Context) error {
 	var err error
 	for _, f := range all {
 		<-f.ready
-		if f.doomed && f.disk != nil {
-			f.disk.noShrink = true
-		}
-		if f.db != nil {
-			err = errors.Join(err, f.disk.close(ctx.Err() != nil), f.db.Close())
-		}
-		if f.doomed && f.path != "" {
-			_ = os.Remove(f.path)
-		}
+		err = errors.Join(err, r.finish(f, ctx.Err() != nil))
 	}
 	r.mu.Lock()
 	clear(r.m)
 	r.mu.Unlock()
 	return err
+}
+
+// tick is the disk work of every open tenant file (the store's loop calls
+// it each diskTick): its fsync and shrink (disk.tick), a check that its
+// path still names it (an ERROR the first time it does not: the file is
+// written again from memory at close), and the catalog marks of the files
+// synced, in one catalog write.
+func (r *registry) tick() {
+	var marks []markOf
+	for _, f := range r.openFiles() {
+		length, synced := f.disk.tick()
+		if f.path == "" || f.disk.unlinked.Load() {
+			continue
+		}
+		if f.disk.checkUnlinked() {
+			if !f.gone.Load() {
+				r.log.Error("store: a tenant's file was removed or replaced while open; its records are kept in memory and written again when it closes (do not stop the server with kill -9)",
+					"tenant", f.tid, "file", f.path)
+			}
+			continue
+		}
+		if synced {
+			marks = append(marks, markOf{f, length})
+		}
+	}
+	if err := r.marks.record(marks); err != nil {
+		r.log.Error("store: recording how far tenant files reach in the catalog", "err", err)
+	}
+}
+
+// AcceptLoss accepts, for tenant tid, what its file lost against the
+// catalog's mark (file_marks.go): the mark is dropped and the tenant opens
+// with what its file has, empty when it is missing, instead of answering
+// TenantUnavailable. It answers the loss accepted ("" when the file reaches
+// its mark, or the tenant has no mark: nothing to accept).
+func (d *DB) AcceptLoss(tid string) (string, error) {
+	r := d.reg
+	if r.memory {
+		return "", nil
+	}
+	if r.isOpen(tid) {
+		return "", nil // open, hence whole (a close writes back a file removed meanwhile)
+	}
+	lost, err := r.marks.lossOf(tid, filepath.Join(r.dir, TenantFileName(tid)))
+	if err != nil {
+		return "", err
+	}
+	if err := r.marks.drop(tid); err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	if f := r.m[tid]; f != nil && f.err != nil && f.refs == 0 {
+		delete(r.m, tid) // the next acquire opens it again
+	}
+	r.mu.Unlock()
+	if lost != "" {
+		r.log.Warn("store: an operator accepted the loss of a tenant's data; it opens with what its file has",
+			"tenant", tid, "file", filepath.Join(r.dir, TenantFileName(tid)), "lost", lost)
+	}
+	return lost, nil
 }

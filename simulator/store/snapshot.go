@@ -71,9 +71,13 @@ func (t *Tx) EventHeld(e *simulator.Event) (bool, error) {
 func listUnder[T any](t *Tx, prefix, tid string, dec func(raw, tid string) (*T, error)) ([]*T, error) {
 	var out []*T
 	var ferr error
-	err := t.prefix(prefix, func(_, v string) bool {
+	err := t.prefix(prefix, func(k, v string) bool {
 		var r *T
 		if r, ferr = dec(v, tid); ferr != nil {
+			if ferr = unreadable(k, ferr); t.skip(ferr) {
+				ferr = nil
+				return true
+			}
 			return false
 		}
 		out = append(out, r)

@@ -52,6 +52,8 @@ type Tx struct {
 	tenants  *tenantCache // nil: always read the store
 	// after: what AfterCommit was given, run by DB.Update after the commit.
 	after []func()
+	// unreadable: the records lists skipped (unreadable_records.go).
+	unreadable []simulator.UnreadableRecord
 }
 
 var _ simulator.Tx = (*Tx)(nil)
@@ -183,7 +185,7 @@ func (t *Tx) get(key string, v any) (bool, error) {
 	if err != nil || s == "" {
 		return false, err
 	}
-	return true, decode(s, v)
+	return true, unreadable(key, decode(s, v))
 }
 
 func (t *Tx) raw(key string) (string, error) {
@@ -508,6 +510,9 @@ func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, e
 	out := make([]*simulator.Instrument, 0, len(toks))
 	for _, tok := range toks {
 		in, err := t.Instrument(tid, tok)
+		if t.skip(err) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -652,6 +657,9 @@ func (w *paymentWalk) collect(dst *[]*simulator.Payment, max int) func(k, v stri
 			return true
 		}
 		p, err := w.t.Payment(w.tid, id)
+		if w.t.skip(err) {
+			return true
+		}
 		if err != nil {
 			w.ferr = err
 			return false
@@ -834,9 +842,13 @@ func (t *Tx) PutAttempt(a *simulator.Attempt) error {
 func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 	var out []*simulator.Attempt
 	var ferr error
-	err := t.prefix(kAttempt(tid, ""), func(_, v string) bool {
+	err := t.prefix(kAttempt(tid, ""), func(k, v string) bool {
 		var a simulator.Attempt
-		if ferr = decode(v, &a); ferr != nil {
+		if ferr = unreadable(k, decode(v, &a)); ferr != nil {
+			if t.skip(ferr) {
+				ferr = nil
+				return true
+			}
 			return false
 		}
 		out = append(out, &a)
@@ -908,6 +920,9 @@ func (t *Tx) DueJobs(tid string, until time.Time, limit int) ([]*simulator.Job, 
 			return false
 		}
 		j, err := t.Job(tid, k[strings.LastIndexByte(k, ':')+1:])
+		if t.skip(err) {
+			return true
+		}
 		if err != nil {
 			ferr = err
 			return false

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,7 +232,7 @@ func (t *Tx) putEvent(k string, st *evStore) error {
 }
 
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
-	st, err := t.eventStore(tid, id)
+	st, k, err := t.eventStore(tid, id)
 	if err != nil || st == nil {
 		return nil, err
 	}
@@ -245,16 +244,16 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 		if len(st.P) > 0 {
 			var rec payRec
 			if err := decMode.Unmarshal(st.P, &rec); err != nil {
-				return nil, fmt.Errorf("store: event %s: %w", id, err)
+				return nil, unreadable(k, err)
 			}
 			if e.Payment, err = rec.payment(tid); err != nil {
-				return nil, fmt.Errorf("store: event %s: %w", id, err)
+				return nil, unreadable(k, err)
 			}
 		}
 		if len(st.D) > 0 {
 			var d simulator.Dispute
 			if err := decMode.Unmarshal(st.D, &d); err != nil {
-				return nil, fmt.Errorf("store: event %s: %w", id, err)
+				return nil, unreadable(k, err)
 			}
 			e.Dispute = &d
 		}
@@ -281,7 +280,8 @@ func (t *Tx) EventRecord(tid, id string) (*simulator.Event, error) {
 	if err != nil || v == "" {
 		return nil, err
 	}
-	return decodeEvent(v, tid)
+	e, err := decodeEvent(v, tid)
+	return e, unreadable(k, err)
 }
 
 // eventKeyOf is eventKey for an id given by a caller ("" for one that
@@ -293,17 +293,19 @@ func (t *Tx) eventKeyOf(tid, id string) (string, error) {
 	return t.eventKey(tid, id)
 }
 
-// eventStore reads event id whole; nil when there is no such event.
-func (t *Tx) eventStore(tid, id string) (*evStore, error) {
+// eventStore reads event id whole, and its key; nil when there is no such
+// event.
+func (t *Tx) eventStore(tid, id string) (*evStore, string, error) {
 	k, err := t.eventKeyOf(tid, id)
 	if err != nil || k == "" {
-		return nil, err
+		return nil, k, err
 	}
 	v, err := t.raw(k)
 	if err != nil || v == "" {
-		return nil, err
+		return nil, k, err
 	}
-	return decodeEventStore(v)
+	st, err := decodeEventStore(v)
+	return st, k, unreadable(k, err)
 }
 
 func (t *Tx) PutEvent(e *simulator.Event) error {
@@ -326,7 +328,7 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	}
 	st, err := decodeEventStore(v)
 	if err != nil {
-		return err
+		return unreadable(k, err)
 	}
 	body := st.R.Body
 	st.R = evRecOf(e)
@@ -359,6 +361,10 @@ func (t *Tx) scanEvents(tid string, q simulator.EventQuery) ([]*simulator.Event,
 		}
 		var e *simulator.Event
 		if e, ferr = decodeEvent(v, tid); ferr != nil {
+			if ferr = unreadable(k, ferr); t.skip(ferr) {
+				ferr = nil
+				return true
+			}
 			return false
 		}
 		if (q.PaymentID == "" || e.PaymentID == q.PaymentID) && (q.Type == "" || e.Type == q.Type) && (q.Status == "" || e.Status == q.Status) {
@@ -490,9 +496,13 @@ func (t *Tx) PutDispute(d *simulator.Dispute) error { return t.put(kDispute(d.Te
 func (t *Tx) Disputes(tid, pid string) ([]*simulator.Dispute, error) {
 	var out []*simulator.Dispute
 	var ferr error
-	err := t.prefix(pDispute(tid), func(_, v string) bool {
+	err := t.prefix(pDispute(tid), func(k, v string) bool {
 		var d simulator.Dispute
-		if ferr = decode(v, &d); ferr != nil {
+		if ferr = unreadable(k, decode(v, &d)); ferr != nil {
+			if t.skip(ferr) {
+				ferr = nil
+				return true
+			}
 			return false
 		}
 		if pid == "" || d.PaymentID == pid {
