@@ -26,6 +26,11 @@ type Ledger struct {
 
 	mu        sync.Mutex
 	scheduled map[string]bool // tenants with a write scheduled
+	// failing holds the tenants whose last write failed: the next try
+	// waits longer each time (up to MaxRetryWait) and the failure is
+	// logged once, then again only when it changes or every MaxRetryWait,
+	// so a tenant whose file cannot be opened does not flood the log.
+	failing map[string]*failure
 
 	// write orders the writes of counts with the reads that merge pending
 	// counts and with tenant resets and deletes: a read never sees counts
@@ -68,7 +73,19 @@ type Record struct {
 	Value any
 }
 
-// schedule makes sure a write of tenant tid's counts is scheduled.
+// MaxRetryWait bounds the wait before another try of a tenant's failed
+// write, and how long the same failure goes unlogged.
+const MaxRetryWait = 10 * time.Minute
+
+// failure is a tenant's run of failed writes.
+type failure struct {
+	wait   time.Duration // before the next try
+	msg    string        // the last error logged
+	logged time.Time     // when it was logged
+}
+
+// schedule makes sure a write of tenant tid's counts is scheduled: after
+// the interval, or after the tenant's retry wait while its writes fail.
 func (l *Ledger) schedule(tid string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -79,7 +96,49 @@ func (l *Ledger) schedule(tid string) {
 		l.scheduled = map[string]bool{}
 	}
 	l.scheduled[tid] = true
-	time.AfterFunc(l.every, func() { _ = l.flush(tid) })
+	wait := l.every
+	if f := l.failing[tid]; f != nil {
+		wait = f.wait
+	}
+	time.AfterFunc(wait, func() { _ = l.flush(tid) })
+}
+
+// failed records a failed write of tid's counts: it doubles the tenant's
+// retry wait (from the interval, up to MaxRetryWait) and logs the failure
+// when it is new, different from the last one logged, or last logged
+// MaxRetryWait ago.
+func (l *Ledger) failed(tid string, err error) {
+	now := time.Now()
+	l.mu.Lock()
+	if l.failing == nil {
+		l.failing = map[string]*failure{}
+	}
+	f := l.failing[tid]
+	if f == nil {
+		f = &failure{wait: l.every}
+		l.failing[tid] = f
+	}
+	f.wait = min(2*f.wait, MaxRetryWait)
+	msg, wait := err.Error(), f.wait
+	log := msg != f.msg || now.Sub(f.logged) >= MaxRetryWait
+	if log {
+		f.msg, f.logged = msg, now
+	}
+	l.mu.Unlock()
+	if log {
+		l.log.Error("counts not stored; retrying", "err", err, "tenant", tid, "retry_in", wait)
+	}
+}
+
+// recovered ends tid's run of failed writes, if any, with a log line.
+func (l *Ledger) recovered(tid string) {
+	l.mu.Lock()
+	f := l.failing[tid]
+	delete(l.failing, tid)
+	l.mu.Unlock()
+	if f != nil {
+		l.log.Info("counts stored again", "tenant", tid)
+	}
 }
 
 // flush adds tenant tid's unstored counts to its stored records in one
@@ -109,15 +168,17 @@ func (l *Ledger) flush(tid string) error {
 		err = l.store.SaveObserved(tid, recs...)
 	}
 	if err != nil {
-		l.log.Error("counts not stored; retrying", "err", err, "tenant", tid)
+		l.failed(tid, err)
 		for i, t := range l.tallies {
 			if took[i] != nil {
 				t.putBack(tid, took[i])
 			}
 		}
 		l.schedule(tid)
+		return err
 	}
-	return err
+	l.recovered(tid)
+	return nil
 }
 
 // Close stores every tenant's unstored counts now (shutdown calls it
@@ -141,6 +202,9 @@ func (l *Ledger) Close() error {
 // the reset or deletion committed.
 func (l *Ledger) Drop(tid string) (release func()) {
 	l.write.Lock()
+	l.mu.Lock()
+	delete(l.failing, tid)
+	l.mu.Unlock()
 	for _, t := range l.tallies {
 		t.drop(tid)
 	}

@@ -1,7 +1,10 @@
 package observe_test
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,10 +22,14 @@ type recordingStore struct {
 	writes int
 	kinds  [][]string
 	fail   bool
+	err    string // the failure's message ("": disk full)
 }
 
 func (s *recordingStore) SaveObserved(tid string, records ...observe.Record) error {
 	if s.fail {
+		if s.err != "" {
+			return errors.New(s.err)
+		}
 		return errors.New("disk full")
 	}
 	s.writes++
@@ -129,4 +136,38 @@ func TestReportDeliveries(t *testing.T) {
 		{URL: "", NoEndpoint: 1},
 		{URL: u, Retried: 1, Exhausted: 1, Delivered: 1, ExhaustedEvents: []observe.EventExample{{EventID: "e1", EventType: "PAYMENT.STATUS", PaymentID: "p1", Error: "500"}}},
 	}, c.Webhooks)
+}
+
+// TestLedgerFailureLogged: a tenant whose writes keep failing the same way
+// is logged once, not at every try; a different failure is logged again,
+// and the first write that succeeds says so once.
+func TestLedgerFailureLogged(t *testing.T) {
+	var buf bytes.Buffer
+	st := &recordingStore{fail: true}
+	l := observe.NewLedger(st, time.Hour, slog.New(slog.NewTextHandler(&buf, nil)))
+	rep := observe.NewReport(l)
+	p := observe.NewPoint(observe.Registry{Observers: []observe.Observer{rep}, Keepers: []observe.Keeper{l}})
+	lines := func(s string) int { return strings.Count(buf.String(), s) }
+
+	p.Publish(answered("a", "r1"))
+	for range 5 {
+		require.Error(t, p.Close())
+	}
+	assert.Equal(t, 1, lines("counts not stored"), "the same failure is logged once: %s", buf.String())
+	assert.Contains(t, buf.String(), "tenant=a")
+
+	st.err = "TenantUnavailable: its file is missing"
+	require.Error(t, p.Close())
+	require.Error(t, p.Close())
+	assert.Equal(t, 2, lines("counts not stored"), "a different failure is logged again")
+
+	st.fail = false
+	require.NoError(t, p.Close())
+	assert.Equal(t, 1, lines("counts stored again"))
+	c, err := rep.Read("a")
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, c.Requests[0].Count, "the count was kept through the failures")
+	p.Publish(answered("a", "r2"))
+	require.NoError(t, p.Close())
+	assert.Equal(t, 1, lines("counts stored again"), "a write after the recovery logs nothing")
 }
