@@ -123,8 +123,9 @@ type Tx interface {
 	TenantsWithPending() ([]string, error)
 	// PruneEvents deletes delivered and exhausted events beyond the newest
 	// keep (keep <= 0: no count bound) and those created before before (zero: no age bound),
-	// at most PruneBatch of them (the oldest first when over the age bound); it answers how many.
-	PruneEvents(tenantID string, keep int, before time.Time) (int, error)
+	// at most PruneBatch of them (the oldest first when over the age bound); it answers how many,
+	// and where the next call of the same pruning resumes (PruneFrom).
+	PruneEvents(tenantID string, keep int, before time.Time, from PruneFrom) (int, PruneFrom, error)
 	Dispute(tenantID, id string) (*Dispute, error)
 	PutDispute(d *Dispute) error
 	// Disputes lists the tenant's disputes, newest first (of one payment when set).
@@ -343,3 +344,12 @@ type EndpointPolicy interface {
 // store's write lock for long: PruneEvents calls it again until it deletes
 // fewer.
 const PruneBatch = 256
+
+// PruneFrom is where a pruning that takes several calls of Tx.PruneEvents
+// resumes: below the oldest of the newest keep finished events, which an
+// earlier call found, so that each call reads only the batch it deletes
+// instead of walking the kept events again. The zero value starts from the
+// newest event; the store alone reads the others. Events made meanwhile
+// are newer, so the events below that boundary stay beyond the newest
+// keep.
+type PruneFrom string

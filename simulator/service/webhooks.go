@@ -322,10 +322,11 @@ func (s *Service) PruneEvents(t *simulator.Tenant, r Retention) (int, error) {
 		before = s.now(t).Add(-r.MaxAge)
 	}
 	total := 0
+	var from simulator.PruneFrom // each batch resumes where the last one stopped
 	for {
 		n := 0
 		err := s.store.Update(func(tx simulator.Tx) (err error) {
-			n, err = tx.PruneEvents(t.ID, r.Keep, before)
+			n, from, err = tx.PruneEvents(t.ID, r.Keep, before, from)
 			return err
 		})
 		total += n

@@ -170,7 +170,10 @@ func TestLongFormRecordsRead(t *testing.T) {
 	assert.Len(t, ev.Attempts, 1)
 
 	var n int
-	require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 0, created.Add(time.Second)); return }))
+	require.NoError(t, db.Update(func(tx simulator.Tx) (err error) {
+		n, _, err = tx.PruneEvents("t1", 0, created.Add(time.Second), "")
+		return
+	}))
 	assert.Equal(t, 1, n)
 	left := 0
 	require.NoError(t, db.TenantRecords("t1", func(k, _ string) bool {

@@ -130,7 +130,7 @@ func TestDiskShrinkAfterPrune(t *testing.T) {
 	db = openFile(t, catalog, FsyncNever) // compact as opened: growth alone would not shrink it
 	for {
 		var n int
-		require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 100, time.Time{}); return }))
+		require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, _, err = tx.PruneEvents("t1", 100, time.Time{}, ""); return }))
 		if n == 0 {
 			break
 		}
@@ -173,7 +173,7 @@ func TestCloseOutOfTimeSkipsTheShrink(t *testing.T) {
 	}))
 	for {
 		var n int
-		require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 100, time.Time{}); return }))
+		require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, _, err = tx.PruneEvents("t1", 100, time.Time{}, ""); return }))
 		if n == 0 {
 			break
 		}

@@ -110,7 +110,7 @@ func TestEventsOfOnePaymentAmongMany(t *testing.T) {
 	}
 
 	var n int
-	require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 10, time.Time{}); return }))
+	require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, _, err = tx.PruneEvents("t1", 10, time.Time{}, ""); return }))
 	assert.Equal(t, 120-10, n, "delivered events beyond the newest 10")
 	got := listed(t, db, "t1", simulator.EventQuery{PaymentID: "pay-7"})
 	assert.Equal(t, byScan(t, db, "t1", simulator.EventQuery{PaymentID: "pay-7"}), got)

@@ -87,7 +87,10 @@ func TestEventRecordShapes(t *testing.T) {
 	assert.Equal(t, 200, read("e-old").Attempts[1].StatusCode)
 
 	var n int
-	require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, err = tx.PruneEvents("t1", 0, created.Add(time.Second)); return }))
+	require.NoError(t, db.Update(func(tx simulator.Tx) (err error) {
+		n, _, err = tx.PruneEvents("t1", 0, created.Add(time.Second), "")
+		return
+	}))
 	assert.Equal(t, 2, n)
 	left := 0
 	require.NoError(t, db.TenantRecords("t1", func(string, string) bool { left++; return true }))
