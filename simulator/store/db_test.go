@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -107,4 +109,27 @@ func TestAfterCommit(t *testing.T) {
 	require.Error(t, err)
 	require.NoError(t, db.View(func(tx simulator.Tx) error { tx.AfterCommit(seen("read")); return nil }))
 	assert.Empty(t, ran)
+}
+
+// TestClosedStoreOpensNoFile: a read that comes after Close (an observer's
+// timer, say) answers an error and opens no tenant file again: none is
+// recreated after the directory was removed, and no tenant is reported
+// missing.
+func TestClosedStoreOpensNoFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ps.db")
+	db, err := store.Open(path, store.FsyncEverySecond, store.Options{})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx simulator.Tx) error {
+		return tx.PutTenant(&simulator.Tenant{ID: "t1", CreatedAt: time.Now()})
+	}))
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(payment("p1", simulator.StatusAuthorized)) }))
+	require.NoError(t, db.Close())
+	require.NoError(t, os.RemoveAll(store.TenantsDir(path)))
+
+	err = db.View(func(tx simulator.Tx) error { _, err := tx.Payment("t1", "p1"); return err })
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "TenantUnavailable", "a closed store is not a lost tenant")
+	_, statErr := os.Stat(store.TenantsDir(path))
+	assert.True(t, os.IsNotExist(statErr), "no tenant file is recreated after Close")
 }

@@ -69,6 +69,10 @@ type registry struct {
 	mu     sync.Mutex
 	m      map[string]*tenantFile
 	doomed []*tenantFile // deleted tenants' files, closed once nobody uses them
+	// shut: the store closed (closeAll); no file opens again, so a read
+	// that comes late (a timer of an observer) cannot reopen or recreate a
+	// tenant's file behind the closed store.
+	shut bool
 
 	// failing is when each tenant whose file could not be opened was last
 	// logged at ERROR or WARN (under failMu): its retries log again only
@@ -92,13 +96,17 @@ func newRegistry(dir, fsync string, log *slog.Logger, memory bool, idle time.Dur
 }
 
 // acquire returns tenant tid's open file, with a reference the caller gives
-// back with release. When the tenant has no file yet, create makes it;
+// back with release; once the store closed, buntdb.ErrDatabaseClosed. When the tenant has no file yet, create makes it;
 // without create acquire answers (nil, nil): the tenant has no data. A file
 // that cannot be opened, and a missing or short file of a tenant known to
 // have committed data (file_marks.go), answer a TenantUnavailable error.
 func (r *registry) acquire(tid string, create bool) (*tenantFile, error) {
 	for {
 		r.mu.Lock()
+		if r.shut {
+			r.mu.Unlock()
+			return nil, buntdb.ErrDatabaseClosed
+		}
 		f := r.m[tid]
 		switch {
 		case f == nil:
@@ -506,6 +514,7 @@ func (r *registry) isOpen(tid string) bool {
 // once ctx is done the rest skip their shrink (disk.close).
 func (r *registry) closeAll(ctx context.Context) error {
 	r.mu.Lock()
+	r.shut = true
 	all := slices.Clone(r.doomed)
 	for _, f := range r.m {
 		all = append(all, f)
