@@ -117,7 +117,7 @@ func TestSnapshotNoCardData(t *testing.T) {
 		got := nb.must(200, "GET", path, nil, "X-API-VERSION:")
 		assert.NotContains(t, string(got.Body), "4111111111111111", path)
 		assert.NotContains(t, string(got.Body), "4111 1111 1111 1111", path)
-		assert.NotContains(t, string(got.Body), "737", path)
+		assert.NotContains(t, string(got.Body), `"737"`, path) // the code as a JSON string: a random id may hold the digits
 	}
 }
 
