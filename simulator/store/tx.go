@@ -545,7 +545,27 @@ func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 // Payments.
 
 func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
-	return readTyped(t, id, kPayment(tid, id), tid, decodePayment)
+	if id == "" || strings.ContainsAny(id, ":/") {
+		return nil, nil
+	}
+	key := kPayment(tid, id)
+	raw, err := t.raw(key)
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	var c *paymentCache
+	if t.tf != nil {
+		c = &t.tf.payments
+		if p := c.get(key, raw); p != nil {
+			return p, nil
+		}
+	}
+	p, err := decodePayment(raw, tid)
+	if err != nil || c == nil {
+		return p, unreadable(key, err)
+	}
+	c.put(key, raw, p)
+	return p.Clone(), nil
 }
 
 func (t *Tx) PutPayment(p *simulator.Payment) error {
