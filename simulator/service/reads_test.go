@@ -20,7 +20,8 @@ func TestServiceReadsAreTheCallers(t *testing.T) {
 	ctx := context.Background()
 
 	p := e.pay(t, 1000, cardOK)
-	first := e.get(t, p.ID)
+	e.get(t, p.ID)
+	first := e.get(t, p.ID) // read again: from the store's payment cache
 	first.Status, first.Amount = simulator.StatusFailed, 1
 	first.Metadata = map[string]any{"k": "changed by a reader"}
 	first.Transactions[0].ProcessorStatus = simulator.StatusFailed
