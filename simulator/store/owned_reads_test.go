@@ -168,3 +168,27 @@ func TestOwnedRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepMetadataReadsBack: metadata as deep as the API accepts (32 levels
+// in the request body) reads back from a stored session and payment.
+func TestDeepMetadataReadsBack(t *testing.T) {
+	db := openDB(t)
+	deep := map[string]any{"leaf": "v"}
+	for range 30 {
+		deep = map[string]any{"a": deep}
+	}
+	cs := &simulator.ClientSession{ID: "s1", TenantID: "t1", ClientToken: "cst_1", Data: simulator.SessionData{Metadata: deep}}
+	p := payment("p1", simulator.StatusAuthorized)
+	p.Metadata = deep
+	require.NoError(t, db.Update(func(tx simulator.Tx) error { return errors.Join(tx.PutSession(cs), tx.PutPayment(p)) }))
+	var s *simulator.ClientSession
+	var got *simulator.Payment
+	require.NoError(t, db.View(func(tx simulator.Tx) error {
+		var err1, err2 error
+		s, err1 = tx.Session("t1", "s1")
+		got, err2 = tx.Payment("t1", "p1")
+		return errors.Join(err1, err2)
+	}))
+	assert.Equal(t, deep, s.Data.Metadata)
+	assert.Equal(t, deep, got.Metadata)
+}
