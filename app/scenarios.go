@@ -6,6 +6,7 @@ import (
 
 	"github.com/paysandbox/paysandbox"
 	"github.com/paysandbox/paysandbox/scenarios"
+	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -35,7 +36,8 @@ func loadScenarios(path string) (*scenarios.Doc, error) {
 // processors exist before the service they are a port of.
 func tenantScenarios(db *store.DB) func(string) string {
 	return func(tenantID string) string {
-		t, err := db.CachedTenant(tenantID)
+		var t *simulator.Tenant
+		err := db.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(tenantID); return })
 		if err != nil || t == nil {
 			return ""
 		}

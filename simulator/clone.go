@@ -3,8 +3,8 @@ package simulator
 import "maps"
 
 // Clone deep-copies a payment. Nothing of the copy is shared with p, so
-// either may be changed freely (the store keeps decoded payments and hands
-// out clones).
+// either may be changed freely (the store keeps recently read payments
+// decoded and hands out clones of them).
 func (p *Payment) Clone() *Payment {
 	if p == nil {
 		return nil
@@ -153,51 +153,4 @@ func cloneAny(v any) any {
 		return out
 	}
 	return v // strings, numbers, bools, nil: immutable
-}
-
-// Clone deep-copies a client session (the store hands out clones of the
-// sessions it keeps decoded, as it does for payments).
-func (s *ClientSession) Clone() *ClientSession {
-	if s == nil {
-		return nil
-	}
-	c := *s
-	c.Data = s.Data.Clone()
-	return &c
-}
-
-// Clone deep-copies the session data (its amount, metadata, customer, order and payment method).
-func (d SessionData) Clone() SessionData {
-	d.Amount = clonePtr(d.Amount)
-	d.Metadata = cloneMap(d.Metadata)
-	d.Customer = d.Customer.clone()
-	d.Order = d.Order.clone()
-	if pm := d.PaymentMethod; pm != nil {
-		o := *pm
-		o.VaultOnSuccess, o.VaultOn3DS, o.VaultOnAgreement = clonePtr(pm.VaultOnSuccess), clonePtr(pm.VaultOn3DS), clonePtr(pm.VaultOnAgreement)
-		if pm.OrderedAllowedCardNetworks != nil {
-			o.OrderedAllowedCardNetworks = append([]string(nil), pm.OrderedAllowedCardNetworks...)
-		}
-		o.Options = cloneMap(pm.Options)
-		d.PaymentMethod = &o
-	}
-	return d
-}
-
-// Clone copies an instrument (it holds no pointers).
-func (in *Instrument) Clone() *Instrument {
-	if in == nil {
-		return nil
-	}
-	c := *in
-	return &c
-}
-
-// Clone copies an attempt (it holds no pointers).
-func (a *Attempt) Clone() *Attempt {
-	if a == nil {
-		return nil
-	}
-	c := *a
-	return &c
 }

@@ -50,7 +50,7 @@ func newBenchCmd(runF func(*bench.Options) error) *cobra.Command {
 	f.StringVar(&opts.MemProfile, "memprofile", "", "write a heap profile of this process, the load generator, after the measured run to this file")
 	f.IntVar(&opts.ReadPayments, "read-payments", 3000, "payments the read and mixed flows create first and then read in turn")
 	f.IntVar(&opts.Rounds, "rounds", 0, "with --compare-ceiling: the server and the ceiling take turns in this many slices of --duration each (0: slices of 250ms)")
-	f.IntVar(&opts.Tokens, "tokens", 20000, "single-use tokens the write flow creates first, one per POST /payments (more than the store's hot cache holds)")
+	f.IntVar(&opts.Tokens, "tokens", 20000, "single-use tokens the write flow creates first, one per POST /payments")
 	f.BoolVar(&opts.Webhooks, "webhooks", false, "measure webhook deliveries per second and their lag to a local receiver instead")
 	cmd.AddCommand(newBenchSeedCmd(nil), newBenchCeilingCmd())
 	return cmd

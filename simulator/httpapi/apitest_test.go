@@ -147,7 +147,8 @@ func newServiceOn(t testing.TB, st simulator.Store, db *store.DB, clk simulator.
 	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
 	proc := processors.NewFake(nil, func(tenantID string) string {
-		if tn, err := db.CachedTenant(tenantID); err == nil && tn != nil {
+		var tn *simulator.Tenant
+		if err := db.View(func(tx simulator.Tx) (err error) { tn, err = tx.Tenant(tenantID); return }); err == nil && tn != nil {
 			return tn.Scenarios
 		}
 		return ""

@@ -112,18 +112,18 @@ func (s *Service) AbortAttempt(t *simulator.Tenant, id string) (*simulator.Attem
 	return out, err
 }
 
-// Attempt reads an attempt (from memory when the store keeps it; the copy
-// returned is the caller's), with expiry applied at the tenant's now.
+// Attempt reads an attempt (the caller's own), with expiry applied at the
+// tenant's now.
 // Errors: PaymentAttemptNotFound.
 func (s *Service) Attempt(t *simulator.Tenant, id string) (*simulator.Attempt, error) {
-	a, err := s.hot().HotAttempt(t.ID, id)
+	var a *simulator.Attempt
+	err := s.store.View(func(tx simulator.Tx) (err error) { a, err = tx.Attempt(t.ID, id); return })
 	if err != nil {
 		return nil, err
 	}
 	if a == nil {
 		return nil, simulator.Errorf(simulator.CodePaymentAttemptNotFound, "The payment attempt could not be found")
 	}
-	a = a.Clone()
 	a.Lapse(s.now(t))
 	return a, nil
 }

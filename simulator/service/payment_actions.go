@@ -33,9 +33,10 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *simulator.Tenant, id,
 	if err := snap.CheckAuthorize(); err != nil {
 		return nil, err
 	}
-	probe := snap.Clone() // the rules see the merchant account asked for (when processorMerchantId)
-	probe.Processor = &simulator.ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
-	d := s.processor.Authorize(ctx, t.ID, probe)
+	// The rules see the merchant account asked for (when processorMerchantId);
+	// snap is this call's own read, the transaction below reads the payment again.
+	snap.Processor = &simulator.ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
+	d := s.processor.Authorize(ctx, t.ID, snap)
 	fs := simulator.FinalStep(d)
 	d.Steps = []simulator.AuthStep{{Account: *acct, Status: fs.Status, Reason: fs.Reason}}
 	if fs.Status == "" {

@@ -56,9 +56,9 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	if err := s.checkIdempotencyKey(t, req.IdempotencyKey); err != nil {
 		return nil, err
 	}
-	// The token and its session from memory (shared, read only): buildPayment
-	// copies what the new payment keeps of them.
-	in, cs, err := paymentSource(hotSource{s.hot()}, t, req)
+	var in *simulator.Instrument
+	var cs *simulator.ClientSession
+	err := s.store.View(func(tx simulator.Tx) (err error) { in, cs, err = paymentSource(tx, t, req); return })
 	if err != nil {
 		return nil, err
 	}
@@ -141,26 +141,9 @@ func (s *Service) commitPayment(ctx context.Context, t *simulator.Tenant, req Pa
 	})
 }
 
-// sourceReader reads what a payment is made from: a Tx (private copies) or
-// hotSource (shared values).
-type sourceReader interface {
-	Instrument(tenantID, token string) (*simulator.Instrument, error)
-	Session(tenantID, id string) (*simulator.ClientSession, error)
-}
-
-// hotSource is a sourceReader over RecordMemory: its values are shared.
-type hotSource struct{ m RecordMemory }
-
-func (h hotSource) Instrument(tid, tok string) (*simulator.Instrument, error) {
-	return h.m.HotInstrument(tid, tok)
-}
-func (h hotSource) Session(tid, id string) (*simulator.ClientSession, error) {
-	return h.m.HotSession(tid, id)
-}
-
 // paymentSource reads and checks the token of a payment request, with its
 // session (nil for a vaulted token). It changes neither.
-func paymentSource(tx sourceReader, t *simulator.Tenant, req PaymentRequest) (*simulator.Instrument, *simulator.ClientSession, error) {
+func paymentSource(tx simulator.Tx, t *simulator.Tenant, req PaymentRequest) (*simulator.Instrument, *simulator.ClientSession, error) {
 	in, err := tx.Instrument(t.ID, req.Token)
 	if err != nil {
 		return nil, nil, err
@@ -229,12 +212,12 @@ func authJobID(paymentID string) string { return "authorize-" + paymentID }
 
 // buildPayment merges the request over the session (request fields win;
 // customer and metadata merge key by key) into a new PENDING payment. It
-// changes neither in nor cs, and the payment shares nothing with them (they
-// may be the shared values of RecordMemory; the payment is the caller's).
+// changes neither in nor cs; the payment may share values with cs (the
+// caller's own read, not stored again).
 func (s *Service) buildPayment(t *simulator.Tenant, in *simulator.Instrument, cs *simulator.ClientSession, req PaymentRequest) (*simulator.Payment, error) {
 	var base simulator.SessionData
 	if cs != nil && in.TokenType == simulator.TokenSingleUse {
-		base = cs.Data.Clone()
+		base = cs.Data
 	}
 	if in.TokenType == simulator.TokenMultiUse {
 		if err := checkVaultedRequest(in, req); err != nil {
@@ -449,11 +432,10 @@ func mergePaymentMethod(a, b *simulator.SessionPaymentMethod) *simulator.Session
 	return &o
 }
 
-// Payment reads a payment of tenant t, from memory when the store keeps it
-// (RecordMemory): the payment returned is SHARED with other readers and must
-// not be changed (Clone it first). Errors: PaymentError (unknown).
-func (s *Service) Payment(t *simulator.Tenant, id string) (*simulator.Payment, error) {
-	p, err := s.hot().HotPayment(t.ID, id)
+// Payment reads a payment of tenant t (the caller's own).
+// Errors: PaymentError (unknown).
+func (s *Service) Payment(t *simulator.Tenant, id string) (p *simulator.Payment, err error) {
+	err = s.store.View(func(tx simulator.Tx) (err error) { p, err = tx.Payment(t.ID, id); return })
 	if err == nil && p == nil {
 		err = simulator.ErrPaymentNotFound()
 	}

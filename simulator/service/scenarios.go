@@ -263,15 +263,14 @@ func (s *Service) ExplainPayment(t *simulator.Tenant, id string) (PaymentExplana
 			out.Hold = ruleHold(rb, cur.Scenarios, r)
 		}
 	}
-	probe := p.Clone()
-	if probe.Metadata != nil {
-		if _, ok := probe.Metadata["sandboxScenario"].(string); ok {
-			if rb.CheckScenario(cur.Scenarios, probe.Metadata) != nil {
-				delete(probe.Metadata, "sandboxScenario") // the rule is gone from the rules in force
+	if p.Metadata != nil { // p is this call's own read: the rules see it as they would now
+		if _, ok := p.Metadata["sandboxScenario"].(string); ok {
+			if rb.CheckScenario(cur.Scenarios, p.Metadata) != nil {
+				delete(p.Metadata, "sandboxScenario") // the rule is gone from the rules in force
 			}
 		}
 	}
-	if ex, err := rb.ExplainRules(cur.Scenarios, probe); err == nil {
+	if ex, err := rb.ExplainRules(cur.Scenarios, p); err == nil {
 		out.Now = ex
 		if p.Plan == nil && ex.Matched != nil {
 			out.Hold = ruleHold(rb, cur.Scenarios, *ex.Matched)

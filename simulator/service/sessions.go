@@ -44,14 +44,14 @@ func checkSessionData(model string, d *simulator.SessionData) error {
 	return nil
 }
 
-// Session returns the live session of a client token of tenant t, from
-// memory when the store keeps it: SHARED, not to be changed (RecordMemory).
-// Errors: ClientSessionValidationError (missing, unknown, expired, another tenant's).
+// Session returns the live session of a client token of tenant t (the
+// caller's own). Errors: ClientSessionValidationError (missing, unknown, expired, another tenant's).
 func (s *Service) Session(t *simulator.Tenant, clientToken string) (*simulator.ClientSession, error) {
 	if clientToken == "" {
 		return nil, simulator.ErrClientToken()
 	}
-	cs, err := s.hot().HotSessionByToken(clientToken)
+	var cs *simulator.ClientSession
+	err := s.store.View(func(tx simulator.Tx) (err error) { cs, err = tx.SessionByToken(clientToken); return })
 	if err != nil {
 		return nil, err
 	}
@@ -120,14 +120,13 @@ func (s *Service) UpdateSession(t *simulator.Tenant, clientToken string, merge f
 }
 
 // ClientSession resolves a client token of any tenant (the client side has no
-// API key) to its live session and tenant, from memory when the store keeps
-// them: the session is SHARED, not to be changed (RecordMemory); the tenant
-// is the caller's. Errors: ClientSessionValidationError.
+// API key) to its live session and tenant, both the caller's own. Errors: ClientSessionValidationError.
 func (s *Service) ClientSession(clientToken string) (*simulator.ClientSession, *simulator.Tenant, error) {
 	if clientToken == "" {
 		return nil, nil, simulator.ErrClientToken()
 	}
-	cs, err := s.hot().HotSessionByToken(clientToken)
+	var cs *simulator.ClientSession
+	err := s.store.View(func(tx simulator.Tx) (err error) { cs, err = tx.SessionByToken(clientToken); return })
 	if err != nil || cs == nil {
 		return nil, nil, errorsJoin(err, s.errClientToken(clientToken))
 	}

@@ -41,8 +41,7 @@ func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
 
 // PutRaw stores key/value pairs as they are, one transaction per file
 // (each tenant's, the catalog's). It is for tools that replicate records
-// read with TenantRecords (CloneCheckouts). Cached records it overwrites leave
-// the hot cache.
+// read with TenantRecords (CloneCheckouts).
 func (d *DB) PutRaw(pairs [][2]string) error {
 	return d.rawWrite(len(pairs), func(i int) string { return pairs[i][0] }, func(tx *buntdb.Tx, i int) error {
 		_, _, err := tx.Set(pairs[i][0], pairs[i][1], nil)
@@ -78,14 +77,12 @@ func (d *DB) rawWrite(n int, key func(int) string, op func(*buntdb.Tx, int) erro
 	}
 	for _, g := range order {
 		idx := groups[g]
-		var seq uint64
 		apply := func(tx *buntdb.Tx) error {
 			for _, i := range idx {
 				if err := op(tx, i); err != nil {
 					return err
 				}
 			}
-			seq = d.hot.seq.Add(1)
 			return nil
 		}
 		var err error
@@ -108,11 +105,6 @@ func (d *DB) rawWrite(n int, key func(int) string, op func(*buntdb.Tx, int) erro
 			return err
 		}
 		d.lastWrite.Store(time.Now().UnixNano())
-		for _, i := range idx { // no cached record outlives its overwrite or delete
-			if k := key(i); hotKind(k) != hotNone {
-				d.hot.drop(k, seq)
-			}
-		}
 		d.notifyKeys(func(yield func(string) bool) {
 			for _, i := range idx {
 				if !yield(key(i)) {
@@ -122,4 +114,18 @@ func (d *DB) rawWrite(n int, key func(int) string, op func(*buntdb.Tx, int) erro
 		})
 	}
 	return nil
+}
+
+// viewTenant runs fn in a read view of tenant tid's file (an empty one when
+// the tenant has no file), the file held meanwhile.
+func (d *DB) viewTenant(tid string, fn func(*buntdb.Tx) error) error {
+	f, err := d.reg.acquire(tid, false)
+	if err != nil {
+		return err
+	}
+	if f == nil {
+		return d.empty.View(fn)
+	}
+	defer d.reg.release(f)
+	return f.db.View(fn)
 }

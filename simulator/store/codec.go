@@ -65,6 +65,10 @@ func init() {
 		DefaultMapType:   reflect.TypeFor[map[string]any](),
 		UTF8:             cbor.UTF8DecodeInvalid, // as JSON read them: a string is never refused
 		MaxArrayElements: 1 << 24, MaxMapPairs: 1 << 24,
+		// The API accepts JSON nested 32 levels deep (metadata, options); a
+		// record nests it a few levels further (a session's data, an event's
+		// payment), past the decoder's default of 32.
+		MaxNestedLevels: 128,
 	}.DecModeWithTags(tags)
 	if err != nil {
 		panic(err)

@@ -45,7 +45,6 @@ const (
 type DB struct {
 	catalog *buntdb.DB
 	path    string
-	hot     *hotCache // recently used typed records (hotcache.go)
 	tenants tenantCache
 	disk    *disk // the catalog's; nil for ":memory:"
 	reg     *registry
@@ -143,10 +142,8 @@ func Open(path, fsync string, opts Options) (*DB, error) {
 		cat.Close()
 		return nil, err
 	}
-	hot := newHotCache()
-	forget := func(tid string) { hot.dropTenant(tid, hot.seq.Add(1)) }
-	d := &DB{catalog: cat, path: path, hot: hot, disk: dk, empty: empty, changes: newChangeHub(), log: opts.Log,
-		reg:  newRegistry(TenantsDir(path), fsync, opts.Log, memory, opts.IdleClose, opts.MaxOpen, marks, forget),
+	d := &DB{catalog: cat, path: path, disk: dk, empty: empty, changes: newChangeHub(), log: opts.Log,
+		reg:  newRegistry(TenantsDir(path), fsync, opts.Log, memory, opts.IdleClose, opts.MaxOpen, marks),
 		stop: make(chan struct{}), done: make(chan struct{}), migrated: moved}
 	if err := d.hints.load(cat); err != nil {
 		d.disk.close(false)
@@ -189,7 +186,7 @@ func initCatalog(cat *buntdb.DB, path string) error {
 
 // loop is the store's one background goroutine: every diskTick the disk
 // work of the catalog and of every open tenant file (disk.go) and, once no
-// file was written for shrinkIdle, the hot cache emptied and the free heap
+// file was written for shrinkIdle, the payment caches emptied and the free heap
 // returned to the OS (so the resident size of an idle server is its live
 // data, not its peak); every sweepTick (a quarter of IdleClose, at most
 // 30 s), and when the registry asks, the sweep that closes tenants.
@@ -212,7 +209,9 @@ func (d *DB) loop() {
 			d.disk.tick()
 			d.reg.tick()
 			if last := d.lastWrite.Load(); time.Since(time.Unix(0, last)) >= shrinkIdle && last != freedAt {
-				d.hot.clear()
+				for _, f := range d.reg.openFiles() {
+					f.payments.clear()
+				}
 				debug.FreeOSMemory()
 				freedAt = last
 			}
@@ -283,14 +282,12 @@ func (d *DB) Update(fn func(simulator.Tx) error) error {
 	err := tx.commit()
 	if err != nil {
 		if tx.catWrote { // the catalog's part committed, the tenant's failed
-			tx.publishHot()
 			d.disk.committed()
 		}
 		tx.end()
 		return err
 	}
 	d.lastWrite.Store(time.Now().UnixNano())
-	tx.publishHot() // only what committed
 	if tx.catWrote {
 		d.disk.committed()
 	}

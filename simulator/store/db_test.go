@@ -34,8 +34,8 @@ func read(t *testing.T, db *store.DB, tid, id string) *simulator.Payment {
 	return p
 }
 
-// The decoded-payment cache never serves a write that was rolled back, a
-// deleted record, or a copy that a caller changed.
+// A read never serves a write that was rolled back, a deleted record, or a
+// copy that a caller changed.
 func TestPaymentReadsAfterRollbackDeleteAndChange(t *testing.T) {
 	db := openDB(t)
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(payment("p1", simulator.StatusPending)) }))

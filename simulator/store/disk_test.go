@@ -98,7 +98,7 @@ func TestDiskShrink(t *testing.T) {
 
 	db2 := openFile(t, path, FsyncEverySecond)
 	for id, want := range map[string]string{"a": big + "/1599", "b": "http://after-shrink"} {
-		tn, err := db2.CachedTenant(id)
+		tn, err := db2.ReadTenant(id)
 		require.NoError(t, err)
 		require.NotNil(t, tn, id)
 		assert.Equal(t, want, tn.WebhookURL)
@@ -202,7 +202,7 @@ func TestCloseOutOfTimeSkipsTheShrink(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotContains(t, string(raw), kShrinkDue, "the marker is gone")
 	}
-	tn, err := db.CachedTenant("a")
+	tn, err := db.ReadTenant("a")
 	require.NoError(t, err)
 	require.NotNil(t, tn)
 	assert.Equal(t, big+"/599", tn.WebhookURL)

@@ -6,10 +6,12 @@
 // hints.go for the next-due hints, catalog.go for a transaction's catalog
 // writes). Key layout in keys.go, typed transaction methods in tx.go; every
 // tenant's records live under the prefix "t:<tenant>:" in its own file.
-// Tenants and API keys (hot.go) and recently used payments, sessions,
-// instruments, attempts and client tokens (hotcache.go, hot_records.go)
-// are also kept in memory as typed values, coherent with buntdb, for reads
-// that take no store lock. Records are CBOR behind a format version byte
+// Every read hands out a value of the caller's own. Two caches sit behind
+// Tx, each handing out copies: the tenant cache (tenant_cache.go: tenants
+// and the API key index, read from the catalog, dropped on every tenant
+// write) and each tenant file's cache of recently read payments
+// (payment_cache.go: checked against the stored record on every read, gone
+// with its file). Records are CBOR behind a format version byte
 // (codec.go); the JSON records of an older file are converted by the
 // migration (migrate.go). It implements the observers' storage port too
 // (observe.Store, observed.go). The catalog also knows how far each

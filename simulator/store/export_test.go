@@ -5,26 +5,23 @@ import (
 	"errors"
 
 	"github.com/tidwall/buntdb"
+
+	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Test hooks (compiled into this package's tests only).
 
-// SetHotGenSize sets the size of a generation of each shard of the hot
-// cache, so that tests turn generations over often. Call it before use.
-func (d *DB) SetHotGenSize(n int) { d.hot.genSize = n }
+// ReadTenant reads tenant id in a read transaction (nil when there is none).
+func (d *DB) ReadTenant(id string) (tn *simulator.Tenant, err error) {
+	err = d.View(func(tx simulator.Tx) (err error) { tn, err = tx.Tenant(id); return })
+	return tn, err
+}
 
-// HotLen counts the records the hot cache holds.
-func (d *DB) HotLen() int { return d.hot.len() }
-
-// HotMaxEntries is the cache's bound at its default generation size.
-const HotMaxEntries = hotMaxEntries
-
-// SetHotMissHook makes every lock-free read that missed call f between its
-// read of the store and its publish.
-func (d *DB) SetHotMissHook(f func(key string)) { d.hot.afterMiss = f }
-
-// DropHotCache empties the hot cache (memory measurements).
-func (d *DB) DropHotCache() { d.hot = newHotCache() }
+// ReadTenantByAPIKey reads the tenant of an API key in a read transaction.
+func (d *DB) ReadTenantByAPIKey(key string) (tn *simulator.Tenant, err error) {
+	err = d.View(func(tx simulator.Tx) (err error) { tn, err = tx.TenantByAPIKey(key); return })
+	return tn, err
+}
 
 // RecordJSON renders a stored record as JSON, member names as stored, for
 // tests of what a record holds.

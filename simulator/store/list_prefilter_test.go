@@ -186,8 +186,7 @@ func ids(ps []*simulator.Payment) []string {
 }
 
 // BenchmarkListPayments lists a page of 10,000 payments with and without
-// exact filters, reading from the hot cache (warm) and decoding every record
-// it reads (cold):
+// exact filters:
 //
 //	go test ./simulator/store -run '^$' -bench ListPayments
 func BenchmarkListPayments(b *testing.B) {
@@ -217,23 +216,14 @@ func BenchmarkListPayments(b *testing.B) {
 		{"customer", simulator.PaymentQuery{Limit: 25, CustomerID: []string{"cust-7"}}},
 		{"customer_email_none", simulator.PaymentQuery{Limit: 25, CustomerEmail: []string{"nobody@example.com"}}},
 	}
-	for _, cold := range []bool{false, true} {
-		for _, q := range queries {
-			name := "warm/" + q.name
-			if cold {
-				name = "cold/" + q.name
-			}
-			b.Run(name, func(b *testing.B) {
-				for b.Loop() {
-					if cold {
-						db.DropHotCache()
-					}
-					if err := db.View(func(tx simulator.Tx) error { _, err := tx.ListPayments("t1", q.q); return err }); err != nil {
-						b.Fatal(err)
-					}
+	for _, q := range queries {
+		b.Run(q.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := db.View(func(tx simulator.Tx) error { _, err := tx.ListPayments("t1", q.q); return err }); err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+			}
+		})
 	}
 }
 

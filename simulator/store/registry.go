@@ -32,8 +32,10 @@ type tenantFile struct {
 	db     *buntdb.DB
 	disk   *disk       // nil for ":memory:"
 	events *eventIndex // events by payment (event_index.go)
-	err    error       // the open failed (a TenantUnavailable); retried after errAt+openRetry
-	errAt  time.Time
+	// payments: recently read payments, decoded (payment_cache.go).
+	payments paymentCache
+	err      error // the open failed (a TenantUnavailable); retried after errAt+openRetry
+	errAt    time.Time
 
 	// Under registry.mu:
 	refs     int
@@ -61,10 +63,6 @@ type registry struct {
 	opened atomic.Pointer[func(tid string)]
 	// marks: how far each tenant's file is known to reach (file_marks.go).
 	marks *fileMarks
-	// forget drops what the store keeps in memory of tenant tid's records
-	// (the hot cache), when its file closes or fails to open: nothing read
-	// from a file outlives it.
-	forget func(tid string)
 
 	mu     sync.Mutex
 	m      map[string]*tenantFile
@@ -90,8 +88,8 @@ const failingWarnEvery = time.Hour
 // comes back without a restart).
 const openRetry = 10 * time.Second
 
-func newRegistry(dir, fsync string, log *slog.Logger, memory bool, idle time.Duration, max int, marks *fileMarks, forget func(tid string)) *registry {
-	return &registry{dir: dir, fsync: fsync, log: log, memory: memory, idle: idle, max: max, marks: marks, forget: forget,
+func newRegistry(dir, fsync string, log *slog.Logger, memory bool, idle time.Duration, max int, marks *fileMarks) *registry {
+	return &registry{dir: dir, fsync: fsync, log: log, memory: memory, idle: idle, max: max, marks: marks,
 		kick: make(chan struct{}, 1), m: map[string]*tenantFile{}, failing: map[string]time.Time{}}
 }
 
@@ -219,12 +217,11 @@ func (r *registry) open(f *tenantFile) {
 }
 
 // fail makes f's open fail with e (a TenantUnavailable; err is the cause,
-// for the log), and forgets anything read of the tenant before.
+// for the log).
 func (r *registry) fail(f *tenantFile, e *simulator.Error, err error) {
 	f.err = fmt.Errorf("store: tenant %s: %w", f.tid, e)
 	f.errAt = time.Now()
 	r.logFailure(f, err)
-	r.forget(f.tid)
 }
 
 // logFailure logs that f's file cannot be opened: ERROR the first time,
@@ -473,7 +470,6 @@ func (r *registry) finish(f *tenantFile, hurry bool) error {
 	if err != nil {
 		r.log.Error("store: closing a tenant's file", "tenant", f.tid, "file", f.path, "err", err)
 	}
-	r.forget(f.tid)
 	return err
 }
 

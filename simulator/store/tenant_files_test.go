@@ -119,8 +119,11 @@ func TestTenantFilesHoldTheirTenantOnly(t *testing.T) {
 		assert.Equal(t, "cs2", cs.ID)
 		return nil
 	}))
-	cs, err := db.HotSessionByToken(simulator.WithTenant("a:b/c", "cst_random"))
-	require.NoError(t, err)
+	var cs *simulator.ClientSession
+	require.NoError(t, db.View(func(tx simulator.Tx) (err error) {
+		cs, err = tx.SessionByToken(simulator.WithTenant("a:b/c", "cst_random"))
+		return err
+	}))
 	require.NotNil(t, cs)
 	require.NoError(t, db.Close())
 
@@ -323,7 +326,7 @@ func TestCorruptTenantFileStaysLocal(t *testing.T) {
 	p, err := readPay(t, db, "good", "p1")
 	require.NoError(t, err)
 	assert.NotNil(t, p, "another tenant works")
-	tn, err := db.CachedTenantByAPIKey("key-bad")
+	tn, err := db.ReadTenantByAPIKey("key-bad")
 	require.NoError(t, err)
 	assert.NotNil(t, tn, "the catalog still knows the tenant")
 	mu.Lock()
@@ -401,22 +404,22 @@ func TestResetAndDeleteTenant(t *testing.T) {
 	p, err := readPay(t, db, "t1", "p1")
 	require.NoError(t, err)
 	assert.Nil(t, p, "data gone")
-	tn, err := db.CachedTenant("t1")
+	tn, err := db.ReadTenant("t1")
 	require.NoError(t, err)
 	require.NotNil(t, tn, "settings stay")
 	assert.Equal(t, "http://hook", tn.WebhookURL)
 
 	putPay(t, db, "t1", "p2")
-	hot, err := db.HotPayment("t1", "p2")
+	p, err = readPay(t, db, "t1", "p2")
 	require.NoError(t, err)
-	require.NotNil(t, hot)
+	require.NotNil(t, p)
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.DeleteTenantData("t1", true) }))
-	tn, err = db.CachedTenantByAPIKey("key-t1")
+	tn, err = db.ReadTenantByAPIKey("key-t1")
 	require.NoError(t, err)
 	assert.Nil(t, tn, "the tenant is gone")
-	hot, err = db.HotPayment("t1", "p2")
+	p, err = readPay(t, db, "t1", "p2")
 	require.NoError(t, err)
-	assert.Nil(t, hot, "and its cached records")
+	assert.Nil(t, p, "and its records")
 	eventually(t, func() bool {
 		entries, err := os.ReadDir(TenantsDir(path))
 		return err == nil && len(entries) == 0
@@ -437,7 +440,7 @@ func TestTenantsOpenAndCloseUnderLoad(t *testing.T) {
 				tid := tenants[(w+i)%len(tenants)]
 				id := fmt.Sprintf("p-%d-%d", w, i)
 				assert.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(payOf(tid, id)) }))
-				p, err := db.HotPayment(tid, id)
+				p, err := readPay(t, db, tid, id)
 				assert.NoError(t, err)
 				assert.NotNil(t, p, id)
 				if i%5 == 0 {
@@ -449,7 +452,6 @@ func TestTenantsOpenAndCloseUnderLoad(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	db.DropHotCache()
 	for w := range 8 {
 		for i := range 25 {
 			p, err := readPay(t, db, tenants[(w+i)%len(tenants)], fmt.Sprintf("p-%d-%d", w, i))

@@ -37,14 +37,7 @@ type Tx struct {
 	hintReset map[string]bool
 	// doomed: tenants deleted whole, whose files go after the commit.
 	doomed []string
-	// hot: the typed record cache (hotcache.go); pending: this transaction's
-	// writes of cached records, published after its commit as of seq (the
-	// tenant's keys) or catSeq (the catalog's).
-	hot     *hotCache
-	pending map[string]*hotEntry
-	seq     uint64
-	catSeq  uint64
-	// tenantsWritten: a tenant or API key record changed (see hot.go).
+	// tenantsWritten: a tenant or API key record changed (see tenant_cache.go).
 	tenantsWritten bool
 	// wrote: the tenants whose records this transaction wrote (changes.go).
 	wrote    []string
@@ -59,7 +52,7 @@ type Tx struct {
 var _ simulator.Tx = (*Tx)(nil)
 
 func (d *DB) newTx(write bool) *Tx {
-	return &Tx{d: d, write: write, hot: d.hot, tenants: &d.tenants}
+	return &Tx{d: d, write: write, tenants: &d.tenants}
 }
 
 // AfterCommit keeps fn for DB.Update to run once the transaction has
@@ -126,19 +119,12 @@ func (t *Tx) end() { t.endTenant() }
 // tenant's transaction.
 func (t *Tx) commit() error {
 	if len(t.cat) > 0 {
-		hotCat := false
-		for k := range t.pending {
-			hotCat = hotCat || !isTenantKey(k)
-		}
 		err := t.d.catalog.Update(func(ctx *buntdb.Tx) error {
 			if err := t.applyCatalog(ctx); err != nil {
 				return err
 			}
 			if t.tenantsWritten { // under the catalog's lock: no reader refills it before the commit
 				t.d.tenants.invalidate()
-			}
-			if hotCat {
-				t.catSeq = t.hot.seq.Add(1)
 			}
 			return nil
 		})
@@ -153,16 +139,13 @@ func (t *Tx) commit() error {
 	t.d.hints.apply(t.hintReset, t.hintSet) // before the tenant's commit, under its lock (hints.go)
 	for _, tid := range t.doomed {
 		t.d.reg.doom(tid)
-		t.hot.dropTenant(tid, t.hot.seq.Add(1))
 	}
 	if t.btx == nil || t.tf == nil || !t.write {
 		return nil
 	}
-	t.sequence() // commit order (hotcache.go), under the tenant's lock
 	btx := t.btx
 	t.btx = nil
 	if err := btx.Commit(); err != nil {
-		t.seq = 0 // nothing of the tenant's is published (DB.Update publishes a committed catalog part)
 		return writeFailed(t.d.log, t.tf.path, err)
 	}
 	return nil
@@ -230,13 +213,7 @@ func (t *Tx) set(key, val string) error {
 	return err
 }
 
-func (t *Tx) setRaw(key, val string) error {
-	if err := t.set(key, val); err != nil {
-		return err
-	}
-	t.noteHot(key, val, nil, false)
-	return nil
-}
+func (t *Tx) setRaw(key, val string) error { return t.set(key, val) }
 
 func (t *Tx) del(key string) error {
 	if !t.write {
@@ -244,7 +221,6 @@ func (t *Tx) del(key string) error {
 	}
 	t.touch(key)
 	if !isTenantKey(key) {
-		t.noteHot(key, "", nil, true)
 		t.catDel(key)
 		return nil
 	}
@@ -253,7 +229,6 @@ func (t *Tx) del(key string) error {
 		return err
 	}
 	t.tenantWrote = true
-	t.noteHot(key, "", nil, true)
 	_, err = btx.Delete(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return nil
@@ -287,6 +262,38 @@ func (t *Tx) events(tid string) (*buntdb.Tx, *eventIndex, error) {
 	return btx, t.tf.events, nil
 }
 
+// readTyped reads the record at key with dec: a value of the caller's own,
+// decoded from the stored bytes on every read. nil when there is no record,
+// or when id could reach into another key's range (ids made by the product
+// never contain ':' or '/').
+func readTyped[T any](t *Tx, id, key, tid string, dec func(raw, tid string) (*T, error)) (*T, error) {
+	if id == "" || strings.ContainsAny(id, ":/") {
+		return nil, nil
+	}
+	raw, err := t.raw(key)
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	v, err := dec(raw, tid)
+	return v, unreadable(key, err)
+}
+
+func decodeSession(raw, _ string) (*simulator.ClientSession, error) {
+	var cs simulator.ClientSession
+	if err := decode(raw, &cs); err != nil {
+		return nil, err
+	}
+	return &cs, nil
+}
+
+func decodeAttempt(raw, _ string) (*simulator.Attempt, error) {
+	var a simulator.Attempt
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
 func getTyped[T any](t *Tx, key string) (*T, error) {
 	var v T
 	ok, err := t.get(key, &v)
@@ -299,15 +306,17 @@ func getTyped[T any](t *Tx, key string) (*T, error) {
 // Tenants.
 
 func (t *Tx) Tenant(id string) (*simulator.Tenant, error) {
-	return t.cachedTenant(id, func() (*simulator.Tenant, error) { return getTyped[simulator.Tenant](t, kTenant(id)) })
+	return t.cachedTenant(id, false, func() (*simulator.Tenant, error) { return getTyped[simulator.Tenant](t, kTenant(id)) })
 }
 
 func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
-	id, err := t.raw(kAPIKey(key))
-	if err != nil || id == "" {
-		return nil, err
-	}
-	return t.Tenant(id)
+	return t.cachedTenant(key, true, func() (*simulator.Tenant, error) {
+		id, err := t.raw(kAPIKey(key))
+		if err != nil || id == "" {
+			return nil, err
+		}
+		return getTyped[simulator.Tenant](t, kTenant(id))
+	})
 }
 
 func (t *Tx) Tenants() ([]*simulator.Tenant, error) { return t.cachedTenants(t.tenantList) }
@@ -448,7 +457,7 @@ func (t *Tx) deleteOldTokens(tid string) error {
 // is found in the catalog's lookup table (ctok:<token> -> <tenant>/<id>).
 
 func (t *Tx) Session(tid, id string) (*simulator.ClientSession, error) {
-	return txGet(t, kSession(tid, id), tid, decodeSession, (*simulator.ClientSession).Clone)
+	return readTyped(t, id, kSession(tid, id), tid, decodeSession)
 }
 
 func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
@@ -479,7 +488,7 @@ func (t *Tx) PutSession(cs *simulator.ClientSession) error {
 	} else if err := t.putOldRef(kCTok(cs.ClientToken), esc(cs.TenantID)+"/"+cs.ID); err != nil {
 		return err
 	}
-	return t.putTyped(kSession(cs.TenantID, cs.ID), cs, cs.Clone())
+	return t.put(kSession(cs.TenantID, cs.ID), cs)
 }
 
 // putOldRef writes a catalog lookup entry of a token that does not carry
@@ -495,10 +504,7 @@ func (t *Tx) putOldRef(key, ref string) error {
 // Payment instruments.
 
 func (t *Tx) Instrument(tid, tok string) (*simulator.Instrument, error) {
-	if tok == "" {
-		return nil, nil
-	}
-	return txGet(t, kInstrument(tid, tok), tid, decodeInstrument, (*simulator.Instrument).Clone)
+	return readTyped(t, tok, kInstrument(tid, tok), tid, decodeInstrument)
 }
 
 func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, error) {
@@ -533,7 +539,7 @@ func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 	if err != nil {
 		return err
 	}
-	return t.putHot(kInstrument(in.TenantID, in.Token), string(b), in.Clone())
+	return t.set(kInstrument(in.TenantID, in.Token), string(b))
 }
 
 // Payments.
@@ -542,7 +548,24 @@ func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	return txGet(t, kPayment(tid, id), tid, decodePayment, (*simulator.Payment).Clone)
+	key := kPayment(tid, id)
+	raw, err := t.raw(key)
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	var c *paymentCache
+	if t.tf != nil {
+		c = &t.tf.payments
+		if p := c.get(key, raw); p != nil {
+			return p, nil
+		}
+	}
+	p, err := decodePayment(raw, tid)
+	if err != nil || c == nil {
+		return p, unreadable(key, err)
+	}
+	c.put(key, raw, p)
+	return p.Clone(), nil
 }
 
 func (t *Tx) PutPayment(p *simulator.Payment) error {
@@ -556,7 +579,7 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if err != nil {
 		return err
 	}
-	return t.putHot(kPayment(p.TenantID, p.ID), string(b), p.Clone()) // published only if this transaction commits
+	return t.set(kPayment(p.TenantID, p.ID), string(b))
 }
 
 // PaymentByChallenge, PutChallenge, DeleteChallenge: a challenge token's
@@ -832,11 +855,11 @@ func (t *Tx) ClaimIdempotency(tid, key, pid string) error {
 // Attempts.
 
 func (t *Tx) Attempt(tid, id string) (*simulator.Attempt, error) {
-	return txGet(t, kAttempt(tid, id), tid, decodeAttempt, (*simulator.Attempt).Clone)
+	return readTyped(t, id, kAttempt(tid, id), tid, decodeAttempt)
 }
 
 func (t *Tx) PutAttempt(a *simulator.Attempt) error {
-	return t.putTyped(kAttempt(a.TenantID, a.ID), a, a.Clone())
+	return t.put(kAttempt(a.TenantID, a.ID), a)
 }
 
 func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {

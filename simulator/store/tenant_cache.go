@@ -1,25 +1,27 @@
 package store
 
 import (
-	"errors"
 	"strings"
 	"sync"
-
-	"github.com/tidwall/buntdb"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // tenantCache keeps decoded tenants and the API key -> tenant index in
-// memory, so authenticating a request decodes no JSON and takes no store
-// lock, and transactions read tenants without decoding them. buntdb stays
-// the source of truth: entries are filled from it on first use, and the
-// whole cache is dropped by every transaction that writes a tenant or API
-// key record, at the end of its function while it still holds the write
-// lock (so no reader can refill it with the old value before the commit)
-// and again after it, committed or not. A generation counter keeps a reader
-// that read the store before such a write from publishing what it read.
-// Unknown keys are not remembered (no growth from bad credentials).
+// memory, so that the tenant read of every authenticated request
+// (Tx.TenantByAPIKey) decodes nothing and takes no store lock: it spares
+// about 2.5-3 µs and 21 of 24 allocations (0.9 KB of 1.3) per request,
+// measured with BenchmarkTenantByAPIKey on the shared 2-core VM (0.7-1.1 µs
+// from memory, its copy included, against 3.0-4.2 µs from the catalog). Transactions (Tx)
+// are its only readers. buntdb stays the source of truth: entries are filled
+// from it on first use, and the whole cache is dropped by every transaction
+// that writes a tenant or API key record, at the end of its function while
+// it still holds the write lock (so no reader can refill it with the old
+// value before the commit) and again after it, committed or not. A
+// generation counter keeps a reader that read the store before such a write
+// from publishing what it read. Unknown keys are not remembered (no growth
+// from bad credentials). It holds catalog records only, never a tenant
+// file's, so a tenant file's close or failed open leaves it as it is.
 //
 // Cached tenants are immutable: callers receive a deep copy (Tenant.Clone)
 // each time, so changing a caller's keys in place cannot reach the cache.
@@ -127,72 +129,17 @@ func (t *Tx) cachedTenants(read func() ([]*simulator.Tenant, error)) ([]*simulat
 	return list, err
 }
 
-// CachedTenant resolves a tenant by id from memory, reading the store (one
-// read transaction) only on a miss. nil when there is no such tenant.
-func (d *DB) CachedTenant(id string) (*simulator.Tenant, error) {
-	t, gen, ok := d.tenants.get(id, false)
-	if ok {
-		return t, nil
-	}
-	var raw string
-	raw, err := d.catalogGet(kTenant(id))
-	if err == nil && raw != "" {
-		t = new(simulator.Tenant)
-		if err = decode(raw, t); err != nil {
-			t = nil
-		}
-	}
-	if err == nil && t != nil {
-		d.tenants.put(t, gen)
-	}
-	return t, err
-}
-
-// CachedTenantByAPIKey resolves an API key to its tenant from memory,
-// reading the store only on a miss. nil when no tenant has the key.
-func (d *DB) CachedTenantByAPIKey(key string) (*simulator.Tenant, error) {
-	t, gen, ok := d.tenants.get(key, true)
-	if ok {
-		return t, nil
-	}
-	err := d.catalog.View(func(btx *buntdb.Tx) error {
-		id, err := btx.Get(kAPIKey(key))
-		if errors.Is(err, buntdb.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		raw, err := btx.Get(kTenant(id))
-		if errors.Is(err, buntdb.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		t = new(simulator.Tenant)
-		if err := decode(raw, t); err != nil {
-			t = nil
-			return err
-		}
-		return nil
-	})
-	if err == nil && t != nil {
-		d.tenants.put(t, gen)
-	}
-	return t, err
-}
-
-// cachedTenant serves Tx.Tenant from the tenant cache, reading the store
-// (read) on a miss. A transaction that wrote a tenant reads the store: its
-// own writes are not in the cache (they are in its catalog buffer). The
+// cachedTenant serves Tx.Tenant (byKey false: s is a tenant id) and
+// Tx.TenantByAPIKey (s is an API key) from the tenant cache, reading the
+// store (read) on a miss. A transaction that wrote a tenant reads the store:
+// its own writes are not in the cache (they are in its catalog buffer). The
 // generation taken before the read keeps a value read before another
 // transaction's tenant write committed from being published.
-func (t *Tx) cachedTenant(id string, read func() (*simulator.Tenant, error)) (*simulator.Tenant, error) {
+func (t *Tx) cachedTenant(s string, byKey bool, read func() (*simulator.Tenant, error)) (*simulator.Tenant, error) {
 	if t.tenants == nil || t.tenantsWritten {
 		return read()
 	}
-	if tn, _, ok := t.tenants.get(id, false); ok {
+	if tn, _, ok := t.tenants.get(s, byKey); ok {
 		return tn, nil
 	}
 	gen := t.tenants.generation()

@@ -13,16 +13,16 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// TestTenantMemory: tenants and API keys resolved from memory follow every
+// TestTenantCache: tenants and API keys read through the cache follow every
 // tenant write (committed or rolled back), and a caller changing its copy
 // changes nothing for the next one.
-func TestTenantMemory(t *testing.T) {
+func TestTenantCache(t *testing.T) {
 	db := openDB(t)
 	put := func(tn *simulator.Tenant) {
 		require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutTenant(tn) }))
 	}
 	keyOf := func(k string) string {
-		tn, err := db.CachedTenantByAPIKey(k)
+		tn, err := db.ReadTenantByAPIKey(k)
 		require.NoError(t, err)
 		if tn == nil {
 			return ""
@@ -38,7 +38,7 @@ func TestTenantMemory(t *testing.T) {
 	}{
 		{"first read fills", func() {}, map[string]string{"k1": "a/http://one", "k2": ""}},
 		{"caller's copy is its own", func() {
-			tn, err := db.CachedTenantByAPIKey("k1")
+			tn, err := db.ReadTenantByAPIKey("k1")
 			require.NoError(t, err)
 			tn.WebhookURL = "http://changed"
 		}, map[string]string{"k1": "a/http://one"}},
@@ -85,7 +85,7 @@ func TestTenantMemory(t *testing.T) {
 					assert.Equal(t, want, keyOf(k), "key %s", k)
 				}
 			}
-			tn, err := db.CachedTenant("a")
+			tn, err := db.ReadTenant("a")
 			require.NoError(t, err)
 			if s.want["k2"] == "" && s.want["k1"] == "" {
 				assert.Nil(t, tn)
@@ -110,10 +110,10 @@ func TestTenantMemory(t *testing.T) {
 	}
 }
 
-// TestTenantMemoryConcurrent: while a writer changes a tenant over and
+// TestTenantCacheConcurrent: while a writer changes a tenant over and
 // over, a reader never sees an older version after a newer one, and once an
 // Update returned every later read sees at least its version.
-func TestTenantMemoryConcurrent(t *testing.T) {
+func TestTenantCacheConcurrent(t *testing.T) {
 	db := openDB(t)
 	version := func(n int) *simulator.Tenant {
 		return &simulator.Tenant{ID: "a", APIKeys: []simulator.APIKey{{Key: "k"}}, ClockOffset: time.Duration(n)}
@@ -137,7 +137,7 @@ func TestTenantMemoryConcurrent(t *testing.T) {
 				var tn *simulator.Tenant
 				var err error
 				if r%2 == 0 {
-					tn, err = db.CachedTenantByAPIKey("k")
+					tn, err = db.ReadTenantByAPIKey("k")
 				} else {
 					err = db.View(func(tx simulator.Tx) (err error) { tn, err = tx.Tenant("a"); return })
 				}
