@@ -7,9 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 	"go.yaml.in/yaml/v3"
@@ -37,18 +38,27 @@ const (
 	OpenAPIYAML = "yaml"
 )
 
-// openAPIDir holds the generated documents, openapi-<version>.<format>.gz.
-//
-//go:embed openapi/*.gz
+// openAPIFile holds the generated documents of every version in one
+// bundle (openAPIBundle), gzipped: each document's compact JSON, from
+// which the served JSON (indented) and YAML (block style) are rendered
+// byte for byte as the builder renders them (renderOpenAPI). One compact
+// form shared by the versions instead of both rendered forms of each keeps
+// 159 KB out of the binary.
+const openAPIFile = "openapi/openapi.json.gz"
+
+//go:embed openapi/openapi.json.gz
 var openAPIDir embed.FS
 
-// openAPIFile is the generated document's file of version v in format.
-func openAPIFile(v simulator.APIVersion, format string) string {
-	return "openapi/openapi-" + string(v) + "." + format + ".gz"
+// rendered keeps each document once rendered (at most one per version and
+// format, made on first use): rendering the YAML takes a quarter of a
+// second of CPU, which a CI job fetching it per test must not pay each time.
+var rendered struct {
+	sync.Mutex
+	docs map[string][]byte
 }
 
 // generatedOpenAPI is the generated document of version v in format, as
-// the builder wrote it.
+// the builder renders it. The caller must not change it.
 func generatedOpenAPI(v simulator.APIVersion, format string) ([]byte, error) {
 	if !slices.Contains(simulator.APIVersions, v) {
 		return nil, fmt.Errorf("API version %q is not %s", v, simulator.AcceptedAPIVersions())
@@ -56,7 +66,30 @@ func generatedOpenAPI(v simulator.APIVersion, format string) ([]byte, error) {
 	if format != OpenAPIJSON && format != OpenAPIYAML {
 		return nil, fmt.Errorf("format %q is not %s or %s", format, OpenAPIJSON, OpenAPIYAML)
 	}
-	f, err := openAPIDir.Open(openAPIFile(v, format))
+	key := string(v) + "." + format
+	rendered.Lock()
+	defer rendered.Unlock()
+	if doc, ok := rendered.docs[key]; ok {
+		return doc, nil
+	}
+	raw, err := compactOpenAPI(v)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := renderOpenAPIAs(raw, format)
+	if err != nil {
+		return nil, err
+	}
+	if rendered.docs == nil {
+		rendered.docs = map[string][]byte{}
+	}
+	rendered.docs[key] = doc
+	return doc, nil
+}
+
+// embeddedOpenAPI is the embedded bundle.
+func embeddedOpenAPI() (*openAPIBundle, error) {
+	f, err := openAPIDir.Open(openAPIFile)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +98,80 @@ func generatedOpenAPI(v simulator.APIVersion, format string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return io.ReadAll(zr)
+	var b openAPIBundle
+	if err := json.NewDecoder(zr).Decode(&b); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// compactOpenAPI is the compact JSON of version v's generated document.
+func compactOpenAPI(v simulator.APIVersion) ([]byte, error) {
+	b, err := embeddedOpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	return b.doc(string(v))
+}
+
+// renderOpenAPIAs renders a document's compact JSON in format: JSON
+// indented by two spaces with a final newline, or YAML read from the same
+// JSON as nodes (so in the same order) and written in block style.
+func renderOpenAPIAs(raw []byte, format string) ([]byte, error) {
+	var buf bytes.Buffer
+	if format == OpenAPIJSON {
+		if err := json.Indent(&buf, raw, "", "  "); err != nil {
+			return nil, err
+		}
+		buf.WriteByte('\n')
+		return buf.Bytes(), nil
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(raw, &node); err != nil {
+		return nil, err
+	}
+	blockStyle(&node, map[string]bool{})
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&node); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// blockStyle turns JSON's flow style into YAML's block style, keeping
+// strings quoted where YAML would read them as something else. plain
+// remembers which strings may go unquoted (a document repeats its keys
+// thousands of times; asking YAML about each once makes rendering a
+// document 10 times faster).
+func blockStyle(n *yaml.Node, plain map[string]bool) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		n.Style = yaml.DoubleQuotedStyle
+		if strings.Contains(n.Value, "\n") && !strings.ContainsAny(n.Value, "\t\r") {
+			n.Style = yaml.LiteralStyle
+		} else if !strings.ContainsAny(n.Value, "\n\"\\:#'&*!|>%@`{}[],") && n.Value != "" {
+			ok, known := plain[n.Value]
+			if !known {
+				var probe any
+				if yaml.Unmarshal([]byte(n.Value), &probe) == nil {
+					s, isString := probe.(string)
+					ok = isString && s == n.Value
+				}
+				plain[n.Value] = ok
+			}
+			if ok {
+				n.Style = 0
+			}
+		}
+	} else {
+		n.Style = 0
+	}
+	for _, c := range n.Content {
+		blockStyle(c, plain)
+	}
 }
 
 // OpenAPIDocument is the document of version v in format (OpenAPIJSON or

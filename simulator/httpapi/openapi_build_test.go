@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -25,62 +23,25 @@ import (
 // builds with the documents the server embeds (openapi.go) and, with
 // -update-openapi (go generate), rewrites them.
 
-// openAPIBytes is one version's document, rendered.
-type openAPIBytes struct{ json, yaml []byte }
+// openAPIBytes is one version's document: its compact JSON (what the
+// binary embeds) and its two renderings.
+type openAPIBytes struct{ raw, json, yaml []byte }
 
-// renderOpenAPI writes doc as indented JSON and as YAML in the same order
-// (the YAML is the JSON re-read as YAML nodes, in block style).
+// renderOpenAPI writes doc as compact JSON and renders it as the server
+// does (renderOpenAPIAs: indented JSON, and YAML in the same order).
 func renderOpenAPI(doc *openapi3.T) (openAPIBytes, error) {
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return openAPIBytes{}, err
 	}
-	var out openAPIBytes
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+	out := openAPIBytes{raw: raw}
+	if out.json, err = renderOpenAPIAs(raw, OpenAPIJSON); err != nil {
 		return openAPIBytes{}, err
 	}
-	buf.WriteByte('\n')
-	out.json = buf.Bytes()
-	var node yaml.Node
-	if err := yaml.Unmarshal(raw, &node); err != nil {
+	if out.yaml, err = renderOpenAPIAs(raw, OpenAPIYAML); err != nil {
 		return openAPIBytes{}, err
 	}
-	blockStyle(&node)
-	var yb bytes.Buffer
-	enc := yaml.NewEncoder(&yb)
-	enc.SetIndent(2)
-	if err := enc.Encode(&node); err != nil {
-		return openAPIBytes{}, err
-	}
-	if err := enc.Close(); err != nil {
-		return openAPIBytes{}, err
-	}
-	out.yaml = yb.Bytes()
 	return out, nil
-}
-
-// blockStyle turns JSON's flow style into YAML's block style, keeping
-// strings quoted where YAML would read them as something else.
-func blockStyle(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
-		n.Style = yaml.DoubleQuotedStyle
-		if strings.Contains(n.Value, "\n") && !strings.ContainsAny(n.Value, "\t\r") {
-			n.Style = yaml.LiteralStyle
-		} else if !strings.ContainsAny(n.Value, "\n\"\\:#'&*!|>%@`{}[],") && n.Value != "" {
-			var probe any
-			if yaml.Unmarshal([]byte(n.Value), &probe) == nil {
-				if s, ok := probe.(string); ok && s == n.Value {
-					n.Style = 0
-				}
-			}
-		}
-	} else {
-		n.Style = 0
-	}
-	for _, c := range n.Content {
-		blockStyle(c)
-	}
 }
 
 // BuildOpenAPI builds the document of version v.
