@@ -57,6 +57,38 @@ func TestOnlyRootsImportTheStore(t *testing.T) {
 	assert.Positive(t, importers, "a root imports the store (the check saw the imports)")
 }
 
+// TestInnerImports: the packages below the service import what their floor
+// allows and nothing else (STYLE.md, "dependencies point inward"): the
+// module packages listed, no other module, no HTTP (which belongs to
+// simulator/httpapi). The kernel's own rules (no locks, goroutines or I/O)
+// are simulator/imports_test.go's.
+func TestInnerImports(t *testing.T) {
+	pkgs := modulePackages(t)
+	rules := []struct {
+		pkg     string
+		allowed []string // module packages it may import
+		why     string
+	}{
+		{module + "/simulator/observe", []string{module + "/simulator"},
+			"the seam imports the standard library and the kernel only, so that the service and the adapters can all reach it"},
+	}
+	for _, r := range rules {
+		imports, ok := pkgs[r.pkg]
+		require.True(t, ok, "%s is a package of the module", r.pkg)
+		require.NotEmpty(t, imports, "%s's imports were read", r.pkg)
+		for _, imp := range imports {
+			first, _, _ := strings.Cut(imp, "/")
+			switch {
+			case slices.Contains(r.allowed, imp):
+			case strings.Contains(first, "."):
+				assert.Failf(t, "forbidden import", "%s imports %s: %s", r.pkg, imp, r.why)
+			case imp == "net/http" || strings.HasPrefix(imp, "net/http/"):
+				assert.Failf(t, "forbidden import", "%s imports %s: HTTP belongs to simulator/httpapi", r.pkg, imp)
+			}
+		}
+	}
+}
+
 // TestServicePortsUnexported: the service's ports (the store, the clock,
 // the processor, ...) and its settings are unexported fields, so no adapter
 // reaches a port around the service's methods.
