@@ -26,7 +26,7 @@ func (s *Server) clientSession(c echo.Context) (*simulator.ClientSession, *simul
 	if err != nil {
 		return nil, nil, err
 	}
-	c.Set(ctxTenant, t)
+	setTenant(c, t)
 	return cs, t, nil
 }
 
@@ -117,6 +117,6 @@ func (s *Server) clientChallenge(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Set(ctxTenant, &simulator.Tenant{ID: p.TenantID})
+	setTenant(c, &simulator.Tenant{ID: p.TenantID})
 	return writeJSON(c, http.StatusOK, map[string]string{"resumeToken": resume})
 }

@@ -299,9 +299,7 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		at: now, method: r.Method, path: redact.String(r.URL.Path), status: status,
 		latencyMs: time.Since(start).Milliseconds(), tenantID: t.ID, requestID: requestID(c),
 	}
-	if v, ok := c.Get(ctxVersion).(simulator.APIVersion); ok {
-		e.apiVersion = string(v)
-	}
+	e.apiVersion = string(notesOf(c).version)
 	// The request body is shared with the handler (never written after
 	// readBody): copied unless redactFields made a private one.
 	if len(red.req) > 0 {
@@ -387,7 +385,8 @@ func journalPaymentIDs(c echo.Context, route string, status int, resp []byte) []
 		}
 	case route == "POST /payments" || route == "POST /client/payments" || route == "POST /payment-attempts/:id/approve" ||
 		route == "GET /_sandbox/payment-attempts/:id":
-		if id, ok := c.Get(ctxAnswerPayment).(string); ok { // the answer's DTO said it: no parse
+		if n := notesOf(c); n.answered { // the answer's DTO said it: no parse
+			id := n.answerPayment
 			if id != "" {
 				ids = append(ids, id)
 			}

@@ -169,7 +169,7 @@ func TestRetryAfter504Hint(t *testing.T) {
 	release := make(chan struct{})
 	calls := 0
 	asTenant := func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error { c.Set(ctxTenant, &simulator.Tenant{ID: "t1"}); return next(c) }
+		return func(c echo.Context) error { setTenant(c, &simulator.Tenant{ID: "t1"}); return next(c) }
 	}
 	s.e.POST("/payments", func(c echo.Context) error {
 		calls++

@@ -26,8 +26,7 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		rid := uuid.NewString()
-		c.Set(ctxRequestID, rid)
-		c.Set(ctxServer, s)
+		notesOf(c).requestID = rid
 		c.Response().Header().Set("X-Request-Id", rid)
 		cw := s.journalStart(c)
 		err := recovered(next, c)
@@ -107,7 +106,7 @@ func (s *Server) authenticate(c echo.Context) (simulator.APIKey, error) {
 	if err != nil {
 		return key, err
 	}
-	c.Set(ctxTenant, t)
+	setTenant(c, t)
 	return key, nil
 }
 
@@ -145,14 +144,10 @@ func (s *Server) adminKeyOK(c echo.Context) bool {
 	return s.opt.AdminKey != "" && subtle.ConstantTimeCompare([]byte(c.Request().Header.Get("X-Admin-Key")), []byte(s.opt.AdminKey)) == 1
 }
 
-// ctxVersion holds the request's simulator.APIVersion (merchant routes).
-const ctxVersion = "paysandbox.apiVersion"
-
 // versionOf is the version the request was made with; the current version
 // on routes without a version header.
 func versionOf(c echo.Context) simulator.APIVersion {
-	v, _ := c.Get(ctxVersion).(simulator.APIVersion)
-	return v.Or()
+	return notesOf(c).version.Or()
 }
 
 // VersionNotesPath is the page the Link of a deprecated version's answer
@@ -194,7 +189,7 @@ func version(op simulator.Operation) echo.MiddlewareFunc {
 				}
 				return e.WithRecovery("Send the header X-API-VERSION: " + string(simulator.CurrentAPIVersion) + " (or an older version you are pinned to).")
 			}
-			c.Set(ctxVersion, v)
+			notesOf(c).version = v
 			if v.Deprecated() {
 				setDeprecation(c.Response().Header())
 				if op.Gate != "" && v.Has(op.Gate) {
@@ -244,12 +239,12 @@ func bodyReader(next echo.HandlerFunc, max int64, tooLarge func() *simulator.Err
 			return tooLarge()
 		}
 		if r.Body == nil || r.Body == http.NoBody {
-			c.Set(ctxBody, []byte{}) // what reading it would give, without the read's buffer
+			setBody(c, []byte{}) // what reading it would give, without the read's buffer
 			return next(c)
 		}
 		if rb, ok := r.Body.(*receivedBody); ok {
 			if b, whole := rb.whole(); whole && int64(len(b)) <= max {
-				c.Set(ctxBody, b)
+				setBody(c, b)
 				return next(c)
 			}
 		}
@@ -260,7 +255,7 @@ func bodyReader(next echo.HandlerFunc, max int64, tooLarge func() *simulator.Err
 		if int64(len(b)) > max {
 			return tooLarge()
 		}
-		c.Set(ctxBody, b)
+		setBody(c, b)
 		return next(c)
 	}
 }

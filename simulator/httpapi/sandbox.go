@@ -62,7 +62,7 @@ func (s *Server) createTenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Set(ctxTenant, t)
+	setTenant(c, t)
 	return writeJSON(c, http.StatusCreated, tenantCreated(t))
 }
 

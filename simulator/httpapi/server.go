@@ -85,6 +85,7 @@ func New(svc *service.Service, opt Options) *Server {
 	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize), api: apiHandler{e}}
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = opt.Trust.ClientIP // c.RealIP()
+	e.Use(s.note)
 	if opt.Tracer != nil {
 		e.Use(s.trace)
 	}
@@ -113,30 +114,14 @@ func (h apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.e.ServeHTTP(w, r)
 }
 
-// Context keys.
-const (
-	ctxTenant    = "paysandbox.tenant"
-	ctxBody      = "paysandbox.body"
-	ctxErrorCode = "paysandbox.errorCode"
-	ctxRequestID = "paysandbox.requestId"
-	ctxServer    = "paysandbox.server"
-)
-
-func requestID(c echo.Context) string {
-	id, _ := c.Get(ctxRequestID).(string)
-	return id
-}
-
-func tenantOf(c echo.Context) *simulator.Tenant {
-	t, _ := c.Get(ctxTenant).(*simulator.Tenant)
-	return t
-}
+// ctxErrorCode is the errorId of a request's error answer (the log line's).
+const ctxErrorCode = "paysandbox.errorCode"
 
 // writeJSON renders v without HTML escaping (the bytes a client sees are the
 // bytes the vendor would send).
 func writeJSON(c echo.Context, status int, v any) error {
 	if d, ok := v.(paymentDTO); ok && d.RequiredAction != nil && d.RequiredAction.Name == simulator.ActionThreeDS && d.RequiredAction.ClientToken != "" {
-		if s, _ := c.Get(ctxServer).(*Server); s != nil && s.opt.ChallengePage != nil {
+		if s := notesOf(c).server; s != nil && s.opt.ChallengePage != nil {
 			ra := *d.RequiredAction
 			ra.ChallengeURL = s.opt.Trust.BaseURL(c.Request()) + s.opt.ChallengePage(ra.ClientToken)
 			d.RequiredAction = &ra
@@ -145,11 +130,11 @@ func writeJSON(c echo.Context, status int, v any) error {
 	}
 	switch d := v.(type) { // the payment an answer is about, for the journal (journalPaymentIDs)
 	case paymentDTO:
-		c.Set(ctxAnswerPayment, d.ID)
+		setAnswerPayment(c, d.ID)
 	case approveDTO:
-		c.Set(ctxAnswerPayment, d.MerchantPaymentID)
+		setAnswerPayment(c, d.MerchantPaymentID)
 	case attemptDTO:
-		c.Set(ctxAnswerPayment, d.PaymentID)
+		setAnswerPayment(c, d.PaymentID)
 	case errorBody:
 		c.Set(ctxErrorPayment, d.Error.PaymentID)
 	}
