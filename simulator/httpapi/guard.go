@@ -158,7 +158,7 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	s.bodies.add(rc)
-	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	b, err := readUpTo(r.Body, r.ContentLength, limit)
 	s.bodies.remove(rc)
 	if err != nil {
 		msg := "The request body could not be read"
@@ -168,17 +168,41 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
 		s.rawError(w, r, simulator.Errorf(simulator.CodeBadRequest, "%s", msg).WithRecovery("Send the whole body at once."))
 		return false
 	}
-	r.Body = &receivedBody{Reader: bytes.NewReader(b), b: b}
+	rb := &receivedBody{b: b}
+	rb.Reset(b)
+	r.Body = rb
 	if int64(len(b)) <= limit { // all of it is in: lift the deadline for the handler
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return true
 }
 
+// readUpTo reads body to its end, at most limit+1 bytes. A body of a known
+// length (size, its Content-Length) is read into a buffer of that size and
+// one byte more, which is all the allocation it costs (io.ReadAll starts at
+// 512 bytes and grows by copies); the byte more sees the end, or the rest of
+// a body longer than it said.
+func readUpTo(body io.Reader, size, limit int64) ([]byte, error) {
+	if size <= 0 || size > limit {
+		return io.ReadAll(io.LimitReader(body, limit+1))
+	}
+	b := make([]byte, size+1)
+	n, err := io.ReadFull(body, b)
+	switch {
+	case int64(n) == size && (err == io.ErrUnexpectedEOF || err == io.EOF):
+		return b[:n], nil
+	case err != nil:
+		return b[:n], err
+	}
+	rest, err := io.ReadAll(io.LimitReader(body, limit+1-int64(n)))
+	return append(b, rest...), err
+}
+
 // receivedBody is a body receive read whole: readBody takes its bytes
-// as they are instead of reading them a second time.
+// as they are instead of reading them a second time. The bytes belong to
+// the request and are never written.
 type receivedBody struct {
-	*bytes.Reader
+	bytes.Reader
 	b []byte
 }
 

@@ -300,14 +300,13 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		latencyMs: time.Since(start).Milliseconds(), tenantID: t.ID, requestID: requestID(c),
 	}
 	e.apiVersion = string(notesOf(c).version)
-	// The request body is shared with the handler (never written after
-	// readBody): copied unless redactFields made a private one.
+	// The request body belongs to the request and is never written after
+	// readBody: the record keeps it (journalHead copies it when that would
+	// pin much unused memory).
 	if len(red.req) > 0 {
-		rb := redactFields(reqBody, red.req, false, false)
-		e.reqBody = journalHead(rb, false, len(rb) > 0 && len(reqBody) > 0 && &rb[0] != &reqBody[0])
-	} else {
-		e.reqBody = journalHead(reqBody, false, false)
+		reqBody = redactFields(reqBody, red.req, false, false)
 	}
+	e.reqBody = journalHead(reqBody, false, true)
 	if len(red.resp) > 0 {
 		e.respBody = journalHead(redactFields(cw.buf, red.resp, cw.over, true), false, true)
 	} else {
