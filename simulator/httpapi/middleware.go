@@ -13,10 +13,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -25,7 +23,7 @@ import (
 func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		rid := uuid.NewString()
+		rid := simulator.RandomIDs{}.NewID(simulator.IDUUID)
 		notesOf(c).requestID = rid
 		c.Response().Header().Set("X-Request-Id", rid)
 		cw := s.journalStart(c)
@@ -51,7 +49,7 @@ func (s *Server) logRequest(c echo.Context, start time.Time, rid string) {
 	attrs := append(buf[:0],
 		slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", c.Response().Status), slog.String("latency", time.Since(start).Round(time.Microsecond).String()),
-		slog.Any("client", clientAddr{r, s.opt.Trust}),
+		slog.String("client", s.opt.Trust.ClientIP(r)),
 	)
 	if t := tenantOf(c); t != nil {
 		attrs = append(attrs, slog.String("tenant", t.ID))
@@ -61,15 +59,6 @@ func (s *Server) logRequest(c echo.Context, start time.Time, rid string) {
 	}
 	s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 }
-
-// clientAddr logs the client's address (forwarded.Trust.ClientIP), worked
-// out only when the line is written.
-type clientAddr struct {
-	r     *http.Request
-	trust *forwarded.Trust
-}
-
-func (a clientAddr) LogValue() slog.Value { return slog.StringValue(a.trust.ClientIP(a.r)) }
 
 // recovered runs next and turns a panic into an internal error (500
 // InternalError, logged with its diagnosticsId) instead of a dropped connection.
