@@ -120,17 +120,10 @@ const ctxErrorCode = "paysandbox.errorCode"
 // writeJSON renders v without HTML escaping (the bytes a client sees are the
 // bytes the vendor would send).
 func writeJSON(c echo.Context, status int, v any) error {
-	if d, ok := v.(paymentDTO); ok && d.RequiredAction != nil && d.RequiredAction.Name == simulator.ActionThreeDS && d.RequiredAction.ClientToken != "" {
-		if s := notesOf(c).server; s != nil && s.opt.ChallengePage != nil {
-			ra := *d.RequiredAction
-			ra.ChallengeURL = s.opt.Trust.BaseURL(c.Request()) + s.opt.ChallengePage(ra.ClientToken)
-			d.RequiredAction = &ra
-			v = d
-		}
+	if d, ok := v.(paymentDTO); ok {
+		return writePayment(c, status, d)
 	}
 	switch d := v.(type) { // the payment an answer is about, for the journal (journalPaymentIDs)
-	case paymentDTO:
-		setAnswerPayment(c, d.ID)
 	case approveDTO:
 		setAnswerPayment(c, d.MerchantPaymentID)
 	case attemptDTO:
@@ -138,16 +131,28 @@ func writeJSON(c echo.Context, status int, v any) error {
 	case errorBody:
 		c.Set(ctxErrorPayment, d.Error.PaymentID)
 	}
-	if h := c.Response().Header(); h.Get(echo.HeaderContentType) == "" {
-		h[echo.HeaderContentType] = jsonContentType // what Blob would set, without a new slice
-	}
 	e := getAnswerEncoder()
 	defer putAnswerEncoder(e)
-	b, err := e.encode(v)
-	if err != nil {
-		return err
+	return e.write(c, status, v)
+}
+
+// writePayment is writeJSON of a payment answer: a 3DS challenge's
+// requiredAction gets its challengeUrl on the request's host, and the
+// journal notes the payment. The DTO is encoded from the pooled encoder's
+// own copy, so that it is not boxed on the heap for encoding/json.
+func writePayment(c echo.Context, status int, d paymentDTO) error {
+	if d.RequiredAction != nil && d.RequiredAction.Name == simulator.ActionThreeDS && d.RequiredAction.ClientToken != "" {
+		if s := notesOf(c).server; s != nil && s.opt.ChallengePage != nil {
+			ra := *d.RequiredAction
+			ra.ChallengeURL = s.opt.Trust.BaseURL(c.Request()) + s.opt.ChallengePage(ra.ClientToken)
+			d.RequiredAction = &ra
+		}
 	}
-	return c.Blob(status, echo.MIMEApplicationJSON, b)
+	setAnswerPayment(c, d.ID)
+	e := getAnswerEncoder()
+	defer putAnswerEncoder(e)
+	e.payment = d
+	return e.write(c, status, &e.payment)
 }
 
 // jsonContentType is the Content-Type value of every JSON answer, shared
