@@ -85,12 +85,18 @@ func New(svc *service.Service, opt Options) *Server {
 	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize), api: apiHandler{e}}
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = opt.Trust.ClientIP // c.RealIP()
-	e.Use(s.note)
+	// Every request's middleware, composed once: echo composes what e.Use
+	// registers anew on every request (a closure per middleware), so only
+	// one middleware is registered, which hands back this chain as it is.
+	// It ends in the handler echo routed the request to (c.Handler(): echo
+	// passes it as next, there being no pre-middleware).
+	mws := []echo.MiddlewareFunc{s.note}
 	if opt.Tracer != nil {
-		e.Use(s.trace)
+		mws = append(mws, s.trace)
 	}
-	e.Use(s.requestLog)
-	e.Use(s.browserWrites)
+	mws = append(mws, s.requestLog, s.browserWrites)
+	every := chain(func(c echo.Context) error { return c.Handler()(c) }, mws...)
+	e.Use(func(echo.HandlerFunc) echo.HandlerFunc { return every })
 	s.routes()
 	s.indexJournalRoutes()
 	return s
