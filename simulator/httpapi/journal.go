@@ -135,7 +135,7 @@ type tenantJournal struct {
 
 	summary map[string]*HintSummary
 	polls   map[string][]time.Time // payment id -> times of its latest GETs (at most 5)
-	timeout map[string]string      // fingerprint of a request that got a 504 -> its idempotency key
+	timeout map[uint64]string      // fingerprint of a request that got a 504 -> its idempotency key
 }
 
 // NewJournal makes a journal keeping size entries per tenant (0: the default).
@@ -153,7 +153,7 @@ func (j *Journal) tenant(id string) *tenantJournal {
 	tj := j.by[id]
 	if tj == nil {
 		tj = &tenantJournal{ring: make([]journalRecord, 0, min(j.size, 64)), summary: map[string]*HintSummary{},
-			polls: map[string][]time.Time{}, timeout: map[string]string{}}
+			polls: map[string][]time.Time{}, timeout: map[uint64]string{}}
 		j.by[id] = tj
 		j.made++
 	}
@@ -358,12 +358,12 @@ func (j *Journal) notePoll(tenantID, paymentID string, now time.Time) bool {
 
 // noteTimeout remembers that the request with this fingerprint got a 504
 // under idempotency key key ("" when none).
-func (j *Journal) noteTimeout(tenantID, fingerprint, key string) {
+func (j *Journal) noteTimeout(tenantID string, fingerprint uint64, key string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	tj := j.tenant(tenantID)
 	if len(tj.timeout) >= hintStateMax {
-		tj.timeout = map[string]string{}
+		tj.timeout = map[uint64]string{}
 	}
 	tj.timeout[fingerprint] = key
 }
@@ -371,7 +371,7 @@ func (j *Journal) noteTimeout(tenantID, fingerprint, key string) {
 // retriedWithNewKey reports whether a request with this fingerprint got a
 // 504 before and is now repeated with a different or no key. The first
 // repeat settles it: later ones are not reported again.
-func (j *Journal) retriedWithNewKey(tenantID, fingerprint, key string) (bool, string) {
+func (j *Journal) retriedWithNewKey(tenantID string, fingerprint uint64, key string) (bool, string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	tj := j.by[tenantID]

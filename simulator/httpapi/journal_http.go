@@ -314,15 +314,22 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 	}
 	e.paymentIDs = journalPaymentIDs(c, route, status, cw.buf)
 	e.hints, _ = c.Get(ctxHints).([]Hint)
-	e.hints = append(e.hints, s.requestHints(c, t, route, status, now)...)
+	if more := s.requestHints(c, t, route, status, now); len(e.hints) == 0 {
+		e.hints = more // no copy: the usual case, a handler adds none
+	} else {
+		e.hints = append(e.hints, more...)
+	}
 	for i := range e.hints { // they quote paths and parameters
 		e.hints[i].Message = redact.String(e.hints[i].Message)
 	}
 	s.journal.add(&e)
 	if s.svc != nil {
 		var hints []observe.Hint
-		for _, h := range e.hints {
-			hints = append(hints, observe.Hint{Kind: h.Kind, Message: h.Message})
+		if len(e.hints) > 0 {
+			hints = make([]observe.Hint, len(e.hints))
+			for i, h := range e.hints {
+				hints[i] = observe.Hint(h)
+			}
 		}
 		s.svc.Publish(observe.Happening{Kind: observe.RequestAnswered, TenantID: t.ID, At: now, RequestID: e.requestID,
 			Route: cw.route.template, Status: status, Hints: hints})
@@ -424,7 +431,7 @@ func (s *Server) requestHints(c echo.Context, t *simulator.Tenant, route string,
 		h := fnv.New64a()
 		_, _ = h.Write([]byte(c.Request().URL.Path))
 		_, _ = h.Write(body(c))
-		fp := strconv.FormatUint(h.Sum64(), 16)
+		fp := h.Sum64()
 		if status == http.StatusGatewayTimeout {
 			s.journal.noteTimeout(t.ID, fp, key)
 		} else if retried, old := s.journal.retriedWithNewKey(t.ID, fp, key); retried {

@@ -117,10 +117,10 @@ func TestJournalHintState(t *testing.T) {
 	}
 	for _, tc := range retry {
 		t.Run(tc.name, func(t *testing.T) {
-			j.noteTimeout("a", "fp", tc.first)
-			got, _ := j.retriedWithNewKey("a", "fp", tc.now)
+			j.noteTimeout("a", 1, tc.first)
+			got, _ := j.retriedWithNewKey("a", 1, tc.now)
 			assert.Equal(t, tc.want, got)
-			again, _ := j.retriedWithNewKey("a", "fp", tc.now)
+			again, _ := j.retriedWithNewKey("a", 1, tc.now)
 			assert.False(t, again, "reported once")
 		})
 	}

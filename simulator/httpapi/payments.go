@@ -223,6 +223,9 @@ func (s *Server) resumePayment(c echo.Context) error {
 
 // queryList reads an array query parameter: comma lists and repeats.
 func queryList(c echo.Context, name string) []string {
+	if c.Request().URL.RawQuery == "" {
+		return nil // c.QueryParams would parse it into a new map
+	}
 	var out []string
 	for _, v := range c.QueryParams()[name] {
 		for _, part := range strings.Split(v, ",") {
