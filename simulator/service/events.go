@@ -22,13 +22,19 @@ func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *sim
 // webhook version as it is in tx. The observers (observe.EventMade) and
 // the dispatcher (WebhookRunner.Appended) are told after the commit.
 func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) error {
-	ev.Payment, ev.Dispute = p, d
-	if d != nil {
-		ev.DisputeID = d.ID
-	}
 	t, err := tx.Tenant(ev.TenantID)
 	if err != nil {
 		return err
+	}
+	return s.appendEventOf(tx, t, ev, p, d)
+}
+
+// appendEventOf is appendEvent with ev's tenant t as read in tx (nil: gone),
+// for a transaction that appends several events.
+func (s *Service) appendEventOf(tx simulator.Tx, t *simulator.Tenant, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) error {
+	ev.Payment, ev.Dispute = p, d
+	if d != nil {
+		ev.DisputeID = d.ID
 	}
 	if t != nil {
 		ev.Version = t.WebhookAPIVersion()
