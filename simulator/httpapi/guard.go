@@ -106,26 +106,28 @@ func (s *Server) Routes() http.Handler { return s.api }
 type receiving struct {
 	mu       sync.Mutex
 	draining bool
-	active   map[*http.ResponseController]struct{}
+	active   map[*http.Request]http.ResponseWriter
 }
 
-// add registers rc; during a drain the read is cut at once instead.
-func (r *receiving) add(rc *http.ResponseController) {
+// add registers request req, answered through w; during a drain its read
+// is cut at once instead. (A ResponseController is made only to cut: one
+// kept per request would be an allocation each.)
+func (r *receiving) add(req *http.Request, w http.ResponseWriter) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.draining {
-		_ = rc.SetReadDeadline(time.Now())
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 		return
 	}
 	if r.active == nil {
-		r.active = map[*http.ResponseController]struct{}{}
+		r.active = map[*http.Request]http.ResponseWriter{}
 	}
-	r.active[rc] = struct{}{}
+	r.active[req] = w
 }
 
-func (r *receiving) remove(rc *http.ResponseController) {
+func (r *receiving) remove(req *http.Request) {
 	r.mu.Lock()
-	delete(r.active, rc)
+	delete(r.active, req)
 	r.mu.Unlock()
 }
 
@@ -133,8 +135,8 @@ func (r *receiving) drain() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.draining = true
-	for rc := range r.active {
-		_ = rc.SetReadDeadline(time.Now())
+	for _, w := range r.active {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 	}
 }
 
@@ -157,9 +159,9 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
 	if r.ContentLength > limit { // 413 without reading; the deadline bounds the discard
 		return true
 	}
-	s.bodies.add(rc)
+	s.bodies.add(r, w)
 	b, err := readUpTo(r.Body, r.ContentLength, limit)
-	s.bodies.remove(rc)
+	s.bodies.remove(r)
 	if err != nil {
 		msg := "The request body could not be read"
 		if errors.Is(err, os.ErrDeadlineExceeded) {
