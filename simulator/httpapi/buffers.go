@@ -15,8 +15,10 @@ import (
 type answerEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
-	// payment is the payment answer being encoded (writePayment).
+	// payment is the payment answer being encoded and parts what it points
+	// to (writePayment).
 	payment paymentDTO
+	parts   paymentParts
 }
 
 var answerEncoders = sync.Pool{New: func() any {
@@ -36,6 +38,7 @@ func putAnswerEncoder(e *answerEncoder) {
 	}
 	e.buf.Reset()
 	e.payment = paymentDTO{}
+	e.parts.reset()
 	answerEncoders.Put(e)
 }
 

@@ -78,7 +78,7 @@ func (s *Server) clientCreatePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writePayment(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, expands(req.Expand)))
+	return writePayment(c, http.StatusOK, p, p.APIVersion, expands(req.Expand))
 }
 
 func (s *Server) clientResume(c echo.Context) error {
@@ -101,7 +101,7 @@ func (s *Server) clientResume(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writePayment(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, expands(req.Expand)))
+	return writePayment(c, http.StatusOK, p, p.APIVersion, expands(req.Expand))
 }
 
 type threeDSRequestBody struct {

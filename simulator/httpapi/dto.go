@@ -214,13 +214,38 @@ type requiredActionDTO struct {
 // toPaymentDTO renders a payment as version v answers it: below 2.4 with no
 // transactions[].authorizationCode and no transactions[].events.
 func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion, withEvents bool) paymentDTO {
+	var out paymentDTO
+	fillPaymentDTO(&out, &paymentParts{}, p, v, withEvents)
+	return out
+}
+
+// paymentParts is what a payment DTO points to besides the payment's own
+// values: its processor, customer and required action, and its
+// transactions. A pooled answer encoder keeps one, reused from answer to
+// answer (answerEncoder.payment).
+type paymentParts struct {
+	processor    processorDTO
+	customer     paymentCustomerDTO
+	required     requiredActionDTO
+	transactions []transactionDTO
+}
+
+// reset drops what parts refers to, keeping the transactions' room.
+func (parts *paymentParts) reset() {
+	clear(parts.transactions)
+	*parts = paymentParts{transactions: parts.transactions[:0]}
+}
+
+// fillPaymentDTO sets *out to toPaymentDTO(p, v, withEvents), its
+// processor, customer, required action and transactions in parts.
+func fillPaymentDTO(out *paymentDTO, parts *paymentParts, p *simulator.Payment, v simulator.APIVersion, withEvents bool) {
 	legacy := v.Has(simulator.DiffAnswerShape)
 	withEvents = withEvents && !legacy
-	out := paymentDTO{
+	*out = paymentDTO{
 		ID: p.ID, Date: ts(p.Date), DateUpdated: ts(p.DateUpdated), Status: string(p.Status),
 		OrderID: p.OrderID, CurrencyCode: p.CurrencyCode, Amount: p.Amount, CustomerID: p.CustomerID,
 		Order: orderFor(p.Order, v), CardTokenType: p.CardTokenType, Metadata: p.Metadata,
-		StatusReason: p.StatusReason, RiskData: p.RiskData, Transactions: []transactionDTO{},
+		StatusReason: p.StatusReason, RiskData: p.RiskData, Transactions: parts.transactions[:0],
 		PaymentMethod: paymentMethodDTO{
 			PaymentType: p.PaymentMethod.PaymentType, PaymentMethodToken: p.PaymentMethod.PaymentMethodToken,
 			IsVaulted: p.PaymentMethod.IsVaulted, AuthorizationType: p.PaymentMethod.AuthorizationType,
@@ -229,17 +254,23 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion, withEvents bool)
 			ThreeDSecureAuthentication: p.PaymentMethod.ThreeDSecure,
 		},
 	}
+	if out.Transactions == nil {
+		out.Transactions = []transactionDTO{} // [] on the wire, not null
+	}
 	if c := p.Customer; c != nil {
-		out.Customer = &paymentCustomerDTO{
+		parts.customer = paymentCustomerDTO{
 			Email: c.EmailAddress, MobileNumber: c.MobileNumber, FirstName: c.FirstName, LastName: c.LastName,
 			BillingAddress: c.BillingAddress, ShippingAddress: c.ShippingAddress, TaxID: c.TaxID, NationalDocumentID: c.NationalDocumentID,
 		}
+		out.Customer = &parts.customer
 	}
 	if pr := p.Processor; pr != nil {
-		out.Processor = &processorDTO{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
+		parts.processor = processorDTO{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
+		out.Processor = &parts.processor
 	}
 	if ra := p.Required; ra != nil {
-		out.RequiredAction = &requiredActionDTO{Name: ra.Name, Description: ra.Description, ClientToken: ra.ClientToken}
+		parts.required = requiredActionDTO{Name: ra.Name, Description: ra.Description, ClientToken: ra.ClientToken}
+		out.RequiredAction = &parts.required
 	}
 	for _, t := range p.Transactions {
 		td := transactionDTO{
@@ -262,7 +293,7 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion, withEvents bool)
 		}
 		out.Transactions = append(out.Transactions, td)
 	}
-	return out
+	parts.transactions = out.Transactions
 }
 
 // paymentSummaryDTO is one item of GET /payments.

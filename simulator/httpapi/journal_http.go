@@ -269,7 +269,8 @@ func (s *Server) journalStart(c echo.Context) *captureWriter {
 	if jr.redacted && len(jr.red.resp) > 0 {
 		limit = redactedCaptureMax
 	}
-	cw := &captureWriter{ResponseWriter: c.Response().Writer, limit: limit, route: jr}
+	cw := &notesOf(c).capture
+	*cw = captureWriter{ResponseWriter: c.Response().Writer, limit: limit, route: jr}
 	c.Response().Writer = cw
 	return cw
 }

@@ -24,6 +24,8 @@ type notes struct {
 	// answer names ("" when none), set by writeJSON when answered is.
 	answerPayment string
 	answered      bool
+	// capture is the journal's capture of the answer (journalStart).
+	capture captureWriter
 }
 
 // noted is echo's context of one request carrying its notes. Server.note

@@ -127,7 +127,10 @@ const ctxErrorCode = "paysandbox.errorCode"
 // bytes the vendor would send).
 func writeJSON(c echo.Context, status int, v any) error {
 	if d, ok := v.(paymentDTO); ok {
-		return writePayment(c, status, d)
+		e := getAnswerEncoder()
+		defer putAnswerEncoder(e)
+		e.payment = d
+		return e.writePayment(c, status)
 	}
 	switch d := v.(type) { // the payment an answer is about, for the journal (journalPaymentIDs)
 	case approveDTO:
@@ -142,23 +145,32 @@ func writeJSON(c echo.Context, status int, v any) error {
 	return e.write(c, status, v)
 }
 
-// writePayment is writeJSON of a payment answer: a 3DS challenge's
-// requiredAction gets its challengeUrl on the request's host, and the
-// journal notes the payment. The DTO is encoded from the pooled encoder's
-// own copy, so that it is not boxed on the heap for encoding/json.
-func writePayment(c echo.Context, status int, d paymentDTO) error {
-	if d.RequiredAction != nil && d.RequiredAction.Name == simulator.ActionThreeDS && d.RequiredAction.ClientToken != "" {
+// writePayment answers p as version v shows it (toPaymentDTO): the DTO and
+// what it points to are built in the pooled encoder's own room
+// (answerEncoder.payment, .parts), so that none of it is made on the heap
+// for one answer.
+func writePayment(c echo.Context, status int, p *simulator.Payment, v simulator.APIVersion, withEvents bool) error {
+	e := getAnswerEncoder()
+	defer putAnswerEncoder(e)
+	fillPaymentDTO(&e.payment, &e.parts, p, v, withEvents)
+	return e.writePayment(c, status)
+}
+
+// writePayment is writeJSON of the payment answer in e.payment: a 3DS
+// challenge's requiredAction gets its challengeUrl on the request's host,
+// and the journal notes the payment.
+func (e *answerEncoder) writePayment(c echo.Context, status int) error {
+	d := &e.payment
+	if ra := d.RequiredAction; ra != nil && ra.Name == simulator.ActionThreeDS && ra.ClientToken != "" {
 		if s := notesOf(c).server; s != nil && s.opt.ChallengePage != nil {
-			ra := *d.RequiredAction
-			ra.ChallengeURL = s.opt.Trust.BaseURL(c.Request()) + s.opt.ChallengePage(ra.ClientToken)
-			d.RequiredAction = &ra
+			with := *ra
+			with.ChallengeURL = s.opt.Trust.BaseURL(c.Request()) + s.opt.ChallengePage(ra.ClientToken)
+			e.parts.required = with
+			d.RequiredAction = &e.parts.required
 		}
 	}
 	setAnswerPayment(c, d.ID)
-	e := getAnswerEncoder()
-	defer putAnswerEncoder(e)
-	e.payment = d
-	return e.write(c, status, &e.payment)
+	return e.write(c, status, d)
 }
 
 // jsonContentType is the Content-Type value of every JSON answer, shared
