@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -51,13 +52,34 @@ func (s *Server) RecordWebhookHint(tenantID, eventID string, statusCode int, det
 	}
 }
 
-// captureWriter keeps the first bytes of a response for the journal.
+// captureWriter keeps the first bytes of a response for the journal, in a
+// buffer from a pool (room) that release gives back once the journal has
+// copied what it keeps.
 type captureWriter struct {
 	http.ResponseWriter
 	buf   []byte
 	limit int
 	over  bool
 	route journalRoute
+	room  *captureRoom
+}
+
+// captureRoom is a pooled capture buffer.
+type captureRoom struct{ b []byte }
+
+var captures = sync.Pool{New: func() any { return &captureRoom{b: make([]byte, 0, 2<<10)} }}
+
+// maxPooledCapture keeps a long capture (a redacted route's answer is
+// captured up to redactedCaptureMax) out of the pool.
+const maxPooledCapture = journalBodyMax + journalLookahead
+
+// release gives the capture buffer back; nothing may use w.buf afterwards.
+func (w *captureWriter) release() {
+	if w.room != nil && cap(w.buf) <= maxPooledCapture {
+		w.room.b = w.buf[:0]
+		captures.Put(w.room)
+	}
+	w.room, w.buf = nil, nil
 }
 
 func (w *captureWriter) Write(b []byte) (int, error) {
@@ -270,7 +292,8 @@ func (s *Server) journalStart(c echo.Context) *captureWriter {
 		limit = redactedCaptureMax
 	}
 	cw := &notesOf(c).capture
-	*cw = captureWriter{ResponseWriter: c.Response().Writer, limit: limit, route: jr}
+	*cw = captureWriter{ResponseWriter: c.Response().Writer, limit: limit, route: jr, room: captures.Get().(*captureRoom)}
+	cw.buf = cw.room.b[:0]
 	c.Response().Writer = cw
 	return cw
 }
@@ -281,11 +304,10 @@ func (s *Server) journalEnd(c echo.Context, cw *captureWriter, start time.Time) 
 		return
 	}
 	c.Response().Writer = cw.ResponseWriter
-	t := tenantOf(c)
-	if t == nil {
-		return
+	if t := tenantOf(c); t != nil {
+		s.journalRecord(c, t, cw.route.name, cw.route.red, cw, start)
 	}
-	s.journalRecord(c, t, cw.route.name, cw.route.red, cw, start)
+	cw.release()
 }
 
 func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string, red redaction, cw *captureWriter, start time.Time) {
@@ -308,10 +330,12 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		reqBody = redactFields(reqBody, red.req, false, false)
 	}
 	e.reqBody = journalHead(reqBody, false, true)
+	// The response's head may be the capture's own buffer, which goes back
+	// to its pool: the journal copies it into the slot it fills (add).
 	if len(red.resp) > 0 {
-		e.respBody = journalHead(redactFields(cw.buf, red.resp, cw.over, true), false, true)
+		e.respBody, _ = journalMask(redactFields(cw.buf, red.resp, cw.over, true), false)
 	} else {
-		e.respBody = journalHead(cw.buf, cw.over, true)
+		e.respBody, _ = journalMask(cw.buf, cw.over)
 	}
 	e.paymentIDs = journalPaymentIDs(c, route, status, cw.buf)
 	e.hints, _ = c.Get(ctxHints).([]Hint)
