@@ -11,7 +11,14 @@ import (
 
 // newEvent makes an outbox event of type typ about p.
 func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *simulator.Event {
-	return &simulator.Event{
+	ev := &simulator.Event{}
+	s.initEvent(ev, typ, p, now)
+	return ev
+}
+
+// initEvent makes *ev an outbox event of type typ about p.
+func (s *Service) initEvent(ev *simulator.Event, typ string, p *simulator.Payment, now time.Time) {
+	*ev = simulator.Event{
 		ID: s.ids.NewID(simulator.IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
 		CreatedAt: now, Status: simulator.DeliveryPending,
 	}

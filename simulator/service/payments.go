@@ -196,7 +196,9 @@ func (s *Service) createAuthorized(ctx context.Context, tx simulator.Tx, t *simu
 	if err != nil {
 		return err
 	}
-	if err := s.appendEventOf(tx, inTx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil); err != nil {
+	evs := new([2]simulator.Event) // both events in one allocation
+	s.initEvent(&evs[0], simulator.EventPaymentStatus, p, p.Date)
+	if err := s.appendEventOf(tx, inTx, &evs[0], p, nil); err != nil {
 		return err
 	}
 	// The id the recovery job would have had is drawn all the same, so that a
@@ -212,7 +214,8 @@ func (s *Service) createAuthorized(ctx context.Context, tx simulator.Tx, t *simu
 		return err
 	}
 	if p.Status != before {
-		if err := s.appendEventOf(tx, inTx, s.newEvent(simulator.EventPaymentStatus, p, now), p, nil); err != nil {
+		s.initEvent(&evs[1], simulator.EventPaymentStatus, p, now)
+		if err := s.appendEventOf(tx, inTx, &evs[1], p, nil); err != nil {
 			return err
 		}
 	}
