@@ -33,10 +33,8 @@ func (p *Payment) Clone() *Payment {
 	}
 	c.Required = clonePtr(p.Required)
 	c.StatusReason = clonePtr(p.StatusReason)
-	if p.RiskData != nil {
-		r := *p.RiskData
-		r.FraudChecks, r.CVVCheck, r.AVSCheck = clonePtr(r.FraudChecks), clonePtr(r.CVVCheck), clonePtr(r.AVSCheck)
-		c.RiskData = &r
+	if r := p.RiskData; r != nil {
+		c.RiskData = newRiskData(r.FraudChecks, r.CVVCheck, r.AVSCheck)
 	}
 	c.Plan = p.Plan.clone()
 	c.ThreeDS = clonePtr(p.ThreeDS)

@@ -49,7 +49,7 @@ func (RandomIDs) NewID(kind IDKind) string {
 	case IDPayment:
 		return randomString(8)
 	case IDUUID:
-		return uuid.NewString()
+		return randomUUID()
 	case IDClientToken:
 		b := make([]byte, 32)
 		_, _ = rand.Read(b)
@@ -65,7 +65,21 @@ func (RandomIDs) NewID(kind IDKind) string {
 	case IDSecret:
 		return randomString(32)
 	}
-	return uuid.NewString()
+	return randomUUID()
+}
+
+// randomUUID is a random (version 4) UUID in its text form, as
+// uuid.NewString makes it but with one allocation, the string, instead of
+// two: the bytes come from crypto/rand into an array that stays on the
+// stack.
+func randomUUID() string {
+	var u uuid.UUID
+	if _, err := rand.Read(u[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // variant RFC 4122
+	return u.String()
 }
 
 // ProcessorIDs is an IDGen that shapes processor transaction ids and

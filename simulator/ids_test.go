@@ -3,6 +3,8 @@ package simulator
 import (
 	"regexp"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 // TestRandomProcessorIDs: processor transaction ids and authorization codes
@@ -45,3 +47,17 @@ func TestRandomProcessorIDs(t *testing.T) {
 type plainIDs struct{}
 
 func (plainIDs) NewID(IDKind) string { return "plain" }
+
+// TestRandomUUIDs checks RandomIDs' UUIDs: version 4, RFC 4122 variant, the
+// 36-character text form, no two alike.
+func TestRandomUUIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		s := RandomIDs{}.NewID(IDUUID)
+		u, err := uuid.Parse(s)
+		if err != nil || u.Version() != 4 || u.Variant() != uuid.RFC4122 || len(s) != 36 || seen[s] {
+			t.Fatalf("%q: %v, version %d, variant %v, seen %v", s, err, u.Version(), u.Variant(), seen[s])
+		}
+		seen[s] = true
+	}
+}

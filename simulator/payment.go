@@ -197,11 +197,31 @@ func (p *Payment) AuthorizationRisk() *RiskData {
 	if p.CVVGiven {
 		cvv = "MATCHED"
 	}
-	return &RiskData{
-		FraudChecks: &FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
-		CVVCheck:    &RiskCheck{Source: "PROCESSOR", Result: cvv},
-		AVSCheck:    &AVSCheck{Source: "PROCESSOR", Result: AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}},
+	return newRiskData(
+		&FraudChecks{Source: "FRAUD_PROVIDER", PreAuthorizationResult: pre, PostAuthorizationResult: "ACCEPT"},
+		&RiskCheck{Source: "PROCESSOR", Result: cvv},
+		&AVSCheck{Source: "PROCESSOR", Result: AVSResult{StreetAddress: "NOT_VERIFIED", PostalCode: "NOT_VERIFIED"}})
+}
+
+// newRiskData is riskData with copies of the checks given (nil: absent),
+// made in one allocation: the four values live and die together.
+func newRiskData(fraud *FraudChecks, cvv *RiskCheck, avs *AVSCheck) *RiskData {
+	b := &struct {
+		RiskData
+		fraud FraudChecks
+		cvv   RiskCheck
+		avs   AVSCheck
+	}{}
+	if fraud != nil {
+		b.fraud, b.FraudChecks = *fraud, &b.fraud
 	}
+	if cvv != nil {
+		b.cvv, b.CVVCheck = *cvv, &b.cvv
+	}
+	if avs != nil {
+		b.avs, b.AVSCheck = *avs, &b.avs
+	}
+	return &b.RiskData
 }
 
 // RiskData is riskData of a payment.

@@ -196,8 +196,10 @@ func (t *Trust) ClientIP(r *http.Request) string {
 	}
 	xff := r.Header.Values("X-Forwarded-For")
 	if len(xff) == 0 {
-		if a, err := netip.ParseAddr(strings.TrimSpace(r.Header.Get("X-Real-IP"))); err == nil {
-			return a.WithZone("").Unmap().String()
+		if v := strings.TrimSpace(r.Header.Get("X-Real-Ip")); v != "" { // the canonical name: looked up without a copy
+			if a, err := netip.ParseAddr(v); err == nil {
+				return a.WithZone("").Unmap().String()
+			}
 		}
 		return p.String()
 	}

@@ -61,7 +61,7 @@ func TestWriteJSON(t *testing.T) {
 		req := httptest.NewRequest(http.MethodGet, "http://sandbox.test/payments/x", nil)
 		rec := httptest.NewRecorder()
 		c := e.NewContext(req, rec)
-		c.Set(ctxServer, srv)
+		notesOf(c).server = srv
 		return rec, writeJSON(c, http.StatusOK, v)
 	}
 	for _, tc := range tests {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"sync"
+
+	"github.com/labstack/echo/v4"
 )
 
 // answerEncoder is an encoding/json Encoder (HTML escaping off) bound to its
@@ -13,6 +15,10 @@ import (
 type answerEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	// payment is the payment answer being encoded and parts what it points
+	// to (writePayment).
+	payment paymentDTO
+	parts   paymentParts
 }
 
 var answerEncoders = sync.Pool{New: func() any {
@@ -31,6 +37,8 @@ func putAnswerEncoder(e *answerEncoder) {
 		return
 	}
 	e.buf.Reset()
+	e.payment = paymentDTO{}
+	e.parts.reset()
 	answerEncoders.Put(e)
 }
 
@@ -43,4 +51,17 @@ func (e *answerEncoder) encode(v any) ([]byte, error) {
 	}
 	b := e.buf.Bytes()
 	return b[:len(b)-1], nil
+}
+
+// write answers v with status through c: its JSON as encode makes it, with
+// Content-Type application/json unless the handler set one.
+func (e *answerEncoder) write(c echo.Context, status int, v any) error {
+	if h := c.Response().Header(); h.Get(echo.HeaderContentType) == "" {
+		h[echo.HeaderContentType] = jsonContentType // what Blob would set, without a new slice
+	}
+	b, err := e.encode(v)
+	if err != nil {
+		return err
+	}
+	return c.Blob(status, echo.MIMEApplicationJSON, b)
 }

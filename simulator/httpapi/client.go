@@ -26,7 +26,7 @@ func (s *Server) clientSession(c echo.Context) (*simulator.ClientSession, *simul
 	if err != nil {
 		return nil, nil, err
 	}
-	c.Set(ctxTenant, t)
+	setTenant(c, t)
 	return cs, t, nil
 }
 
@@ -78,7 +78,7 @@ func (s *Server) clientCreatePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, expands(req.Expand)))
+	return writePayment(c, http.StatusOK, p, p.APIVersion, expands(req.Expand))
 }
 
 func (s *Server) clientResume(c echo.Context) error {
@@ -101,7 +101,7 @@ func (s *Server) clientResume(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, expands(req.Expand)))
+	return writePayment(c, http.StatusOK, p, p.APIVersion, expands(req.Expand))
 }
 
 type threeDSRequestBody struct {
@@ -117,6 +117,6 @@ func (s *Server) clientChallenge(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Set(ctxTenant, &simulator.Tenant{ID: p.TenantID})
+	setTenant(c, &simulator.Tenant{ID: p.TenantID})
 	return writeJSON(c, http.StatusOK, map[string]string{"resumeToken": resume})
 }

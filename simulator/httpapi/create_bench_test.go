@@ -113,6 +113,51 @@ func BenchmarkCreatePaymentServer(b *testing.B) {
 	}
 }
 
+// BenchmarkGetPaymentServer is a GET /payments/{id}'s whole server side
+// without a client, as BenchmarkCreatePaymentServer drives a POST: the
+// handler serve runs, served into a recorder made before the timer, over
+// 1,000 payments made first (authorized, as the shared benchmark's POSTs
+// leave them), read round robin.
+func BenchmarkGetPaymentServer(b *testing.B) {
+	h := newServeHandler(b)
+	do := func(method, path, body string, headers ...string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, serveRequest(method, path, body, headers...))
+		require.Equal(b, http.StatusOK, w.Code, "%s %s: %s", method, path, w.Body.String())
+		return w
+	}
+	ids := make([]string, 1000)
+	for i := range ids {
+		w := do("POST", "/client-session", fmt.Sprintf(`{"orderId":"bench-%06d","currencyCode":"EUR","amount":1000}`, i))
+		w = do("POST", "/client/payment-instruments", `{"paymentInstrument":{"number":"4111111111111111","cvv":"123","expirationMonth":"12","expirationYear":"2030","cardholderName":"Jane Doe"}}`,
+			"X-Client-Token", jsonString(b, w.Body.Bytes(), "clientToken"))
+		w = do("POST", "/payments", `{"paymentMethodToken":"`+jsonString(b, w.Body.Bytes(), "token")+`"}`)
+		ids[i] = jsonString(b, w.Body.Bytes(), "id")
+	}
+	reqs := make([]*http.Request, b.N)
+	recs := make([]*httptest.ResponseRecorder, b.N)
+	for i := range reqs {
+		reqs[i] = serveRequest("GET", "/payments/"+ids[i%len(ids)], "")
+		reqs[i].Body, reqs[i].ContentLength = http.NoBody, 0
+		reqs[i].Header.Del("Content-Type")
+		recs[i] = httptest.NewRecorder()
+		recs[i].Body = bytes.NewBuffer(make([]byte, 0, 4096))
+	}
+	b.ReportAllocs()
+	cpu0 := processCPU(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.ServeHTTP(recs[i], reqs[i])
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
+	for _, w := range recs {
+		if w.Code != http.StatusOK {
+			require.Equal(b, http.StatusOK, w.Code, w.Body.String())
+		}
+	}
+}
+
 // newServeHandler is the API's handler as serve builds it with its
 // defaults (the dashboard aside): a file store with fsync everysecond, the
 // real clock, random ids, the request log (text, masked, discarded once

@@ -13,12 +13,6 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// body returns the request body read by readBody.
-func body(c echo.Context) []byte {
-	b, _ := c.Get(ctxBody).([]byte)
-	return b
-}
-
 // parseJSON decodes a body into a generic tree (numbers kept exact). Not JSON,
 // trailing garbage, or a top level that is not an object: 400 BadRequest.
 // An empty body is {} when optional, else 400. Nesting past simulator.MaxDepth is 422

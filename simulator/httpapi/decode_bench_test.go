@@ -28,7 +28,7 @@ func BenchmarkDecodePayment(b *testing.B) {
 	for _, bc := range []struct{ name, body string }{{"minimal", benchPaymentMinimal}, {"typical", benchPaymentTypical}} {
 		b.Run(bc.name, func(b *testing.B) {
 			c := echo.New().NewContext(httptest.NewRequest("POST", "/payments", strings.NewReader(bc.body)), httptest.NewRecorder())
-			c.Set(ctxBody, []byte(bc.body))
+			setBody(c, []byte(bc.body))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				var req createPaymentBody

@@ -214,13 +214,81 @@ type requiredActionDTO struct {
 // toPaymentDTO renders a payment as version v answers it: below 2.4 with no
 // transactions[].authorizationCode and no transactions[].events.
 func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion, withEvents bool) paymentDTO {
+	var out paymentDTO
+	fillPaymentDTO(&out, &paymentParts{}, p, v, withEvents)
+	return out
+}
+
+// paymentParts is what a payment DTO points to besides the payment's own
+// values: its processor, customer and required action, and its
+// transactions. A pooled answer encoder keeps one, reused from answer to
+// answer (answerEncoder.payment).
+type paymentParts struct {
+	processor    processorDTO
+	customer     paymentCustomerDTO
+	required     requiredActionDTO
+	transactions []transactionDTO
+	times        timeTexts
+}
+
+// reset drops what parts refers to, keeping the room of the transactions
+// and of the times.
+func (parts *paymentParts) reset() {
+	clear(parts.transactions)
+	*parts = paymentParts{transactions: parts.transactions[:0], times: parts.times.emptied()}
+}
+
+// timeTexts are an answer's times in simulator.TimeFormat, made as one
+// string that each time's text is a part of: one allocation per answer
+// instead of one per time.
+type timeTexts struct {
+	buf  []byte
+	ends []int
+	text string
+}
+
+func (tt *timeTexts) add(t time.Time) {
+	tt.buf = t.UTC().AppendFormat(tt.buf, simulator.TimeFormat)
+	tt.ends = append(tt.ends, len(tt.buf))
+}
+
+// done makes the string; at(i) is then the text of the i-th time added.
+func (tt *timeTexts) done() { tt.text = string(tt.buf) }
+
+func (tt *timeTexts) at(i int) string {
+	start := 0
+	if i > 0 {
+		start = tt.ends[i-1]
+	}
+	return tt.text[start:tt.ends[i]]
+}
+
+func (tt timeTexts) emptied() timeTexts { return timeTexts{buf: tt.buf[:0], ends: tt.ends[:0]} }
+
+// fillPaymentDTO sets *out to toPaymentDTO(p, v, withEvents), its
+// processor, customer, required action and transactions in parts.
+func fillPaymentDTO(out *paymentDTO, parts *paymentParts, p *simulator.Payment, v simulator.APIVersion, withEvents bool) {
 	legacy := v.Has(simulator.DiffAnswerShape)
 	withEvents = withEvents && !legacy
-	out := paymentDTO{
-		ID: p.ID, Date: ts(p.Date), DateUpdated: ts(p.DateUpdated), Status: string(p.Status),
+	times := &parts.times
+	*times = times.emptied()
+	times.add(p.Date)
+	times.add(p.DateUpdated)
+	for _, t := range p.Transactions {
+		times.add(t.Date)
+		if withEvents {
+			for _, e := range t.Events {
+				times.add(e.Date)
+			}
+		}
+	}
+	times.done()
+	next := 2 // the next time's index in times
+	*out = paymentDTO{
+		ID: p.ID, Date: times.at(0), DateUpdated: times.at(1), Status: string(p.Status),
 		OrderID: p.OrderID, CurrencyCode: p.CurrencyCode, Amount: p.Amount, CustomerID: p.CustomerID,
 		Order: orderFor(p.Order, v), CardTokenType: p.CardTokenType, Metadata: p.Metadata,
-		StatusReason: p.StatusReason, RiskData: p.RiskData, Transactions: []transactionDTO{},
+		StatusReason: p.StatusReason, RiskData: p.RiskData, Transactions: parts.transactions[:0],
 		PaymentMethod: paymentMethodDTO{
 			PaymentType: p.PaymentMethod.PaymentType, PaymentMethodToken: p.PaymentMethod.PaymentMethodToken,
 			IsVaulted: p.PaymentMethod.IsVaulted, AuthorizationType: p.PaymentMethod.AuthorizationType,
@@ -229,21 +297,27 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion, withEvents bool)
 			ThreeDSecureAuthentication: p.PaymentMethod.ThreeDSecure,
 		},
 	}
+	if out.Transactions == nil {
+		out.Transactions = []transactionDTO{} // [] on the wire, not null
+	}
 	if c := p.Customer; c != nil {
-		out.Customer = &paymentCustomerDTO{
+		parts.customer = paymentCustomerDTO{
 			Email: c.EmailAddress, MobileNumber: c.MobileNumber, FirstName: c.FirstName, LastName: c.LastName,
 			BillingAddress: c.BillingAddress, ShippingAddress: c.ShippingAddress, TaxID: c.TaxID, NationalDocumentID: c.NationalDocumentID,
 		}
+		out.Customer = &parts.customer
 	}
 	if pr := p.Processor; pr != nil {
-		out.Processor = &processorDTO{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
+		parts.processor = processorDTO{Name: pr.Name, ProcessorMerchantID: pr.ProcessorMerchantID, AmountCaptured: pr.AmountCaptured, AmountRefunded: pr.AmountRefunded}
+		out.Processor = &parts.processor
 	}
 	if ra := p.Required; ra != nil {
-		out.RequiredAction = &requiredActionDTO{Name: ra.Name, Description: ra.Description, ClientToken: ra.ClientToken}
+		parts.required = requiredActionDTO{Name: ra.Name, Description: ra.Description, ClientToken: ra.ClientToken}
+		out.RequiredAction = &parts.required
 	}
 	for _, t := range p.Transactions {
 		td := transactionDTO{
-			Type: t.Type, Date: ts(t.Date), Amount: t.Amount, CurrencyCode: t.CurrencyCode,
+			Type: t.Type, Date: times.at(next), Amount: t.Amount, CurrencyCode: t.CurrencyCode,
 			ProcessorStatus: string(t.ProcessorStatus), ProcessorName: t.ProcessorName,
 			ProcessorMerchantID: t.ProcessorMerchantID, ProcessorTransactionID: t.ProcessorTransactionID,
 			CardTokenType: t.CardTokenType, AuthorizationCode: t.AuthorizationCode, Reason: t.Reason,
@@ -254,15 +328,17 @@ func toPaymentDTO(p *simulator.Payment, v simulator.APIVersion, withEvents bool)
 		if t.ProcessorStatus == simulator.StatusDeclined || t.ProcessorStatus == simulator.StatusFailed {
 			td.ProcessorStatusReason = t.ProcessorStatusReason
 		}
+		next++
 		if withEvents {
 			td.Events = []eventDTO{}
 			for _, e := range t.Events {
-				td.Events = append(td.Events, eventDTO{ID: e.ID, Date: ts(e.Date), Type: e.Type, Amount: e.Amount, Final: e.Final})
+				td.Events = append(td.Events, eventDTO{ID: e.ID, Date: times.at(next), Type: e.Type, Amount: e.Amount, Final: e.Final})
+				next++
 			}
 		}
 		out.Transactions = append(out.Transactions, td)
 	}
-	return out
+	parts.transactions = out.Transactions
 }
 
 // paymentSummaryDTO is one item of GET /payments.

@@ -106,26 +106,28 @@ func (s *Server) Routes() http.Handler { return s.api }
 type receiving struct {
 	mu       sync.Mutex
 	draining bool
-	active   map[*http.ResponseController]struct{}
+	active   map[*http.Request]http.ResponseWriter
 }
 
-// add registers rc; during a drain the read is cut at once instead.
-func (r *receiving) add(rc *http.ResponseController) {
+// add registers request req, answered through w; during a drain its read
+// is cut at once instead. (A ResponseController is made only to cut: one
+// kept per request would be an allocation each.)
+func (r *receiving) add(req *http.Request, w http.ResponseWriter) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.draining {
-		_ = rc.SetReadDeadline(time.Now())
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 		return
 	}
 	if r.active == nil {
-		r.active = map[*http.ResponseController]struct{}{}
+		r.active = map[*http.Request]http.ResponseWriter{}
 	}
-	r.active[rc] = struct{}{}
+	r.active[req] = w
 }
 
-func (r *receiving) remove(rc *http.ResponseController) {
+func (r *receiving) remove(req *http.Request) {
 	r.mu.Lock()
-	delete(r.active, rc)
+	delete(r.active, req)
 	r.mu.Unlock()
 }
 
@@ -133,8 +135,8 @@ func (r *receiving) drain() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.draining = true
-	for rc := range r.active {
-		_ = rc.SetReadDeadline(time.Now())
+	for _, w := range r.active {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 	}
 }
 
@@ -157,9 +159,9 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
 	if r.ContentLength > limit { // 413 without reading; the deadline bounds the discard
 		return true
 	}
-	s.bodies.add(rc)
-	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	s.bodies.remove(rc)
+	s.bodies.add(r, w)
+	b, err := readUpTo(r.Body, r.ContentLength, limit)
+	s.bodies.remove(r)
 	if err != nil {
 		msg := "The request body could not be read"
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -168,17 +170,41 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) bool {
 		s.rawError(w, r, simulator.Errorf(simulator.CodeBadRequest, "%s", msg).WithRecovery("Send the whole body at once."))
 		return false
 	}
-	r.Body = &receivedBody{Reader: bytes.NewReader(b), b: b}
+	rb := &receivedBody{b: b}
+	rb.Reset(b)
+	r.Body = rb
 	if int64(len(b)) <= limit { // all of it is in: lift the deadline for the handler
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return true
 }
 
+// readUpTo reads body to its end, at most limit+1 bytes. A body of a known
+// length (size, its Content-Length) is read into a buffer of that size and
+// one byte more, which is all the allocation it costs (io.ReadAll starts at
+// 512 bytes and grows by copies); the byte more sees the end, or the rest of
+// a body longer than it said.
+func readUpTo(body io.Reader, size, limit int64) ([]byte, error) {
+	if size <= 0 || size > limit {
+		return io.ReadAll(io.LimitReader(body, limit+1))
+	}
+	b := make([]byte, size+1)
+	n, err := io.ReadFull(body, b)
+	switch {
+	case int64(n) == size && (err == io.ErrUnexpectedEOF || err == io.EOF):
+		return b[:n], nil
+	case err != nil:
+		return b[:n], err
+	}
+	rest, err := io.ReadAll(io.LimitReader(body, limit+1-int64(n)))
+	return append(b, rest...), err
+}
+
 // receivedBody is a body receive read whole: readBody takes its bytes
-// as they are instead of reading them a second time.
+// as they are instead of reading them a second time. The bytes belong to
+// the request and are never written.
 type receivedBody struct {
-	*bytes.Reader
+	bytes.Reader
 	b []byte
 }
 

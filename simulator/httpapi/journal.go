@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"slices"
 	"sort"
 	"sync"
@@ -63,7 +64,9 @@ type JournalEntry struct {
 // journalRecord is what capture keeps of a request: the parts of its entry,
 // the path, bodies and hints already redacted (docs/journal.md: when
 // the entry is made), the bodies cut to journalBodyMax and owned by the
-// record. Formatting (the timestamp, the strings, the JSON) waits for a read.
+// record (the response's buffer is reused by the record that replaces it:
+// read it under the journal's lock). Formatting (the timestamp, the
+// strings, the JSON) waits for a read.
 type journalRecord struct {
 	at         time.Time
 	method     string
@@ -135,7 +138,7 @@ type tenantJournal struct {
 
 	summary map[string]*HintSummary
 	polls   map[string][]time.Time // payment id -> times of its latest GETs (at most 5)
-	timeout map[string]string      // fingerprint of a request that got a 504 -> its idempotency key
+	timeout map[uint64]string      // fingerprint of a request that got a 504 -> its idempotency key
 }
 
 // NewJournal makes a journal keeping size entries per tenant (0: the default).
@@ -153,7 +156,7 @@ func (j *Journal) tenant(id string) *tenantJournal {
 	tj := j.by[id]
 	if tj == nil {
 		tj = &tenantJournal{ring: make([]journalRecord, 0, min(j.size, 64)), summary: map[string]*HintSummary{},
-			polls: map[string][]time.Time{}, timeout: map[string]string{}}
+			polls: map[string][]time.Time{}, timeout: map[uint64]string{}}
 		j.by[id] = tj
 		j.made++
 	}
@@ -190,12 +193,31 @@ func (j *Journal) add(e *journalRecord) {
 		tj.count(h, e.requestID, "")
 	}
 	if len(tj.ring) < j.size {
-		tj.ring = append(tj.ring, *e)
+		r := *e
+		r.respBody = bytes.Clone(e.respBody)
+		tj.ring = append(tj.ring, r)
 		tj.next = len(tj.ring) % j.size
 		return
 	}
-	tj.ring[tj.next] = *e
+	slot := &tj.ring[tj.next]
+	room := slot.respBody
+	*slot = *e
+	slot.respBody = reuseBody(room, e.respBody)
 	tj.next = (tj.next + 1) % j.size
+}
+
+// reuseBody is a copy of b in room, the buffer of the record a full ring
+// drops, when it fits without pinning much unused memory; else a new copy.
+// A ring slot's response buffer is only ever read under the journal's
+// lock (Entries, Snapshot), so it can be written again.
+func reuseBody(room, b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	if cap(room) >= len(b) && cap(room)-len(b) <= journalSlack {
+		return append(room[:0], b...)
+	}
+	return bytes.Clone(b)
 }
 
 func (tj *tenantJournal) count(h Hint, requestID, eventID string) {
@@ -261,10 +283,11 @@ func (j *Journal) Clear(tenantID string) {
 }
 
 // Entries returns the tenant's entries matching q, newest first, rendered
-// now (outside the journal's lock).
+// now (under the journal's lock: a ring slot's buffer is reused).
 func (j *Journal) Entries(tenantID string, q JournalQuery) []JournalEntry {
-	var recs []journalRecord // copies: a ring slot may be reused once the lock is released
+	out := []JournalEntry{}
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	if tj := j.by[tenantID]; tj != nil {
 		n := len(tj.ring)
 		for i := 0; i < n; i++ {
@@ -272,16 +295,11 @@ func (j *Journal) Entries(tenantID string, q JournalQuery) []JournalEntry {
 			if !e.matches(q) {
 				continue
 			}
-			recs = append(recs, *e)
-			if q.Limit > 0 && len(recs) == q.Limit {
+			out = append(out, e.entry())
+			if q.Limit > 0 && len(out) == q.Limit {
 				break
 			}
 		}
-	}
-	j.mu.Unlock()
-	out := make([]JournalEntry, len(recs))
-	for i := range recs {
-		out[i] = recs[i].entry()
 	}
 	return out
 }
@@ -358,12 +376,12 @@ func (j *Journal) notePoll(tenantID, paymentID string, now time.Time) bool {
 
 // noteTimeout remembers that the request with this fingerprint got a 504
 // under idempotency key key ("" when none).
-func (j *Journal) noteTimeout(tenantID, fingerprint, key string) {
+func (j *Journal) noteTimeout(tenantID string, fingerprint uint64, key string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	tj := j.tenant(tenantID)
 	if len(tj.timeout) >= hintStateMax {
-		tj.timeout = map[string]string{}
+		tj.timeout = map[uint64]string{}
 	}
 	tj.timeout[fingerprint] = key
 }
@@ -371,7 +389,7 @@ func (j *Journal) noteTimeout(tenantID, fingerprint, key string) {
 // retriedWithNewKey reports whether a request with this fingerprint got a
 // 504 before and is now repeated with a different or no key. The first
 // repeat settles it: later ones are not reported again.
-func (j *Journal) retriedWithNewKey(tenantID, fingerprint, key string) (bool, string) {
+func (j *Journal) retriedWithNewKey(tenantID string, fingerprint uint64, key string) (bool, string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	tj := j.by[tenantID]

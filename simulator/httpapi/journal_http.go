@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -51,13 +52,34 @@ func (s *Server) RecordWebhookHint(tenantID, eventID string, statusCode int, det
 	}
 }
 
-// captureWriter keeps the first bytes of a response for the journal.
+// captureWriter keeps the first bytes of a response for the journal, in a
+// buffer from a pool (room) that release gives back once the journal has
+// copied what it keeps.
 type captureWriter struct {
 	http.ResponseWriter
 	buf   []byte
 	limit int
 	over  bool
 	route journalRoute
+	room  *captureRoom
+}
+
+// captureRoom is a pooled capture buffer.
+type captureRoom struct{ b []byte }
+
+var captures = sync.Pool{New: func() any { return &captureRoom{b: make([]byte, 0, 2<<10)} }}
+
+// maxPooledCapture keeps a long capture (a redacted route's answer is
+// captured up to redactedCaptureMax) out of the pool.
+const maxPooledCapture = journalBodyMax + journalLookahead
+
+// release gives the capture buffer back; nothing may use w.buf afterwards.
+func (w *captureWriter) release() {
+	if w.room != nil && cap(w.buf) <= maxPooledCapture {
+		w.room.b = w.buf[:0]
+		captures.Put(w.room)
+	}
+	w.room, w.buf = nil, nil
 }
 
 func (w *captureWriter) Write(b []byte) (int, error) {
@@ -269,7 +291,9 @@ func (s *Server) journalStart(c echo.Context) *captureWriter {
 	if jr.redacted && len(jr.red.resp) > 0 {
 		limit = redactedCaptureMax
 	}
-	cw := &captureWriter{ResponseWriter: c.Response().Writer, limit: limit, route: jr}
+	cw := &notesOf(c).capture
+	*cw = captureWriter{ResponseWriter: c.Response().Writer, limit: limit, route: jr, room: captures.Get().(*captureRoom)}
+	cw.buf = cw.room.b[:0]
 	c.Response().Writer = cw
 	return cw
 }
@@ -280,11 +304,10 @@ func (s *Server) journalEnd(c echo.Context, cw *captureWriter, start time.Time) 
 		return
 	}
 	c.Response().Writer = cw.ResponseWriter
-	t := tenantOf(c)
-	if t == nil {
-		return
+	if t := tenantOf(c); t != nil {
+		s.journalRecord(c, t, cw.route.name, cw.route.red, cw, start)
 	}
-	s.journalRecord(c, t, cw.route.name, cw.route.red, cw, start)
+	cw.release()
 }
 
 func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string, red redaction, cw *captureWriter, start time.Time) {
@@ -299,33 +322,39 @@ func (s *Server) journalRecord(c echo.Context, t *simulator.Tenant, route string
 		at: now, method: r.Method, path: redact.String(r.URL.Path), status: status,
 		latencyMs: time.Since(start).Milliseconds(), tenantID: t.ID, requestID: requestID(c),
 	}
-	if v, ok := c.Get(ctxVersion).(simulator.APIVersion); ok {
-		e.apiVersion = string(v)
-	}
-	// The request body is shared with the handler (never written after
-	// readBody): copied unless redactFields made a private one.
+	e.apiVersion = string(notesOf(c).version)
+	// The request body belongs to the request and is never written after
+	// readBody: the record keeps it (journalHead copies it when that would
+	// pin much unused memory).
 	if len(red.req) > 0 {
-		rb := redactFields(reqBody, red.req, false, false)
-		e.reqBody = journalHead(rb, false, len(rb) > 0 && len(reqBody) > 0 && &rb[0] != &reqBody[0])
-	} else {
-		e.reqBody = journalHead(reqBody, false, false)
+		reqBody = redactFields(reqBody, red.req, false, false)
 	}
+	e.reqBody = journalHead(reqBody, false, true)
+	// The response's head may be the capture's own buffer, which goes back
+	// to its pool: the journal copies it into the slot it fills (add).
 	if len(red.resp) > 0 {
-		e.respBody = journalHead(redactFields(cw.buf, red.resp, cw.over, true), false, true)
+		e.respBody, _ = journalMask(redactFields(cw.buf, red.resp, cw.over, true), false)
 	} else {
-		e.respBody = journalHead(cw.buf, cw.over, true)
+		e.respBody, _ = journalMask(cw.buf, cw.over)
 	}
 	e.paymentIDs = journalPaymentIDs(c, route, status, cw.buf)
 	e.hints, _ = c.Get(ctxHints).([]Hint)
-	e.hints = append(e.hints, s.requestHints(c, t, route, status, now)...)
+	if more := s.requestHints(c, t, route, status, now); len(e.hints) == 0 {
+		e.hints = more // no copy: the usual case, a handler adds none
+	} else {
+		e.hints = append(e.hints, more...)
+	}
 	for i := range e.hints { // they quote paths and parameters
 		e.hints[i].Message = redact.String(e.hints[i].Message)
 	}
 	s.journal.add(&e)
 	if s.svc != nil {
 		var hints []observe.Hint
-		for _, h := range e.hints {
-			hints = append(hints, observe.Hint{Kind: h.Kind, Message: h.Message})
+		if len(e.hints) > 0 {
+			hints = make([]observe.Hint, len(e.hints))
+			for i, h := range e.hints {
+				hints[i] = observe.Hint(h)
+			}
 		}
 		s.svc.Publish(observe.Happening{Kind: observe.RequestAnswered, TenantID: t.ID, At: now, RequestID: e.requestID,
 			Route: cw.route.template, Status: status, Hints: hints})
@@ -387,7 +416,8 @@ func journalPaymentIDs(c echo.Context, route string, status int, resp []byte) []
 		}
 	case route == "POST /payments" || route == "POST /client/payments" || route == "POST /payment-attempts/:id/approve" ||
 		route == "GET /_sandbox/payment-attempts/:id":
-		if id, ok := c.Get(ctxAnswerPayment).(string); ok { // the answer's DTO said it: no parse
+		if n := notesOf(c); n.answered { // the answer's DTO said it: no parse
+			id := n.answerPayment
 			if id != "" {
 				ids = append(ids, id)
 			}
@@ -426,7 +456,7 @@ func (s *Server) requestHints(c echo.Context, t *simulator.Tenant, route string,
 		h := fnv.New64a()
 		_, _ = h.Write([]byte(c.Request().URL.Path))
 		_, _ = h.Write(body(c))
-		fp := strconv.FormatUint(h.Sum64(), 16)
+		fp := h.Sum64()
 		if status == http.StatusGatewayTimeout {
 			s.journal.noteTimeout(t.ID, fp, key)
 		} else if retried, old := s.journal.retriedWithNewKey(t.ID, fp, key); retried {

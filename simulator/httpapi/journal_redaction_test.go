@@ -64,7 +64,7 @@ func cardDoc(r *rand.Rand, card string) any {
 func TestJournalPropertyNoCardNumber(t *testing.T) {
 	s, _, ts := newBareServer(t, Options{})
 	s.e.POST("/echo", func(c echo.Context) error {
-		c.Set(ctxTenant, &simulator.Tenant{ID: "t1"})
+		setTenant(c, &simulator.Tenant{ID: "t1"})
 		return c.JSONBlob(http.StatusUnprocessableEntity, body(c))
 	}, readBody)
 	r := rand.New(rand.NewSource(7))

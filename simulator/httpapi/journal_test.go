@@ -19,6 +19,33 @@ func entry(tenant, id string, status int, at time.Time, payments ...string) *jou
 	return &journalRecord{tenantID: tenant, requestID: id, status: status, at: at, paymentIDs: payments}
 }
 
+// TestJournalRingBodies: a full ring writes each new response body into
+// the buffer of the record it drops, and a read never shows a dropped
+// record's bytes, whether the new body is shorter, longer, empty, or the
+// caller's buffer is written again after add (a pooled capture buffer).
+func TestJournalRingBodies(t *testing.T) {
+	j := NewJournal(2)
+	capture := make([]byte, 0, 64)
+	bodies := []string{`{"id":"first, the longest body"}`, `{"id":"second"}`, `{"id":"3"}`, "", `{"id":"fifth, longer than the third"}`, `{"id":"6"}`}
+	for i, b := range bodies {
+		capture = append(capture[:0], b...)
+		e := entry("a", fmt.Sprint("r", i), 200, time.Time{})
+		e.reqBody, e.respBody = []byte(b), capture
+		j.add(e)
+		for k := range capture { // the capture buffer goes back to its pool and is written again
+			capture[k] = 'x'
+		}
+		got := j.Entries("a", JournalQuery{})
+		require.Len(t, got, min(i+1, 2))
+		for n, e := range got {
+			assert.Equal(t, bodies[i-n], e.ResponseBody, "after %d adds, entry %d", i+1, n)
+			assert.Equal(t, bodies[i-n], e.RequestBody, "after %d adds, entry %d", i+1, n)
+		}
+		snap := j.Snapshot("a")
+		assert.Equal(t, bodies[i], snap.Entries[len(snap.Entries)-1].ResponseBody)
+	}
+}
+
 // TestJournalRing: bounded per tenant, newest first, the oldest dropped,
 // filters, and Clear.
 func TestJournalRing(t *testing.T) {
@@ -117,10 +144,10 @@ func TestJournalHintState(t *testing.T) {
 	}
 	for _, tc := range retry {
 		t.Run(tc.name, func(t *testing.T) {
-			j.noteTimeout("a", "fp", tc.first)
-			got, _ := j.retriedWithNewKey("a", "fp", tc.now)
+			j.noteTimeout("a", 1, tc.first)
+			got, _ := j.retriedWithNewKey("a", 1, tc.now)
 			assert.Equal(t, tc.want, got)
-			again, _ := j.retriedWithNewKey("a", "fp", tc.now)
+			again, _ := j.retriedWithNewKey("a", 1, tc.now)
 			assert.False(t, again, "reported once")
 		})
 	}
@@ -169,7 +196,7 @@ func TestRetryAfter504Hint(t *testing.T) {
 	release := make(chan struct{})
 	calls := 0
 	asTenant := func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error { c.Set(ctxTenant, &simulator.Tenant{ID: "t1"}); return next(c) }
+		return func(c echo.Context) error { setTenant(c, &simulator.Tenant{ID: "t1"}); return next(c) }
 	}
 	s.e.POST("/payments", func(c echo.Context) error {
 		calls++

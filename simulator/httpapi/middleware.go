@@ -13,10 +13,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/paysandbox/paysandbox/internal/forwarded"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -25,9 +23,8 @@ import (
 func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		rid := uuid.NewString()
-		c.Set(ctxRequestID, rid)
-		c.Set(ctxServer, s)
+		rid := simulator.RandomIDs{}.NewID(simulator.IDUUID)
+		notesOf(c).requestID = rid
 		c.Response().Header().Set("X-Request-Id", rid)
 		cw := s.journalStart(c)
 		err := recovered(next, c)
@@ -52,7 +49,7 @@ func (s *Server) logRequest(c echo.Context, start time.Time, rid string) {
 	attrs := append(buf[:0],
 		slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", c.Response().Status), slog.String("latency", time.Since(start).Round(time.Microsecond).String()),
-		slog.Any("client", clientAddr{r, s.opt.Trust}),
+		slog.String("client", s.opt.Trust.ClientIP(r)),
 	)
 	if t := tenantOf(c); t != nil {
 		attrs = append(attrs, slog.String("tenant", t.ID))
@@ -62,15 +59,6 @@ func (s *Server) logRequest(c echo.Context, start time.Time, rid string) {
 	}
 	s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 }
-
-// clientAddr logs the client's address (forwarded.Trust.ClientIP), worked
-// out only when the line is written.
-type clientAddr struct {
-	r     *http.Request
-	trust *forwarded.Trust
-}
-
-func (a clientAddr) LogValue() slog.Value { return slog.StringValue(a.trust.ClientIP(a.r)) }
 
 // recovered runs next and turns a panic into an internal error (500
 // InternalError, logged with its diagnosticsId) instead of a dropped connection.
@@ -107,7 +95,7 @@ func (s *Server) authenticate(c echo.Context) (simulator.APIKey, error) {
 	if err != nil {
 		return key, err
 	}
-	c.Set(ctxTenant, t)
+	setTenant(c, t)
 	return key, nil
 }
 
@@ -145,14 +133,10 @@ func (s *Server) adminKeyOK(c echo.Context) bool {
 	return s.opt.AdminKey != "" && subtle.ConstantTimeCompare([]byte(c.Request().Header.Get("X-Admin-Key")), []byte(s.opt.AdminKey)) == 1
 }
 
-// ctxVersion holds the request's simulator.APIVersion (merchant routes).
-const ctxVersion = "paysandbox.apiVersion"
-
 // versionOf is the version the request was made with; the current version
 // on routes without a version header.
 func versionOf(c echo.Context) simulator.APIVersion {
-	v, _ := c.Get(ctxVersion).(simulator.APIVersion)
-	return v.Or()
+	return notesOf(c).version.Or()
 }
 
 // VersionNotesPath is the page the Link of a deprecated version's answer
@@ -194,7 +178,7 @@ func version(op simulator.Operation) echo.MiddlewareFunc {
 				}
 				return e.WithRecovery("Send the header X-API-VERSION: " + string(simulator.CurrentAPIVersion) + " (or an older version you are pinned to).")
 			}
-			c.Set(ctxVersion, v)
+			notesOf(c).version = v
 			if v.Deprecated() {
 				setDeprecation(c.Response().Header())
 				if op.Gate != "" && v.Has(op.Gate) {
@@ -244,12 +228,12 @@ func bodyReader(next echo.HandlerFunc, max int64, tooLarge func() *simulator.Err
 			return tooLarge()
 		}
 		if r.Body == nil || r.Body == http.NoBody {
-			c.Set(ctxBody, []byte{}) // what reading it would give, without the read's buffer
+			setBody(c, []byte{}) // what reading it would give, without the read's buffer
 			return next(c)
 		}
 		if rb, ok := r.Body.(*receivedBody); ok {
 			if b, whole := rb.whole(); whole && int64(len(b)) <= max {
-				c.Set(ctxBody, b)
+				setBody(c, b)
 				return next(c)
 			}
 		}
@@ -260,7 +244,7 @@ func bodyReader(next echo.HandlerFunc, max int64, tooLarge func() *simulator.Err
 		if int64(len(b)) > max {
 			return tooLarge()
 		}
-		c.Set(ctxBody, b)
+		setBody(c, b)
 		return next(c)
 	}
 }

@@ -109,7 +109,7 @@ func (s *Server) createPayment(c echo.Context) error {
 		pm.PaymentType == simulator.LegacyPaymentType(pm.IsVaulted) {
 		addMigration(c, simulator.DiffComputedType, "paymentType "+pm.PaymentType+" was computed here on "+string(v)+" and will be blank on 2.4 unless the request or its session gives one")
 	}
-	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
+	return answerPayment(c, http.StatusOK, p, expands(req.Expand))
 }
 
 func (s *Server) getPayment(c echo.Context) error {
@@ -117,7 +117,7 @@ func (s *Server) getPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(queryList(c, "expand"))))
+	return answerPayment(c, http.StatusOK, p, expands(queryList(c, "expand")))
 }
 
 type authorizeBody struct {
@@ -137,7 +137,7 @@ func (s *Server) authorizePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
+	return answerPayment(c, http.StatusOK, p, expands(req.Expand))
 }
 
 type captureBody struct {
@@ -161,7 +161,7 @@ func (s *Server) capturePayment(c echo.Context) error {
 	if v := versionOf(c); v.Has(simulator.DiffCaptureIdentity) && p.Status == simulator.StatusPartiallySettled {
 		addMigration(c, simulator.DiffCaptureIdentity, "This partial capture has no transactionEventId on "+string(v)+"; on 2.4 transactions[].events names it and a refund can target it with transactionEventId")
 	}
-	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
+	return answerPayment(c, http.StatusOK, p, expands(req.Expand))
 }
 
 type cancelBody struct {
@@ -178,7 +178,7 @@ func (s *Server) cancelPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
+	return answerPayment(c, http.StatusOK, p, expands(req.Expand))
 }
 
 type refundBody struct {
@@ -201,7 +201,7 @@ func (s *Server) refundPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
+	return answerPayment(c, http.StatusOK, p, expands(req.Expand))
 }
 
 type resumeBody struct {
@@ -218,11 +218,14 @@ func (s *Server) resumePayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, paymentAnswer(c, p, expands(req.Expand)))
+	return answerPayment(c, http.StatusOK, p, expands(req.Expand))
 }
 
 // queryList reads an array query parameter: comma lists and repeats.
 func queryList(c echo.Context, name string) []string {
+	if c.Request().URL.RawQuery == "" {
+		return nil // c.QueryParams would parse it into a new map
+	}
 	var out []string
 	for _, v := range c.QueryParams()[name] {
 		for _, part := range strings.Split(v, ",") {
@@ -340,9 +343,9 @@ func parsePaymentQuery(c echo.Context) (simulator.PaymentQuery, error) {
 	return q, nil
 }
 
-// paymentAnswer is a merchant-API answer about p in the request's version;
+// answerPayment answers p to a merchant-API request, in its version;
 // below 2.4 it notes what the answer leaves out that 2.4 would show.
-func paymentAnswer(c echo.Context, p *simulator.Payment, withEvents bool) paymentDTO {
+func answerPayment(c echo.Context, status int, p *simulator.Payment, withEvents bool) error {
 	v := versionOf(c)
 	if v.Has(simulator.DiffAnswerShape) {
 		for _, t := range p.Transactions {
@@ -352,5 +355,5 @@ func paymentAnswer(c echo.Context, p *simulator.Payment, withEvents bool) paymen
 			}
 		}
 	}
-	return toPaymentDTO(p, v, withEvents)
+	return writePayment(c, status, p, v, withEvents)
 }

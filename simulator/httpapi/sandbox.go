@@ -62,7 +62,7 @@ func (s *Server) createTenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Set(ctxTenant, t)
+	setTenant(c, t)
 	return writeJSON(c, http.StatusCreated, tenantCreated(t))
 }
 
@@ -167,7 +167,7 @@ func (s *Server) wait(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
+	return writePayment(c, http.StatusOK, p, p.APIVersion, true)
 }
 
 // sandboxPayment is GET /_sandbox/payments/{id} (`?expand=transactions.events`
@@ -178,7 +178,7 @@ func (s *Server) sandboxPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, expands(queryList(c, "expand"))))
+	return writePayment(c, http.StatusOK, p, p.APIVersion, expands(queryList(c, "expand")))
 }
 
 type disputeBody struct {
@@ -206,7 +206,7 @@ func (s *Server) settle(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
+	return writePayment(c, http.StatusOK, p, p.APIVersion, true)
 }
 
 func (s *Server) complete3DS(c echo.Context) error {
@@ -218,7 +218,7 @@ func (s *Server) complete3DS(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, toPaymentDTO(p, p.APIVersion, true))
+	return writePayment(c, http.StatusOK, p, p.APIVersion, true)
 }
 
 // waitTimeout reads a long-poll's `timeout` query parameter (default 5s, at

@@ -85,11 +85,18 @@ func New(svc *service.Service, opt Options) *Server {
 	s := &Server{e: e, svc: svc, opt: opt, log: opt.Logger, journal: NewJournal(opt.JournalSize), api: apiHandler{e}}
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = opt.Trust.ClientIP // c.RealIP()
+	// Every request's middleware, composed once: echo composes what e.Use
+	// registers anew on every request (a closure per middleware), so only
+	// one middleware is registered, which hands back this chain as it is.
+	// It ends in the handler echo routed the request to (c.Handler(): echo
+	// passes it as next, there being no pre-middleware).
+	mws := []echo.MiddlewareFunc{s.note}
 	if opt.Tracer != nil {
-		e.Use(s.trace)
+		mws = append(mws, s.trace)
 	}
-	e.Use(s.requestLog)
-	e.Use(s.browserWrites)
+	mws = append(mws, s.requestLog, s.browserWrites)
+	every := chain(func(c echo.Context) error { return c.Handler()(c) }, mws...)
+	e.Use(func(echo.HandlerFunc) echo.HandlerFunc { return every })
 	s.routes()
 	s.indexJournalRoutes()
 	return s
@@ -113,56 +120,57 @@ func (h apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.e.ServeHTTP(w, r)
 }
 
-// Context keys.
-const (
-	ctxTenant    = "paysandbox.tenant"
-	ctxBody      = "paysandbox.body"
-	ctxErrorCode = "paysandbox.errorCode"
-	ctxRequestID = "paysandbox.requestId"
-	ctxServer    = "paysandbox.server"
-)
-
-func requestID(c echo.Context) string {
-	id, _ := c.Get(ctxRequestID).(string)
-	return id
-}
-
-func tenantOf(c echo.Context) *simulator.Tenant {
-	t, _ := c.Get(ctxTenant).(*simulator.Tenant)
-	return t
-}
+// ctxErrorCode is the errorId of a request's error answer (the log line's).
+const ctxErrorCode = "paysandbox.errorCode"
 
 // writeJSON renders v without HTML escaping (the bytes a client sees are the
 // bytes the vendor would send).
 func writeJSON(c echo.Context, status int, v any) error {
-	if d, ok := v.(paymentDTO); ok && d.RequiredAction != nil && d.RequiredAction.Name == simulator.ActionThreeDS && d.RequiredAction.ClientToken != "" {
-		if s, _ := c.Get(ctxServer).(*Server); s != nil && s.opt.ChallengePage != nil {
-			ra := *d.RequiredAction
-			ra.ChallengeURL = s.opt.Trust.BaseURL(c.Request()) + s.opt.ChallengePage(ra.ClientToken)
-			d.RequiredAction = &ra
-			v = d
-		}
+	if d, ok := v.(paymentDTO); ok {
+		e := getAnswerEncoder()
+		defer putAnswerEncoder(e)
+		e.payment = d
+		return e.writePayment(c, status)
 	}
 	switch d := v.(type) { // the payment an answer is about, for the journal (journalPaymentIDs)
-	case paymentDTO:
-		c.Set(ctxAnswerPayment, d.ID)
 	case approveDTO:
-		c.Set(ctxAnswerPayment, d.MerchantPaymentID)
+		setAnswerPayment(c, d.MerchantPaymentID)
 	case attemptDTO:
-		c.Set(ctxAnswerPayment, d.PaymentID)
+		setAnswerPayment(c, d.PaymentID)
 	case errorBody:
 		c.Set(ctxErrorPayment, d.Error.PaymentID)
 	}
-	if h := c.Response().Header(); h.Get(echo.HeaderContentType) == "" {
-		h[echo.HeaderContentType] = jsonContentType // what Blob would set, without a new slice
-	}
 	e := getAnswerEncoder()
 	defer putAnswerEncoder(e)
-	b, err := e.encode(v)
-	if err != nil {
-		return err
+	return e.write(c, status, v)
+}
+
+// writePayment answers p as version v shows it (toPaymentDTO): the DTO and
+// what it points to are built in the pooled encoder's own room
+// (answerEncoder.payment, .parts), so that none of it is made on the heap
+// for one answer.
+func writePayment(c echo.Context, status int, p *simulator.Payment, v simulator.APIVersion, withEvents bool) error {
+	e := getAnswerEncoder()
+	defer putAnswerEncoder(e)
+	fillPaymentDTO(&e.payment, &e.parts, p, v, withEvents)
+	return e.writePayment(c, status)
+}
+
+// writePayment is writeJSON of the payment answer in e.payment: a 3DS
+// challenge's requiredAction gets its challengeUrl on the request's host,
+// and the journal notes the payment.
+func (e *answerEncoder) writePayment(c echo.Context, status int) error {
+	d := &e.payment
+	if ra := d.RequiredAction; ra != nil && ra.Name == simulator.ActionThreeDS && ra.ClientToken != "" {
+		if s := notesOf(c).server; s != nil && s.opt.ChallengePage != nil {
+			with := *ra
+			with.ChallengeURL = s.opt.Trust.BaseURL(c.Request()) + s.opt.ChallengePage(ra.ClientToken)
+			e.parts.required = with
+			d.RequiredAction = &e.parts.required
+		}
 	}
-	return c.Blob(status, echo.MIMEApplicationJSON, b)
+	setAnswerPayment(c, d.ID)
+	return e.write(c, status, d)
 }
 
 // jsonContentType is the Content-Type value of every JSON answer, shared

@@ -222,15 +222,14 @@ func checkSnapshotJournal(sj *snapshot.Journal) error {
 // oldest first, and its hint summaries.
 func (j *Journal) Snapshot(tenantID string) *snapshot.Journal {
 	out := &snapshot.Journal{Entries: []snapshot.Request{}, Hints: []snapshot.Hint{}}
-	var recs []journalRecord
-	j.mu.Lock()
+	j.mu.Lock() // held while the entries are copied: a ring slot's buffer is reused
+	var recs []*journalRecord
 	if tj := j.by[tenantID]; tj != nil {
 		n := len(tj.ring)
 		for i := 0; i < n; i++ {
-			recs = append(recs, tj.ring[(tj.next+i)%n]) // oldest first
+			recs = append(recs, &tj.ring[(tj.next+i)%n]) // oldest first
 		}
 	}
-	j.mu.Unlock()
 	for _, r := range recs {
 		e := snapshot.Request{
 			At: r.at, Method: r.method, Path: r.path, Status: r.status, LatencyMs: r.latencyMs, RequestID: r.requestID,
@@ -245,6 +244,7 @@ func (j *Journal) Snapshot(tenantID string) *snapshot.Journal {
 		}
 		out.Entries = append(out.Entries, e)
 	}
+	j.mu.Unlock()
 	for _, h := range j.Hints(tenantID) {
 		out.Hints = append(out.Hints, snapshot.Hint{Kind: h.Kind, Count: h.Count, LatestRequestIDs: h.LatestRequestIDs,
 			LatestEventIDs: h.LatestEventIDs, LastMessage: h.LastMessage})

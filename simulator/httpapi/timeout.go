@@ -34,10 +34,11 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
 		rid := requestID(c)
-		ctx, note := service.WithRequestNote(ctx, rid)
+		g := &guardedWriter{cancel: cancel, d: d, rid: rid, v: versionOf(c)}
+		ctx = g.note.Carry(ctx, rid)
 		c.SetRequest(c.Request().WithContext(ctx))
 		res := c.Response()
-		g := &guardedWriter{w: res.Writer, ctx: ctx, cancel: cancel, d: d, rid: rid, note: note, v: versionOf(c)}
+		g.w, g.ctx = res.Writer, ctx
 		res.Writer = g
 		// A plain timer, not context.AfterFunc: that one registers with the
 		// context tree (a map entry, a done channel) on every request.
@@ -48,6 +49,7 @@ func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 		timer.Stop()
 		timedOut := g.finish()
 		res.Writer = g.w
+		g.putHeader()
 		if !timedOut {
 			// The handler's own 504 (a timeout rule held it until the
 			// deadline) may beat the timer by a hair: the cut is the same.
@@ -119,7 +121,7 @@ type guardedWriter struct {
 	cancel context.CancelFunc
 	d      time.Duration
 	rid    string
-	note   *service.RequestNote
+	note   service.RequestNote
 	v      simulator.APIVersion // the request's (the current one without a version header)
 
 	mu       sync.Mutex
@@ -186,10 +188,32 @@ func (g *guardedWriter) Header() http.Header {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.header == nil {
-		g.header = http.Header{}
+		g.header = headers.Get().(http.Header)
 	}
 	return g.header
 }
+
+// headers are the maps guardedWriter keeps a handler's headers in, emptied
+// and reused once the handler returned: start copies the values into the
+// connection's own map (the slices are shared, never written again: a
+// header is set with a new slice), so nothing else refers to the map.
+var headers = sync.Pool{New: func() any { return http.Header{} }}
+
+// putHeader gives the handler's header map back (the handler has
+// returned: finish).
+func (g *guardedWriter) putHeader() {
+	g.mu.Lock()
+	h := g.header
+	g.header = nil
+	g.mu.Unlock()
+	if h != nil && len(h) <= maxPooledHeaders {
+		clear(h)
+		headers.Put(h)
+	}
+}
+
+// maxPooledHeaders keeps a map grown by an unusual answer out of the pool.
+const maxPooledHeaders = 16
 
 func (g *guardedWriter) WriteHeader(code int) {
 	g.mu.Lock()
@@ -264,7 +288,7 @@ func (g *guardedWriter) write504() {
 	if g.shutdown {
 		d = 0
 	}
-	body := timeoutBody(d, g.rid, g.note, g.v)
+	body := timeoutBody(d, g.rid, &g.note, g.v)
 	h := g.w.Header()
 	h.Set("Content-Type", echo.MIMEApplicationJSON)
 	h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -5,8 +5,6 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // Tracer makes the span of each request (the tracing package implements it
@@ -41,8 +39,7 @@ func (s *Server) trace(next echo.HandlerFunc) echo.HandlerFunc {
 		if t := tenantOf(c); t != nil {
 			tenantID = t.ID
 		}
-		v, _ := c.Get(ctxVersion).(simulator.APIVersion)
-		sp.End(c.Response().Status, tenantID, string(v))
+		sp.End(c.Response().Status, tenantID, string(notesOf(c).version))
 		return err
 	}
 }

@@ -134,10 +134,13 @@ func (r *reportCounts) addRoute(c RouteCount) {
 
 // countRule counts a payment decided by rule at at.
 func (r *reportCounts) countRule(rule, paymentID string, at time.Time) {
-	r.addRule(RuleCount{Rule: rule, Count: 1, ExamplePaymentIDs: nonEmpty(paymentID), LastSeen: at})
+	var ex [1]string
+	r.addRule(RuleCount{Rule: rule, Count: 1, LastSeen: at}, nonEmpty(&ex, paymentID))
 }
 
-func (r *reportCounts) addRule(c RuleCount) {
+// addRule adds c, its examples given apart (c's own are ignored): a slice
+// inside c would be moved to the heap with the strings c passes on.
+func (r *reportCounts) addRule(c RuleCount, examples []string) {
 	i := slices.IndexFunc(r.Rules, func(x RuleCount) bool { return x.Rule == c.Rule })
 	if i < 0 && len(r.Rules) >= ReportRules-1 && c.Rule != ReportOther {
 		c.Rule = ReportOther
@@ -149,7 +152,7 @@ func (r *reportCounts) addRule(c RuleCount) {
 	}
 	n := &r.Rules[i]
 	n.Count += c.Count
-	n.ExamplePaymentIDs = addExamples(n.ExamplePaymentIDs, c.ExamplePaymentIDs)
+	n.ExamplePaymentIDs = addExamples(n.ExamplePaymentIDs, examples)
 	if c.LastSeen.After(n.LastSeen) {
 		n.LastSeen = c.LastSeen
 	}
@@ -203,11 +206,14 @@ func (r *reportCounts) addEndpoint(c EndpointCount) {
 // countHint counts a hint of kind raised at at by request requestID or,
 // for webhook hints, by event eventID.
 func (r *reportCounts) countHint(kind, message, requestID, eventID string, at time.Time) {
-	r.addHint(HintCount{Kind: kind, Count: 1, LastMessage: message, ExampleRequestIDs: nonEmpty(requestID),
-		ExampleEventIDs: nonEmpty(eventID), FirstSeen: at, LastSeen: at})
+	var req, ev [1]string
+	r.addHint(HintCount{Kind: kind, Count: 1, LastMessage: message, FirstSeen: at, LastSeen: at},
+		nonEmpty(&req, requestID), nonEmpty(&ev, eventID))
 }
 
-func (r *reportCounts) addHint(c HintCount) {
+// addHint adds c, its examples given apart (c's own are ignored), as
+// addRule does.
+func (r *reportCounts) addHint(c HintCount, requests, events []string) {
 	i := slices.IndexFunc(r.Hints, func(x HintCount) bool { return x.Kind == c.Kind })
 	if i < 0 {
 		if len(r.Hints) >= ReportHintKinds {
@@ -224,8 +230,8 @@ func (r *reportCounts) addHint(c HintCount) {
 	if c.FirstSeen.Before(n.FirstSeen) {
 		n.FirstSeen = c.FirstSeen
 	}
-	n.ExampleRequestIDs = addExamples(n.ExampleRequestIDs, c.ExampleRequestIDs)
-	n.ExampleEventIDs = addExamples(n.ExampleEventIDs, c.ExampleEventIDs)
+	n.ExampleRequestIDs = addExamples(n.ExampleRequestIDs, requests)
+	n.ExampleEventIDs = addExamples(n.ExampleEventIDs, events)
 }
 
 // merge adds d's counts to r: d holds what was counted after r (counts not
@@ -238,13 +244,13 @@ func (r *reportCounts) merge(d *ReportCounts) {
 		r.addRoute(c)
 	}
 	for _, c := range d.Rules {
-		r.addRule(c)
+		r.addRule(c, c.ExamplePaymentIDs)
 	}
 	for _, c := range d.Webhooks {
 		r.addEndpoint(c)
 	}
 	for _, c := range d.Hints {
-		r.addHint(c)
+		r.addHint(c, c.ExampleRequestIDs, c.ExampleEventIDs)
 	}
 }
 
@@ -261,9 +267,11 @@ func addExamples(ids, add []string) []string {
 	return ids
 }
 
-func nonEmpty(id string) []string {
+// nonEmpty is id as a list in room (none when empty).
+func nonEmpty(room *[1]string, id string) []string {
 	if id == "" {
 		return nil
 	}
-	return []string{id}
+	room[0] = id
+	return room[:]
 }

@@ -11,7 +11,14 @@ import (
 
 // newEvent makes an outbox event of type typ about p.
 func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *simulator.Event {
-	return &simulator.Event{
+	ev := &simulator.Event{}
+	s.initEvent(ev, typ, p, now)
+	return ev
+}
+
+// initEvent makes *ev an outbox event of type typ about p.
+func (s *Service) initEvent(ev *simulator.Event, typ string, p *simulator.Payment, now time.Time) {
+	*ev = simulator.Event{
 		ID: s.ids.NewID(simulator.IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
 		CreatedAt: now, Status: simulator.DeliveryPending,
 	}
@@ -22,13 +29,19 @@ func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *sim
 // webhook version as it is in tx. The observers (observe.EventMade) and
 // the dispatcher (WebhookRunner.Appended) are told after the commit.
 func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) error {
-	ev.Payment, ev.Dispute = p, d
-	if d != nil {
-		ev.DisputeID = d.ID
-	}
 	t, err := tx.Tenant(ev.TenantID)
 	if err != nil {
 		return err
+	}
+	return s.appendEventOf(tx, t, ev, p, d)
+}
+
+// appendEventOf is appendEvent with ev's tenant t as read in tx (nil: gone),
+// for a transaction that appends several events.
+func (s *Service) appendEventOf(tx simulator.Tx, t *simulator.Tenant, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) error {
+	ev.Payment, ev.Dispute = p, d
+	if d != nil {
+		ev.DisputeID = d.ID
 	}
 	if t != nil {
 		ev.Version = t.WebhookAPIVersion()

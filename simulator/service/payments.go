@@ -56,13 +56,11 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	if err := s.checkIdempotencyKey(t, req.IdempotencyKey); err != nil {
 		return nil, err
 	}
-	var in *simulator.Instrument
-	var cs *simulator.ClientSession
-	err := s.store.View(func(tx simulator.Tx) (err error) { in, cs, err = paymentSource(tx, t, req); return })
-	if err != nil {
+	c := &creation{s: s, ctx: ctx, t: t, req: req}
+	if err := s.store.View(c.read); err != nil {
 		return nil, err
 	}
-	p, err := s.buildPayment(t, in, cs, req)
+	p, err := s.buildPayment(t, c.in, c.cs, c.req)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +81,8 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 		p.OneShot = oneShot
 		d = s.processor.Authorize(ctx, t.ID, p)
 		deferred = d.ThreeDS == simulator.ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
-		err = s.commitPayment(ctx, t, req, p, d, deferred)
+		c.p, c.d, c.deferred = p, d, deferred
+		err = s.update(ctx, c.commit)
 		moved, ok := err.(*oneShotMoved) // takeOneShot's own error, unwrapped by Update
 		if !ok {
 			break
@@ -104,41 +103,63 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	return p, nil
 }
 
-// commitPayment stores a payment CreatePayment decided, in one transaction:
+// creation is what CreatePayment's read and commit work on: one value whose
+// methods the store calls, where closures would each capture (and move to
+// the heap) the request and what was read.
+type creation struct {
+	s   *Service
+	ctx context.Context
+	t   *simulator.Tenant
+	req PaymentRequest
+	// read: the token and its session.
+	in *simulator.Instrument
+	cs *simulator.ClientSession
+	// commit: the payment, its decision and whether it defers.
+	p        *simulator.Payment
+	d        simulator.AuthorizeDecision
+	deferred bool
+}
+
+// read reads and checks the request's token (paymentSource).
+func (c *creation) read(tx simulator.Tx) (err error) {
+	c.in, c.cs, err = paymentSource(tx, c.t, c.req)
+	return err
+}
+
+// commit stores the payment CreatePayment decided, in one transaction:
 // what was read is checked again (the key still unclaimed, the token still
 // usable, the one-shot it was decided with still pending), then the
 // idempotency claim, the token marked used, the one-shot taken, and the
 // payment with its events (and, when deferred, its recovery job).
-func (s *Service) commitPayment(ctx context.Context, t *simulator.Tenant, req PaymentRequest, p *simulator.Payment, d simulator.AuthorizeDecision, deferred bool) error {
-	return s.update(ctx, func(tx simulator.Tx) error {
-		if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
+func (c *creation) commit(tx simulator.Tx) error {
+	s, t, req, p := c.s, c.t, &c.req, c.p
+	if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
+		return err
+	}
+	in, _, err := paymentSource(tx, t, *req)
+	if err != nil {
+		return err
+	}
+	if p.OneShot != "" {
+		if err := takeOneShot(tx, t.ID, p.OneShot); err != nil {
 			return err
 		}
-		in, _, err := paymentSource(tx, t, req)
-		if err != nil {
+	}
+	if in.TokenType == simulator.TokenSingleUse {
+		in.Used = true
+		if err := tx.PutInstrument(in); err != nil {
 			return err
 		}
-		if p.OneShot != "" {
-			if err := takeOneShot(tx, t.ID, p.OneShot); err != nil {
-				return err
-			}
+	}
+	if req.IdempotencyKey != "" {
+		if err := tx.ClaimIdempotency(t.ID, req.IdempotencyKey, p.ID); err != nil {
+			return err
 		}
-		if in.TokenType == simulator.TokenSingleUse {
-			in.Used = true
-			if err := tx.PutInstrument(in); err != nil {
-				return err
-			}
-		}
-		if req.IdempotencyKey != "" {
-			if err := tx.ClaimIdempotency(t.ID, req.IdempotencyKey, p.ID); err != nil {
-				return err
-			}
-		}
-		if deferred {
-			return s.insertPayment(tx, t, p)
-		}
-		return s.createAuthorized(ctx, tx, t, p, d)
-	})
+	}
+	if c.deferred {
+		return s.insertPayment(tx, t, p)
+	}
+	return s.createAuthorized(c.ctx, tx, t, p, c.d)
 }
 
 // paymentSource reads and checks the token of a payment request, with its
@@ -171,7 +192,13 @@ func paymentSource(tx simulator.Tx, t *simulator.Tenant, req PaymentRequest) (*s
 // decision applied as authorizing a stored payment applies it (the same
 // records and events, in the same order), with no recovery job.
 func (s *Service) createAuthorized(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision) error {
-	if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, p.Date), p, nil); err != nil {
+	inTx, err := tx.Tenant(t.ID) // the events' tenant as in tx, read once for both
+	if err != nil {
+		return err
+	}
+	evs := new([2]simulator.Event) // both events in one allocation
+	s.initEvent(&evs[0], simulator.EventPaymentStatus, p, p.Date)
+	if err := s.appendEventOf(tx, inTx, &evs[0], p, nil); err != nil {
 		return err
 	}
 	// The id the recovery job would have had is drawn all the same, so that a
@@ -187,7 +214,8 @@ func (s *Service) createAuthorized(ctx context.Context, tx simulator.Tx, t *simu
 		return err
 	}
 	if p.Status != before {
-		if err := s.appendEvent(tx, s.newEvent(simulator.EventPaymentStatus, p, now), p, nil); err != nil {
+		s.initEvent(&evs[1], simulator.EventPaymentStatus, p, now)
+		if err := s.appendEventOf(tx, inTx, &evs[1], p, nil); err != nil {
 			return err
 		}
 	}

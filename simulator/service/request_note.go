@@ -27,8 +27,16 @@ type requestNoteKey struct{}
 // WithRequestNote returns ctx carrying a new note for request requestID,
 // and the note.
 func WithRequestNote(ctx context.Context, requestID string) (context.Context, *RequestNote) {
-	n := &RequestNote{requestID: requestID}
-	return context.WithValue(ctx, requestNoteKey{}, n), n
+	n := &RequestNote{}
+	return n.Carry(ctx, requestID), n
+}
+
+// Carry makes n, a zero note (a field of the caller's own per-request
+// value, which spares it an allocation), the note of request requestID,
+// and returns ctx carrying it.
+func (n *RequestNote) Carry(ctx context.Context, requestID string) context.Context {
+	n.requestID = requestID
+	return context.WithValue(ctx, requestNoteKey{}, n)
 }
 
 // requestIDOf is the id of the request ctx's note is for ("" when none).
