@@ -9,32 +9,14 @@ import (
 )
 
 // TenantRecords calls fn for every stored key/value pair that belongs to the
-// tenant tid: its records under "t:<tid>:" (its file) and its entries in
-// the catalog's lookup tables of tokens of the earlier layout (not the
-// tenant record, its API keys or its hint). It is for tools (CloneCheckouts),
+// tenant tid: its records under "t:<tid>:" (its file; not the tenant
+// record, its API keys or its hint, which are the catalog's). It is for tools (CloneCheckouts),
 // not request paths.
 func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
 	own := tenantPrefix(tid)
-	stopped := false
-	err := d.viewTenant(tid, func(tx *buntdb.Tx) error {
+	return d.viewTenant(tid, func(tx *buntdb.Tx) error {
 		return tx.AscendGreaterOrEqual("", own, func(k, v string) bool {
-			if !strings.HasPrefix(k, own) {
-				return false
-			}
-			stopped = !fn(k, v)
-			return !stopped
-		})
-	})
-	if err != nil || stopped {
-		return err
-	}
-	ref := esc(tid) + "/"
-	return d.catalog.View(func(tx *buntdb.Tx) error {
-		return tx.Ascend("", func(k, v string) bool {
-			if (strings.HasPrefix(k, pCTok) || strings.HasPrefix(k, pCh3DS)) && strings.HasPrefix(v, ref) {
-				return fn(k, v)
-			}
-			return true
+			return strings.HasPrefix(k, own) && fn(k, v)
 		})
 	})
 }

@@ -107,13 +107,13 @@ func sizeOf(tmpl [][2]string) CheckoutSize {
 }
 
 // isEventKey reports whether a tenant key is an outbox event's: its record,
-// id index, body or pending entry.
+// id index or pending entry.
 func isEventKey(k string) bool {
 	if !isTenantKey(k) {
 		return false
 	}
 	tid := keyTid(k)
-	for _, p := range []string{pEvent(tid), kEventID(tid, ""), kEventBody(tid, ""), pPending(tid)} {
+	for _, p := range []string{pEvent(tid), kEventID(tid, ""), pPending(tid)} {
 		if strings.HasPrefix(k, p) {
 			return true
 		}

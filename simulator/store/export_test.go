@@ -2,11 +2,11 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/tidwall/buntdb"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/storeconv"
 )
 
 // Test hooks (compiled into this package's tests only).
@@ -58,39 +58,21 @@ func EventJSON(v string) string {
 	return out
 }
 
-// Migrate runs the JSON record migration over d's open tenant files
-// (records put with PutRaw).
+// Migrate converts the records of older formats in d's open tenant files
+// (records put with PutRaw) as Open converts an older store's
+// (simulator/storeconv).
 func (d *DB) Migrate() error {
 	for _, f := range d.reg.openFiles() {
-		if _, err := migrate(f.db, ":memory:"); err != nil { // ":memory:": no copy of the file kept
+		if _, err := storeconv.ConvertFile(f.db, ":memory:", target{path: d.path}); err != nil { // ":memory:": no copy of the file kept
 			return err
 		}
 	}
 	return nil
 }
 
-// SetMigrateBatch makes each migration transaction convert at most n
-// records, and cut the migration (Open fails) after stop batches when stop
-// is positive; the returned func restores the defaults.
-func SetMigrateBatch(n, stop int) (restore func()) {
-	batch, cut := migrateBatch, migrateCut
-	migrateBatch = n
-	if stop > 0 {
-		migrateCut = func(batches int) error {
-			if batches >= stop {
-				return errMigrateCut
-			}
-			return nil
-		}
-	}
-	return func() { migrateBatch, migrateCut = batch, cut }
-}
-
-var errMigrateCut = errors.New("migration cut")
-
-// FileFormat is the file's format marker ("" before the migration ends).
+// FileFormat is the catalog's format number.
 func (d *DB) FileFormat() string {
 	var v string
-	_ = d.catalog.View(func(tx *buntdb.Tx) (err error) { v, err = tx.Get(kFormat); return })
+	_ = d.catalog.View(func(tx *buntdb.Tx) (err error) { v, err = tx.Get(storeconv.KeyFormat); return })
 	return v
 }
