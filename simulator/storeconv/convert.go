@@ -56,6 +56,9 @@ func Convert(path string, t Target, log *slog.Logger) (moved int, err error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := cutLayout("file"); err != nil {
+		return 0, err
+	}
 	tokens, err := tokenTable(cat)
 	if err != nil {
 		return 0, fmt.Errorf("storeconv: reading %s: %w", path, err)
@@ -71,6 +74,9 @@ func Convert(path string, t Target, log *slog.Logger) (moved int, err error) {
 			return 0, err
 		}
 		records, dropped = records+n, dropped+d
+		if err := cutLayout("file"); err != nil {
+			return 0, err
+		}
 		if (i+1)%layoutProgress == 0 && i+1 < len(files) {
 			log.Info("converting tenant files", "done", i+1, "of", len(files))
 		}

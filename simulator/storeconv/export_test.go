@@ -54,3 +54,22 @@ func stamp(t time.Time) string { return fmt.Sprintf("%020d", t.UnixMicro()) }
 func kJobQ(realDue time.Time, tid, id string) string {
 	return pJobQ + stamp(realDue) + ":" + esc(tid) + ":" + id
 }
+
+// CutAt makes the conversion call stop at its n-th step that reaches the
+// disk (each batch of records, each step of the move, each file converted),
+// with batches of batch records and keys; the returned func restores the
+// defaults.
+func CutAt(n, batch int, stop func() error) (restore func()) {
+	lb, cb, lc, cc := layoutBatch, convertBatch, layoutCut, convertCut
+	layoutBatch, convertBatch = batch, batch
+	seen := 0
+	step := func() error {
+		if seen++; seen == n {
+			return stop()
+		}
+		return nil
+	}
+	layoutCut = func(string) error { return step() }
+	convertCut = func(int) error { return step() }
+	return func() { layoutBatch, convertBatch, layoutCut, convertCut = lb, cb, lc, cc }
+}

@@ -62,8 +62,8 @@ var (
 	layoutProgress = 100
 	// layoutCut, when set, is called after each step of the move that
 	// reaches the disk (step names the kind: "renamed", "tenant-batch",
-	// "tenant", "catalog-batch"); an error stops the move there (tests of a
-	// cut move).
+	// "tenant", "catalog-batch"), and after each file Convert converted
+	// ("file"); an error stops the move there (tests of a cut move).
 	layoutCut func(step string) error
 )
 

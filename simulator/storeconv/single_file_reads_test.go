@@ -194,6 +194,13 @@ func checkSingleFileReads(t *testing.T, db simulator.Store) {
 		}
 		g, err := json.Marshal(got[name])
 		require.NoError(t, err)
+		// an event written again by the store names its payment's status,
+		// which the layout that wrote the fixture did not record
+		var gv any
+		require.NoError(t, json.Unmarshal(g, &gv))
+		dropMember(gv, "paymentStatus")
+		g, err = json.Marshal(gv)
+		require.NoError(t, err)
 		assert.JSONEq(t, string(w), string(g), name)
 	}
 }
