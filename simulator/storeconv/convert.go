@@ -100,6 +100,10 @@ func Convert(path string, t Target, log *slog.Logger) (moved int, err error) {
 	if dropped > 0 {
 		log.Warn("client and 3DS challenge tokens issued before tokens carried their tenant no longer resolve; start new sessions for them", "tokens", dropped)
 	}
+	if records == 0 {
+		log.Info("store marked format "+strconv.Itoa(Format)+"; no record needed converting", "db", path, "tenantFiles", len(files))
+		return moved, nil
+	}
 	log.Info("store converted to format "+strconv.Itoa(Format)+"; each file written to is kept as it was beside it (FILE"+BackupSuffix+") until you remove it",
 		"records", records, "db", path, "tenantFiles", len(files))
 	return moved, nil
