@@ -27,79 +27,64 @@ import (
 // conversion moved out of a single data file.
 func openCatalog(path string, log *slog.Logger) (*buntdb.DB, int, error) {
 	if path != ":memory:" {
-		convert, err := needsConversion(path)
-		if err != nil {
-			return nil, 0, err
-		}
-		if convert {
-			moved, err := storeconv.Convert(path, ConversionTarget(path), log)
-			if err != nil {
-				return nil, 0, err
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			// a move of a single data file cut after it renamed the file
+			if _, err := os.Stat(path + storeconv.LayoutBackupSuffix); err == nil {
+				return convertCatalog(path, log)
 			}
-			cat, err := openFormatted(path)
-			return cat, moved, err
 		}
-	}
-	cat, err := openFormatted(path)
-	return cat, 0, err
-}
-
-// needsConversion reports whether the file at path is not a catalog of this
-// format (nor a new, empty one).
-func needsConversion(path string) (bool, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		// a move of a single data file cut after it renamed the file
-		_, err := os.Stat(path + storeconv.LayoutBackupSuffix)
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
-		return err == nil, err
 	}
 	cat, err := openBunt(path)
 	if err != nil {
-		return false, fmt.Errorf("store: opening %s: %w", path, err)
+		return nil, 0, fmt.Errorf("store: opening %s: %w", path, err)
 	}
-	defer cat.Close()
-	n, err := storeconv.CatalogFormat(cat)
-	if err != nil {
-		return false, fmt.Errorf("store: %s: %w", path, err)
-	}
-	keys := 0
-	if err := cat.View(func(tx *buntdb.Tx) (err error) { keys, err = tx.Len(); return }); err != nil {
-		return false, err
-	}
-	return n != storeconv.Format && keys > 0, nil
-}
-
-// openFormatted opens the catalog at path, giving a new (empty) one the
-// format number, and refuses any other format.
-func openFormatted(path string) (*buntdb.DB, error) {
-	cat, err := openBunt(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", path, err)
-	}
+	current := false
 	err = cat.Update(func(tx *buntdb.Tx) error {
+		v, err := tx.Get(storeconv.KeyFormat)
+		if err == nil {
+			current = v == strconv.Itoa(storeconv.Format)
+			return nil
+		}
 		n, err := tx.Len()
 		if err != nil || n > 0 {
 			return err
 		}
+		current = true // a new catalog
 		_, _, err = tx.Set(storeconv.KeyFormat, strconv.Itoa(storeconv.Format), nil)
 		return err
 	})
-	if err == nil {
-		var n int
-		if n, err = storeconv.CatalogFormat(cat); err == nil && n != storeconv.Format {
-			err = fmt.Errorf("is in format %d, not %d", n, storeconv.Format)
+	if err == nil && !current {
+		_, err = storeconv.CatalogFormat(cat) // a later build's is refused here
+		if err == nil {
+			if err := cat.Close(); err != nil {
+				return nil, 0, err
+			}
+			return convertCatalog(path, log)
 		}
-		if err != nil {
-			err = fmt.Errorf("store: %s: %w", path, err)
-		}
+		err = fmt.Errorf("store: %s: %w", path, err)
 	}
 	if err != nil {
 		cat.Close()
-		return nil, err
+		return nil, 0, err
 	}
-	return cat, nil
+	return cat, 0, nil
+}
+
+// convertCatalog converts the store at path (closed) and opens its catalog.
+func convertCatalog(path string, log *slog.Logger) (*buntdb.DB, int, error) {
+	moved, err := storeconv.Convert(path, ConversionTarget(path), log)
+	if err != nil {
+		return nil, 0, err
+	}
+	cat, err := openBunt(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	if n, err := storeconv.CatalogFormat(cat); err != nil || n != storeconv.Format {
+		cat.Close()
+		return nil, 0, errors.Join(fmt.Errorf("store: %s is not in format %d after its conversion", path, storeconv.Format), err)
+	}
+	return cat, moved, nil
 }
 
 // ConversionTarget is the store at path as storeconv writes it (Open
