@@ -25,6 +25,9 @@ import (
 //     tokens goes into the tenants' files (Target.Encode of a SessionToken
 //     or ChallengeToken; a token the current format has no place for, one
 //     that does not carry its tenant, is dropped and counted in the log);
+//     A tenant file that does not open is left as it is, with an ERROR
+//     line (the store answers TenantUnavailable for that tenant alone, as
+//     it would anyway), and its tokens stay in the catalog;
 //  3. last, in one transaction, the table and the layout marker are
 //     deleted and the catalog's KeyFormat set to Format: that write is the
 //     conversion's commit. Every step before it is redone, finding nothing
@@ -70,6 +73,14 @@ func Convert(path string, t Target, log *slog.Logger) (moved int, err error) {
 	dropped := 0
 	for i, f := range files {
 		n, d, err := convertTenantFile(f, t, tokens[f.tid], log)
+		var broken errBroken
+		if errors.As(err, &broken) {
+			// as the store treats it: that tenant answers TenantUnavailable,
+			// the others are served; its tokens stay in the catalog
+			log.Error("a tenant file that cannot be opened is left as it is, not converted", "file", f.path, "err", broken.err)
+			delete(tokens, f.tid)
+			continue
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -166,6 +177,11 @@ func tokenTable(cat *buntdb.DB) (map[string][]token, error) {
 	return out, err
 }
 
+// errBroken: a tenant file that does not open.
+type errBroken struct{ err error }
+
+func (e errBroken) Error() string { return e.err.Error() }
+
 // tenantFile is a tenant file to convert.
 type tenantFile struct{ tid, path string }
 
@@ -208,7 +224,7 @@ func convertTenantFile(f tenantFile, t Target, tokens []token, log *slog.Logger)
 	}
 	db, err := openBunt(f.path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("storeconv: opening %s: %w", f.path, err)
+		return 0, 0, errBroken{err}
 	}
 	defer func() { err = errors.Join(err, db.Close()) }()
 	if n, err = (fileConv{t: t, path: f.path, log: log}).run(db); err != nil {

@@ -149,3 +149,36 @@ func TestConvertTenantFileLayout(t *testing.T) {
 }
 
 func stampOf(t time.Time) string { return fmt.Sprintf("%020d", t.UnixMicro()) }
+
+// A tenant file that does not open does not stop the conversion: it is
+// left as it is with an ERROR line, and the other tenants are served.
+func TestConvertSkipsBrokenTenantFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "paysandbox.db")
+	db := openStore(t, path, nil)
+	for _, tid := range []string{"t1", "t2"} {
+		require.NoError(t, db.Update(func(tx simulator.Tx) error {
+			return tx.PutSession(&simulator.ClientSession{ID: "cs1", TenantID: tid, ClientToken: simulator.WithTenant(tid, "cst_x")})
+		}))
+	}
+	broken := db.TenantFile("t2")
+	require.NoError(t, db.Close())
+	editFile(t, path, [2]string{storeconv.KeyFormat, "cbor1"}, [2]string{"layout", "tenant-files/1"})
+	require.NoError(t, os.WriteFile(broken, []byte("not a buntdb file\n"), 0o600))
+
+	var logs bytes.Buffer
+	db = openStore(t, path, slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { _ = db.Close() })
+	assert.Contains(t, logs.String(), "level=ERROR")
+	assert.Contains(t, logs.String(), "a tenant file that cannot be opened is left as it is")
+	assert.Contains(t, logs.String(), broken)
+	var cs *simulator.ClientSession
+	require.NoError(t, db.View(func(tx simulator.Tx) (err error) { cs, err = tx.Session("t1", "cs1"); return }))
+	assert.NotNil(t, cs, "the other tenant is served")
+	err := db.View(func(tx simulator.Tx) error { _, err := tx.Session("t2", "cs1"); return err })
+	var se *simulator.Error
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, simulator.Code("TenantUnavailable"), se.Code)
+	got, err := os.ReadFile(broken)
+	require.NoError(t, err)
+	assert.Equal(t, "not a buntdb file\n", string(got), "left as it was")
+}
