@@ -3,289 +3,255 @@ package storeconv
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/buntdb"
-
-	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// The conversion of one buntdb file's records in place (the single data
-// file, the catalog, each tenant file), in batches of one transaction each.
-// What is left to convert says so itself, so a conversion cut by kill -9
-// finds at the next start what it had not reached:
+// Convert brings the store at path (its catalog; the tenant files are
+// where t.TenantFile says) to Format, the store closed meanwhile:
 //
-//   - a record (recordKind) in a format of this package (JSON or CBOR) that
-//     the target says is not current: decoded (records.go) and written again
-//     through Target.Encode. One that does not decode is left as it is, with
-//     a warning naming it: the store answers RecordUnreadable for it, as for
-//     any damaged record, and the rest of the store opens;
-//   - an event whose rendered body is apart (evb:<id>, the oldest layout):
-//     written again with its body, the evb key deleted in the same
-//     transaction (an evb key of no event is deleted);
-//   - an event's id entry that holds the event's whole key (evi:<id> ->
-//     t:...:evt:<stamp>:<id>) instead of its stamp: rewritten.
-
-// Batch bounds: records converted, and keys looked at, per transaction
-// (each holds buntdb's write lock while it runs).
-var (
-	convertBatch = 1000
-	convertScan  = 20000
-	// convertCut, when set, is called after each committed batch; an error
-	// stops the conversion there (tests of a cut conversion).
-	convertCut func(batches int) error
-)
-
-// BackupSuffix names the copy of a file that the conversion keeps before it
-// writes to it: FILE+BackupSuffix holds the file as it was, until the user
-// removes it.
-const BackupSuffix = ".before-format-1"
-
-// ConvertFile converts the records of the open buntdb file db (at path,
-// ":memory:" for none: no copy kept) in place for target t, as Convert
-// converts each file of a store; it answers how many pairs it wrote again.
-func ConvertFile(db *buntdb.DB, path string, t Target) (int, error) {
-	return fileConv{t: t, path: path, log: slog.New(slog.DiscardHandler)}.run(db)
-}
-
-// fileConv converts one file for target t.
-type fileConv struct {
-	t    Target
-	path string
-	log  *slog.Logger
-}
-
-// stale reports whether the pair at k in tx is left to convert (see above).
-func (c fileConv) stale(tx *buntdb.Tx, k, v string) bool {
-	kind, tid, rest := recordKind(k)
-	switch kind {
-	case "":
-		return false
-	case "evi":
-		return strings.HasPrefix(v, "t:")
-	case "evb":
-		_, err := tx.Get(tenantPrefix(tid) + "evi:" + rest)
-		return errors.Is(err, buntdb.ErrNotFound)
-	case "evt":
-		if _, err := tx.Get(tenantPrefix(tid) + "evb:" + eventID(k)); err == nil {
-			return true
-		}
+//  1. a single data file at path (or the one a cut move kept) is moved to a
+//     catalog and a file per tenant (layout.go), its records converted on
+//     the way;
+//  2. the catalog's records, then each tenant file's, are converted in
+//     place (file_pass.go); the catalog's lookup table of client and 3DS
+//     tokens goes into the tenants' files (Target.Encode of a SessionToken
+//     or ChallengeToken; a token the current format has no place for, one
+//     that does not carry its tenant, is dropped and counted in the log);
+//     A tenant file that does not open is left as it is, with an ERROR
+//     line (the store answers TenantUnavailable for that tenant alone, as
+//     it would anyway), and its tokens stay in the catalog;
+//  3. last, in one transaction, the table and the layout marker are
+//     deleted and the catalog's KeyFormat set to Format: that write is the
+//     conversion's commit. Every step before it is redone, finding nothing
+//     left, by a start that finds no number.
+//
+// It answers how many tenants step 1 moved (0 when path was a catalog). A
+// catalog with a number above Format is refused.
+func Convert(path string, t Target, log *slog.Logger) (moved int, err error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	return (isJSON(v) || len(v) > 0 && v[0] == cborV1) && !c.t.Current(k, v)
-}
-
-// run converts every stale pair of db; it answers how many.
-func (c fileConv) run(db *buntdb.DB) (int, error) {
-	if err := c.keepOriginal(db); err != nil {
+	if moved, err = moveToTenantFiles(path, t, log); err != nil {
 		return 0, err
 	}
-	from, total, batches := "", 0, 0
-	for {
-		var next string
-		n := 0
-		err := db.Update(func(tx *buntdb.Tx) (err error) {
-			n, next, err = c.batch(tx, from)
-			return err
-		})
-		if err != nil {
-			return total, err
-		}
-		total += n
-		batches++
-		if next == "" {
-			return total, nil
-		}
-		from = next
-		if convertCut != nil {
-			if err := convertCut(batches); err != nil {
-				return total, err
-			}
-		}
-	}
-}
-
-// batch converts, in tx, the stale pairs after key from (from itself
-// included when it is ""), at most convertBatch of them within convertScan
-// keys; it answers how many it converted and the key to go on after (""
-// once the file is done).
-func (c fileConv) batch(tx *buntdb.Tx, from string) (n int, next string, err error) {
-	var stale [][2]string
-	scanned := 0
-	err = tx.AscendGreaterOrEqual("", from, func(k, v string) bool {
-		if k == from && from != "" {
-			return true
-		}
-		scanned++
-		if c.stale(tx, k, v) {
-			stale = append(stale, [2]string{k, v})
-		}
-		if len(stale) >= convertBatch || scanned >= convertScan {
-			next = k
-			return false
-		}
-		return true
-	})
+	cat, err := openBunt(path)
 	if err != nil {
-		return 0, "", err
+		return 0, fmt.Errorf("storeconv: opening %s: %w", path, err)
 	}
-	for _, r := range stale {
-		err := c.convert(tx, r[0], r[1])
-		var bad errUnreadable
-		if errors.As(err, &bad) {
-			c.log.Warn("a record that does not decode is left as it was (the store answers RecordUnreadable for it)", "key", r[0], "file", c.path, "err", bad.err)
+	defer func() { err = errors.Join(err, cat.Close()) }()
+	n, err := CatalogFormat(cat)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("storeconv: %s: %w", path, err)
+	case n == Format:
+		return moved, nil
+	}
+	log.Info("converting the store to format "+strconv.Itoa(Format)+" (one time; a cut conversion resumes at the next start)", "db", path)
+	records, err := fileConv{t: t, path: path, log: log}.run(cat)
+	if err != nil {
+		return 0, err
+	}
+	if err := cutLayout("file"); err != nil {
+		return 0, err
+	}
+	tokens, err := tokenTable(cat)
+	if err != nil {
+		return 0, fmt.Errorf("storeconv: reading %s: %w", path, err)
+	}
+	files, err := tenantFiles(t, tokens)
+	if err != nil {
+		return 0, err
+	}
+	dropped := 0
+	for i, f := range files {
+		n, d, err := convertTenantFile(f, t, tokens[f.tid], log)
+		var broken errBroken
+		if errors.As(err, &broken) {
+			// as the store treats it: that tenant answers TenantUnavailable,
+			// the others are served; its tokens stay in the catalog
+			log.Error("a tenant file that cannot be opened is left as it is, not converted", "file", f.path, "err", broken.err)
+			delete(tokens, f.tid)
 			continue
 		}
 		if err != nil {
-			return 0, "", fmt.Errorf("storeconv: converting %s in %s: %w", r[0], c.path, err)
+			return 0, err
+		}
+		records, dropped = records+n, dropped+d
+		if err := cutLayout("file"); err != nil {
+			return 0, err
+		}
+		if (i+1)%layoutProgress == 0 && i+1 < len(files) {
+			log.Info("converting tenant files", "done", i+1, "of", len(files))
 		}
 	}
-	return len(stale), next, nil
+	if err := cat.Update(func(tx *buntdb.Tx) error {
+		for _, tt := range tokens {
+			for _, tok := range tt {
+				if _, err := tx.Delete(tok.key); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
+					return err
+				}
+			}
+		}
+		if _, err := tx.Delete(kLayout); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
+			return err
+		}
+		_, _, err := tx.Set(KeyFormat, strconv.Itoa(Format), nil)
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("storeconv: writing %s: %w", path, err)
+	}
+	if dropped > 0 {
+		log.Warn("client and 3DS challenge tokens issued before tokens carried their tenant no longer resolve; start new sessions for them", "tokens", dropped)
+	}
+	if records == 0 {
+		log.Info("store marked format "+strconv.Itoa(Format)+"; no record needed converting", "db", path, "tenantFiles", len(files))
+		return moved, nil
+	}
+	log.Info("store converted to format "+strconv.Itoa(Format)+"; each file written to is kept as it was beside it (FILE"+BackupSuffix+") until you remove it",
+		"records", records, "db", path, "tenantFiles", len(files))
+	return moved, nil
 }
 
-// convert writes the pair k, v again in the current format.
-func (c fileConv) convert(tx *buntdb.Tx, k, v string) error {
-	kind, tid, _ := recordKind(k)
-	switch kind {
-	case "evi":
-		i := strings.LastIndex(v, ":evt:")
-		st, _, ok := strings.Cut(v[i+len(":evt:"):], ":")
-		if i < 0 || !ok {
-			return errors.New("malformed event id entry")
-		}
-		_, _, err := tx.Set(k, st, nil)
-		return err
-	case "evb":
-		_, err := tx.Delete(k)
-		return err
+// CatalogFormat is the format number of the catalog cat: 0 when it has
+// none (every layout before format 1), an error for a value that is no
+// number or above Format (a later build's).
+func CatalogFormat(cat *buntdb.DB) (int, error) {
+	var v string
+	err := cat.View(func(tx *buntdb.Tx) (err error) { v, err = tx.Get(KeyFormat); return })
+	if errors.Is(err, buntdb.ErrNotFound) {
+		return 0, nil
 	}
-	val, err := decodeRecord(kind, k, v, tid)
 	if err != nil {
-		return errUnreadable{err}
+		return 0, err
 	}
-	if e, ok := val.(*simulator.Event); ok {
-		bk := tenantPrefix(tid) + "evb:" + eventID(k)
-		if body, err := tx.Get(bk); err == nil {
-			if e.Payment == nil && e.Dispute == nil {
-				e.Body = []byte(body)
-			}
-			if _, err := tx.Delete(bk); err != nil {
+	n, perr := strconv.Atoi(v)
+	switch {
+	case perr != nil && v == "cbor1": // the marker of the CBOR records' layout
+		return 0, nil
+	case perr != nil || n < 1:
+		return 0, fmt.Errorf("its format %q is not one this build knows", v)
+	case n > Format:
+		return n, fmt.Errorf("it is in format %d, written by a later build; this build reads format %d and older (a downgrade is not supported: use the later build, or restore a backup taken before it ran)", n, Format)
+	}
+	return n, nil
+}
+
+// token is an entry of the catalog's token table.
+type token struct {
+	key string
+	v   any // SessionToken or ChallengeToken
+}
+
+// tokenTable reads the catalog's lookup table of tokens, by tenant.
+func tokenTable(cat *buntdb.DB) (map[string][]token, error) {
+	out := map[string][]token{}
+	err := cat.View(func(tx *buntdb.Tx) error {
+		for _, p := range []string{pCTok, pCh3DS} {
+			err := tx.AscendGreaterOrEqual("", p, func(k, v string) bool {
+				if !strings.HasPrefix(k, p) {
+					return false
+				}
+				etid, id, _ := strings.Cut(v, "/")
+				tid, tok := unesc(etid), k[len(p):]
+				var e any = SessionToken{TenantID: tid, Token: tok, SessionID: id}
+				if p == pCh3DS {
+					e = ChallengeToken{TenantID: tid, Token: tok, PaymentID: id}
+				}
+				out[tid] = append(out[tid], token{key: k, v: e})
+				return true
+			})
+			if err != nil {
 				return err
 			}
 		}
+		return nil
+	})
+	return out, err
+}
+
+// errBroken: a tenant file that does not open.
+type errBroken struct{ err error }
+
+func (e errBroken) Error() string { return e.err.Error() }
+
+// tenantFile is a tenant file to convert.
+type tenantFile struct{ tid, path string }
+
+// tenantFiles lists the files of the tenants directory, and of the
+// tenants with tokens that have none (their files are made), in name
+// order. A file's tenant is known from its name only through the tokens;
+// its keys say it too, which is what the conversion reads.
+func tenantFiles(t Target, tokens map[string][]token) ([]tenantFile, error) {
+	dir := tenantsDir(t)
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("storeconv: %w", err)
 	}
-	pairs, err := c.t.Encode(k, val)
-	if err != nil {
-		return err
+	byPath := map[string]string{}
+	for tid := range tokens {
+		byPath[t.TenantFile(tid)] = tid
 	}
-	for _, p := range pairs {
-		if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
-			return err
+	var out []tenantFile
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".db") {
+			continue
 		}
+		p := filepath.Join(dir, e.Name())
+		out = append(out, tenantFile{tid: byPath[p], path: p})
+		delete(byPath, p)
 	}
-	return nil
+	for p, tid := range byPath {
+		out = append(out, tenantFile{tid: tid, path: p})
+	}
+	slices.SortFunc(out, func(a, b tenantFile) int { return strings.Compare(a.path, b.path) })
+	return out, nil
 }
 
-// errUnreadable: a record that does not decode.
-type errUnreadable struct{ err error }
-
-func (e errUnreadable) Error() string { return e.err.Error() }
-
-// keepOriginal copies the file to path+BackupSuffix before the conversion
-// writes to it, when it holds a stale pair and no copy exists yet (a
-// conversion cut short and resumed keeps the first copy, the one taken
-// before anything was converted).
-func (c fileConv) keepOriginal(db *buntdb.DB) error {
-	if c.path == ":memory:" {
-		return nil
+// convertTenantFile converts the records of one tenant file and writes
+// its tokens from the catalog's table into it; it answers how many records
+// it converted and how many tokens the current format dropped.
+func convertTenantFile(f tenantFile, t Target, tokens []token, log *slog.Logger) (n, dropped int, err error) {
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+		return 0, 0, fmt.Errorf("storeconv: %w", err)
 	}
-	old := false
-	if err := db.View(func(tx *buntdb.Tx) error {
-		return tx.Ascend("", func(k, v string) bool {
-			old = c.stale(tx, k, v)
-			return !old
-		})
-	}); err != nil || !old {
-		return err
-	}
-	return copyFile(c.path, c.path+BackupSuffix)
-}
-
-// copyFile copies src to dst (written to dst.tmp, synced, renamed) unless
-// dst exists.
-func copyFile(src, dst string) error {
-	if _, err := os.Stat(dst); err == nil {
-		return nil
-	}
-	b, err := os.ReadFile(src)
+	db, err := openBunt(f.path)
 	if err != nil {
-		return fmt.Errorf("storeconv: keeping a copy of %s before converting it: %w", src, err)
+		return 0, 0, errBroken{err}
 	}
-	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("storeconv: keeping a copy of %s before converting it: %w", src, err)
+	defer func() { err = errors.Join(err, db.Close()) }()
+	if n, err = (fileConv{t: t, path: f.path, log: log}).run(db); err != nil {
+		return 0, 0, err
 	}
-	if f, err := os.Open(tmp); err == nil {
-		_ = f.Sync()
-		f.Close()
+	if len(tokens) == 0 {
+		return n, 0, nil
 	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return fmt.Errorf("storeconv: keeping a copy of %s before converting it: %w", src, err)
+	err = db.Update(func(tx *buntdb.Tx) error {
+		for _, tok := range tokens {
+			pairs, err := t.Encode(tok.key, tok.v)
+			if err != nil {
+				return err
+			}
+			if len(pairs) == 0 {
+				dropped++
+			}
+			for _, p := range pairs {
+				if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("storeconv: writing %s: %w", f.path, err)
 	}
-	return nil
+	return n, dropped, nil
 }
-
-// Keys of the layouts before format 1, frozen. A tenant's keys are
-// "t:<tenant>:<kind>:..." (the tenant id with '%', ':' and '/'
-// percent-encoded); the catalog's records are "tenant:<id>" and
-// "xten:<deletedAt>:<tenant>".
-const (
-	pTenant = "tenant:"
-	pXTen   = "xten:"
-	pCTok   = "ctok:"
-	pCh3DS  = "ch3ds:"
-)
-
-func esc(s string) string { return strings.NewReplacer("%", "%25", ":", "%3A", "/", "%2F").Replace(s) }
-
-func unesc(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	return strings.NewReplacer("%3A", ":", "%2F", "/", "%25", "%").Replace(s)
-}
-
-func tenantPrefix(tid string) string { return "t:" + esc(tid) + ":" }
-
-// recordKind names what the key k holds, as far as the conversion cares:
-// a record ("tenant", "xten", "cs", "pi", "pay", "att", "evt", "job",
-// "dsp"), an event's id entry ("evi") or body ("evb"); "" for anything
-// else. tid is the (unescaped) tenant of a tenant key, rest what follows
-// its kind.
-func recordKind(k string) (kind, tid, rest string) {
-	switch {
-	case strings.HasPrefix(k, pTenant):
-		return "tenant", k[len(pTenant):], ""
-	case strings.HasPrefix(k, pXTen):
-		return "xten", "", ""
-	case !strings.HasPrefix(k, "t:"):
-		return "", "", ""
-	}
-	etid, after, ok := strings.Cut(k[2:], ":")
-	if !ok {
-		return "", "", ""
-	}
-	kind, rest, ok = strings.Cut(after, ":")
-	if !ok {
-		return "", "", ""
-	}
-	switch kind {
-	case "cs", "pi", "pay", "att", "evt", "job", "dsp", "evi", "evb":
-		return kind, unesc(etid), rest
-	}
-	return "", "", ""
-}
-
-// eventID is the id of the event at k (t:<tenant>:evt:<stamp>:<id>).
-func eventID(k string) string { return k[strings.LastIndexByte(k, ':')+1:] }

@@ -31,7 +31,7 @@ const (
 // store opens anything at PATH and is resumable after kill -9 at any point:
 //
 //  1. An old file at PATH first gets its records converted in place
-//     (conversion.go, which keeps PATH+BackupSuffix as the file was), then is
+//     (file_pass.go, which keeps PATH+BackupSuffix as the file was), then is
 //     renamed to PATH+LayoutBackupSuffix. That name is never written again:
 //     it is the file the user keeps, readable by the build before the move.
 //     Once it exists, a start that finds no catalog at PATH resumes from it.
@@ -46,7 +46,7 @@ const (
 //     tokens that do not carry their tenant), format, and any key this
 //     build does not know; kLayout last; fsynced and renamed to PATH. That
 //     rename is the move's commit: a catalog at PATH means it is done. The
-//     catalog's own conversion (convert.go) follows.
+//     catalog's own conversion (conversion.go) follows.
 //
 // Each tenant's hint is read from its records with this package's
 // decoders; a record they do not read (written in the current format) makes
@@ -122,7 +122,7 @@ func moveToTenantFiles(path string, t Target, log *slog.Logger) (int, error) {
 
 // convertSingleFile looks at the file at path: done when it is a catalog or
 // holds no key (nothing to move). Otherwise it is a single data file: its
-// records are converted in place (conversion.go) and it is renamed to
+// records are converted in place (file_pass.go) and it is renamed to
 // backup.
 func convertSingleFile(path, backup string, haveBackup bool, t Target, log *slog.Logger) (done bool, err error) {
 	db, err := openBunt(path)
