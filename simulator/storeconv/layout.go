@@ -27,8 +27,8 @@ const (
 )
 
 // The one-time move from the single data file (every tenant in one buntdb
-// file) to the tenant-file layout (tenant_files.go). It runs before the
-// store opens anything at PATH and is resumable after kill -9 at any point:
+// file) to the tenant-file layout (a catalog and a file per tenant, the
+// store's tenant_files.go). It runs before the store opens anything at PATH and is resumable after kill -9 at any point:
 //
 //  1. An old file at PATH first gets its records converted in place
 //     (file_pass.go, which keeps PATH+BackupSuffix as the file was), then is
@@ -36,7 +36,7 @@ const (
 //     it is the file the user keeps, readable by the build before the move.
 //     Once it exists, a start that finds no catalog at PATH resumes from it.
 //  2. Each tenant's "t:<tenant>:" keys are copied, values as they are, to
-//     TenantsDir(PATH)/TenantFileName(tenant), written to a ".tmp" name,
+//     the file Target.TenantFile names, written to a ".tmp" name,
 //     fsynced and renamed: a tenant whose file exists is done and is skipped
 //     when a cut move resumes.
 //  3. The catalog is written to PATH+".tmp": every key outside the tenants'
