@@ -18,9 +18,9 @@ import (
 // with Payments checkouts (client session, card token and a payment
 // authorized at once) spread over Tenants new tenants, quickly: in each
 // tenant one checkout runs through the real service, then the store clones
-// it with fresh ids in transactions of Batch checkouts
-// (store.DB.CloneCheckouts). The clones are byte for byte what the service
-// stores for such a checkout, so memory, file size and start-up measured on
+// it with fresh ids (idCopier) in transactions of Batch checkouts
+// (store.DB.CloneCheckouts). The clones are what the service stores for
+// such a checkout, so memory, file size and start-up measured on
 // the result are those of real data. Outbox events are stored only within
 // the webhook retention bound KeepEvents (per tenant), as a server applying
 // it would have kept them. It prints each seeded tenant's key as
@@ -156,7 +156,8 @@ func seedTenant(srv *app.App, rec *recordingIDs, opts *SeedOptions, n int) (seed
 	if err != nil {
 		return seededTenant{}, err
 	}
-	sz, kept, err := srv.DB.CloneCheckouts(t.ID, store.CloneOptions{IDs: rec.replaced(), NewID: freshID,
+	cp := newIDCopier(rec.replaced(), freshID)
+	sz, kept, err := srv.DB.CloneCheckouts(t.ID, store.CloneOptions{NewCopy: cp.newCopy,
 		Clones: n - 1, Batch: opts.Batch, KeepEvents: opts.KeepEvents})
 	if err != nil {
 		return seededTenant{}, err
@@ -197,23 +198,24 @@ func seedTemplate(srv *app.App, rec *recordingIDs) (*simulator.Tenant, *simulato
 }
 
 // replaced lists the ids a clone replaces (those of seedKinds, in that
-// order), each with its kind, as the records hold them (cloneForm).
-func (r *recordingIDs) replaced() []store.CloneID {
+// order), each with its kind, as the checkout's values hold them
+// (cloneForm).
+func (r *recordingIDs) replaced() []cloneID {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var ids []store.CloneID
+	var ids []cloneID
 	for _, k := range seedKinds {
 		for _, id := range r.ids[k] {
-			ids = append(ids, store.CloneID{ID: cloneForm(id), Kind: k})
+			ids = append(ids, cloneID{ID: cloneForm(id), Kind: k})
 		}
 	}
 	return ids
 }
 
-// freshID is a new random id of kind, in the form the records hold it.
+// freshID is a new random id of kind, in the form the values hold it.
 func freshID(kind simulator.IDKind) string { return cloneForm(simulator.RandomIDs{}.NewID(kind)) }
 
-// cloneForm is the part of an id that its records hold whole: a client
-// token is stored with its tenant's tag after its cst_ prefix
+// cloneForm is the part of an id that the checkout's values hold whole: a
+// client token holds its tenant's tag after its cst_ prefix
 // (simulator.WithTenant), so a clone replaces what follows the prefix.
 func cloneForm(id string) string { return strings.TrimPrefix(id, "cst_") }

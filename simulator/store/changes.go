@@ -1,7 +1,6 @@
 package store
 
 import (
-	"iter"
 	"strings"
 
 	"github.com/paysandbox/paysandbox/simulator"
@@ -50,14 +49,4 @@ func (d *DB) notifyChanges(tenants []string) {
 	for _, tid := range tenants {
 		d.changes.Notify(tid)
 	}
-}
-
-// notifyKeys is notifyChanges for the raw writes of the tools (PutRaw,
-// DeleteRaw).
-func (d *DB) notifyKeys(keys iter.Seq[string]) {
-	tx := &Tx{}
-	for k := range keys {
-		tx.noteTenant(k)
-	}
-	d.notifyChanges(tx.wrote)
 }

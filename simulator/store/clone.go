@@ -1,24 +1,23 @@
 package store
 
 import (
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
-// CloneID is an id the records of a cloned checkout hold, with its kind: each
-// clone holds a fresh id of that kind in its place.
-type CloneID struct {
-	ID   string
-	Kind simulator.IDKind
-}
-
 // CloneOptions say how CloneCheckouts copies a tenant's checkout.
 type CloneOptions struct {
-	// IDs are the checkout's ids that every clone replaces (session, token,
-	// payment, attempt, event ids...), NewID makes the fresh ones.
-	IDs   []CloneID
-	NewID func(simulator.IDKind) string
+	// NewCopy is called once per clone; the func it returns makes that
+	// clone's copy of each value of the checkout (*simulator.Payment,
+	// *simulator.Event, ..., and the strings of a challenge token's entry
+	// and of an idempotency claim): the value with fresh ids in place of
+	// the checkout's. A copy may share with the value what it does not
+	// change: the writes only read it.
+	NewCopy func() func(v any) any
 	// Clones is how many copies are stored, Batch how many per transaction.
 	Clones, Batch int
 	// KeepEvents is the webhook retention bound the clones are stored under:
@@ -36,18 +35,29 @@ type CheckoutSize struct {
 }
 
 // CloneCheckouts stores o.Clones copies of the one checkout tenant tid holds
-// (a tenant made for it: every record of its file and its catalog entries
-// is part of the checkout), each with fresh ids in place of o.IDs, and
-// returns the checkout's size and how many events were kept. The copies are
-// byte for byte what the service stores for such a checkout, so what is
-// measured on the result (memory, file size, start-up) is that of real
-// data. It is for tools that fill a file (bench seed), not request paths.
+// (a tenant made for it: every record of its file is part of the
+// checkout), each made by o.NewCopy, and returns the checkout's size and
+// how many events were kept. The checkout is read as the domain's values
+// (its sessions, instruments, payments, attempts, events, jobs, disputes,
+// challenge tokens and idempotency claims), and each copy is written
+// through the typed Tx methods, o.Batch checkouts a transaction: what the
+// service stores for such a checkout, so what is measured on the result
+// (memory, file size, start-up) is that of real data. It is for tools that
+// fill a file (bench seed), not request paths.
 func (d *DB) CloneCheckouts(tid string, o CloneOptions) (size CheckoutSize, kept int, err error) {
+	var keys []string
 	var tmpl [][2]string
-	if err := d.TenantRecords(tid, func(k, v string) bool { tmpl = append(tmpl, [2]string{k, v}); return true }); err != nil {
+	if err := d.TenantRecords(tid, func(k, v string) bool {
+		keys, tmpl = append(keys, k), append(tmpl, [2]string{k, v})
+		return true
+	}); err != nil {
 		return size, 0, err
 	}
 	size = sizeOf(tmpl)
+	var puts []cloneRecord
+	if err := d.View(func(tx simulator.Tx) (err error) { puts, err = tx.(*Tx).checkout(tid, keys); return }); err != nil {
+		return size, 0, err
+	}
 	n := o.Clones + 1 // the checkouts in all, the original first
 	// withEvents: checkouts from this index on keep their events (whole
 	// checkouts: every clone has the original's event times).
@@ -56,38 +66,117 @@ func (d *DB) CloneCheckouts(tid string, o CloneOptions) (size CheckoutSize, kept
 		withEvents = max(0, n-o.KeepEvents/size.Events)
 	}
 	batch := max(1, o.Batch)
-	pairs := make([]string, 2*len(o.IDs))
-	buf := make([][2]string, 0, min(n, batch)*len(tmpl))
-	for i := 1; i < n; i++ {
-		for j, id := range o.IDs {
-			pairs[2*j], pairs[2*j+1] = id.ID, o.NewID(id.Kind)
-		}
-		r := strings.NewReplacer(pairs...)
-		for _, kv := range tmpl {
-			if i < withEvents && isEventKey(kv[0]) {
-				continue
+	for first := 1; first < n; first += batch {
+		err := d.Update(func(tx simulator.Tx) error {
+			for i := first; i < min(n, first+batch); i++ {
+				cp := o.NewCopy()
+				for _, c := range puts {
+					if c.event && i < withEvents {
+						continue
+					}
+					if err := c.put(tx, cp); err != nil {
+						return err
+					}
+				}
 			}
-			buf = append(buf, [2]string{r.Replace(kv[0]), r.Replace(kv[1])})
-		}
-		if len(buf) >= batch*len(tmpl) || i == n-1 {
-			if err := d.PutRaw(buf); err != nil {
-				return size, 0, err
-			}
-			buf = buf[:0]
+			return nil
+		})
+		if err != nil {
+			return size, 0, err
 		}
 	}
 	if withEvents > 0 { // the original is not among the newest
-		var doomed []string
-		for _, kv := range tmpl {
-			if isEventKey(kv[0]) {
-				doomed = append(doomed, kv[0])
+		err := d.Update(func(stx simulator.Tx) error {
+			tx := stx.(*Tx)
+			for _, k := range keys {
+				if isEventKey(k) {
+					if err := tx.del(k); err != nil {
+						return err
+					}
+				}
 			}
-		}
-		if err := d.DeleteRaw(doomed); err != nil {
+			return nil
+		})
+		if err != nil {
 			return size, 0, err
 		}
 	}
 	return size, (n - withEvents) * size.Events, nil
+}
+
+// cloneRecord writes a copy of one record of a checkout: put stores cp(v)
+// for each value v of the record.
+type cloneRecord struct {
+	event bool
+	put   func(tx simulator.Tx, cp func(any) any) error
+}
+
+// checkout reads the records at keys (a tenant's file) as the domain's
+// values, each with the typed write that stores a copy of it. Index
+// entries that those writes make (token entries, the payment list, event
+// ids and queues, customers' instruments, job due times) are skipped; an
+// observer's record (one per tenant, not per checkout) too.
+func (t *Tx) checkout(tid string, keys []string) ([]cloneRecord, error) {
+	var out []cloneRecord
+	p := tenantPrefix(tid)
+	for _, k := range keys {
+		kind, rest, ok := strings.Cut(strings.TrimPrefix(k, p), ":")
+		if !ok {
+			continue // an observer's record
+		}
+		id := rest[strings.LastIndexByte(rest, ':')+1:]
+		var c cloneRecord
+		var err error
+		switch kind {
+		case "ctok", "payx", "evi", "whp", "cust", "jobd":
+			continue
+		case "cs":
+			v, e := t.Session(tid, id)
+			c.put, err = typedPut(v, simulator.Tx.PutSession), e
+		case "pi":
+			v, e := t.Instrument(tid, id)
+			c.put, err = typedPut(v, simulator.Tx.PutInstrument), e
+		case "pay":
+			v, e := t.Payment(tid, id)
+			c.put, err = typedPut(v, simulator.Tx.PutPayment), e
+		case "att":
+			v, e := t.Attempt(tid, id)
+			c.put, err = typedPut(v, simulator.Tx.PutAttempt), e
+		case "evt":
+			v, e := t.Event(tid, id)
+			c.event = true
+			c.put, err = typedPut(v, simulator.Tx.AppendEvent), e
+		case "job":
+			v, e := t.Job(tid, id)
+			c.put, err = typedPut(v, simulator.Tx.PutJob), e
+		case "dsp":
+			v, e := t.Dispute(tid, id)
+			c.put, err = typedPut(v, simulator.Tx.PutDispute), e
+		case "ch3ds":
+			pid, e := t.raw(k)
+			c.put, err = func(tx simulator.Tx, cp func(any) any) error {
+				return tx.PutChallenge(cp(rest).(string), tid, cp(pid).(string))
+			}, e
+		case "idem":
+			pid, e := t.raw(k)
+			key, herr := hex.DecodeString(rest)
+			c.put, err = func(tx simulator.Tx, cp func(any) any) error {
+				return tx.ClaimIdempotency(tid, cp(string(key)).(string), cp(pid).(string))
+			}, errors.Join(e, herr)
+		default:
+			return nil, fmt.Errorf("store: the checkout to clone holds %s, which the clone does not copy", k)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// typedPut is the put of a record read as v, written by put.
+func typedPut[T any](v *T, put func(simulator.Tx, *T) error) func(simulator.Tx, func(any) any) error {
+	return func(tx simulator.Tx, cp func(any) any) error { return put(tx, cp(v).(*T)) }
 }
 
 // sizeOf measures a checkout's records.
@@ -107,13 +196,13 @@ func sizeOf(tmpl [][2]string) CheckoutSize {
 }
 
 // isEventKey reports whether a tenant key is an outbox event's: its record,
-// id index, body or pending entry.
+// id index or pending entry.
 func isEventKey(k string) bool {
 	if !isTenantKey(k) {
 		return false
 	}
 	tid := keyTid(k)
-	for _, p := range []string{pEvent(tid), kEventID(tid, ""), kEventBody(tid, ""), pPending(tid)} {
+	for _, p := range []string{pEvent(tid), kEventID(tid, ""), pPending(tid)} {
 		if strings.HasPrefix(k, p) {
 			return true
 		}

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -19,19 +21,50 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
-// recordedIDs are random ids, each remembered with its kind as the records
+// cloneID is an id a checkout's values hold, with its kind.
+type cloneID struct {
+	ID   string
+	Kind simulator.IDKind
+}
+
+// recordedIDs are random ids, each remembered with its kind as the values
 // hold it (cloneForm).
 type recordedIDs struct {
 	mu  sync.Mutex
-	ids []store.CloneID
+	ids []cloneID
 }
 
 func (r *recordedIDs) NewID(kind simulator.IDKind) string {
 	id := simulator.RandomIDs{}.NewID(kind)
 	r.mu.Lock()
-	r.ids = append(r.ids, store.CloneID{ID: cloneForm(id), Kind: kind})
+	r.ids = append(r.ids, cloneID{ID: cloneForm(id), Kind: kind})
 	r.mu.Unlock()
 	return id
+}
+
+// jsonCopies is a NewCopy (store.CloneOptions) of the test's own: each
+// clone's copy of a value is the value through JSON with fresh ids of
+// newID in place of ids (bench seed has a faster one).
+func jsonCopies(t *testing.T, ids []cloneID, newID func(simulator.IDKind) string) func() func(any) any {
+	return func() func(any) any {
+		var pairs []string
+		for _, id := range ids {
+			pairs = append(pairs, id.ID, newID(id.Kind))
+		}
+		r := strings.NewReplacer(pairs...)
+		return func(v any) any {
+			if s, ok := v.(string); ok {
+				return r.Replace(s)
+			}
+			b, err := json.Marshal(v)
+			require.NoError(t, err)
+			out := reflect.New(reflect.TypeOf(v).Elem())
+			dec := json.NewDecoder(strings.NewReader(r.Replace(string(b))))
+			dec.UseNumber()
+			require.NoError(t, dec.Decode(out.Interface()))
+			return out.Interface()
+		}
+	}
 }
 
 // cloneForm is the part of an id its records hold whole: a client token is
@@ -84,7 +117,7 @@ func TestCloneCheckouts(t *testing.T) {
 
 			fresh := &recordedIDs{}
 			newID := func(k simulator.IDKind) string { return cloneForm(fresh.NewID(k)) }
-			size, kept, err := db.CloneCheckouts(tn.ID, store.CloneOptions{IDs: ids.ids, NewID: newID,
+			size, kept, err := db.CloneCheckouts(tn.ID, store.CloneOptions{NewCopy: jsonCopies(t, ids.ids, newID),
 				Clones: tc.clones, Batch: tc.batch, KeepEvents: tc.keepEvents(len(evs))})
 			require.NoError(t, err)
 			assert.Equal(t, len(evs), size.Events, "the checkout's events are measured")

@@ -126,8 +126,10 @@ func errorsJoin(errs ...error) error {
 	return nil
 }
 
-// Records in the long form (whole card, tenant id, plan account, events with
-// their body under evb) read unchanged, and updates and pruning handle them.
+// Records in the long form of earlier layouts (JSON, whole card, tenant id,
+// events with their body apart under evb and an id entry holding the whole
+// key), once converted (simulator/storeconv), read unchanged, and updates
+// and pruning handle them.
 func TestLongFormRecordsRead(t *testing.T) {
 	cat := catalog(t)
 	db := openDB(t)
@@ -166,7 +168,7 @@ func TestLongFormRecordsRead(t *testing.T) {
 	ev.Attempts = append(ev.Attempts, simulator.DeliveryAttempt{At: created, StatusCode: 200})
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutEvent(ev) }))
 	require.NoError(t, db.View(func(tx simulator.Tx) (err error) { ev, err = tx.Event("t1", "e-old"); return }))
-	assert.JSONEq(t, `{"old":true}`, string(ev.Body), "an update keeps the body apart")
+	assert.JSONEq(t, `{"old":true}`, string(ev.Body), "an update keeps the body")
 	assert.Len(t, ev.Attempts, 1)
 
 	var n int
@@ -182,7 +184,7 @@ func TestLongFormRecordsRead(t *testing.T) {
 		}
 		return true
 	}))
-	assert.Zero(t, left, "evt, evi and evb are all gone")
+	assert.Zero(t, left, "evt and evi are gone, and no evb is left")
 }
 
 // An event is one record key holding its body: appended, updated by an

@@ -82,9 +82,11 @@ const (
 )
 
 // Open opens (creating if missing, with its directory) the store at path:
-// the catalog at path and the tenant files in TenantsDir(path). A data file
-// of the single-file layout at path is migrated first. ":memory:" keeps
-// nothing on disk and never closes a tenant.
+// the catalog at path and the tenant files in TenantsDir(path). Files of an
+// older format (the catalog says so, or path is a data file of the
+// single-file layout) are converted first (conversion.go); files of a later
+// build's format are refused. ":memory:" keeps nothing on disk and never
+// closes a tenant.
 func Open(path, fsync string, opts Options) (*DB, error) {
 	switch fsync {
 	case FsyncAlways, FsyncNever, FsyncEverySecond:
@@ -103,28 +105,22 @@ func Open(path, fsync string, opts Options) (*DB, error) {
 		opts.Log = slog.Default()
 	}
 	memory := path == ":memory:"
-	moved := 0
 	if !memory {
 		if dir := filepath.Dir(path); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("store: creating %s: %w", dir, err)
 			}
 		}
-		var err error
-		if moved, err = migrateToTenantFiles(path, opts.Log); err != nil {
-			return nil, err
-		}
+	}
+	cat, moved, err := openCatalog(path, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	if !memory {
 		if err := os.MkdirAll(TenantsDir(path), 0o755); err != nil {
+			cat.Close()
 			return nil, fmt.Errorf("store: creating %s: %w", TenantsDir(path), err)
 		}
-	}
-	cat, err := openBunt(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", path, err)
-	}
-	if err := initCatalog(cat, path); err != nil {
-		cat.Close()
-		return nil, err
 	}
 	empty, err := buntdb.Open(":memory:")
 	if err != nil {
@@ -152,36 +148,6 @@ func Open(path, fsync string, opts Options) (*DB, error) {
 	}
 	go d.loop()
 	return d, nil
-}
-
-// initCatalog marks a new catalog as one (kLayout, and kFormat: its records
-// are in the binary format from the start) and refuses a file of the
-// single-file layout that was not migrated.
-func initCatalog(cat *buntdb.DB, path string) error {
-	return cat.Update(func(tx *buntdb.Tx) error {
-		v, err := tx.Get(kLayout)
-		if err == nil && v == layoutValue {
-			return nil
-		}
-		if err == nil {
-			return fmt.Errorf("store: %s has an unknown layout %q", path, v)
-		}
-		if !errors.Is(err, buntdb.ErrNotFound) {
-			return err
-		}
-		n, err := tx.Len()
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			return fmt.Errorf("store: %s is a data file of the single-file layout that was not migrated", path)
-		}
-		if _, _, err := tx.Set(kFormat, formatValue, nil); err != nil {
-			return err
-		}
-		_, _, err = tx.Set(kLayout, layoutValue, nil)
-		return err
-	})
 }
 
 // loop is the store's one background goroutine: every diskTick the disk
@@ -220,8 +186,8 @@ func (d *DB) loop() {
 }
 
 // Migrated answers how many tenants Open moved from a data file of the
-// single-file layout to their own files (converting JSON records of earlier
-// builds on the way; the move logs what it does): 0 on every later open.
+// single-file layout to their own files (simulator/storeconv, which logs
+// what it does): 0 on every later open.
 func (d *DB) Migrated() int { return d.migrated }
 
 // Close stops the background work, closes every tenant file and the

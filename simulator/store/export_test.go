@@ -3,10 +3,13 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"iter"
+	"time"
 
 	"github.com/tidwall/buntdb"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/storeconv"
 )
 
 // Test hooks (compiled into this package's tests only).
@@ -58,39 +61,107 @@ func EventJSON(v string) string {
 	return out
 }
 
-// Migrate runs the JSON record migration over d's open tenant files
-// (records put with PutRaw).
+// Migrate converts the records of older formats in d's open tenant files
+// (records put with PutRaw) as Open converts an older store's
+// (simulator/storeconv).
 func (d *DB) Migrate() error {
 	for _, f := range d.reg.openFiles() {
-		if _, err := migrate(f.db, ":memory:"); err != nil { // ":memory:": no copy of the file kept
+		if _, err := storeconv.ConvertFile(f.db, ":memory:", target{path: d.path}); err != nil { // ":memory:": no copy of the file kept
 			return err
 		}
 	}
 	return nil
 }
 
-// SetMigrateBatch makes each migration transaction convert at most n
-// records, and cut the migration (Open fails) after stop batches when stop
-// is positive; the returned func restores the defaults.
-func SetMigrateBatch(n, stop int) (restore func()) {
-	batch, cut := migrateBatch, migrateCut
-	migrateBatch = n
-	if stop > 0 {
-		migrateCut = func(batches int) error {
-			if batches >= stop {
-				return errMigrateCut
+// FileFormat is the catalog's format number.
+func (d *DB) FileFormat() string {
+	var v string
+	_ = d.catalog.View(func(tx *buntdb.Tx) (err error) { v, err = tx.Get(storeconv.KeyFormat); return })
+	return v
+}
+
+// PutRaw stores key/value pairs as they are, one transaction per file
+// (each tenant's, the catalog's). It is for tests that store records
+// of older formats.
+func (d *DB) PutRaw(pairs [][2]string) error {
+	return d.rawWrite(len(pairs), func(i int) string { return pairs[i][0] }, func(tx *buntdb.Tx, i int) error {
+		_, _, err := tx.Set(pairs[i][0], pairs[i][1], nil)
+		return err
+	})
+}
+
+// DeleteRaw deletes keys (missing ones are skipped), one transaction per
+// file.
+func (d *DB) DeleteRaw(keys []string) error {
+	return d.rawWrite(len(keys), func(i int) string { return keys[i] }, func(tx *buntdb.Tx, i int) error {
+		if _, err := tx.Delete(keys[i]); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+}
+
+// rawWrite runs op on the n keys (key(i)), grouped by file.
+func (d *DB) rawWrite(n int, key func(int) string, op func(*buntdb.Tx, int) error) error {
+	groups := map[string][]int{} // tenant id ("" with catalog set: the catalog)
+	const catalog = "\x00catalog"
+	var order []string
+	for i := range n {
+		g := catalog
+		if k := key(i); isTenantKey(k) {
+			g = keyTid(k)
+		}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	for _, g := range order {
+		idx := groups[g]
+		apply := func(tx *buntdb.Tx) error {
+			for _, i := range idx {
+				if err := op(tx, i); err != nil {
+					return err
+				}
 			}
 			return nil
 		}
+		var err error
+		if g == catalog {
+			if err = d.catalog.Update(apply); err == nil {
+				d.disk.committed()
+			}
+			err = writeFailed(d.log, d.path, err)
+		} else {
+			var f *tenantFile
+			if f, err = d.reg.acquire(g, true); err == nil {
+				if err = f.db.Update(apply); err == nil {
+					f.disk.committed()
+				}
+				err = writeFailed(d.log, f.path, err)
+				d.reg.release(f)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		d.lastWrite.Store(time.Now().UnixNano())
+		d.notifyKeys(func(yield func(string) bool) {
+			for _, i := range idx {
+				if !yield(key(i)) {
+					return
+				}
+			}
+		})
 	}
-	return func() { migrateBatch, migrateCut = batch, cut }
+	return nil
 }
 
-var errMigrateCut = errors.New("migration cut")
-
-// FileFormat is the file's format marker ("" before the migration ends).
-func (d *DB) FileFormat() string {
-	var v string
-	_ = d.catalog.View(func(tx *buntdb.Tx) (err error) { v, err = tx.Get(kFormat); return })
-	return v
+// notifyKeys is notifyChanges for PutRaw and DeleteRaw.
+func (d *DB) notifyKeys(keys iter.Seq[string]) {
+	tx := &Tx{}
+	for k := range keys {
+		tx.noteTenant(k)
+	}
+	d.notifyChanges(tx.wrote)
 }

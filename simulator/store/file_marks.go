@@ -217,3 +217,16 @@ func rescue(f *tenantFile) (string, error) {
 	}
 	return target, syncDir(filepath.Dir(target))
 }
+
+// syncDir makes the names created or renamed in dir durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		return fmt.Errorf("store: syncing %s: %w", dir, err)
+	}
+	return nil
+}

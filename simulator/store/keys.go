@@ -12,18 +12,18 @@ import (
 //
 //	tenant:<id>                       tenant record
 //	apikey:<key>                      -> tenant id
-//	ctok:<clientToken>                -> <tenant>/<session id> (tokens of the earlier layout)
-//	ch3ds:<challengeToken>            -> <tenant>/<payment id> (the same)
 //	hint:<tenant>                     the tenant's next-due hint (tenant_files.go)
 //	texp:<expiresAt>:<tenant>         tenants with a ttl, in wall-clock expiry order
 //	xten:<deletedAt>:<tenant>         expired-tenant record, oldest first
 //	xkey:<apiKey>                     -> its expired-tenant record's key
 //	xtencount                         how many expired-tenant records there are
 //
+//	format                            the format number (simulator/storeconv)
+//
 // The keys above are the catalog's; those below are in the tenant's file.
 //
-//	t:<tenant>:ctok:<clientToken>     -> session id (tokens carrying their tenant)
-//	t:<tenant>:ch3ds:<challengeToken> -> payment id (the same)
+//	t:<tenant>:ctok:<clientToken>     -> session id
+//	t:<tenant>:ch3ds:<challengeToken> -> payment id
 //	t:<tenant>:cs:<id>                client session
 //	t:<tenant>:pi:<token>             payment instrument
 //	t:<tenant>:cust:<hex>:<token>     vaulted instruments by customer
@@ -43,8 +43,6 @@ import (
 const (
 	pTenant = "tenant:"
 	pAPIKey = "apikey:"
-	pCTok   = "ctok:"
-	pCh3DS  = "ch3ds:"
 	pTExp   = "texp:"
 	pXTen   = "xten:"
 	pXKey   = "xkey:"
@@ -61,8 +59,6 @@ func kXKey(key string) string                    { return pXKey + key }
 func tenantPrefix(tid string) string     { return "t:" + esc(tid) + ":" }
 func kTenant(id string) string           { return pTenant + id }
 func kAPIKey(key string) string          { return pAPIKey + key }
-func kCTok(tok string) string            { return pCTok + tok }
-func kCh3DS(tok string) string           { return pCh3DS + tok }
 func kSession(tid, id string) string     { return tenantPrefix(tid) + "cs:" + id }
 func kInstrument(tid, tok string) string { return tenantPrefix(tid) + "pi:" + tok }
 func pCustomer(tid, cust string) string {

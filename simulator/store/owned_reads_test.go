@@ -98,7 +98,7 @@ func TestOwnedPayments(t *testing.T) {
 func TestOwnedRecords(t *testing.T) {
 	db := openDB(t)
 	now := time.Unix(1700000000, 0).UTC()
-	cs := &simulator.ClientSession{ID: "s1", TenantID: "t1", ClientToken: "cst_1", ExpiresAt: now.Add(time.Hour),
+	cs := &simulator.ClientSession{ID: "s1", TenantID: "t1", ClientToken: simulator.WithTenant("t1", "cst_1"), ExpiresAt: now.Add(time.Hour),
 		Data: simulator.SessionData{OrderID: "o1", Metadata: map[string]any{"k": "v"}}}
 	in := &simulator.Instrument{Token: "tok1", TenantID: "t1", TokenType: simulator.TokenSingleUse, SessionID: "s1", CreatedAt: now}
 	a := &simulator.Attempt{ID: "a1", TenantID: "t1", SessionID: "s1", Token: "tok1", Status: simulator.AttemptAwaiting}
@@ -113,7 +113,7 @@ func TestOwnedRecords(t *testing.T) {
 		var g got
 		require.NoError(t, db.View(func(tx simulator.Tx) error {
 			s1, err1 := tx.Session("t1", "s1")
-			byTok, err2 := tx.SessionByToken("cst_1")
+			byTok, err2 := tx.SessionByToken(simulator.WithTenant("t1", "cst_1"))
 			i1, err3 := tx.Instrument("t1", "tok1")
 			a1, err4 := tx.Attempt("t1", "a1")
 			if s1 != nil {
@@ -145,7 +145,7 @@ func TestOwnedRecords(t *testing.T) {
 		{"a reader's changes are its own", func(t *testing.T) { read(t) }, got{"o1", "v", "o1", "false", string(simulator.AttemptAwaiting)}},
 		{"writes are read at once", func(t *testing.T) {
 			require.NoError(t, db.Update(func(tx simulator.Tx) error {
-				s, err := tx.SessionByToken("cst_1")
+				s, err := tx.SessionByToken(simulator.WithTenant("t1", "cst_1"))
 				require.NoError(t, err)
 				s.Data.OrderID, s.Data.Metadata["k"] = "o2", "changed"
 				i, err := tx.Instrument("t1", "tok1")
@@ -177,7 +177,7 @@ func TestDeepMetadataReadsBack(t *testing.T) {
 	for range 30 {
 		deep = map[string]any{"a": deep}
 	}
-	cs := &simulator.ClientSession{ID: "s1", TenantID: "t1", ClientToken: "cst_1", Data: simulator.SessionData{Metadata: deep}}
+	cs := &simulator.ClientSession{ID: "s1", TenantID: "t1", ClientToken: simulator.WithTenant("t1", "cst_1"), Data: simulator.SessionData{Metadata: deep}}
 	p := payment("p1", simulator.StatusAuthorized)
 	p.Metadata = deep
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return errors.Join(tx.PutSession(cs), tx.PutPayment(p)) }))

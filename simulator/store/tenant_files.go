@@ -10,22 +10,13 @@ import (
 // The layout of a store on disk. `--db PATH` names the
 // catalog: PATH itself, a small buntdb file holding what must be found
 // without opening a tenant (tenant records, API keys, expired-tenant
-// records, tenant expiries, each tenant's next-due hint, and the lookup
-// table of client and 3DS tokens issued before tokens carried their
-// tenant). Every tenant's own records ("t:<tenant>:..." keys, the same keys
-// and values as in the single file before) live in their own buntdb file in
-// the directory TenantsDir(PATH), named by TenantFileName.
+// records, tenant expiries, each tenant's next-due hint, the format
+// number). Every tenant's own records ("t:<tenant>:..." keys) live in their
+// own buntdb file in the directory TenantsDir(PATH), named by
+// TenantFileName.
 const (
-	// kLayout, in the catalog, holds layoutValue once the file is a catalog
-	// (written when a new catalog is made, and last by the migration from
-	// the single-file layout, so that a cut migration is redone).
-	kLayout     = "layout"
-	layoutValue = "tenant-files/1"
 	// pHint: hint:<esc tenant> -> the tenant's next-due hint (hintValue).
 	pHint = "hint:"
-	// LayoutBackupSuffix names the single data file of the earlier layout,
-	// kept by the migration until the user removes it.
-	LayoutBackupSuffix = ".before-tenant-files"
 )
 
 // TenantsDir is the directory that holds the tenant files of the catalog at

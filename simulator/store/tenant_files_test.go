@@ -81,8 +81,8 @@ func eventually(t *testing.T, cond func() bool, msg string) {
 }
 
 // Each tenant's records are in its own file, the catalog holds the tenant
-// records, keys and hints only; new client and challenge tokens are in
-// their tenant's file, tokens without a tenant in the catalog.
+// records, keys and hints only; client and challenge tokens are in their
+// tenant's file.
 func TestTenantFilesHoldTheirTenantOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "paysandbox.db")
 	db := openTenants(t, path, Options{})
@@ -99,9 +99,6 @@ func TestTenantFilesHoldTheirTenantOnly(t *testing.T) {
 			return tx.PutJob(&simulator.Job{ID: "j1", TenantID: tid, Kind: simulator.JobSettle, Due: time.Unix(10, 0), RealDue: time.Unix(10, 0)})
 		}))
 	}
-	require.NoError(t, db.Update(func(tx simulator.Tx) error { // a token of the earlier layout
-		return tx.PutSession(&simulator.ClientSession{ID: "cs2", TenantID: "t1", ClientToken: "oldtoken"})
-	}))
 	require.NoError(t, db.View(func(tx simulator.Tx) error {
 		for _, tid := range []string{"t1", "a:b/c"} {
 			cs, err := tx.SessionByToken(simulator.WithTenant(tid, "cst_random"))
@@ -115,8 +112,7 @@ func TestTenantFilesHoldTheirTenantOnly(t *testing.T) {
 		}
 		cs, err := tx.SessionByToken("oldtoken")
 		require.NoError(t, err)
-		require.NotNil(t, cs)
-		assert.Equal(t, "cs2", cs.ID)
+		assert.Nil(t, cs, "a token that does not carry its tenant")
 		return nil
 	}))
 	var cs *simulator.ClientSession
@@ -138,8 +134,7 @@ func TestTenantFilesHoldTheirTenantOnly(t *testing.T) {
 	for _, k := range fileKeys(t, path) {
 		assert.False(t, strings.HasPrefix(k, "t:"), "tenant record %s in the catalog", k)
 	}
-	assert.Contains(t, fileKeys(t, path), kCTok("oldtoken"))
-	assert.Contains(t, fileKeys(t, path), kLayout)
+	assert.Contains(t, fileKeys(t, path), "format")
 }
 
 // A write transaction touches one tenant's data: a second one is an error
@@ -394,13 +389,7 @@ func TestResetAndDeleteTenant(t *testing.T) {
 		tn.WebhookURL = "http://hook"
 		return tx.PutTenant(tn)
 	}))
-	require.NoError(t, db.Update(func(tx simulator.Tx) error { // a token of the earlier layout
-		return tx.PutSession(&simulator.ClientSession{ID: "cs1", TenantID: "t1", ClientToken: "oldtoken"})
-	}))
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.DeleteTenantData("t1", false) }))
-	ref, err := db.catalogGet(kCTok("oldtoken"))
-	require.NoError(t, err)
-	assert.Empty(t, ref, "the old token's entry goes with the data")
 	p, err := readPay(t, db, "t1", "p1")
 	require.NoError(t, err)
 	assert.Nil(t, p, "data gone")

@@ -367,17 +367,13 @@ func (t *Tx) PutTenant(tn *simulator.Tenant) error {
 	return t.put(kTenant(tn.ID), tn)
 }
 
-// DeleteTenantData removes the tenant's data: its records in its file and
-// its entries in the catalog's lookup table of old tokens; its next-due
-// hint goes. With all, the tenant goes too: its catalog records, and its
+// DeleteTenantData removes the tenant's data: its records in its file; its
+// next-due hint goes. With all, the tenant goes too: its catalog records, and its
 // file, which is not touched by this transaction but removed after the
 // commit (at once, or once the requests still using it are done).
 func (t *Tx) DeleteTenantData(tid string, all bool) error {
 	if !t.write {
 		return errReadOnly
-	}
-	if err := t.deleteOldTokens(tid); err != nil {
-		return err
 	}
 	t.resetHint(tid)
 	if all {
@@ -417,88 +413,31 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 	return nil
 }
 
-// deleteOldTokens deletes the tenant's entries in the catalog's lookup
-// tables of tokens of the earlier layout (ctok:, ch3ds:). Only a store
-// migrated from that layout has any; the walk keeps only the tenant's keys.
-func (t *Tx) deleteOldTokens(tid string) error {
-	ref := esc(tid) + "/"
-	var doomed []string
-	err := t.d.catalog.View(func(tx *buntdb.Tx) error {
-		for _, p := range []string{pCTok, pCh3DS} {
-			err := tx.AscendGreaterOrEqual("", p, func(k, v string) bool {
-				if !strings.HasPrefix(k, p) {
-					return false
-				}
-				if strings.HasPrefix(v, ref) {
-					doomed = append(doomed, k)
-				}
-				return true
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, k := range doomed {
-		if err := t.del(k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Client sessions. A client token made by this layout carries its tenant
+// Client sessions. A client token carries its tenant
 // (simulator.TenantOfToken): its entry is in the tenant's file
-// (t:<tenant>:ctok:<token> -> session id); a token of the earlier layout
-// is found in the catalog's lookup table (ctok:<token> -> <tenant>/<id>).
+// (t:<tenant>:ctok:<token> -> session id).
 
 func (t *Tx) Session(tid, id string) (*simulator.ClientSession, error) {
 	return readTyped(t, id, kSession(tid, id), tid, decodeSession)
 }
 
 func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
-	if tid, ok := simulator.TenantOfToken(tok); ok {
-		id, err := t.raw(kTokSession(tid, tok))
-		if err != nil {
-			return nil, err
-		}
-		if id != "" {
-			return t.Session(tid, id)
-		}
-		// not in its tenant's file: a token that a build before the tenant
-		// files issued already carrying its tenant is in the catalog's table
+	tid, ok := simulator.TenantOfToken(tok)
+	if !ok {
+		return nil, nil
 	}
-	ref, err := t.raw(kCTok(tok))
-	if err != nil || ref == "" {
+	id, err := t.raw(kTokSession(tid, tok))
+	if err != nil || id == "" {
 		return nil, err
 	}
-	tid, id, _ := strings.Cut(ref, "/")
-	return t.Session(unesc(tid), id)
+	return t.Session(tid, id)
 }
 
 func (t *Tx) PutSession(cs *simulator.ClientSession) error {
-	if tid, ok := simulator.TenantOfToken(cs.ClientToken); ok && tid == cs.TenantID {
-		if err := t.setRaw(kTokSession(tid, cs.ClientToken), cs.ID); err != nil {
-			return err
-		}
-	} else if err := t.putOldRef(kCTok(cs.ClientToken), esc(cs.TenantID)+"/"+cs.ID); err != nil {
+	if err := t.setRaw(kTokSession(cs.TenantID, cs.ClientToken), cs.ID); err != nil {
 		return err
 	}
 	return t.put(kSession(cs.TenantID, cs.ID), cs)
-}
-
-// putOldRef writes a catalog lookup entry of a token that does not carry
-// its tenant, unless it holds ref already (a session of the earlier layout
-// saved again costs no catalog write).
-func (t *Tx) putOldRef(key, ref string) error {
-	if cur, err := t.raw(key); err != nil || cur == ref {
-		return err
-	}
-	return t.setRaw(key, ref)
 }
 
 // Payment instruments.
@@ -582,48 +521,34 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	return t.set(kPayment(p.TenantID, p.ID), string(b))
 }
 
-// PaymentByChallenge, PutChallenge, DeleteChallenge: a challenge token's
-// entry is in its tenant's file when the token carries its tenant, else in
-// the catalog (as client tokens).
+// PaymentByChallenge, PutChallenge, DeleteChallenge: a challenge token
+// carries its tenant, and its entry is in the tenant's file (as client
+// tokens).
 func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
-	if tid, ok := simulator.TenantOfToken(tok); ok {
-		id, err := t.raw(kTokChallenge(tid, tok))
-		if err != nil {
-			return nil, err
-		}
-		if id != "" {
-			return t.Payment(tid, id)
-		}
-		// not in its tenant's file: maybe in the catalog's table (SessionByToken)
+	tid, ok := simulator.TenantOfToken(tok)
+	if !ok {
+		return nil, nil
 	}
-	ref, err := t.raw(kCh3DS(tok))
-	if err != nil || ref == "" {
+	id, err := t.raw(kTokChallenge(tid, tok))
+	if err != nil || id == "" {
 		return nil, err
 	}
-	tid, id, _ := strings.Cut(ref, "/")
-	return t.Payment(unesc(tid), id)
+	return t.Payment(tid, id)
 }
 
 func (t *Tx) PutChallenge(tok, tid, pid string) error {
-	if owner, ok := simulator.TenantOfToken(tok); ok && owner == tid {
-		return t.setRaw(kTokChallenge(tid, tok), pid)
-	}
-	return t.putOldRef(kCh3DS(tok), esc(tid)+"/"+pid)
+	return t.setRaw(kTokChallenge(tid, tok), pid)
 }
 
 func (t *Tx) DeleteChallenge(tok string) error {
-	if tid, ok := simulator.TenantOfToken(tok); ok {
-		if cur, err := t.raw(kTokChallenge(tid, tok)); err != nil || cur != "" {
-			if err != nil {
-				return err
-			}
-			return t.del(kTokChallenge(tid, tok))
-		}
+	tid, ok := simulator.TenantOfToken(tok)
+	if !ok {
+		return nil
 	}
-	if cur, err := t.raw(kCh3DS(tok)); err != nil || cur == "" { // no catalog write for nothing
+	if cur, err := t.raw(kTokChallenge(tid, tok)); err != nil || cur == "" { // no write for nothing
 		return err
 	}
-	return t.del(kCh3DS(tok))
+	return t.del(kTokChallenge(tid, tok))
 }
 
 // ListPayments walks the tenant's (date, id) index from the cursor, newest

@@ -17,7 +17,6 @@ import (
 // Webhook outbox and disputes. Besides the event itself (evt, evi in keys.go):
 //
 //	t:<tenant>:whp:<payment>:<created>:<id>   PENDING events by payment, in creation order -> nextAt
-//	t:<tenant>:evb:<id>                       an event's webhook body (raw JSON, oldest releases)
 //	t:<tenant>:dsp:<id>                       dispute
 //
 // A payment's events are listed through the in-memory buntdb index
@@ -27,9 +26,8 @@ func pPending(tid string) string { return tenantPrefix(tid) + "whp:" }
 func kPending(e *simulator.Event) string {
 	return pPending(e.TenantID) + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
 }
-func kEventBody(tid, id string) string { return tenantPrefix(tid) + "evb:" + id }
-func pDispute(tid string) string       { return tenantPrefix(tid) + "dsp:" }
-func kDispute(tid, id string) string   { return pDispute(tid) + id }
+func pDispute(tid string) string     { return tenantPrefix(tid) + "dsp:" }
+func kDispute(tid, id string) string { return pDispute(tid) + id }
 
 // indexPending keeps e's entry in the pending queue in step with its status.
 func (t *Tx) indexPending(e *simulator.Event) error {
@@ -212,11 +210,10 @@ func decodeEventStore(v string) (*evStore, error) {
 }
 
 // eventKey resolves an event id to its record's key through its evi entry,
-// which holds the key's creation stamp (in an older file, the whole key); ""
-// when there is no such event.
+// which holds the key's creation stamp; "" when there is no such event.
 func (t *Tx) eventKey(tid, id string) (string, error) {
 	v, err := t.raw(kEventID(tid, id))
-	if err != nil || v == "" || strings.HasPrefix(v, "t:") {
+	if err != nil || v == "" {
 		return v, err
 	}
 	return pEvent(tid) + v + ":" + id, nil
@@ -259,14 +256,6 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 		}
 	case len(st.B) > 0:
 		e.Body = st.B
-	default:
-		body, err := t.raw(kEventBody(tid, id))
-		if err != nil {
-			return nil, err
-		}
-		if body != "" {
-			e.Body = []byte(body)
-		}
 	}
 	return e, nil
 }
@@ -473,7 +462,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time, from simulator.
 	}
 	for _, k := range doomed {
 		id := k[strings.LastIndexByte(k, ':')+1:]
-		if err := errors.Join(t.del(k), t.del(kEventID(tid, id)), t.del(kEventBody(tid, id))); err != nil {
+		if err := errors.Join(t.del(k), t.del(kEventID(tid, id))); err != nil {
 			return 0, from, err
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package store
+package storeconv
 
 import (
 	"fmt"
@@ -22,10 +22,10 @@ func TestMoveToTenantFilesKilled(t *testing.T) {
 	if path := os.Getenv("PAYSANDBOX_TEST_LAYOUT_PATH"); path != "" {
 		killAt, _ := strconv.Atoi(os.Getenv("PAYSANDBOX_TEST_LAYOUT_KILL"))
 		kill := func() error { return syscall.Kill(os.Getpid(), syscall.SIGKILL) }
-		layoutBatch, migrateBatch = 10, 4
+		layoutBatch, convertBatch = 10, 4
 		seen := 0
 		if os.Getenv("PAYSANDBOX_TEST_LAYOUT_JSON") != "" {
-			migrateCut = func(n int) error {
+			convertCut = func(n int) error {
 				if n == killAt {
 					return kill()
 				}
@@ -39,7 +39,7 @@ func TestMoveToTenantFilesKilled(t *testing.T) {
 				return nil
 			}
 		}
-		_, err := migrateToTenantFiles(path, nil)
+		_, err := moveToTenantFiles(path, StoreTarget(path), nil)
 		fmt.Println("not killed:", err)
 		os.Exit(3)
 	}
@@ -61,7 +61,7 @@ func TestMoveToTenantFilesKilled(t *testing.T) {
 					break // the move ended before step i: every step was tried
 				}
 				require.Equal(t, -1, ee.ExitCode(), "killed: %s", out)
-				n, err := migrateToTenantFiles(path, nil)
+				n, err := moveToTenantFiles(path, StoreTarget(path), nil)
 				require.NoError(t, err, "step %d", i)
 				old := dumpFile(t, path+LayoutBackupSuffix)
 				assert.Equal(t, countTenants(old), n)

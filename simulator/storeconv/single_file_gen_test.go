@@ -1,6 +1,6 @@
 //go:build gensinglefile
 
-package store_test
+package storeconv_test
 
 import (
 	"context"

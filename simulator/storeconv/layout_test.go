@@ -1,8 +1,7 @@
-package store
+package storeconv
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -67,11 +66,11 @@ type layoutState struct {
 func readLayout(t *testing.T, path string) layoutState {
 	t.Helper()
 	st := layoutState{Catalog: dumpFile(t, path), Tenants: map[string]map[string]string{}}
-	ents, err := os.ReadDir(TenantsDir(path))
+	ents, err := os.ReadDir(tenantsDirOf(path))
 	require.NoError(t, err)
 	for _, e := range ents {
 		require.True(t, strings.HasSuffix(e.Name(), ".db"), "only tenant files are left: %s", e.Name())
-		st.Tenants[e.Name()] = dumpFile(t, filepath.Join(TenantsDir(path), e.Name()))
+		st.Tenants[e.Name()] = dumpFile(t, filepath.Join(tenantsDirOf(path), e.Name()))
 	}
 	return st
 }
@@ -109,7 +108,8 @@ func wantHints(t *testing.T, old map[string]string) map[string]string {
 	}
 	out := map[string]string{}
 	for tid, h := range hs {
-		out[kHint(tid)] = h.value()
+		kv := hintOf(tid, h)
+		out[kv[0]] = kv[1]
 	}
 	return out
 }
@@ -138,7 +138,7 @@ func checkLayout(t *testing.T, old map[string]string, st layoutState) {
 			assert.Empty(t, where, "%s (the global job queue) is dropped", k)
 		case strings.HasPrefix(k, "t:"):
 			etid, _, _ := strings.Cut(k[2:], ":")
-			assert.Equal(t, " "+TenantFileName(unesc(etid)), where, k)
+			assert.Equal(t, " "+tenantFileName(unesc(etid)), where, k)
 		default:
 			assert.Equal(t, " catalog", where, k)
 		}
@@ -163,10 +163,9 @@ func checkLayout(t *testing.T, old map[string]string, st layoutState) {
 	for k := range hints {
 		assert.Contains(t, st.Catalog, k, "every tenant has a hint")
 	}
-	assert.Equal(t, formatValue, st.Catalog[kFormat])
 	for k := range old {
 		if tid, ok := strings.CutPrefix(k, pTenant); ok {
-			assert.Contains(t, st.Tenants, TenantFileName(tid), "every tenant has a file")
+			assert.Contains(t, st.Tenants, tenantFileName(tid), "every tenant has a file")
 		}
 	}
 }
@@ -208,7 +207,7 @@ func TestMoveToTenantFiles(t *testing.T) {
 		t.Run(fx.name, func(t *testing.T) {
 			path, orig := copyFixture(t, fx.name)
 			var logs bytes.Buffer
-			n, err := migrateToTenantFiles(path, slog.New(slog.NewTextHandler(&logs, nil)))
+			n, err := moveToTenantFiles(path, StoreTarget(path), slog.New(slog.NewTextHandler(&logs, nil)))
 			require.NoError(t, err)
 
 			backup := path + LayoutBackupSuffix
@@ -224,7 +223,7 @@ func TestMoveToTenantFiles(t *testing.T) {
 			}
 			old := dumpFile(t, backup)
 			for k, v := range old {
-				require.False(t, len(v) > 0 && v[0] == '{' && recordKind(k) != "", "%s is still JSON", k)
+				require.False(t, len(v) > 0 && v[0] == '{' && func() bool { kind, _, _ := recordKind(k); return kind != "" }(), "%s is still JSON", k)
 			}
 			assert.Equal(t, countTenants(old), n)
 			st := readLayout(t, path)
@@ -243,7 +242,7 @@ func TestMoveToTenantFiles(t *testing.T) {
 
 			cat, err := os.ReadFile(path)
 			require.NoError(t, err)
-			n, err = migrateToTenantFiles(path, nil)
+			n, err = moveToTenantFiles(path, StoreTarget(path), nil)
 			require.NoError(t, err)
 			assert.Zero(t, n, "a catalog is not moved again")
 			again, err := os.ReadFile(path)
@@ -257,23 +256,21 @@ func TestMoveToTenantFiles(t *testing.T) {
 	}
 }
 
-var errCut = errors.New("cut")
-
 // A move cut at any step (each write transaction of a tenant file or of the
 // catalog, each tenant, the rename of the old file, each batch converting
 // JSON records) completes at the next run with the same result as a move
 // never cut, and the files it left half written are gone.
 func TestMoveToTenantFilesCutResumes(t *testing.T) {
-	defer func(b, s int) { layoutBatch, migrateBatch = b, s }(layoutBatch, migrateBatch)
-	layoutBatch, migrateBatch = 3, 4
+	defer func(b, s int) { layoutBatch, convertBatch = b, s }(layoutBatch, convertBatch)
+	layoutBatch, convertBatch = 3, 4
 	for _, fx := range layoutFixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			path, _ := copyFixture(t, fx.name)
 			steps, batches := 0, 0
 			layoutCut = func(string) error { steps++; return nil }
-			migrateCut = func(int) error { batches++; return nil }
-			_, err := migrateToTenantFiles(path, nil)
-			layoutCut, migrateCut = nil, nil
+			convertCut = func(int) error { batches++; return nil }
+			_, err := moveToTenantFiles(path, StoreTarget(path), nil)
+			layoutCut, convertCut = nil, nil
 			require.NoError(t, err)
 			want := readLayout(t, path)
 			wantOld := dumpFile(t, path+LayoutBackupSuffix)
@@ -284,10 +281,10 @@ func TestMoveToTenantFilesCutResumes(t *testing.T) {
 
 			cut := func(t *testing.T, path string) {
 				t.Helper()
-				_, err := migrateToTenantFiles(path, nil)
-				layoutCut, migrateCut = nil, nil
+				_, err := moveToTenantFiles(path, StoreTarget(path), nil)
+				layoutCut, convertCut = nil, nil
 				require.ErrorIs(t, err, errCut)
-				n, err := migrateToTenantFiles(path, nil)
+				n, err := moveToTenantFiles(path, StoreTarget(path), nil)
 				require.NoError(t, err)
 				assert.Equal(t, countTenants(wantOld), n)
 				got, old := readLayout(t, path), dumpFile(t, path+LayoutBackupSuffix)
@@ -319,7 +316,7 @@ func TestMoveToTenantFilesCutResumes(t *testing.T) {
 			for i := 1; i < batches; i++ {
 				t.Run(fmt.Sprintf("json-batch-%d", i), func(t *testing.T) {
 					path, orig := copyFixture(t, fx.name)
-					migrateCut = func(n int) error {
+					convertCut = func(n int) error {
 						if n == i {
 							return errCut
 						}
@@ -342,15 +339,15 @@ func TestMoveToTenantFilesNothingToDo(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "paysandbox.db")
 	for _, p := range []string{":memory:", path} {
-		n, err := migrateToTenantFiles(p, nil)
+		n, err := moveToTenantFiles(p, StoreTarget(p), nil)
 		require.NoError(t, err)
 		assert.Zero(t, n)
 	}
 	assert.NoFileExists(t, path)
-	assert.NoDirExists(t, TenantsDir(path))
+	assert.NoDirExists(t, tenantsDirOf(path))
 
 	require.NoError(t, os.WriteFile(path, nil, 0o600))
-	n, err := migrateToTenantFiles(path, nil)
+	n, err := moveToTenantFiles(path, StoreTarget(path), nil)
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.NoFileExists(t, path+LayoutBackupSuffix)
@@ -359,7 +356,7 @@ func TestMoveToTenantFilesNothingToDo(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, setAll(db, [][2]string{{kLayout, layoutValue}, {"tenant:a", "x"}}))
 	require.NoError(t, db.Close())
-	n, err = migrateToTenantFiles(path, nil)
+	n, err = moveToTenantFiles(path, StoreTarget(path), nil)
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.NoFileExists(t, path+LayoutBackupSuffix)
@@ -369,13 +366,13 @@ func TestMoveToTenantFilesNothingToDo(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, setAll(db, [][2]string{{"tenant:a", "x"}}))
 	require.NoError(t, db.Close())
-	require.NoError(t, os.MkdirAll(TenantsDir(other), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(TenantsDir(other), "x.db"), nil, 0o600))
-	_, err = migrateToTenantFiles(other, nil)
+	require.NoError(t, os.MkdirAll(tenantsDirOf(other), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tenantsDirOf(other), "x.db"), nil, 0o600))
+	_, err = moveToTenantFiles(other, StoreTarget(other), nil)
 	require.Error(t, err, "tenant files of something else are not mixed in")
-	assert.Contains(t, err.Error(), TenantsDir(other))
+	assert.Contains(t, err.Error(), tenantsDirOf(other))
 	require.NoError(t, os.WriteFile(other+LayoutBackupSuffix, nil, 0o600))
-	_, err = migrateToTenantFiles(other, nil)
+	_, err = moveToTenantFiles(other, StoreTarget(other), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), other+LayoutBackupSuffix)
 	assert.Equal(t, map[string]string{"tenant:a": "x"}, dumpFile(t, other), "left as it was")
@@ -398,14 +395,14 @@ func TestMoveToTenantFilesKeyShapes(t *testing.T) {
 		{"zz-unknown", "u"}, {"format", "cbor1"},
 	}))
 	require.NoError(t, db.Close())
-	n, err := migrateToTenantFiles(path, nil)
+	n, err := moveToTenantFiles(path, StoreTarget(path), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	st := readLayout(t, path)
 	assert.Equal(t, map[string]map[string]string{
-		TenantFileName("a:b"):  {"t:a%3Ab:pay:1": "p1", "t:a%3Ab:whp:1:2:3": ""},
-		TenantFileName("c"):    {},
-		TenantFileName("gone"): {"t:gone:pay:9": "p9"},
+		tenantFileName("a:b"):  {"t:a%3Ab:pay:1": "p1", "t:a%3Ab:whp:1:2:3": ""},
+		tenantFileName("c"):    {},
+		tenantFileName("gone"): {"t:gone:pay:9": "p9"},
 	}, st.Tenants)
 	assert.Equal(t, map[string]string{
 		"tenant:a:b": "ta", "tenant:c": "tc", "apikey:k": "a:b", "zz-unknown": "u", "format": "cbor1",

@@ -1,4 +1,4 @@
-package store
+package storeconv
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,17 +16,27 @@ import (
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
+// The layout before tenant files, frozen: kLayout marks a catalog; jobq: is
+// the single file's global job queue.
+const (
+	kLayout     = "layout"
+	layoutValue = "tenant-files/1"
+	// LayoutBackupSuffix names the single data file of the layout before
+	// tenant files, kept by the move until the user removes it.
+	LayoutBackupSuffix = ".before-tenant-files"
+)
+
 // The one-time move from the single data file (every tenant in one buntdb
-// file) to the tenant-file layout (tenant_files.go). It runs before the
-// store opens anything at PATH and is resumable after kill -9 at any point:
+// file) to the tenant-file layout (a catalog and a file per tenant, the
+// store's tenant_files.go). It runs before the store opens anything at PATH and is resumable after kill -9 at any point:
 //
-//  1. An old file at PATH first gets its JSON records converted in place
-//     (migrate.go, which keeps PATH+BackupSuffix as the file was), then is
+//  1. An old file at PATH first gets its records converted in place
+//     (file_pass.go, which keeps PATH+BackupSuffix as the file was), then is
 //     renamed to PATH+LayoutBackupSuffix. That name is never written again:
 //     it is the file the user keeps, readable by the build before the move.
 //     Once it exists, a start that finds no catalog at PATH resumes from it.
 //  2. Each tenant's "t:<tenant>:" keys are copied, values as they are, to
-//     TenantsDir(PATH)/TenantFileName(tenant), written to a ".tmp" name,
+//     the file Target.TenantFile names, written to a ".tmp" name,
 //     fsynced and renamed: a tenant whose file exists is done and is skipped
 //     when a cut move resumes.
 //  3. The catalog is written to PATH+".tmp": every key outside the tenants'
@@ -34,7 +45,12 @@ import (
 //     the old client and 3DS tokens (ctok:, ch3ds:, the lookup table of
 //     tokens that do not carry their tenant), format, and any key this
 //     build does not know; kLayout last; fsynced and renamed to PATH. That
-//     rename is the move's commit: a catalog at PATH means it is done.
+//     rename is the move's commit: a catalog at PATH means it is done. The
+//     catalog's own conversion (conversion.go) follows.
+//
+// Each tenant's hint is read from its records with this package's
+// decoders; a record they do not read (written in the current format) makes
+// the hint early, which the store corrects when the tenant opens.
 //
 // Disk: the tenant files and the catalog hold the old file's live records
 // again, so the move needs about the old file's size free.
@@ -46,19 +62,19 @@ var (
 	layoutProgress = 100
 	// layoutCut, when set, is called after each step of the move that
 	// reaches the disk (step names the kind: "renamed", "tenant-batch",
-	// "tenant", "catalog-batch"); an error stops the move there (tests of a
-	// cut move).
+	// "tenant", "catalog-batch"), and after each file Convert converted
+	// ("file"); an error stops the move there (tests of a cut move).
 	layoutCut func(step string) error
 )
 
-// migrateToTenantFiles converts the single data file of the earlier layout
+// moveToTenantFiles converts the single data file of the earlier layout
 // at path (if path is one) into a catalog at path and tenant files in
-// TenantsDir(path), keeping the old file as path+LayoutBackupSuffix. It
+// the tenants directory, keeping the old file as path+LayoutBackupSuffix. It
 // answers how many tenants it moved (0 when there was nothing to do: no
 // file, an empty one, or a catalog). It refuses to run when path is not a
 // catalog and path+LayoutBackupSuffix exists too (the move was done once and
 // something else wrote at path since).
-func migrateToTenantFiles(path string, log *slog.Logger) (int, error) {
+func moveToTenantFiles(path string, t Target, log *slog.Logger) (int, error) {
 	if path == ":memory:" {
 		return 0, nil
 	}
@@ -78,79 +94,80 @@ func migrateToTenantFiles(path string, log *slog.Logger) (int, error) {
 		}
 		log.Info("resuming the move of the data file to a file per tenant", "kept", backup)
 	case err != nil:
-		return 0, fmt.Errorf("store: %w", err)
+		return 0, fmt.Errorf("storeconv: %w", err)
 	case fi.Size() == 0 && !haveBackup:
 		return 0, nil
 	default:
-		done, err := convertSingleFile(path, backup, haveBackup, log)
+		done, err := convertSingleFile(path, backup, haveBackup, t, log)
 		if err != nil || done {
 			return 0, err
 		}
 	}
 	old, err := openBunt(backup)
 	if err != nil {
-		return 0, fmt.Errorf("store: opening the earlier data file %s: %w", backup, err)
+		return 0, fmt.Errorf("storeconv: opening the earlier data file %s: %w", backup, err)
 	}
 	defer old.Close()
-	moved, hints, err := writeTenantFiles(old, path, log)
+	moved, hints, err := writeTenantFiles(old, t, log)
 	if err != nil {
 		return 0, err
 	}
-	if err := writeCatalog(old, path, hints); err != nil {
+	if err := writeCatalog(old, path, t, hints); err != nil {
 		return 0, err
 	}
 	log.Info("data file moved to a file per tenant; the earlier file is kept, remove it once you no longer need it (there is no way back to the single file)",
-		"tenants", moved, "catalog", path, "tenantsDir", TenantsDir(path), "kept", backup)
+		"tenants", moved, "catalog", path, "tenantsDir", tenantsDir(t), "kept", backup)
 	return moved, nil
 }
 
 // convertSingleFile looks at the file at path: done when it is a catalog or
 // holds no key (nothing to move). Otherwise it is a single data file: its
-// JSON records are converted in place (migrate.go) and it is renamed to
+// records are converted in place (file_pass.go) and it is renamed to
 // backup.
-func convertSingleFile(path, backup string, haveBackup bool, log *slog.Logger) (done bool, err error) {
+func convertSingleFile(path, backup string, haveBackup bool, t Target, log *slog.Logger) (done bool, err error) {
 	db, err := openBunt(path)
 	if err != nil {
-		return false, fmt.Errorf("store: opening %s: %w", path, err)
+		return false, fmt.Errorf("storeconv: opening %s: %w", path, err)
 	}
 	defer func() {
 		if db != nil {
 			err = errors.Join(err, db.Close())
 		}
 	}()
-	var layout string
+	var layout, format string
 	keys := 0
 	if err := db.View(func(tx *buntdb.Tx) error {
 		layout, _ = tx.Get(kLayout)
+		format, _ = tx.Get(KeyFormat)
 		keys, err = tx.Len()
 		return err
 	}); err != nil {
-		return false, fmt.Errorf("store: reading %s: %w", path, err)
+		return false, fmt.Errorf("storeconv: reading %s: %w", path, err)
 	}
 	switch {
-	case layout == layoutValue:
+	case layout == layoutValue, format == strconv.Itoa(Format): // a catalog (format 1 has no layout marker)
 		return true, nil
 	case layout != "":
-		return false, fmt.Errorf("store: %s has layout %q, which this build does not know", path, layout)
+		return false, fmt.Errorf("storeconv: %s has layout %q, which this build does not know", path, layout)
 	case haveBackup:
-		return false, fmt.Errorf("store: %s is not a catalog of the tenant-file layout, and %s (the data file the move to that layout kept) exists too: move one of them away", path, backup)
+		return false, fmt.Errorf("storeconv: %s is not a catalog of the tenant-file layout, and %s (the data file the move to that layout kept) exists too: move one of them away", path, backup)
 	case keys == 0:
 		return true, nil
 	}
-	if ents, err := os.ReadDir(TenantsDir(path)); err == nil && len(ents) > 0 {
-		return false, fmt.Errorf("store: %s is a data file to move to a file per tenant, but %s already holds files: move them away", path, TenantsDir(path))
+	if ents, err := os.ReadDir(tenantsDir(t)); err == nil && len(ents) > 0 {
+		return false, fmt.Errorf("storeconv: %s is a data file to move to a file per tenant, but %s already holds files: move them away", path, tenantsDir(t))
 	}
 	log.Info("moving the data file to a file per tenant (one time; a cut move resumes at the next start)",
-		"db", path, "tenantsDir", TenantsDir(path), "kept", backup)
-	n, err := migrate(db, path)
+		"db", path, "tenantsDir", tenantsDir(t), "kept", backup)
+	n, err := fileConv{t: t, path: path, log: log}.run(db)
 	if err != nil {
 		return false, err
 	}
 	if n > 0 { // every converted record is in the file twice: rewrite it once
 		if err := db.Shrink(); err != nil {
-			return false, fmt.Errorf("store: compacting %s after converting its records: %w", path, err)
+			return false, fmt.Errorf("storeconv: compacting %s after converting its records: %w", path, err)
 		}
-		log.Info("store records converted from JSON to the binary format; the file as it was is kept until you remove it",
+		log.Info("store records converted to the current format; the file as it was is kept until you remove it",
 			"records", n, "db", path, "kept", path+BackupSuffix)
 	}
 	err, db = db.Close(), nil
@@ -158,7 +175,7 @@ func convertSingleFile(path, backup string, haveBackup bool, log *slog.Logger) (
 		return false, err
 	}
 	if err := os.Rename(path, backup); err != nil {
-		return false, fmt.Errorf("store: keeping the earlier data file: %w", err)
+		return false, fmt.Errorf("storeconv: keeping the earlier data file: %w", err)
 	}
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return false, err
@@ -170,10 +187,10 @@ func convertSingleFile(path, backup string, haveBackup bool, log *slog.Logger) (
 // yet, and answers how many tenants old has (tenant records) and each one's
 // next-due hint. Keys under a tenant prefix with no tenant record get a
 // file too, so that no key is lost.
-func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[string]hint, error) {
-	dir := TenantsDir(path)
+func writeTenantFiles(old *buntdb.DB, t Target, log *slog.Logger) (int, map[string]hint, error) {
+	dir := tenantsDir(t)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, nil, fmt.Errorf("store: creating %s: %w", dir, err)
+		return 0, nil, fmt.Errorf("storeconv: creating %s: %w", dir, err)
 	}
 	if err := syncDir(filepath.Dir(dir)); err != nil {
 		return 0, nil, err
@@ -198,7 +215,7 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 			}
 			etid, rest, ok := strings.Cut(k[2:], ":")
 			if !ok {
-				ferr = fmt.Errorf("store: key %q of the earlier data file names no tenant", k)
+				ferr = fmt.Errorf("storeconv: key %q of the earlier data file names no tenant", k)
 				return false
 			}
 			tid := unesc(etid)
@@ -209,7 +226,7 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 				if w != nil {
 					count = progress(log, count, len(tenants))
 				}
-				if w, ferr = newTenantWriter(dir, tid); ferr != nil {
+				if w, ferr = newTenantWriter(t.TenantFile(tid), tid); ferr != nil {
 					return false
 				}
 				written[tid] = true
@@ -235,7 +252,7 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 		if written[tid] {
 			continue
 		}
-		w, err := newTenantWriter(dir, tid)
+		w, err := newTenantWriter(t.TenantFile(tid), tid)
 		if err == nil {
 			err = w.finish()
 		}
@@ -246,7 +263,7 @@ func writeTenantFiles(old *buntdb.DB, path string, log *slog.Logger) (int, map[s
 	}
 	for tid := range written {
 		if !isTenant[tid] {
-			log.Warn("records of a tenant with no tenant record moved to their own file", "tenant", tid, "file", filepath.Join(dir, TenantFileName(tid)))
+			log.Warn("records of a tenant with no tenant record moved to their own file", "tenant", tid, "file", t.TenantFile(tid))
 		}
 	}
 	if err := syncDir(dir); err != nil {
@@ -286,7 +303,7 @@ func tenantsOf(old *buntdb.DB) (tenants []string, hints map[string]hint, err err
 		})
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: reading the earlier data file: %w", err)
+		return nil, nil, fmt.Errorf("storeconv: reading the earlier data file: %w", err)
 	}
 	return tenants, hints, nil
 }
@@ -346,18 +363,17 @@ type tenantWriter struct {
 	batch           [][2]string
 }
 
-func newTenantWriter(dir, tid string) (*tenantWriter, error) {
-	final := filepath.Join(dir, TenantFileName(tid))
+func newTenantWriter(final, tid string) (*tenantWriter, error) {
 	if ok, err := exists(final); err != nil || ok {
 		return &tenantWriter{tid: tid}, err // done by a move that was cut
 	}
 	w := &tenantWriter{tid: tid, tmp: final + ".tmp", final: final}
 	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, fmt.Errorf("storeconv: %w", err)
 	}
 	db, err := openBunt(w.tmp)
 	if err != nil {
-		return nil, fmt.Errorf("store: creating %s: %w", w.tmp, err)
+		return nil, fmt.Errorf("storeconv: creating %s: %w", w.tmp, err)
 	}
 	w.db = db
 	return w, nil
@@ -379,7 +395,7 @@ func (w *tenantWriter) flush() error {
 		return nil
 	}
 	if err := setAll(w.db, w.batch); err != nil {
-		return fmt.Errorf("store: writing %s: %w", w.tmp, err)
+		return fmt.Errorf("storeconv: writing %s: %w", w.tmp, err)
 	}
 	w.batch = w.batch[:0]
 	return cutLayout("tenant-batch")
@@ -398,10 +414,10 @@ func (w *tenantWriter) finish() error {
 	err := w.db.Close() // syncs
 	w.db = nil
 	if err != nil {
-		return fmt.Errorf("store: writing %s: %w", w.tmp, err)
+		return fmt.Errorf("storeconv: writing %s: %w", w.tmp, err)
 	}
 	if err := os.Rename(w.tmp, w.final); err != nil {
-		return fmt.Errorf("store: %w", err)
+		return fmt.Errorf("storeconv: %w", err)
 	}
 	return cutLayout("tenant")
 }
@@ -417,14 +433,14 @@ func (w *tenantWriter) abandon() {
 
 // writeCatalog writes the catalog at path+".tmp" from old and hints, then
 // renames it to path: the move's commit.
-func writeCatalog(old *buntdb.DB, path string, hints map[string]hint) error {
+func writeCatalog(old *buntdb.DB, path string, t Target, hints map[string]hint) error {
 	tmp := path + ".tmp"
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: %w", err)
+		return fmt.Errorf("storeconv: %w", err)
 	}
 	cat, err := openBunt(tmp)
 	if err != nil {
-		return fmt.Errorf("store: creating %s: %w", tmp, err)
+		return fmt.Errorf("storeconv: creating %s: %w", tmp, err)
 	}
 	defer func() {
 		if cat != nil {
@@ -437,7 +453,7 @@ func writeCatalog(old *buntdb.DB, path string, hints map[string]hint) error {
 			return nil
 		}
 		if err := setAll(cat, batch); err != nil {
-			return fmt.Errorf("store: writing %s: %w", tmp, err)
+			return fmt.Errorf("storeconv: writing %s: %w", tmp, err)
 		}
 		batch = batch[:0]
 		return cutLayout("catalog-batch")
@@ -465,25 +481,23 @@ func writeCatalog(old *buntdb.DB, path string, hints map[string]hint) error {
 		return err
 	}
 	for tid, h := range hints {
-		if err := add(kHint(tid), h.value()); err != nil {
+		kv := t.Hint(tid, h.JobDue, h.Pending)
+		if err := add(kv[0], kv[1]); err != nil {
 			return err
 		}
-	}
-	if err := add(kFormat, formatValue); err != nil {
-		return err
 	}
 	if err := flush(); err != nil {
 		return err
 	}
 	if err := setAll(cat, [][2]string{{kLayout, layoutValue}}); err != nil {
-		return fmt.Errorf("store: writing %s: %w", tmp, err)
+		return fmt.Errorf("storeconv: writing %s: %w", tmp, err)
 	}
 	err, cat = cat.Close(), nil // syncs
 	if err != nil {
-		return fmt.Errorf("store: writing %s: %w", tmp, err)
+		return fmt.Errorf("storeconv: writing %s: %w", tmp, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("store: %w", err)
+		return fmt.Errorf("storeconv: %w", err)
 	}
 	return syncDir(filepath.Dir(path))
 }
@@ -505,7 +519,7 @@ func exists(path string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("store: %w", err)
+		return false, fmt.Errorf("storeconv: %w", err)
 	}
 	return true, nil
 }
@@ -514,11 +528,11 @@ func exists(path string) (bool, error) {
 func syncDir(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("store: %w", err)
+		return fmt.Errorf("storeconv: %w", err)
 	}
 	defer f.Close()
 	if err := f.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("store: syncing %s: %w", dir, err)
+		return fmt.Errorf("storeconv: syncing %s: %w", dir, err)
 	}
 	return nil
 }
@@ -531,10 +545,43 @@ func cutLayout(step string) error {
 }
 
 // pJobQ: jobq:<realDue>:<tenant>:<job id>, the global due queue of the
-// single-file layout (the migration turns it into next-due hints); kJobQ
-// makes one of its keys (tests).
+// single-file layout (the move turns it into next-due hints).
 const pJobQ = "jobq:"
 
-func kJobQ(realDue time.Time, tid, id string) string {
-	return pJobQ + stamp(realDue) + ":" + esc(tid) + ":" + id
+// hint is what the move learns of a tenant's next-due hint (Target.Hint).
+type hint struct {
+	JobDue  time.Time
+	Pending bool
+}
+
+// stampTime reads a key's time stamp (microseconds since the epoch, 20
+// digits).
+func stampTime(s string) (time.Time, error) {
+	us, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMicro(us).UTC(), nil
+}
+
+func tenantsDir(t Target) string { return filepath.Dir(t.TenantFile("-")) }
+
+// openBunt opens (creating) a buntdb file as the store does: no fsync of
+// its own (Close syncs), no automatic shrink.
+func openBunt(path string) (*buntdb.DB, error) {
+	db, err := buntdb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg buntdb.Config
+	if err := db.ReadConfig(&cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	cfg.SyncPolicy, cfg.AutoShrinkDisabled = buntdb.Never, true
+	if err := db.SetConfig(cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }

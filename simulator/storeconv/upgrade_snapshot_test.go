@@ -1,4 +1,4 @@
-package store_test
+package storeconv_test
 
 import (
 	"encoding/hex"

@@ -1,0 +1,140 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/tidwall/buntdb"
+
+	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/storeconv"
+)
+
+// The store's side of the conversion of older files (simulator/storeconv):
+// the catalog's format number decides whether it runs, and target is how
+// it writes records in this build's format.
+
+// openCatalog opens the catalog at path in format storeconv.Format: a new
+// one gets the number; a catalog without it or with a smaller one (every
+// layout before format 1, the single data file included) is converted
+// first; a larger one is refused. It answers how many tenants the
+// conversion moved out of a single data file.
+func openCatalog(path string, log *slog.Logger) (*buntdb.DB, int, error) {
+	if path != ":memory:" {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			// a move of a single data file cut after it renamed the file
+			if _, err := os.Stat(path + storeconv.LayoutBackupSuffix); err == nil {
+				return convertCatalog(path, log)
+			}
+		}
+	}
+	cat, err := openBunt(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	current := false
+	err = cat.Update(func(tx *buntdb.Tx) error {
+		v, err := tx.Get(storeconv.KeyFormat)
+		if err == nil {
+			current = v == strconv.Itoa(storeconv.Format)
+			return nil
+		}
+		n, err := tx.Len()
+		if err != nil || n > 0 {
+			return err
+		}
+		current = true // a new catalog
+		_, _, err = tx.Set(storeconv.KeyFormat, strconv.Itoa(storeconv.Format), nil)
+		return err
+	})
+	if err == nil && !current {
+		_, err = storeconv.CatalogFormat(cat) // a later build's is refused here
+		if err == nil {
+			if err := cat.Close(); err != nil {
+				return nil, 0, err
+			}
+			return convertCatalog(path, log)
+		}
+		err = fmt.Errorf("store: %s: %w", path, err)
+	}
+	if err != nil {
+		cat.Close()
+		return nil, 0, err
+	}
+	return cat, 0, nil
+}
+
+// convertCatalog converts the store at path (closed) and opens its catalog.
+func convertCatalog(path string, log *slog.Logger) (*buntdb.DB, int, error) {
+	moved, err := storeconv.Convert(path, ConversionTarget(path), log)
+	if err != nil {
+		return nil, 0, err
+	}
+	cat, err := openBunt(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	if n, err := storeconv.CatalogFormat(cat); err != nil || n != storeconv.Format {
+		cat.Close()
+		return nil, 0, errors.Join(fmt.Errorf("store: %s is not in format %d after its conversion", path, storeconv.Format), err)
+	}
+	return cat, moved, nil
+}
+
+// ConversionTarget is the store at path as storeconv writes it (Open
+// uses it; tests of storeconv convert files with it).
+func ConversionTarget(path string) storeconv.Target { return target{path: path} }
+
+type target struct{ path string }
+
+func (target) Current(_, raw string) bool { return len(raw) > 0 && raw[0] == recV1 }
+
+func (c target) TenantFile(tid string) string {
+	return filepath.Join(TenantsDir(c.path), TenantFileName(tid))
+}
+
+func (target) Hint(tid string, jobDue time.Time, pending bool) [2]string {
+	return [2]string{kHint(tid), hint{JobDue: jobDue, Pending: pending}.value()}
+}
+
+func (target) Encode(key string, v any) ([][2]string, error) {
+	var b []byte
+	var err error
+	switch v := v.(type) {
+	case storeconv.SessionToken:
+		if tid, ok := simulator.TenantOfToken(v.Token); ok && tid == v.TenantID {
+			return [][2]string{{kTokSession(tid, v.Token), v.SessionID}}, nil
+		}
+		return nil, nil
+	case storeconv.ChallengeToken:
+		if tid, ok := simulator.TenantOfToken(v.Token); ok && tid == v.TenantID {
+			return [][2]string{{kTokChallenge(tid, v.Token), v.PaymentID}}, nil
+		}
+		return nil, nil
+	case *simulator.Payment:
+		if b, err = encodePayment(v); err != nil {
+			return nil, err
+		}
+		return [][2]string{{key, string(b)}, {kPayIdx(v.TenantID, v.Date, v.ID), listIndexValue(v)}}, nil
+	case *simulator.Instrument:
+		b, err = encodeInstrument(v)
+	case *simulator.Event:
+		st, err := eventInputs(v)
+		if err != nil {
+			return nil, err
+		}
+		ev, err := eventValue(st)
+		return [][2]string{{key, ev}}, err
+	case *simulator.Tenant, *simulator.ExpiredTenant, *simulator.ClientSession, *simulator.Attempt, *simulator.Job, *simulator.Dispute:
+		b, err = marshal(v)
+	default:
+		return nil, fmt.Errorf("store: no record of %T", v)
+	}
+	return [][2]string{{key, string(b)}}, err
+}

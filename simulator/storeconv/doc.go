@@ -1,0 +1,18 @@
+// Package storeconv converts every layout the store (simulator/store) had
+// before format 1, the first release's, into the current one. The store's
+// Open runs it only when the catalog says its files are older (no format
+// number: the single data file, JSON records, catalogs marked "cbor1"),
+// before it serves anything; a conversion cut by kill -9 resumes at the next
+// start.
+//
+// It reads old records with its own frozen copies of their types and
+// decoders (records.go: JSON, and CBOR behind the version byte 0x01), turns
+// each into the kernel's value (*simulator.Payment, *simulator.Event, ...)
+// and has the store encode it in the current format through Target, so the
+// store's transaction code knows one format. Which records are current is
+// the store's answer (Target.Current): when the store's encoding changes,
+// the records of the previous one are converted by the same code.
+//
+// It imports simulator, simulator/cards, fixtures and buntdb; never the
+// store (the store imports it) or any adapter.
+package storeconv
