@@ -10,12 +10,12 @@ import (
 )
 
 // The measurement behind the choice of codec (codec.go): a typical
-// checkout's records in each candidate encoding, bytes and encode+decode
-// (msgpack was measured the same way when the codec was chosen).
+// checkout's records, bytes and encode+decode, in the store's format and,
+// for reference, as encoding/json writes the kernel's values.
 //
-//	go test ./simulator/store -run '^$' -bench Codec
+//	go test ./simulator/store -run '^$' -bench Codec -benchmem
 
-func typicalRecords() (pay *payRec, ev *evStore, cs *simulator.ClientSession) {
+func typicalRecords() (pay *simulator.Payment, ev *simulator.Event, cs *simulator.ClientSession) {
 	at := time.Date(2026, 11, 22, 7, 30, 0, 123456789, time.UTC)
 	card := shippedCards().Identify("4111111111111111")
 	amt := int64(1000)
@@ -40,75 +40,88 @@ func typicalRecords() (pay *payRec, ev *evStore, cs *simulator.ClientSession) {
 	e := &simulator.Event{ID: "00000000-0000-4000-8000-000000000002", TenantID: p.TenantID, Type: simulator.EventPaymentStatus, PaymentID: p.ID,
 		CreatedAt: at, Status: simulator.DeliveryDelivered, Payment: p,
 		Attempts: []simulator.DeliveryAttempt{{At: at, StatusCode: 200, LatencyMs: 2, SignedAt: "1795332600"}}}
-	st, err := eventInputs(e)
-	if err != nil {
-		panic(err)
-	}
 	cs = &simulator.ClientSession{ID: "00000000-0000-4000-8000-000000000001", TenantID: p.TenantID, ClientToken: "cst_test_000001_aaaaaaaaaaaaaaaaaaaa",
 		ExpiresAt: at.Add(24 * time.Hour), CreatedAt: at, ApprovalMode: simulator.ApprovalAuto,
 		Data: simulator.SessionData{OrderID: "order-00042", CurrencyCode: "EUR", Amount: &amt, Metadata: map[string]any{"cart": "c-42"}}}
-	return payRecOf(p), st, cs
-}
-
-type codec struct {
-	name string
-	enc  func(v any) ([]byte, error)
-	dec  func(b []byte, v any) error
-}
-
-func codecs() []codec {
-	return []codec{
-		{"json", json.Marshal, func(b []byte, v any) error {
-			d := json.NewDecoder(bytes.NewReader(b))
-			d.UseNumber()
-			return d.Decode(v)
-		}},
-		{"cbor", encMode.Marshal, decMode.Unmarshal},
-	}
+	return p, e, cs
 }
 
 func BenchmarkCodec(b *testing.B) {
 	pay, ev, cs := typicalRecords()
-	for _, c := range codecs() {
-		// the event as each format holds it: record and payment
-		evPay, err := c.enc(pay)
-		if err != nil {
-			b.Fatal(err)
-		}
-		type evAny struct {
-			R evRec  `json:"r"`
-			P []byte `json:"p"`
-		}
-		evv := &evAny{R: ev.R, P: evPay}
-		for _, r := range []struct {
+	for _, r := range []struct {
+		name string
+		// store is the round trip through the store's format, json through
+		// encoding/json (the event as its record and its payment).
+		store, json func() (int, error)
+	}{
+		{"payment", func() (int, error) {
+			enc, err := encodePayment(pay)
+			if err != nil {
+				return 0, err
+			}
+			_, err = decodePayment(string(enc), pay.TenantID)
+			return len(enc), err
+		}, func() (int, error) { return jsonRoundTrip(pay, new(simulator.Payment)) }},
+		{"event", func() (int, error) {
+			st, err := eventInputs(ev)
+			if err != nil {
+				return 0, err
+			}
+			v, err := eventValue(st)
+			if err != nil {
+				return 0, err
+			}
+			back, err := decodeEventStore(v)
+			if err != nil {
+				return 0, err
+			}
+			var p payRecord
+			if _, err := p.UnmarshalMsg(back.P); err != nil {
+				return 0, err
+			}
+			_, err = p.payment(pay.TenantID)
+			return len(v), err
+		}, func() (int, error) {
+			n, err := jsonRoundTrip(ev, new(simulator.Event))
+			if err != nil {
+				return 0, err
+			}
+			m, err := jsonRoundTrip(pay, new(simulator.Payment))
+			return n + m, err
+		}},
+		{"session", func() (int, error) {
+			enc, err := marshal(sessionRecordOf(cs))
+			if err != nil {
+				return 0, err
+			}
+			_, err = decodeSession(string(enc), cs.TenantID)
+			return len(enc), err
+		}, func() (int, error) { return jsonRoundTrip(cs, new(simulator.ClientSession)) }},
+	} {
+		for _, c := range []struct {
 			name string
-			v    any
-			new  func() any
-		}{
-			{"payment", pay, func() any { return new(payRec) }},
-			{"event", evv, func() any { return new(evAny) }},
-			{"session", cs, func() any { return new(simulator.ClientSession) }},
-		} {
+			run  func() (int, error)
+		}{{"msgp", r.store}, {"json", r.json}} {
 			b.Run(c.name+"/"+r.name, func(b *testing.B) {
 				var n int
 				for b.Loop() {
-					enc, err := c.enc(r.v)
-					if err != nil {
+					var err error
+					if n, err = c.run(); err != nil {
 						b.Fatal(err)
-					}
-					if err := c.dec(enc, r.new()); err != nil {
-						b.Fatal(err)
-					}
-					n = len(enc)
-					if r.name == "event" {
-						p := new(payRec)
-						if err := c.dec(evPay, p); err != nil {
-							b.Fatal(err)
-						}
 					}
 				}
 				b.ReportMetric(float64(n), "bytes")
 			})
 		}
 	}
+}
+
+func jsonRoundTrip(v, into any) (int, error) {
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return 0, err
+	}
+	d := json.NewDecoder(bytes.NewReader(enc))
+	d.UseNumber()
+	return len(enc), d.Decode(into)
 }

@@ -323,8 +323,8 @@ func earlierJob(h hint, due time.Time) hint {
 func hintFrom(h hint, rest, v, tid string) hint {
 	switch {
 	case strings.HasPrefix(rest, "job:"):
-		var j simulator.Job
-		if err := decode(v, &j); err != nil {
+		j, err := decodeJob(v, tid)
+		if err != nil {
 			return earlierJob(h, time.UnixMicro(0).UTC())
 		}
 		return earlierJob(h, j.RealDue)

@@ -95,8 +95,8 @@ func wantHints(t *testing.T, old map[string]string) map[string]string {
 		h := hs[tid]
 		switch {
 		case strings.HasPrefix(rest, "job:"):
-			var j simulator.Job
-			require.NoError(t, decode(v, &j))
+			j, err := decodeJob(v, tid)
+			require.NoError(t, err)
 			if h.JobDue.IsZero() || j.RealDue.Before(h.JobDue) {
 				h.JobDue = j.RealDue
 			}
