@@ -308,23 +308,22 @@ type jsonPay struct {
 	TenantID      string              `json:"tenantId,omitempty"` // records before the compact format
 	Card          *simulator.CardInfo `json:"card,omitempty"`     // a card the catalogue cannot rebuild, or an older record
 	Ref           *simulator.CardRef  `json:"cr,omitempty"`
-	PaymentMethod jsonPM               `json:"paymentMethod"`
-	Plan          *jsonPlan            `json:"plan,omitempty"` // records before the short names (read only)
-	PL            *jsonPlanShort          `json:"pl,omitempty"`
-	Processor     *jsonProc            `json:"processor,omitempty"`
+	PaymentMethod jsonPM              `json:"paymentMethod"`
+	Plan          *jsonPlan           `json:"plan,omitempty"` // records before the short names (read only)
+	PL            *jsonPlanShort      `json:"pl,omitempty"`
+	Processor     *jsonProc           `json:"processor,omitempty"`
 	FinalCaptured bool                `json:"finalCaptured,omitempty"`
-	Transactions  []jsonTxn            `json:"transactions"`
+	Transactions  []jsonTxn           `json:"transactions"`
 	Authorized    *int64              `json:"authorized,omitempty"` // nil: the amount (every earlier record has it)
 	RiskData      *simulator.RiskData `json:"riskData,omitempty"`   // when not payment.AuthorizationRisk()
 	Risk          bool                `json:"rk,omitempty"`         // riskData is payment.AuthorizationRisk()
 }
 
-
 type jsonPM struct {
 	simulator.PaymentMethod
 	IsVaulted bool                `json:"isVaulted,omitempty"`
 	Data      *simulator.CardData `json:"paymentMethodData,omitempty"` // whole (older records, or not derivable)
-	D         *jsonCardData        `json:"d,omitempty"`
+	D         *jsonCardData       `json:"d,omitempty"`
 }
 
 // jsonCardData is paymentMethodData less what the payment's card says.
@@ -348,7 +347,6 @@ type jsonTxn struct {
 	CardTokenType       *string `json:"cardTokenType,omitempty"`
 }
 
-
 // jsonProc is the processor state without its zero amounts.
 type jsonProc struct {
 	Name                string `json:"name"`
@@ -371,14 +369,14 @@ type jsonPlan struct {
 // authorizing account is the index (from 1) of the step that names it, when
 // one does. Empty lists decode as nil (the plan never tells nil from empty).
 type jsonPlanShort struct {
-	Rule        string        `json:"r,omitempty"`
-	Why         string        `json:"w,omitempty"`
+	Rule        string       `json:"r,omitempty"`
+	Why         string       `json:"w,omitempty"`
 	Steps       []jsonStep   `json:"s,omitempty"`
 	Capture     *jsonCapture `json:"c,omitempty"`
 	Refund      *jsonRefund  `json:"f,omitempty"`
 	Dispute     *jsonDispute `json:"d,omitempty"`
 	Account     *jsonAccount `json:"a,omitempty"`
-	AccountStep int           `json:"as,omitempty"`
+	AccountStep int          `json:"as,omitempty"`
 }
 
 type jsonAccount struct {
@@ -390,7 +388,7 @@ type jsonAccount struct {
 }
 
 type jsonStep struct {
-	Account jsonAccount            `json:"a"`
+	Account jsonAccount             `json:"a"`
 	Status  simulator.PaymentStatus `json:"s,omitempty"`
 	Reason  *simulator.StatusReason `json:"r,omitempty"`
 }
@@ -410,9 +408,9 @@ type jsonRefund struct {
 }
 
 type jsonDispute struct {
-	After  time.Duration      `json:"af,omitempty"`
-	Reason string             `json:"r,omitempty"`
-	Amount int64              `json:"am,omitempty"`
+	After  time.Duration     `json:"af,omitempty"`
+	Reason string            `json:"r,omitempty"`
+	Amount int64             `json:"am,omitempty"`
 	Then   []jsonDisputeStep `json:"t,omitempty"`
 }
 
@@ -421,12 +419,10 @@ type jsonDisputeStep struct {
 	After  time.Duration           `json:"af,omitempty"`
 }
 
-
 func (a jsonAccount) account() simulator.ProcessorAccount {
 	return simulator.ProcessorAccount{Name: a.Name, ProcessorMerchantID: a.MerchantID, AsyncCapture: a.AsyncCapture,
 		SettleAfter: a.SettleAfter, AuthorizationCode: a.AuthorizationCode}
 }
-
 
 func (ps *jsonPlanShort) plan() *simulator.Plan {
 	pl := &simulator.Plan{Rule: ps.Rule, Why: ps.Why}
@@ -455,7 +451,6 @@ func (ps *jsonPlanShort) plan() *simulator.Plan {
 	}
 	return pl
 }
-
 
 // payment is the payment rec stores, of tenant tid.
 func (rec *jsonPay) payment(tid string) (*simulator.Payment, error) {
@@ -514,7 +509,6 @@ func (rec *jsonPay) payment(tid string) (*simulator.Payment, error) {
 	return &p, nil
 }
 
-
 // jsonInst is an instrument as stored.
 type jsonInst struct {
 	simulator.Instrument
@@ -522,7 +516,6 @@ type jsonInst struct {
 	Card     *simulator.CardInfo `json:"card,omitempty"`
 	Ref      *simulator.CardRef  `json:"cr,omitempty"`
 }
-
 
 // instrument is the instrument rec stores, of tenant tid.
 func (rec *jsonInst) instrument(tid string) (*simulator.Instrument, error) {
@@ -535,7 +528,6 @@ func (rec *jsonInst) instrument(tid string) (*simulator.Instrument, error) {
 	in.Card = card
 	return &in, nil
 }
-
 
 func jsonCardOf(whole *simulator.CardInfo, ref *simulator.CardRef) (simulator.CardInfo, error) {
 	switch {

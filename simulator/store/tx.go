@@ -164,7 +164,6 @@ func keyTid(key string) string {
 	return unesc(rest)
 }
 
-
 func (t *Tx) raw(key string) (string, error) {
 	if !isTenantKey(key) {
 		return t.catGet(key)
