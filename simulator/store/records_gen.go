@@ -4801,6 +4801,10 @@ func (z *payRecord) MarshalMsg(b []byte) (o []byte, err error) {
 		zb0001Len--
 		zb0001Mask |= 0x200
 	}
+	if z.Metadata.IsZero() {
+		zb0001Len--
+		zb0001Mask |= 0x400
+	}
 	if z.CardTokenType == "" {
 		zb0001Len--
 		zb0001Mask |= 0x1000
@@ -4942,12 +4946,14 @@ func (z *payRecord) MarshalMsg(b []byte) (o []byte, err error) {
 				}
 			}
 		}
-		// string "md"
-		o = append(o, 0xa2, 0x6d, 0x64)
-		o, err = z.Metadata.MarshalMsg(o)
-		if err != nil {
-			err = msgp.WrapError(err, "Metadata")
-			return
+		if (zb0001Mask & 0x400) == 0 { // if not omitted
+			// string "md"
+			o = append(o, 0xa2, 0x6d, 0x64)
+			o, err = z.Metadata.MarshalMsg(o)
+			if err != nil {
+				err = msgp.WrapError(err, "Metadata")
+				return
+			}
 		}
 		// string "pm"
 		o = append(o, 0xa2, 0x70, 0x6d)
@@ -7454,6 +7460,10 @@ func (z *sessionPMRecord) MarshalMsg(b []byte) (o []byte, err error) {
 		zb0001Len--
 		zb0001Mask |= 0x20
 	}
+	if z.Options.IsZero() {
+		zb0001Len--
+		zb0001Mask |= 0x40
+	}
 	if z.AuthorizationType == "" {
 		zb0001Len--
 		zb0001Mask |= 0x80
@@ -7512,12 +7522,14 @@ func (z *sessionPMRecord) MarshalMsg(b []byte) (o []byte, err error) {
 				o = msgp.AppendString(o, z.OrderedAllowedCardNetworks[za0001])
 			}
 		}
-		// string "op"
-		o = append(o, 0xa2, 0x6f, 0x70)
-		o, err = z.Options.MarshalMsg(o)
-		if err != nil {
-			err = msgp.WrapError(err, "Options")
-			return
+		if (zb0001Mask & 0x40) == 0 { // if not omitted
+			// string "op"
+			o = append(o, 0xa2, 0x6f, 0x70)
+			o, err = z.Options.MarshalMsg(o)
+			if err != nil {
+				err = msgp.WrapError(err, "Options")
+				return
+			}
 		}
 		if (zb0001Mask & 0x80) == 0 { // if not omitted
 			// string "at"
@@ -7722,6 +7734,10 @@ func (z *sessionRecord) MarshalMsg(b []byte) (o []byte, err error) {
 		zb0001Len--
 		zb0001Mask |= 0x200
 	}
+	if z.Metadata.IsZero() {
+		zb0001Len--
+		zb0001Mask |= 0x400
+	}
 	if z.Customer == nil {
 		zb0001Len--
 		zb0001Mask |= 0x800
@@ -7785,12 +7801,14 @@ func (z *sessionRecord) MarshalMsg(b []byte) (o []byte, err error) {
 				o = msgp.AppendInt64(o, *z.Amount)
 			}
 		}
-		// string "md"
-		o = append(o, 0xa2, 0x6d, 0x64)
-		o, err = z.Metadata.MarshalMsg(o)
-		if err != nil {
-			err = msgp.WrapError(err, "Metadata")
-			return
+		if (zb0001Mask & 0x400) == 0 { // if not omitted
+			// string "md"
+			o = append(o, 0xa2, 0x6d, 0x64)
+			o, err = z.Metadata.MarshalMsg(o)
+			if err != nil {
+				err = msgp.WrapError(err, "Metadata")
+				return
+			}
 		}
 		if (zb0001Mask & 0x800) == 0 { // if not omitted
 			// string "cu"
