@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"sync"
 	"unsafe"
 
 	"github.com/tinylib/msgp/msgp"
@@ -32,7 +33,7 @@ import (
 //	codec, msgp                      578    729      153           5.7    6.8      1.7              49     57       13
 //
 // In process, a POST /payments (BenchmarkCreatePaymentServer in
-// simulator/httpapi) allocates 270 times and 33.8 KB with msgp, 292 and
+// simulator/httpapi) allocates 264 times and 30.2 KB with msgp, 292 and
 // 45.2 KB with CBOR; a checkout's values (TestCheckoutBudget) are 4,103
 // bytes with msgp, 6,078 with CBOR.
 //
@@ -55,8 +56,24 @@ const recV2 = 0x02
 var errNotRecord = errors.New("store: not a record of this format (a record of an older layout the conversion has not reached?)")
 
 // marshal returns r as a stored record: the version byte, then r.
-func marshal(r msgp.Marshaler) ([]byte, error) {
-	return r.MarshalMsg(append(make([]byte, 0, 256), recV2))
+func marshal(r msgp.Marshaler) (string, error) {
+	bp := scratch.Get().(*[]byte)
+	defer putScratch(bp)
+	b, err := r.MarshalMsg(append((*bp)[:0], recV2))
+	*bp = b
+	return string(b), err
+}
+
+// scratch holds encoding buffers: a record is encoded into one and copied
+// out at its exact length (the copy is the value buntdb keeps), so a write
+// allocates once per record whatever its size.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// putScratch gives back a buffer, unless a record grew it past 64 KB.
+func putScratch(bp *[]byte) {
+	if cap(*bp) <= 64<<10 {
+		scratch.Put(bp)
+	}
 }
 
 // decode reads one stored record into r.

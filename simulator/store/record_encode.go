@@ -13,14 +13,14 @@ import (
 // through it, so every record it writes is the transaction code's. The
 // tenant of a record is v's.
 func encodeRecord(key string, v any) ([][2]string, error) {
-	var b []byte
+	var b string
 	var err error
 	switch x := v.(type) {
 	case *simulator.Payment:
 		if b, err = encodePayment(x); err != nil {
 			return nil, err
 		}
-		return [][2]string{{key, string(b)}, {kPayIdx(x.TenantID, x.Date, x.ID), listIndexValue(x)}}, nil
+		return [][2]string{{key, b}, {kPayIdx(x.TenantID, x.Date, x.ID), listIndexValue(x)}}, nil
 	case *simulator.Event:
 		st, err := eventInputs(x)
 		if err != nil {
@@ -46,5 +46,5 @@ func encodeRecord(key string, v any) ([][2]string, error) {
 	default:
 		return nil, fmt.Errorf("store: no record of a %T", v)
 	}
-	return [][2]string{{key, string(b)}}, err
+	return [][2]string{{key, b}}, err
 }

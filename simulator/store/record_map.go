@@ -633,7 +633,7 @@ func expiredTenantRecordOf(x *simulator.ExpiredTenant) *expiredTenantRecord {
 
 // Record readers and writers (the version byte and the record).
 
-func encodePayment(p *simulator.Payment) ([]byte, error) { return marshal(payRecordOf(p)) }
+func encodePayment(p *simulator.Payment) (string, error) { return marshal(payRecordOf(p)) }
 
 func decodePayment(raw, tid string) (*simulator.Payment, error) {
 	var r payRecord
@@ -643,7 +643,7 @@ func decodePayment(raw, tid string) (*simulator.Payment, error) {
 	return r.payment(tid)
 }
 
-func encodeInstrument(in *simulator.Instrument) ([]byte, error) { return marshal(instRecordOf(in)) }
+func encodeInstrument(in *simulator.Instrument) (string, error) { return marshal(instRecordOf(in)) }
 
 func decodeInstrument(raw, tid string) (*simulator.Instrument, error) {
 	var r instRecord

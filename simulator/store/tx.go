@@ -180,11 +180,11 @@ func (t *Tx) raw(key string) (string, error) {
 }
 
 func (t *Tx) put(key string, r msgp.Marshaler) error {
-	b, err := marshal(r)
+	v, err := marshal(r)
 	if err != nil {
 		return err
 	}
-	return t.setRaw(key, string(b))
+	return t.setRaw(key, v)
 }
 
 // set stores val at key in its file (or the catalog's buffer).
@@ -513,11 +513,11 @@ func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 			return err
 		}
 	}
-	b, err := encodeInstrument(in)
+	v, err := encodeInstrument(in)
 	if err != nil {
 		return err
 	}
-	return t.set(kInstrument(in.TenantID, in.Token), string(b))
+	return t.set(kInstrument(in.TenantID, in.Token), v)
 }
 
 // Payments.
@@ -553,11 +553,11 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), listIndexValue(p)); err != nil {
 		return err
 	}
-	b, err := encodePayment(p)
+	v, err := encodePayment(p)
 	if err != nil {
 		return err
 	}
-	return t.set(kPayment(p.TenantID, p.ID), string(b))
+	return t.set(kPayment(p.TenantID, p.ID), v)
 }
 
 // PaymentByChallenge, PutChallenge, DeleteChallenge: a challenge token's

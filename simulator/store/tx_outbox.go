@@ -56,14 +56,15 @@ func eventInputs(e *simulator.Event) (*evStore, error) {
 	}
 	var err error
 	if e.Payment != nil {
-		if st.P, err = payRecordOf(e.Payment).MarshalMsg(nil); err != nil {
+		pr := payRecordOf(e.Payment)
+		if st.P, err = pr.MarshalMsg(make([]byte, 0, pr.Msgsize())); err != nil {
 			return nil, err
 		}
 	}
 	if e.Dispute != nil {
 		d := disputeRecordOf(e.Dispute)
 		d.Then = nil // scripted steps yet to run: not part of any body
-		if st.D, err = d.MarshalMsg(nil); err != nil {
+		if st.D, err = d.MarshalMsg(make([]byte, 0, d.Msgsize())); err != nil {
 			return nil, err
 		}
 	}
@@ -73,11 +74,13 @@ func eventInputs(e *simulator.Event) (*evStore, error) {
 // eventValue is st as stored (see evStore).
 func eventValue(st *evStore) (string, error) {
 	pid := st.R.PaymentID
-	b := make([]byte, 0, 1+binary.MaxVarintLen64+len(pid)+st.Msgsize())
-	b = append(b, recV2)
+	bp := scratch.Get().(*[]byte)
+	defer putScratch(bp)
+	b := append((*bp)[:0], recV2)
 	b = binary.AppendUvarint(b, uint64(len(pid)))
 	b = append(b, pid...)
 	b, err := st.MarshalMsg(b)
+	*bp = b
 	if err != nil {
 		return "", err
 	}
