@@ -17,20 +17,20 @@ import (
 // zero members left out.
 //
 // Chosen by measurement (BenchmarkCodec in codec_bench_test.go, go1.26,
-// 2-core machine shared with other builds, medians of three alternating
-// runs; a typical checkout's records: a settled payment with its plan and
-// two transactions, its event with the payment it was made from, a client
-// session). "store" is a record's whole path, kernel value to bytes and
-// back, mapping included; "codec" the encoding and decoding alone. The
-// CBOR rows are the same records on the same paths through the CBOR
-// storage types and fxamacker/cbor/v2 (by reflection), the codec msgp was
-// measured against:
+// 2-core machine shared with other builds, so the times are medians of six
+// alternating runs and move by half either way; a typical checkout's
+// records: a settled payment with its plan and two transactions, its event
+// with the payment it was made from, a client session). "store" is a
+// record's whole path, kernel value to bytes and back, mapping included;
+// "codec" the encoding and decoding alone. The CBOR rows are the same
+// records on the same paths through the CBOR storage types and
+// fxamacker/cbor/v2 (by reflection), the codec msgp was measured against:
 //
-//	                      bytes: payment  event  session   µs: payment  event  session   allocs: payment  event  session
-//	store, CBOR                      999   1259      296          32.7   49.1      6.0              90    105       21
-//	store, msgp                      579    739      154          15.0   23.8      2.8              79     89       16
-//	codec, CBOR                      998   1252      295          17.3   16.0      3.8              59     66       18
-//	codec, msgp                      578    729      153           5.7    6.8      1.7              49     57       13
+//	                  bytes: payment  event  session   µs: payment  event  session   allocs: payment  event  session
+//	store, CBOR                  999   1259      296          26.4   41.3      6.2              90    105       21
+//	store, msgp                  579    739      154          15.2   21.7      2.7              77     88       15
+//	codec, CBOR                  998   1252      295          18.5   17.3      4.0              59     66       18
+//	codec, msgp                  578    729      153           7.2    7.3      1.6              49     57       13
 //
 // In process, a POST /payments (BenchmarkCreatePaymentServer in
 // simulator/httpapi) allocates 264 times and 30.2 KB with msgp, 292 and
