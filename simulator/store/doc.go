@@ -11,13 +11,16 @@
 // and the API key index, read from the catalog, dropped on every tenant
 // write) and each tenant file's cache of recently read payments
 // (payment_cache.go: checked against the stored record on every read, gone
-// with its file). Records are CBOR behind a format version byte
-// (codec.go); the JSON records of an older file are converted by the
+// with its file). Records are MessagePack behind a format version byte
+// (codec.go): types of the store's own (records.go), mapped field by field
+// from the kernel's (record_map.go), encoded by generated code
+// (records_gen.go); the JSON records of an older file are converted by the
 // migration (migrate.go). It implements the observers' storage port too
 // (observe.Store, observed.go). The catalog also knows how far each
 // tenant's file reaches (file_marks.go), so that a missing or short file
 // answers TenantUnavailable instead of an empty or shorter tenant; a record
 // that does not decode answers RecordUnreadable (unreadable_records.go).
 // It imports simulator, simulator/observe
-// (for that port) and buntdb; never httpapi, processors or webhooks.
+// (for that port), buntdb and the msgp runtime; never httpapi, processors
+// or webhooks.
 package store
