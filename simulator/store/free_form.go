@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/tinylib/msgp/msgp"
@@ -120,7 +121,10 @@ func readFreeMap(b []byte) (map[string]any, []byte, error) {
 	if err != nil {
 		return nil, b, err
 	}
-	m := make(map[string]any, min(n, 64))
+	if int(n) > len(b)/2 { // a key and a value take two bytes at least
+		return nil, b, errFreeLength
+	}
+	m := make(map[string]any, n)
 	for range n {
 		var k string
 		if k, b, err = msgp.ReadStringBytes(b); err != nil {
@@ -148,6 +152,9 @@ func readFree(b []byte) (any, []byte, error) {
 		if err != nil {
 			return nil, o, err
 		}
+		if int(n) > len(o) { // a member takes a byte at least
+			return nil, o, errFreeLength
+		}
 		l := make([]any, n)
 		for i := range l {
 			if l[i], o, err = readFree(o); err != nil {
@@ -168,6 +175,10 @@ func readFree(b []byte) (any, []byte, error) {
 	}
 	return nil, b, fmt.Errorf("store: a free-form member holds MessagePack type %s", msgp.NextType(b))
 }
+
+// errFreeLength is a free-form list or map longer than the bytes left:
+// damage, refused before it is allocated.
+var errFreeLength = errors.New("store: a free-form member's length runs past its record")
 
 // numberExt is a json.Number as a MessagePack extension: its text.
 type numberExt struct{ s string }

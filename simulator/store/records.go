@@ -10,6 +10,7 @@ import (
 
 //msgp:newtime
 //msgp:timezone utc
+//msgp:limit arrays:65536 maps:65536
 
 // The store's record types: what a record holds, member by member, under
 // the short names its msg tags give (a record is a MessagePack map of
@@ -24,7 +25,10 @@ import (
 //
 // Times are MessagePack timestamps read back in UTC, as the kernel
 // normalises them (simulator.NormTime). Free-form members (metadata,
-// options) are freeMap values (free_form.go).
+// options) are freeMap values (free_form.go). A list or map of more than
+// 65,536 members does not decode (the limit directive): no record holds
+// one (simulator/limits.go), so such a length is damage, refused before
+// it is allocated.
 
 // payRecord is a payment.
 type payRecord struct {

@@ -6,6 +6,12 @@ import (
 	"github.com/tinylib/msgp/msgp"
 )
 
+// Size limits for msgp deserialization
+const (
+	z0b4f9ce8limitArrays = 65536
+	z0b4f9ce8limitMaps   = 65536
+)
+
 // MarshalMsg implements msgp.Marshaler
 func (z *accountRecord) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
@@ -75,6 +81,10 @@ func (z *accountRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -231,6 +241,10 @@ func (z *addressRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -331,6 +345,10 @@ func (z *apiKeyRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -350,6 +368,10 @@ func (z *apiKeyRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Scopes")
+				return
+			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if cap(z.Scopes) >= int(zb0002) {
@@ -490,6 +512,10 @@ func (z *attemptOfEvent) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -539,6 +565,10 @@ func (z *attemptOfEvent) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Headers")
+				return
+			}
+			if zb0002 > z0b4f9ce8limitMaps {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if z.Headers == nil {
@@ -673,6 +703,10 @@ func (z *attemptRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -798,6 +832,10 @@ func (z *avsRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -969,6 +1007,10 @@ func (z *binRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -1129,6 +1171,10 @@ func (z *captureRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -1293,6 +1339,10 @@ func (z *cardData) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -1436,6 +1486,10 @@ func (z *cardDataShort) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -1599,6 +1653,10 @@ func (z *cardRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -1735,6 +1793,10 @@ func (z *cardRefRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -1847,6 +1909,10 @@ func (z *chaosRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -1939,6 +2005,10 @@ func (z *checkRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -2091,6 +2161,10 @@ func (z *customerRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -2293,6 +2367,10 @@ func (z *disputePlan) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -2326,6 +2404,10 @@ func (z *disputePlan) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Then")
 				return
 			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
 			if cap(z.Then) >= int(zb0002) {
 				z.Then = (z.Then)[:zb0002]
 			} else {
@@ -2336,6 +2418,10 @@ func (z *disputePlan) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Then", za0001)
+					return
+				}
+				if zb0003 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
 					return
 				}
 				for zb0003 > 0 {
@@ -2570,6 +2656,10 @@ func (z *disputeRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -2675,6 +2765,10 @@ func (z *disputeRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Then")
 				return
 			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
 			if cap(z.Then) >= int(zb0002) {
 				z.Then = (z.Then)[:zb0002]
 			} else {
@@ -2685,6 +2779,10 @@ func (z *disputeRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Then", za0001)
+					return
+				}
+				if zb0003 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
 					return
 				}
 				for zb0003 > 0 {
@@ -2781,6 +2879,10 @@ func (z *disputeStepRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -2841,6 +2943,10 @@ func (z *evHead) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -2974,6 +3080,10 @@ func (z *evRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -3029,6 +3139,10 @@ func (z *evRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Attempts")
+				return
+			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if cap(z.Attempts) >= int(zb0002) {
@@ -3100,6 +3214,10 @@ func (z *evStatus) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -3113,6 +3231,10 @@ func (z *evStatus) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "R")
+				return
+			}
+			if zb0002 > z0b4f9ce8limitMaps {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			for zb0002 > 0 {
@@ -3220,6 +3342,10 @@ func (z *evStore) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -3247,11 +3373,27 @@ func (z *evStore) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "b":
-			z.B, bts, err = msgp.ReadBytesBytes(bts, z.B)
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadBytesHeader(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "B")
 				return
 			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if z.B == nil || uint32(cap(z.B)) < zb0002 {
+				z.B = make([]byte, zb0002)
+			} else {
+				z.B = z.B[:zb0002]
+			}
+			if uint32(len(bts)) < zb0002 {
+				err = msgp.ErrShortBytes
+				return
+			}
+			copy(z.B, bts[:zb0002])
+			bts = bts[zb0002:]
 		case "v":
 			z.V, bts, err = msgp.ReadStringBytes(bts)
 			if err != nil {
@@ -3308,6 +3450,10 @@ func (z *expiredTenantRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -3327,6 +3473,10 @@ func (z *expiredTenantRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "APIKeys")
+				return
+			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if cap(z.APIKeys) >= int(zb0002) {
@@ -3430,6 +3580,10 @@ func (z *feeRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -3544,6 +3698,10 @@ func (z *fraudRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -3807,6 +3965,10 @@ func (z *instRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -4104,6 +4266,10 @@ func (z *jobRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -4352,6 +4518,10 @@ func (z *lineItemRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -4545,6 +4715,10 @@ func (z *oneShotRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -4676,6 +4850,10 @@ func (z *orderRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -4689,6 +4867,10 @@ func (z *orderRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "LineItems")
+				return
+			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if cap(z.LineItems) >= int(zb0002) {
@@ -4720,6 +4902,10 @@ func (z *orderRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Fees")
+				return
+			}
+			if zb0003 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if cap(z.Fees) >= int(zb0003) {
@@ -5254,6 +5440,10 @@ func (z *payRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -5386,6 +5576,10 @@ func (z *payRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Transactions")
 				return
 			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
 			if cap(z.Transactions) >= int(zb0002) {
 				z.Transactions = (z.Transactions)[:zb0002]
 			} else {
@@ -5419,6 +5613,10 @@ func (z *payRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Required")
+					return
+				}
+				if zb0003 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
 					return
 				}
 				for zb0003 > 0 {
@@ -5588,6 +5786,10 @@ func (z *payRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					err = msgp.WrapError(err, "ThreeDS")
 					return
 				}
+				if zb0004 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
+					return
+				}
 				for zb0004 > 0 {
 					zb0004--
 					field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -5638,6 +5840,10 @@ func (z *payRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				zb0005, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Timeout")
+					return
+				}
+				if zb0005 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
 					return
 				}
 				for zb0005 > 0 {
@@ -5941,6 +6147,10 @@ func (z *planRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -5966,6 +6176,10 @@ func (z *planRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Steps")
+				return
+			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if cap(z.Steps) >= int(zb0002) {
@@ -6267,6 +6481,10 @@ func (z *pmRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -6484,6 +6702,10 @@ func (z *procRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -6634,6 +6856,10 @@ func (z *productRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -6789,6 +7015,10 @@ func (z *reasonRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -6909,6 +7139,10 @@ func (z *refundRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -7026,6 +7260,10 @@ func (z *requiredRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -7236,6 +7474,10 @@ func (z *riskRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -7259,6 +7501,10 @@ func (z *riskRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "FraudChecks")
+					return
+				}
+				if zb0002 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
 					return
 				}
 				for zb0002 > 0 {
@@ -7313,6 +7559,10 @@ func (z *riskRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					err = msgp.WrapError(err, "CVVCheck")
 					return
 				}
+				if zb0003 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
+					return
+				}
 				for zb0003 > 0 {
 					zb0003--
 					field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -7357,6 +7607,10 @@ func (z *riskRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "AVSCheck")
+					return
+				}
+				if zb0004 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
 					return
 				}
 				for zb0004 > 0 {
@@ -7555,6 +7809,10 @@ func (z *sessionPMRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -7631,6 +7889,10 @@ func (z *sessionPMRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "OrderedAllowedCardNetworks")
+				return
+			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if cap(z.OrderedAllowedCardNetworks) >= int(zb0002) {
@@ -7861,6 +8123,10 @@ func (z *sessionRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -8106,6 +8372,10 @@ func (z *shippingRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -8230,6 +8500,10 @@ func (z *stepRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -8361,6 +8635,10 @@ func (z *tdsRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -8595,6 +8873,10 @@ func (z *tenantRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -8616,6 +8898,10 @@ func (z *tenantRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "APIKeys")
 				return
 			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
 			if cap(z.APIKeys) >= int(zb0002) {
 				z.APIKeys = (z.APIKeys)[:zb0002]
 			} else {
@@ -8626,6 +8912,10 @@ func (z *tenantRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "APIKeys", za0001)
+					return
+				}
+				if zb0003 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
 					return
 				}
 				for zb0003 > 0 {
@@ -8647,6 +8937,10 @@ func (z *tenantRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 						zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
 						if err != nil {
 							err = msgp.WrapError(err, "APIKeys", za0001, "Scopes")
+							return
+						}
+						if zb0004 > z0b4f9ce8limitArrays {
+							err = msgp.ErrLimitExceeded
 							return
 						}
 						if cap(z.APIKeys[za0001].Scopes) >= int(zb0004) {
@@ -8776,6 +9070,10 @@ func (z *tenantRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					err = msgp.WrapError(err, "Next")
 					return
 				}
+				if zb0005 > z0b4f9ce8limitMaps {
+					err = msgp.ErrLimitExceeded
+					return
+				}
 				for zb0005 > 0 {
 					zb0005--
 					field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -8894,6 +9192,10 @@ func (z *threeDSRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -8983,6 +9285,10 @@ func (z *timeoutRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -9103,6 +9409,10 @@ func (z *txnEventRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -9394,6 +9704,10 @@ func (z *txnRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		err = msgp.WrapError(err)
 		return
 	}
+	if zb0001 > z0b4f9ce8limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
 	for zb0001 > 0 {
 		zb0001--
 		field, bts, err = msgp.ReadMapKeyZC(bts)
@@ -9542,6 +9856,10 @@ func (z *txnRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Events")
 				return
 			}
+			if zb0002 > z0b4f9ce8limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
 			if cap(z.Events) >= int(zb0002) {
 				z.Events = (z.Events)[:zb0002]
 			} else {
@@ -9565,6 +9883,10 @@ func (z *txnRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Allocations")
+				return
+			}
+			if zb0003 > z0b4f9ce8limitMaps {
+				err = msgp.ErrLimitExceeded
 				return
 			}
 			if z.Allocations == nil {

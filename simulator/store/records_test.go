@@ -183,3 +183,56 @@ func TestFreeFormReadsBackAsWritten(t *testing.T) {
 	_, err = freeMap{"f": func() {}}.MarshalMsg(nil)
 	assert.Error(t, err, "a value JSON never decodes to is refused, not stored wrong")
 }
+
+// A record damaged in place (one byte changed, the length the same) reads
+// as an error or as some value, never a panic or an allocation its bytes
+// cannot hold: a length byte turned into a 32-bit array, map, string or
+// binary header among them.
+func TestDamagedRecordsDoNotPanic(t *testing.T) {
+	pay, ev, cs := typicalRecords()
+	pay.Metadata = map[string]any{"l": []any{json.Number("1"), "x", map[string]any{"k": nil}}}
+	payV, err := encodePayment(pay)
+	require.NoError(t, err)
+	st, err := eventInputs(ev)
+	require.NoError(t, err)
+	evV, err := eventValue(st)
+	require.NoError(t, err)
+	csV, err := marshal(sessionRecordOf(cs))
+	require.NoError(t, err)
+	readers := []struct {
+		name, raw string
+		read      func(string) error
+	}{
+		{"payment", payV, func(v string) error { _, err := decodePayment(v, "t1"); return err }},
+		{"event", evV, func(v string) error {
+			st, err := decodeEventStore(v)
+			if err != nil {
+				return err
+			}
+			var p payRecord
+			if _, err := p.UnmarshalMsg(st.P); err != nil {
+				return err
+			}
+			_, err = p.payment("t1")
+			return err
+		}},
+		{"session", csV, func(v string) error { _, err := decodeSession(v, "t1"); return err }},
+	}
+	for _, r := range readers {
+		t.Run(r.name, func(t *testing.T) {
+			errs := 0
+			for i := 1; i < len(r.raw); i++ {
+				for _, c := range []byte{0x00, 0x7f, 0xc1, 0xc5, 0xc6, 0xdb, 0xdc, 0xdd, 0xde, 0xdf, 0xff} {
+					b := []byte(r.raw)
+					b[i] = c
+					require.NotPanics(t, func() {
+						if r.read(string(b)) != nil {
+							errs++
+						}
+					}, "byte %d set to %#x", i, c)
+				}
+			}
+			assert.Positive(t, errs)
+		})
+	}
+}
