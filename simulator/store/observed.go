@@ -21,6 +21,14 @@ import (
 // requests that counted it, never in a checkout's transaction.
 func kObserved(tid, kind string) string { return tenantPrefix(tid) + kind }
 
+func observedValue(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(append([]byte{recV2}, b...)), nil
+}
+
 func decodeObserved(raw string, v any) error {
 	if len(raw) == 0 || raw[0] != recV2 {
 		return errNotRecord
@@ -75,11 +83,11 @@ func (d *DB) SaveObserved(tid string, records ...observe.Record) error {
 			return err
 		}
 		for _, r := range records {
-			b, err := json.Marshal(r.Value)
+			v, err := observedValue(r.Value)
 			if err != nil {
 				return err
 			}
-			if err := t.set(kObserved(tid, r.Kind), string(append([]byte{recV2}, b...))); err != nil {
+			if err := t.set(kObserved(tid, r.Kind), v); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -9,7 +10,8 @@ import (
 // encodeRecord is the stored form of v, a kernel value read from a record
 // at key: the key/value pairs that store it in this build's format (the
 // record, and for a payment its list-index entry, which the format keeps
-// beside it). The conversion of older layouts re-encodes what it reads
+// beside it); at an observer's key (observed.go), v is that observer's
+// value. The conversion of older layouts re-encodes what it reads
 // through it, so every record it writes is the transaction code's. The
 // tenant of a record is v's.
 func encodeRecord(key string, v any) ([][2]string, error) {
@@ -44,7 +46,20 @@ func encodeRecord(key string, v any) ([][2]string, error) {
 	case *simulator.ExpiredTenant:
 		b, err = marshal(expiredTenantRecordOf(x))
 	default:
+		if kind, ok := observedKind(key); ok && checkKind(kind) == nil {
+			b, err = observedValue(v)
+			break
+		}
 		return nil, fmt.Errorf("store: no record of a %T", v)
 	}
 	return [][2]string{{key, b}}, err
+}
+
+// observedKind is the kind of an observer's record key ("t:<tenant>:<kind>").
+func observedKind(key string) (string, bool) {
+	if !isTenantKey(key) {
+		return "", false
+	}
+	_, kind, ok := strings.Cut(key[2:], ":")
+	return kind, ok && !strings.Contains(kind, ":")
 }

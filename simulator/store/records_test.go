@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/observe"
 )
 
 // The generated code is what the generator makes of records.go today:
@@ -154,6 +155,17 @@ func TestRecordsRoundTripEveryField(t *testing.T) {
 		require.NoError(t, err)
 		got.Dispute = d.dispute(tid)
 		assert.Equal(t, e, got)
+	})
+
+	t.Run("observer's record", func(t *testing.T) {
+		rep := filled[observe.ReportCounts](tid)
+		pairs, err := encodeRecord(kObserved(tid, "rep"), rep)
+		require.NoError(t, err)
+		got := new(observe.ReportCounts)
+		require.NoError(t, decodeObserved(pairs[0][1], got))
+		assert.Equal(t, rep, got)
+		_, err = encodeRecord("t:t1:pay:p1", rep)
+		assert.Error(t, err, "only an observer's key takes an observer's value")
 	})
 
 	t.Run("event in the body form", func(t *testing.T) {
