@@ -40,9 +40,11 @@ import (
 // Maps rather than tuples (msgp's `tuple` directive): a record reads back
 // in a build that added or dropped a member (an unknown member is skipped,
 // a missing one is zero), where a tuple's positions would need a new
-// format for either. The names cost about a tenth of a payment's bytes
-// (one or two letters each, and a tuple holds a nil for every member a
-// map leaves out).
+// format for either. Measured with every record type a tuple, the
+// records are 505, 650 and 137 bytes (payment, event, session: 13%, 11%
+// and 10% less) and the stripped binary 70 KB smaller; the names are one
+// or two letters, and a tuple holds a nil for every member a map leaves
+// out.
 //
 // Generated cbor.Marshaler methods were not tried: fxamacker/cbor has no
 // generator of its own, so they would be hand-written (the habit this
