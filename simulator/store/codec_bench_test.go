@@ -1,21 +1,21 @@
 package store
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/tinylib/msgp/msgp"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
 // The measurement behind the choice of codec (codec.go): a typical
-// checkout's records in each candidate encoding, bytes and encode+decode
-// (msgpack was measured the same way when the codec was chosen).
+// checkout's records, bytes and encode+decode, in the store's format and,
+// for reference, as encoding/json writes the kernel's values.
 //
-//	go test ./simulator/store -run '^$' -bench Codec
+//	go test ./simulator/store -run '^$' -bench Codec -benchmem
 
-func typicalRecords() (pay *payRec, ev *evStore, cs *simulator.ClientSession) {
+func typicalRecords() (pay *simulator.Payment, ev *simulator.Event, cs *simulator.ClientSession) {
 	at := time.Date(2026, 11, 22, 7, 30, 0, 123456789, time.UTC)
 	card := shippedCards().Identify("4111111111111111")
 	amt := int64(1000)
@@ -40,75 +40,91 @@ func typicalRecords() (pay *payRec, ev *evStore, cs *simulator.ClientSession) {
 	e := &simulator.Event{ID: "00000000-0000-4000-8000-000000000002", TenantID: p.TenantID, Type: simulator.EventPaymentStatus, PaymentID: p.ID,
 		CreatedAt: at, Status: simulator.DeliveryDelivered, Payment: p,
 		Attempts: []simulator.DeliveryAttempt{{At: at, StatusCode: 200, LatencyMs: 2, SignedAt: "1795332600"}}}
-	st, err := eventInputs(e)
-	if err != nil {
-		panic(err)
-	}
 	cs = &simulator.ClientSession{ID: "00000000-0000-4000-8000-000000000001", TenantID: p.TenantID, ClientToken: "cst_test_000001_aaaaaaaaaaaaaaaaaaaa",
 		ExpiresAt: at.Add(24 * time.Hour), CreatedAt: at, ApprovalMode: simulator.ApprovalAuto,
 		Data: simulator.SessionData{OrderID: "order-00042", CurrencyCode: "EUR", Amount: &amt, Metadata: map[string]any{"cart": "c-42"}}}
-	return payRecOf(p), st, cs
+	return p, e, cs
 }
 
-type codec struct {
-	name string
-	enc  func(v any) ([]byte, error)
-	dec  func(b []byte, v any) error
-}
-
-func codecs() []codec {
-	return []codec{
-		{"json", json.Marshal, func(b []byte, v any) error {
-			d := json.NewDecoder(bytes.NewReader(b))
-			d.UseNumber()
-			return d.Decode(v)
-		}},
-		{"cbor", encMode.Marshal, decMode.Unmarshal},
-	}
-}
-
+// BenchmarkCodec: "store" is the whole path of a record (kernel value ->
+// record -> bytes -> record -> kernel value, what a write and a read pay),
+// "codec" the records' encoding and decoding alone (records mapped once).
 func BenchmarkCodec(b *testing.B) {
 	pay, ev, cs := typicalRecords()
-	for _, c := range codecs() {
-		// the event as each format holds it: record and payment
-		evPay, err := c.enc(pay)
-		if err != nil {
-			b.Fatal(err)
-		}
-		type evAny struct {
-			R evRec  `json:"r"`
-			P []byte `json:"p"`
-		}
-		evv := &evAny{R: ev.R, P: evPay}
-		for _, r := range []struct {
-			name string
-			v    any
-			new  func() any
-		}{
-			{"payment", pay, func() any { return new(payRec) }},
-			{"event", evv, func() any { return new(evAny) }},
-			{"session", cs, func() any { return new(simulator.ClientSession) }},
-		} {
-			b.Run(c.name+"/"+r.name, func(b *testing.B) {
-				var n int
-				for b.Loop() {
-					enc, err := c.enc(r.v)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := c.dec(enc, r.new()); err != nil {
-						b.Fatal(err)
-					}
-					n = len(enc)
-					if r.name == "event" {
-						p := new(payRec)
-						if err := c.dec(evPay, p); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				b.ReportMetric(float64(n), "bytes")
-			})
-		}
+	payRec, sessRec := payRecordOf(pay), sessionRecordOf(cs)
+	evSt, err := eventInputs(ev)
+	if err != nil {
+		b.Fatal(err)
 	}
+	for _, r := range []struct {
+		name, record string
+		run          func() (int, error)
+	}{
+		{"store", "payment", func() (int, error) {
+			enc, err := encodePayment(pay)
+			if err != nil {
+				return 0, err
+			}
+			_, err = decodePayment(string(enc), pay.TenantID)
+			return len(enc), err
+		}},
+		{"store", "event", func() (int, error) {
+			st, err := eventInputs(ev)
+			if err != nil {
+				return 0, err
+			}
+			v, err := eventValue(st)
+			if err != nil {
+				return 0, err
+			}
+			back, err := decodeEventStore(v)
+			if err != nil {
+				return 0, err
+			}
+			var p payRecord
+			if _, err := p.UnmarshalMsg(back.P); err != nil {
+				return 0, err
+			}
+			_, err = p.payment(pay.TenantID)
+			return len(v), err
+		}},
+		{"store", "session", func() (int, error) {
+			enc, err := marshal(sessionRecordOf(cs))
+			if err != nil {
+				return 0, err
+			}
+			_, err = decodeSession(string(enc), cs.TenantID)
+			return len(enc), err
+		}},
+		{"codec", "payment", func() (int, error) { return msgpRoundTrip(payRec, new(payRecord)) }},
+		{"codec", "event", func() (int, error) {
+			n, err := msgpRoundTrip(evSt, new(evStore))
+			if err != nil {
+				return 0, err
+			}
+			_, err = new(payRecord).UnmarshalMsg(evSt.P)
+			return n, err
+		}},
+		{"codec", "session", func() (int, error) { return msgpRoundTrip(sessRec, new(sessionRecord)) }},
+	} {
+		b.Run(r.name+"/"+r.record, func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				var err error
+				if n, err = r.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n), "bytes")
+		})
+	}
+}
+
+func msgpRoundTrip(v msgp.Marshaler, into msgp.Unmarshaler) (int, error) {
+	enc, err := v.MarshalMsg(nil)
+	if err != nil {
+		return 0, err
+	}
+	_, err = into.UnmarshalMsg(enc)
+	return len(enc), err
 }

@@ -21,9 +21,8 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		if y := at.Year(); y < 1 || y > 9999 {
 			t.Skip()
 		}
-		pay, ev, cs := typicalRecords()
-		p, err := pay.payment("t1")
-		require.NoError(t, err)
+		p, ev, cs := typicalRecords()
+		p.TenantID, cs.TenantID = "t1", "t1"
 		p.OrderID, p.CustomerID, p.Amount, p.Date, p.DateUpdated = order, cust, amount, at, at
 		p.Metadata = map[string]any{key: val, "n": json.Number(num), "nested": map[string]any{"l": []any{json.Number(num), val, true, nil}}}
 		p.PaymentMethod.Data = (&simulator.Instrument{Card: p.Card, ExpiryMonth: val, ExpiryYear: order, CardholderName: cust}).CardData(first6)
@@ -33,7 +32,8 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, p, got)
 
-		e := ev.R.event("t1")
+		er := evRecordOf(ev)
+		e := er.event("t1")
 		e.Payment, e.Body = p, nil
 		e.Attempts = append(e.Attempts, simulator.DeliveryAttempt{At: at, Error: val, Headers: map[string]string{key: val}})
 		st, err := eventInputs(e)
@@ -44,8 +44,9 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		back, err := decodeEventStore(v)
 		require.NoError(t, err)
 		gotE := back.R.event("t1")
-		var pr payRec
-		require.NoError(t, decMode.Unmarshal(back.P, &pr))
+		var pr payRecord
+		_, err = pr.UnmarshalMsg(back.P)
+		require.NoError(t, err)
 		gotE.Payment, err = pr.payment("t1")
 		require.NoError(t, err)
 		gotE.Body = nil
@@ -53,10 +54,10 @@ func FuzzRecordRoundTrip(f *testing.F) {
 
 		cs.Data.OrderID, cs.Data.Metadata = order, p.Metadata
 		cs.CreatedAt = at
-		b, err = marshal(cs)
+		b, err = marshal(sessionRecordOf(cs))
 		require.NoError(t, err)
-		gotCS := new(simulator.ClientSession)
-		require.NoError(t, decode(string(b), gotCS))
+		gotCS, err := decodeSession(string(b), "t1")
+		require.NoError(t, err)
 		require.Equal(t, cs, gotCS)
 	})
 }

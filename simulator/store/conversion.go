@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/buntdb"
@@ -93,7 +94,7 @@ func ConversionTarget(path string) storeconv.Target { return target{path: path} 
 
 type target struct{ path string }
 
-func (target) Current(_, raw string) bool { return len(raw) > 0 && raw[0] == recV1 }
+func (target) Current(_, raw string) bool { return len(raw) > 0 && raw[0] == recV2 }
 
 func (c target) TenantFile(tid string) string {
 	return filepath.Join(TenantsDir(c.path), TenantFileName(tid))
@@ -103,9 +104,18 @@ func (target) Hint(tid string, jobDue time.Time, pending bool) [2]string {
 	return [2]string{kHint(tid), hint{JobDue: jobDue, Pending: pending}.value()}
 }
 
+func (target) Decode(key, raw string) (any, error) {
+	tid := keyTid(key)
+	switch {
+	case strings.HasPrefix(key, pEvent(tid)):
+		return decodeEvent(raw, tid)
+	case strings.HasPrefix(key, tenantPrefix(tid)+"job:"):
+		return decodeJob(raw, tid)
+	}
+	return nil, fmt.Errorf("store: the conversion reads no record at %s", key)
+}
+
 func (target) Encode(key string, v any) ([][2]string, error) {
-	var b []byte
-	var err error
 	switch v := v.(type) {
 	case storeconv.SessionToken:
 		if tid, ok := simulator.TenantOfToken(v.Token); ok && tid == v.TenantID {
@@ -117,24 +127,6 @@ func (target) Encode(key string, v any) ([][2]string, error) {
 			return [][2]string{{kTokChallenge(tid, v.Token), v.PaymentID}}, nil
 		}
 		return nil, nil
-	case *simulator.Payment:
-		if b, err = encodePayment(v); err != nil {
-			return nil, err
-		}
-		return [][2]string{{key, string(b)}, {kPayIdx(v.TenantID, v.Date, v.ID), listIndexValue(v)}}, nil
-	case *simulator.Instrument:
-		b, err = encodeInstrument(v)
-	case *simulator.Event:
-		st, err := eventInputs(v)
-		if err != nil {
-			return nil, err
-		}
-		ev, err := eventValue(st)
-		return [][2]string{{key, ev}}, err
-	case *simulator.Tenant, *simulator.ExpiredTenant, *simulator.ClientSession, *simulator.Attempt, *simulator.Job, *simulator.Dispute:
-		b, err = marshal(v)
-	default:
-		return nil, fmt.Errorf("store: no record of %T", v)
 	}
-	return [][2]string{{key, string(b)}}, err
+	return encodeRecord(key, v)
 }

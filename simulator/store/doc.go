@@ -10,8 +10,10 @@
 // tenant cache (tenant_cache.go: tenants and the API key index, read from
 // the catalog, dropped on every tenant write) and each tenant file's cache
 // of recently read payments (payment_cache.go: checked against the stored
-// record on every read, gone with its file). Records are CBOR behind a
-// version byte (codec.go). The files are format 1 (the catalog's "format"
+// record on every read, gone with its file). Records are MessagePack behind
+// a version byte (codec.go): types of the store's own (records.go), mapped
+// field by field from the kernel's (record_map.go), encoded by generated
+// code (records_gen.go). The files are format 1 (the catalog's "format"
 // key): Open converts files of an older format first through
 // simulator/storeconv, which holds every conversion of the earlier layouts
 // and writes through the store's Target (conversion.go), so the transaction
@@ -21,5 +23,6 @@
 // answers TenantUnavailable instead of an empty or shorter tenant; a record
 // that does not decode answers RecordUnreadable (unreadable_records.go).
 // It imports simulator, simulator/observe (for that port),
-// simulator/storeconv and buntdb; never httpapi, processors or webhooks.
+// simulator/storeconv, buntdb and the msgp runtime; never httpapi,
+// processors or webhooks.
 package store

@@ -97,7 +97,7 @@ func lessEventPayment(a, b string) bool { return eventPaymentID(a) < eventPaymen
 
 // eventPivot is a value whose payment id is pid (for index walks).
 func eventPivot(pid string) string {
-	b := binary.AppendUvarint([]byte{recV1}, uint64(len(pid)))
+	b := binary.AppendUvarint([]byte{recV2}, uint64(len(pid)))
 	return string(append(b, pid...))
 }
 

@@ -1,12 +1,13 @@
 package store
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"iter"
 	"time"
 
 	"github.com/tidwall/buntdb"
+	"github.com/tinylib/msgp/msgp"
 
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/storeconv"
@@ -29,15 +30,14 @@ func (d *DB) ReadTenantByAPIKey(key string) (tn *simulator.Tenant, err error) {
 // RecordJSON renders a stored record as JSON, member names as stored, for
 // tests of what a record holds.
 func RecordJSON(v string) string {
-	var x any
-	if err := decode(v, &x); err != nil {
-		return "undecodable: " + err.Error()
+	if len(v) == 0 || v[0] != recV2 {
+		return "undecodable: " + errNotRecord.Error()
 	}
-	b, err := json.Marshal(x)
-	if err != nil {
+	var b bytes.Buffer
+	if _, err := msgp.UnmarshalAsJSON(&b, []byte(v[1:])); err != nil {
 		return "unrenderable: " + err.Error()
 	}
-	return string(b)
+	return b.String()
 }
 
 // EventJSON renders a stored event's record as JSON (RecordJSON), its
@@ -47,13 +47,13 @@ func EventJSON(v string) string {
 	if err != nil {
 		return "undecodable: " + err.Error()
 	}
-	rec, err := appendRecord(nil, st.R)
+	rec, err := marshal(&st.R)
 	if err != nil {
 		return "unencodable: " + err.Error()
 	}
 	out := RecordJSON(string(rec))
 	if len(st.P) > 0 {
-		out += "\n" + RecordJSON(string(rune(recV1))+string(st.P))
+		out += "\n" + RecordJSON(string(rune(recV2))+string(st.P))
 	}
 	if len(st.B) > 0 {
 		out += "\n" + string(st.B)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/paysandbox/paysandbox/simulator"
@@ -14,7 +15,26 @@ import (
 //
 //	t:<tenant>:<kind>                 an observer's record ("mig": the
 //	                                  migration notes, "rep": the report counts)
+//
+// An observer's record is JSON behind the version byte: its value is the
+// observer's own type (observe.Store takes any), written behind the
+// requests that counted it, never in a checkout's transaction.
 func kObserved(tid, kind string) string { return tenantPrefix(tid) + kind }
+
+func observedValue(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(append([]byte{recV2}, b...)), nil
+}
+
+func decodeObserved(raw string, v any) error {
+	if len(raw) == 0 || raw[0] != recV2 {
+		return errNotRecord
+	}
+	return json.Unmarshal(view(raw[1:]), v)
+}
 
 var _ observe.Store = (*DB)(nil)
 
@@ -37,9 +57,14 @@ func (d *DB) LoadObserved(tid, kind string, v any) (bool, error) {
 		return false, err
 	}
 	var found bool
-	err := d.View(func(tx simulator.Tx) (err error) {
-		found, err = tx.(*Tx).get(kObserved(tid, kind), v)
-		return err
+	err := d.View(func(tx simulator.Tx) error {
+		k := kObserved(tid, kind)
+		raw, err := tx.(*Tx).raw(k)
+		if err != nil || raw == "" {
+			return err
+		}
+		found = true
+		return unreadable(k, decodeObserved(raw, v))
 	})
 	return found, err
 }
@@ -58,7 +83,11 @@ func (d *DB) SaveObserved(tid string, records ...observe.Record) error {
 			return err
 		}
 		for _, r := range records {
-			if err := t.put(kObserved(tid, r.Kind), r.Value); err != nil {
+			v, err := observedValue(r.Value)
+			if err != nil {
+				return err
+			}
+			if err := t.set(kObserved(tid, r.Kind), v); err != nil {
 				return err
 			}
 		}

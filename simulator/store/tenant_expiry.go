@@ -62,7 +62,7 @@ func (t *Tx) PutExpiredTenant(x *simulator.ExpiredTenant) error {
 			return err
 		}
 	}
-	return t.put(k, x)
+	return t.put(k, expiredTenantRecordOf(x))
 }
 
 func (t *Tx) ExpiredTenantByAPIKey(key string) (*simulator.ExpiredTenant, error) {
@@ -70,7 +70,7 @@ func (t *Tx) ExpiredTenantByAPIKey(key string) (*simulator.ExpiredTenant, error)
 	if err != nil || k == "" {
 		return nil, err
 	}
-	return getTyped[simulator.ExpiredTenant](t, k)
+	return getTyped(t, k, "", decodeExpiredTenant)
 }
 
 func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) {
@@ -98,8 +98,7 @@ func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) 
 		if err != nil {
 			return time.Time{}, err
 		}
-		var x simulator.ExpiredTenant
-		if decode(raw, &x) == nil {
+		if x, err := decodeExpiredTenant(raw, ""); err == nil {
 			for _, key := range x.APIKeys {
 				if cur, _ := t.raw(kXKey(key)); cur == k { // a key reused by a later record stays with it
 					if err := t.del(kXKey(key)); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tidwall/buntdb"
+	"github.com/tinylib/msgp/msgp"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -163,14 +164,6 @@ func keyTid(key string) string {
 	return unesc(rest)
 }
 
-func (t *Tx) get(key string, v any) (bool, error) {
-	s, err := t.raw(key)
-	if err != nil || s == "" {
-		return false, err
-	}
-	return true, unreadable(key, decode(s, v))
-}
-
 func (t *Tx) raw(key string) (string, error) {
 	if !isTenantKey(key) {
 		return t.catGet(key)
@@ -186,12 +179,12 @@ func (t *Tx) raw(key string) (string, error) {
 	return s, err
 }
 
-func (t *Tx) put(key string, v any) error {
-	b, err := marshal(v)
+func (t *Tx) put(key string, r msgp.Marshaler) error {
+	v, err := marshal(r)
 	if err != nil {
 		return err
 	}
-	return t.setRaw(key, string(b))
+	return t.setRaw(key, v)
 }
 
 // set stores val at key in its file (or the catalog's buffer).
@@ -278,35 +271,20 @@ func readTyped[T any](t *Tx, id, key, tid string, dec func(raw, tid string) (*T,
 	return v, unreadable(key, err)
 }
 
-func decodeSession(raw, _ string) (*simulator.ClientSession, error) {
-	var cs simulator.ClientSession
-	if err := decode(raw, &cs); err != nil {
+// getTyped reads the record at key with dec (nil when there is none).
+func getTyped[T any](t *Tx, key, tid string, dec func(raw, tid string) (*T, error)) (*T, error) {
+	raw, err := t.raw(key)
+	if err != nil || raw == "" {
 		return nil, err
 	}
-	return &cs, nil
-}
-
-func decodeAttempt(raw, _ string) (*simulator.Attempt, error) {
-	var a simulator.Attempt
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	return &a, nil
-}
-
-func getTyped[T any](t *Tx, key string) (*T, error) {
-	var v T
-	ok, err := t.get(key, &v)
-	if !ok || err != nil {
-		return nil, err
-	}
-	return &v, nil
+	v, err := dec(raw, tid)
+	return v, unreadable(key, err)
 }
 
 // Tenants.
 
 func (t *Tx) Tenant(id string) (*simulator.Tenant, error) {
-	return t.cachedTenant(id, false, func() (*simulator.Tenant, error) { return getTyped[simulator.Tenant](t, kTenant(id)) })
+	return t.cachedTenant(id, false, func() (*simulator.Tenant, error) { return getTyped(t, kTenant(id), "", decodeTenant) })
 }
 
 func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
@@ -315,7 +293,7 @@ func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
 		if err != nil || id == "" {
 			return nil, err
 		}
-		return getTyped[simulator.Tenant](t, kTenant(id))
+		return getTyped(t, kTenant(id), "", decodeTenant)
 	})
 }
 
@@ -325,11 +303,11 @@ func (t *Tx) tenantList() ([]*simulator.Tenant, error) {
 	var out []*simulator.Tenant
 	var ferr error
 	err := t.prefix(pTenant, func(_, v string) bool {
-		var tn simulator.Tenant
-		if ferr = decode(v, &tn); ferr != nil {
+		var tn *simulator.Tenant
+		if tn, ferr = decodeTenant(v, ""); ferr != nil {
 			return false
 		}
-		out = append(out, &tn)
+		out = append(out, tn)
 		return true
 	})
 	return out, errors.Join(err, ferr)
@@ -364,7 +342,7 @@ func (t *Tx) PutTenant(tn *simulator.Tenant) error {
 			return err
 		}
 	}
-	return t.put(kTenant(tn.ID), tn)
+	return t.put(kTenant(tn.ID), tenantRecordOf(tn))
 }
 
 // DeleteTenantData removes the tenant's data: its records in its file; its
@@ -437,7 +415,7 @@ func (t *Tx) PutSession(cs *simulator.ClientSession) error {
 	if err := t.setRaw(kTokSession(cs.TenantID, cs.ClientToken), cs.ID); err != nil {
 		return err
 	}
-	return t.put(kSession(cs.TenantID, cs.ID), cs)
+	return t.put(kSession(cs.TenantID, cs.ID), sessionRecordOf(cs))
 }
 
 // Payment instruments.
@@ -474,11 +452,11 @@ func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 			return err
 		}
 	}
-	b, err := encodeInstrument(in)
+	v, err := encodeInstrument(in)
 	if err != nil {
 		return err
 	}
-	return t.set(kInstrument(in.TenantID, in.Token), string(b))
+	return t.set(kInstrument(in.TenantID, in.Token), v)
 }
 
 // Payments.
@@ -514,11 +492,11 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), listIndexValue(p)); err != nil {
 		return err
 	}
-	b, err := encodePayment(p)
+	v, err := encodePayment(p)
 	if err != nil {
 		return err
 	}
-	return t.set(kPayment(p.TenantID, p.ID), string(b))
+	return t.set(kPayment(p.TenantID, p.ID), v)
 }
 
 // PaymentByChallenge, PutChallenge, DeleteChallenge: a challenge token
@@ -784,22 +762,22 @@ func (t *Tx) Attempt(tid, id string) (*simulator.Attempt, error) {
 }
 
 func (t *Tx) PutAttempt(a *simulator.Attempt) error {
-	return t.put(kAttempt(a.TenantID, a.ID), a)
+	return t.put(kAttempt(a.TenantID, a.ID), attemptRecordOf(a))
 }
 
 func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 	var out []*simulator.Attempt
 	var ferr error
 	err := t.prefix(kAttempt(tid, ""), func(k, v string) bool {
-		var a simulator.Attempt
-		if ferr = unreadable(k, decode(v, &a)); ferr != nil {
-			if t.skip(ferr) {
+		var a *simulator.Attempt
+		if a, ferr = decodeAttempt(v, tid); ferr != nil {
+			if ferr = unreadable(k, ferr); t.skip(ferr) {
 				ferr = nil
 				return true
 			}
 			return false
 		}
-		out = append(out, &a)
+		out = append(out, a)
 		return true
 	})
 	return out, errors.Join(err, ferr)
@@ -828,7 +806,7 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 // Jobs.
 
 func (t *Tx) Job(tid, id string) (*simulator.Job, error) {
-	return getTyped[simulator.Job](t, kJob(tid, id))
+	return getTyped(t, kJob(tid, id), tid, decodeJob)
 }
 
 // PutJob stores j; its tenant's next-due hint moves earlier when j is due
@@ -840,7 +818,7 @@ func (t *Tx) PutJob(j *simulator.Job) error {
 	if err := t.setRaw(kJobDue(j.TenantID, j.Due, j.ID), ""); err != nil {
 		return err
 	}
-	if err := t.put(kJob(j.TenantID, j.ID), j); err != nil {
+	if err := t.put(kJob(j.TenantID, j.ID), jobRecordOf(j)); err != nil {
 		return err
 	}
 	t.moveHint(j.TenantID, hint{JobDue: j.RealDue})

@@ -2,14 +2,11 @@ package store
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/fxamacker/cbor/v2"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -43,114 +40,31 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 
 // An event is one key. Its value is the record format's version byte, the
 // event's payment id (a uvarint length, then the id: the events-by-payment
-// index reads it there, event_index.go), then an evStore: the record and
-// what its webhook body is rendered from, the payment as it was and the
-// dispute of a DISPUTE.* event, or, for an event of an earlier release, its
-// rendered body (older still, that body is apart at evb). Listing decodes
-// the record only; recording an attempt rewrites the rest unchanged.
-type evStore struct {
-	R evRec           `json:"r"`
-	P cbor.RawMessage `json:"p,omitempty"` // a payRec
-	D cbor.RawMessage `json:"d,omitempty"` // a simulator.Dispute (Then left out)
-	B []byte          `json:"b,omitempty"` // a rendered body (events of earlier releases)
-	// V is the webhook version the body is rendered in; events stored
-	// without one render in the current version (2.4).
-	V string `json:"v,omitempty"`
-}
-
-// evHead is the part of an evStore a listing reads.
-type evHead struct {
-	R evRec `json:"r"`
-}
-
-// evRec is an event record as stored: the tenant id is the key's and
-// attempts leave out their zero values.
-type evRec struct {
-	ID        string          `json:"id"`
-	TenantID  string          `json:"tenantId,omitempty"` // read only (earlier JSON records)
-	Type      string          `json:"eventType"`
-	PaymentID string          `json:"paymentId"`
-	DisputeID string          `json:"disputeId,omitempty"`
-	CreatedAt time.Time       `json:"createdAt"`
-	Body      json.RawMessage `json:"body,omitempty"` // what the record of an earlier release held ("null"), kept by the migration
-	Status    string          `json:"status"`
-	NextAt    time.Time       `json:"nextAt,omitzero"`
-	Attempts  []attRec        `json:"attempts,omitempty"`
-	// TraceParent is simulator.Event.TraceParent.
-	TraceParent string `json:"traceParent,omitempty" cbor:"tp,omitempty"`
-	// PaymentStatus is simulator.Event.PaymentStatus.
-	PaymentStatus string `json:"paymentStatus,omitempty" cbor:"ps,omitempty"`
-}
-
-// attRec is simulator.DeliveryAttempt without its zero values.
-type attRec struct {
-	At               time.Time         `json:"at"`
-	StatusCode       int               `json:"statusCode,omitempty"`
-	LatencyMs        int64             `json:"latencyMs,omitempty"`
-	Error            string            `json:"error,omitempty"`
-	ResponseBodyHead string            `json:"responseBodyHead,omitempty"`
-	SignedAt         string            `json:"signedAt,omitempty"`
-	Headers          map[string]string `json:"headers,omitempty"`
-	Replay           bool              `json:"replay,omitempty"`
-	Chaos            string            `json:"chaos,omitempty"`
-}
-
-func evRecOf(e *simulator.Event) evRec {
-	rec := evRec{ID: e.ID, Type: e.Type, PaymentID: e.PaymentID, DisputeID: e.DisputeID, CreatedAt: e.CreatedAt,
-		Status: e.Status, NextAt: e.NextAt, TraceParent: e.TraceParent, PaymentStatus: string(e.PaymentStatus)}
-	if rec.PaymentStatus == "" && e.Payment != nil {
-		rec.PaymentStatus = string(e.Payment.Status)
-	}
-	if len(e.Attempts) > 0 {
-		rec.Attempts = make([]attRec, len(e.Attempts))
-		for i, a := range e.Attempts {
-			rec.Attempts[i] = attRec(a)
-		}
-	}
-	return rec
-}
-
-// event is the record as the domain has it, of tenant tid. Its Body is what
-// decoding "body":null gave JSON records: the literal null.
-func (rec *evRec) event(tid string) *simulator.Event {
-	e := &simulator.Event{ID: rec.ID, TenantID: tid, Type: rec.Type, PaymentID: rec.PaymentID, DisputeID: rec.DisputeID,
-		CreatedAt: rec.CreatedAt, Body: rec.Body, Status: rec.Status, NextAt: rec.NextAt, TraceParent: rec.TraceParent,
-		PaymentStatus: simulator.PaymentStatus(rec.PaymentStatus)}
-	if e.Body == nil {
-		e.Body = json.RawMessage("null")
-	}
-	if len(rec.Attempts) > 0 {
-		e.Attempts = make([]simulator.DeliveryAttempt, len(rec.Attempts))
-		for i, a := range rec.Attempts {
-			e.Attempts[i] = simulator.DeliveryAttempt(a)
-		}
-	}
-	return e
-}
+// index reads it there, event_index.go), then an evStore (records.go).
+// Listing decodes the record only; recording an attempt rewrites the rest
+// unchanged.
 
 // eventInputs is the evStore of a new event: its payment and dispute, or
-// the rendered body an event of an earlier release carries.
+// the rendered body an event in the body form carries.
 func eventInputs(e *simulator.Event) (*evStore, error) {
-	st := &evStore{R: evRecOf(e), V: string(e.Version)}
+	st := &evStore{R: evRecordOf(e), V: string(e.Version)}
 	if e.Payment == nil && e.Dispute == nil {
 		st.B = e.Body
 		return st, nil
 	}
+	var err error
 	if e.Payment != nil {
-		b, err := encMode.Marshal(payRecOf(e.Payment))
-		if err != nil {
+		pr := payRecordOf(e.Payment)
+		if st.P, err = pr.MarshalMsg(make([]byte, 0, pr.Msgsize())); err != nil {
 			return nil, err
 		}
-		st.P = b
 	}
 	if e.Dispute != nil {
-		d := *e.Dispute
+		d := disputeRecordOf(e.Dispute)
 		d.Then = nil // scripted steps yet to run: not part of any body
-		b, err := encMode.Marshal(&d)
-		if err != nil {
+		if st.D, err = d.MarshalMsg(make([]byte, 0, d.Msgsize())); err != nil {
 			return nil, err
 		}
-		st.D = b
 	}
 	return st, nil
 }
@@ -158,15 +72,17 @@ func eventInputs(e *simulator.Event) (*evStore, error) {
 // eventValue is st as stored (see evStore).
 func eventValue(st *evStore) (string, error) {
 	pid := st.R.PaymentID
-	b := make([]byte, 0, 256+len(st.P)+len(st.D)+len(st.B))
-	b = append(b, recV1)
+	bp := scratch.Get().(*[]byte)
+	defer putScratch(bp)
+	b := append((*bp)[:0], recV2)
 	b = binary.AppendUvarint(b, uint64(len(pid)))
 	b = append(b, pid...)
-	enc, err := encMode.Marshal(st)
+	b, err := st.MarshalMsg(b)
+	*bp = b
 	if err != nil {
 		return "", err
 	}
-	return string(append(b, enc...)), nil
+	return string(b), nil
 }
 
 var errEventValue = errors.New("store: malformed event value")
@@ -174,10 +90,10 @@ var errEventValue = errors.New("store: malformed event value")
 // splitEvent splits a stored event into its payment id and its evStore's
 // encoding.
 func splitEvent(v string) (pid, rest string, err error) {
-	if len(v) < 2 || v[0] != recV1 {
+	if len(v) < 2 || v[0] != recV2 {
 		return "", "", errNotRecord
 	}
-	n, k := binary.Uvarint([]byte(v[1:min(len(v), 11)]))
+	n, k := binary.Uvarint(view(v[1:min(len(v), 11)]))
 	if k <= 0 || uint64(len(v)-1-k) < n {
 		return "", "", errEventValue
 	}
@@ -191,7 +107,7 @@ func decodeEvent(v, tid string) (*simulator.Event, error) {
 		return nil, err
 	}
 	var h evHead
-	if err := decMode.Unmarshal([]byte(rest), &h); err != nil {
+	if _, err := h.UnmarshalMsg(view(rest)); err != nil {
 		return nil, err
 	}
 	return h.R.event(tid), nil
@@ -203,7 +119,7 @@ func decodeEventStore(v string) (*evStore, error) {
 		return nil, err
 	}
 	var st evStore
-	if err := decMode.Unmarshal([]byte(rest), &st); err != nil {
+	if _, err := st.UnmarshalMsg(view(rest)); err != nil {
 		return nil, err
 	}
 	return &st, nil
@@ -239,8 +155,8 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 	case len(st.P) > 0 || len(st.D) > 0:
 		e.Body = nil // "null": the record's, not a body
 		if len(st.P) > 0 {
-			var rec payRec
-			if err := decMode.Unmarshal(st.P, &rec); err != nil {
+			var rec payRecord
+			if _, err := rec.UnmarshalMsg(st.P); err != nil {
 				return nil, unreadable(k, err)
 			}
 			if e.Payment, err = rec.payment(tid); err != nil {
@@ -248,11 +164,11 @@ func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
 			}
 		}
 		if len(st.D) > 0 {
-			var d simulator.Dispute
-			if err := decMode.Unmarshal(st.D, &d); err != nil {
+			var d disputeRecord
+			if _, err := d.UnmarshalMsg(st.D); err != nil {
 				return nil, unreadable(k, err)
 			}
-			e.Dispute = &d
+			e.Dispute = d.dispute(tid)
 		}
 	case len(st.B) > 0:
 		e.Body = st.B
@@ -319,9 +235,7 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	if err != nil {
 		return unreadable(k, err)
 	}
-	body := st.R.Body
-	st.R = evRecOf(e)
-	st.R.Body = body
+	st.R = evRecordOf(e)
 	return t.putEvent(k, st)
 }
 
@@ -477,12 +391,8 @@ func eventStatus(v string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var st struct {
-		R struct {
-			Status string `json:"status"`
-		} `json:"r"`
-	}
-	err = decMode.Unmarshal([]byte(rest), &st)
+	var st evStatus
+	_, err = st.UnmarshalMsg(view(rest))
 	return st.R.Status, err
 }
 
@@ -490,25 +400,27 @@ func (t *Tx) Dispute(tid, id string) (*simulator.Dispute, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	return getTyped[simulator.Dispute](t, kDispute(tid, id))
+	return getTyped(t, kDispute(tid, id), tid, decodeDispute)
 }
 
-func (t *Tx) PutDispute(d *simulator.Dispute) error { return t.put(kDispute(d.TenantID, d.ID), d) }
+func (t *Tx) PutDispute(d *simulator.Dispute) error {
+	return t.put(kDispute(d.TenantID, d.ID), disputeRecordOf(d))
+}
 
 func (t *Tx) Disputes(tid, pid string) ([]*simulator.Dispute, error) {
 	var out []*simulator.Dispute
 	var ferr error
 	err := t.prefix(pDispute(tid), func(k, v string) bool {
-		var d simulator.Dispute
-		if ferr = unreadable(k, decode(v, &d)); ferr != nil {
-			if t.skip(ferr) {
+		var d *simulator.Dispute
+		if d, ferr = decodeDispute(v, tid); ferr != nil {
+			if ferr = unreadable(k, ferr); t.skip(ferr) {
 				ferr = nil
 				return true
 			}
 			return false
 		}
 		if pid == "" || d.PaymentID == pid {
-			out = append(out, &d)
+			out = append(out, d)
 		}
 		return true
 	})

@@ -22,6 +22,9 @@ import (
 //     through Target.Encode. One that does not decode is left as it is, with
 //     a warning naming it: the store answers RecordUnreadable for it, as for
 //     any damaged record, and the rest of the store opens;
+//   - an observer's record (t:<tenant>:<kind>: the report's counts, the
+//     migration notes), whose type this package does not know: read as a
+//     tree of its members and written again as the observer's value;
 //   - an event whose rendered body is apart (evb:<id>, the oldest layout):
 //     written again with its body, the evb key deleted in the same
 //     transaction (an evb key of no event is deleted);
@@ -160,7 +163,13 @@ func (c fileConv) convert(tx *buntdb.Tx, k, v string) error {
 		_, err := tx.Delete(k)
 		return err
 	}
-	val, err := decodeRecord(kind, k, v, tid)
+	var val any
+	var err error
+	if c.t.Current(k, v) { // an event written again only for its body apart
+		val, err = c.t.Decode(k, v)
+	} else {
+		val, err = decodeRecord(kind, k, v, tid)
+	}
 	if err != nil {
 		return errUnreadable{err}
 	}
@@ -277,8 +286,8 @@ func recordKind(k string) (kind, tid, rest string) {
 		return "", "", ""
 	}
 	kind, rest, ok = strings.Cut(after, ":")
-	if !ok {
-		return "", "", ""
+	if !ok { // t:<tenant>:<kind>: an observer's record (the report, the migration notes)
+		return "obs", unesc(etid), ""
 	}
 	switch kind {
 	case "cs", "pi", "pay", "att", "evt", "job", "dsp", "evi", "evb":

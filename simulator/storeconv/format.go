@@ -27,6 +27,10 @@ type Target interface {
 	// belongs to (a token's: its tenant's file). No pair: the format keeps
 	// nothing of v.
 	Encode(key string, v any) ([][2]string, error)
+	// Decode is the kernel value of a current record at key (a job or an
+	// event: the move to tenant files reads their due instants and
+	// delivery states to write each tenant's hint).
+	Decode(key, raw string) (any, error)
 	// TenantFile is the path of tenant tenantID's file.
 	TenantFile(tenantID string) string
 	// Hint is the catalog entry of tenant tenantID's next-due hint: its

@@ -231,7 +231,7 @@ func writeTenantFiles(old *buntdb.DB, t Target, log *slog.Logger) (int, map[stri
 				}
 				written[tid] = true
 			}
-			hints[tid] = hintFrom(hints[tid], rest, v, tid)
+			hints[tid] = hintFrom(hints[tid], t, k, rest, v, tid)
 			ferr = w.add(k, v)
 			return ferr == nil
 		})
@@ -337,23 +337,43 @@ func earlierJob(h hint, due time.Time) hint {
 // hintFrom folds the tenant's record at rest (the key after the tenant
 // prefix) with value v into h: a job's real due instant, a PENDING event. A
 // hint is a lower bound, so a record it cannot read makes it early.
-func hintFrom(h hint, rest, v, tid string) hint {
+func hintFrom(h hint, t Target, k, rest, v, tid string) hint {
 	switch {
 	case strings.HasPrefix(rest, "job:"):
-		var j simulator.Job
-		if err := decode(v, &j); err != nil {
+		j, err := readRecord[simulator.Job](t, "job", k, v, tid)
+		if err != nil {
 			return earlierJob(h, time.UnixMicro(0).UTC())
 		}
 		return earlierJob(h, j.RealDue)
 	case strings.HasPrefix(rest, "whp:"):
 		h.Pending = true
 	case strings.HasPrefix(rest, "evt:") && !h.Pending: // one PENDING event is enough
-		e, err := decodeEvent(v, tid)
+		e, err := readRecord[simulator.Event](t, "evt", k, v, tid)
 		if err != nil || e.Status == simulator.DeliveryPending {
 			h.Pending = true
 		}
 	}
 	return h
+}
+
+// readRecord is the kernel value of the record v at k (of kind kind,
+// recordKind), in the current format (read by t) or an older one.
+func readRecord[T any](t Target, kind, k, v, tid string) (*T, error) {
+	var val any
+	var err error
+	if t.Current(k, v) {
+		val, err = t.Decode(k, v)
+	} else {
+		val, err = decodeRecord(kind, k, v, tid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, ok := val.(*T)
+	if !ok {
+		return nil, fmt.Errorf("storeconv: %s holds a %T", k, val)
+	}
+	return r, nil
 }
 
 // tenantWriter writes one tenant's file (nil when the file exists: done).

@@ -65,7 +65,7 @@ func TestMoveToTenantFilesKilled(t *testing.T) {
 				require.NoError(t, err, "step %d", i)
 				old := dumpFile(t, path+LayoutBackupSuffix)
 				assert.Equal(t, countTenants(old), n)
-				checkLayout(t, old, readLayout(t, path))
+				checkLayout(t, fx.name, old, readLayout(t, path))
 				assert.NoFileExists(t, path+".tmp")
 			}
 		})

@@ -102,6 +102,12 @@ func decodeRecord(kind, k, raw, tid string) (any, error) {
 		return r.payment(tid)
 	case "evt":
 		return decodeEvent(raw, tid)
+	case "obs": // the observer's own type, unknown here: its members as a tree
+		var v any
+		if err := decode(raw, &v); err != nil {
+			return nil, err
+		}
+		return v, nil
 	default:
 		return nil, errUnknown
 	}
