@@ -221,11 +221,12 @@ func TestCreatePaymentRecheckedAtCommit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var between func(*testing.T)
 			var once atomic.Bool
-			e, _ := newCountingEnv(t, func(p *simulator.Payment) simulator.AuthorizeDecision {
+			var e *svcEnv
+			e, _ = newCountingEnv(t, func(p *simulator.Payment) simulator.AuthorizeDecision {
 				if once.CompareAndSwap(false, true) {
 					between(t)
 				}
-				return fake.Authorize(ctx, "default", p)
+				return fake.Authorize(ctx, e.t, p)
 			})
 			var req service.PaymentRequest
 			req, between = tt.setup(t, e)

@@ -79,7 +79,7 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	var deferred bool
 	for tries := 0; ; tries++ {
 		p.OneShot = oneShot
-		d = s.processor.Authorize(ctx, t.ID, p)
+		d = s.processor.Authorize(ctx, t, p)
 		deferred = d.ThreeDS == simulator.ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
 		c.p, c.d, c.deferred = p, d, deferred
 		err = s.update(ctx, c.commit)
