@@ -53,9 +53,6 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	if simulator.EmptyMetadataKey(req.Metadata) {
 		return nil, simulator.ErrEmptyMetadataKey()
 	}
-	if err := s.checkIdempotencyKey(t, req.IdempotencyKey); err != nil {
-		return nil, err
-	}
 	c := &creation{s: s, ctx: ctx, t: t, req: req}
 	if err := s.store.View(c.read); err != nil {
 		return nil, err
@@ -120,8 +117,12 @@ type creation struct {
 	deferred bool
 }
 
-// read reads and checks the request's token (paymentSource).
+// read checks the request's idempotency key (checkIdempotency), then reads
+// and checks its token (paymentSource), in one read transaction.
 func (c *creation) read(tx simulator.Tx) (err error) {
+	if err := checkIdempotency(tx, c.t, c.req.IdempotencyKey); err != nil {
+		return err
+	}
 	c.in, c.cs, err = paymentSource(tx, c.t, c.req)
 	return err
 }
