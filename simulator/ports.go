@@ -248,9 +248,9 @@ type ProcessorAccount struct {
 // timeouts, scheduling, webhooks). The scenario engine is one implementation.
 //
 // Each method is given the tenant as its caller holds it (a request's, read
-// once when it authenticates; a job's, read when it runs): the tenant's own
-// rules are read from it, so a decision reads nothing from the store and
-// may be asked inside a transaction.
+// once when it authenticates; a job's, read when it runs) and reads the
+// tenant's own rules from it, never from the store: the service asks
+// Accounts inside its transactions, and the decisions outside them.
 type Processor interface {
 	// Accounts lists the tenant's processor accounts, the default first.
 	Accounts(t *Tenant) []ProcessorAccount
