@@ -20,8 +20,9 @@ var (
 
 // Fake is the fake processors of a sandbox: every decision comes from the
 // scenario engine, over the tenant's own rules when it has some (those of
-// the tenant each decision is given), else the server's. A payment's later captures and refunds follow the plan stored on
-// it at creation (simulator.Payment.Plan), not the rules in force then.
+// the tenant each decision is given), else the server's. A payment's later
+// captures and refunds follow the plan stored on it at creation
+// (simulator.Payment.Plan), not the rules in force then.
 type Fake struct {
 	server atomic.Pointer[scenarios.Engine]
 	// tenantDoc, when set, gives a tenant's own rules document in place of

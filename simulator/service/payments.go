@@ -129,7 +129,7 @@ func (c *creation) read(tx simulator.Tx) (err error) {
 
 // commit stores the payment CreatePayment decided, in one transaction:
 // what was read is checked again (the key still unclaimed, the token still
-// usable: recheck, the one-shot it was decided with still pending), then the
+// usable by recheck, the one-shot it was decided with still pending), then the
 // idempotency claim, the token marked used, the one-shot taken, and the
 // payment with its events (and, when deferred, its recovery job).
 func (c *creation) commit(tx simulator.Tx) error {
