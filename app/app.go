@@ -122,7 +122,7 @@ func Open(cfg Config, opt Options) (*App, error) {
 	if len(cfg.AllowedHost) > 0 && !loopbackAddr(cfg.Addr) {
 		log.Warn("allowed_host has no effect: only a loopback-bound server checks the Host header, and this one listens on "+cfg.Addr, "allowed_host", cfg.AllowedHost)
 	}
-	proc := processors.NewFake(rules, tenantScenarios(db))
+	proc := processors.NewFake(rules, nil)
 	a := &App{Config: cfg, version: opt.Version, DB: db, Log: log, Processors: proc, logBuf: logBuf, tracing: tr}
 	var svcProc simulator.Processor = proc
 	if opt.Processor != nil {

@@ -6,8 +6,6 @@ import (
 
 	"github.com/paysandbox/paysandbox"
 	"github.com/paysandbox/paysandbox/scenarios"
-	"github.com/paysandbox/paysandbox/simulator"
-	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
 // loadScenarios loads the --scenarios file, or the built-in scenarios.yaml
@@ -29,20 +27,6 @@ func loadScenarios(path string) (*scenarios.Doc, error) {
 		return nil, fmt.Errorf("scenarios: %s has problems:\n%w", path, err)
 	}
 	return doc, nil
-}
-
-// tenantScenarios reads a tenant's own rules document from the store ("" when
-// it has none or is gone). It reads the store, not the service, so that the
-// processors exist before the service they are a port of.
-func tenantScenarios(db *store.DB) func(string) string {
-	return func(tenantID string) string {
-		var t *simulator.Tenant
-		err := db.View(func(tx simulator.Tx) (err error) { t, err = tx.Tenant(tenantID); return })
-		if err != nil || t == nil {
-			return ""
-		}
-		return t.Scenarios
-	}
 }
 
 // ReloadScenarios reads the --scenarios file (or the built-in one) again and

@@ -19,13 +19,14 @@ var (
 )
 
 // Fake is the fake processors of a sandbox: every decision comes from the
-// scenario engine, over the tenant's own rules when it has some, else the
-// server's. A payment's later captures and refunds follow the plan stored on
-// it at creation (simulator.Payment.Plan), not the rules in force then.
+// scenario engine, over the tenant's own rules when it has some (those of
+// the tenant each decision is given), else the server's. A payment's later
+// captures and refunds follow the plan stored on it at creation
+// (simulator.Payment.Plan), not the rules in force then.
 type Fake struct {
 	server atomic.Pointer[scenarios.Engine]
-	// tenantDoc returns a tenant's own rules document ("" when it has none).
-	// Nil means no tenant has rules of its own.
+	// tenantDoc, when set, gives a tenant's own rules document in place of
+	// the tenant's Scenarios ("" when it has none).
 	tenantDoc func(tenantID string) string
 
 	mu      sync.Mutex
@@ -46,9 +47,10 @@ func DefaultDoc() *scenarios.Doc {
 func DefaultAccounts() []simulator.ProcessorAccount { return DefaultDoc().Accounts() }
 
 // NewFake makes the fake processors over the server's document (nil: the
-// built-in one). tenantDoc returns a tenant's own rules document ("" when
-// it has none; nil: no tenant has rules of its own); it is called on every
-// decision, so it reads what is current.
+// built-in one). A decision reads the tenant's own rules from the tenant it
+// is given (Tenant.Scenarios), or, when tenantDoc is set, from
+// tenantDoc(tenant id) ("" when it has none): a test's documents by id,
+// without tenants of their own.
 func NewFake(server *scenarios.Doc, tenantDoc func(tenantID string) string) *Fake {
 	if server == nil {
 		server = DefaultDoc()
@@ -99,24 +101,28 @@ func (f *Fake) engineFor(doc string) *scenarios.Engine {
 	return e
 }
 
-func (f *Fake) engine(tenantID string) *scenarios.Engine {
-	if f.tenantDoc == nil {
+// engine is the engine of t's rules (nil t: the server's).
+func (f *Fake) engine(t *simulator.Tenant) *scenarios.Engine {
+	switch {
+	case t == nil:
 		return f.server.Load()
+	case f.tenantDoc != nil:
+		return f.engineFor(f.tenantDoc(t.ID))
 	}
-	return f.engineFor(f.tenantDoc(tenantID))
+	return f.engineFor(t.Scenarios)
 }
 
 // Accounts implements simulator.Processor.
-func (f *Fake) Accounts(tenantID string) []simulator.ProcessorAccount {
-	return f.engine(tenantID).Accounts()
+func (f *Fake) Accounts(t *simulator.Tenant) []simulator.ProcessorAccount {
+	return f.engine(t).Accounts()
 }
 
 // Authorize implements simulator.Processor: the rule metadata.sandboxScenario
 // names, else the first that matches, else the default processor authorizes.
 // A name that is no rule (checked at creation; the rules may have changed
 // since) counts as no rule.
-func (f *Fake) Authorize(_ context.Context, tenantID string, p *simulator.Payment) simulator.AuthorizeDecision {
-	e := f.engine(tenantID)
+func (f *Fake) Authorize(_ context.Context, t *simulator.Tenant, p *simulator.Payment) simulator.AuthorizeDecision {
+	e := f.engine(t)
 	req := scenarios.RequestOf(p)
 	d, err := e.Decide(req)
 	if err != nil {
@@ -132,11 +138,11 @@ func (f *Fake) Authorize(_ context.Context, tenantID string, p *simulator.Paymen
 // Capture implements simulator.Processor: the plan's capture outcome, else
 // the authorizing account's mode (async: SETTLING, then SETTLED after its
 // settleAfter; sync: SETTLED).
-func (f *Fake) Capture(_ context.Context, tenantID string, p *simulator.Payment, _ int64) simulator.CaptureDecision {
+func (f *Fake) Capture(_ context.Context, t *simulator.Tenant, p *simulator.Payment, _ int64) simulator.CaptureDecision {
 	if p.Plan != nil && p.Plan.Capture != nil {
 		return *p.Plan.Capture
 	}
-	acct := f.account(tenantID, p)
+	acct := f.account(t, p)
 	if acct.AsyncCapture {
 		return simulator.CaptureDecision{Status: simulator.StatusSettling, SettleAfter: acct.SettleAfter, SettleTo: simulator.StatusSettled}
 	}
@@ -145,11 +151,11 @@ func (f *Fake) Capture(_ context.Context, tenantID string, p *simulator.Payment,
 
 // account is the account that authorized p: the one stored on its plan, else
 // the tenant's account of that name, else the default.
-func (f *Fake) account(tenantID string, p *simulator.Payment) simulator.ProcessorAccount {
+func (f *Fake) account(t *simulator.Tenant, p *simulator.Payment) simulator.ProcessorAccount {
 	if p.Plan != nil && p.Plan.Account != nil {
 		return *p.Plan.Account
 	}
-	accts := f.Accounts(tenantID)
+	accts := f.Accounts(t)
 	if p.Processor != nil {
 		for _, a := range accts {
 			if a.Name == p.Processor.Name && a.ProcessorMerchantID == p.Processor.ProcessorMerchantID {
@@ -161,7 +167,7 @@ func (f *Fake) account(tenantID string, p *simulator.Payment) simulator.Processo
 }
 
 // Refund implements simulator.Processor: the plan's refund outcome, else SETTLED.
-func (f *Fake) Refund(_ context.Context, _ string, p *simulator.Payment, _ int64) simulator.RefundDecision {
+func (f *Fake) Refund(_ context.Context, _ *simulator.Tenant, p *simulator.Payment, _ int64) simulator.RefundDecision {
 	if p.Plan != nil && p.Plan.Refund != nil {
 		return *p.Plan.Refund
 	}

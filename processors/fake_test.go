@@ -22,17 +22,18 @@ func TestFakeTenantRules(t *testing.T) {
 	docs := map[string]string{"t1": "rules:\n  - { name: all-fail, authorize: { status: FAILED } }\n"}
 	f := processors.NewFake(nil, func(id string) string { return docs[id] })
 
-	d := f.Authorize(ctx, "t1", payment(1000, "4111111111111111", nil))
+	t1, t2 := &simulator.Tenant{ID: "t1"}, &simulator.Tenant{ID: "t2"}
+	d := f.Authorize(ctx, t1, payment(1000, "4111111111111111", nil))
 	assert.Equal(t, "all-fail", d.Rule)
 	assert.Equal(t, simulator.StatusFailed, d.Steps[0].Status)
 	assert.Equal(t, "STRIPE", d.Steps[0].Account.Name, "processors left out come from the server's file")
 
-	d = f.Authorize(ctx, "t2", payment(4051, "4111111111111111", nil))
+	d = f.Authorize(ctx, t2, payment(4051, "4111111111111111", nil))
 	assert.Equal(t, "soft-decline-then-fallback", d.Rule, "a tenant without rules has the server's")
 	require.Len(t, d.Steps, 2)
 
 	// A sandboxScenario that names no rule (rules changed since creation) counts as none.
-	d = f.Authorize(ctx, "t2", payment(1000, "4111111111111111", map[string]any{"sandboxScenario": "gone"}))
+	d = f.Authorize(ctx, t2, payment(1000, "4111111111111111", map[string]any{"sandboxScenario": "gone"}))
 	assert.Equal(t, "", d.Rule)
 	assert.Error(t, f.CheckScenario("", map[string]any{"sandboxScenario": "gone"}))
 	assert.NoError(t, f.CheckScenario("", map[string]any{"sandboxScenario": "capture-fails"}))
@@ -41,23 +42,23 @@ func TestFakeTenantRules(t *testing.T) {
 
 func TestFakeCaptureAndRefundFollowThePlan(t *testing.T) {
 	ctx := context.Background()
-	tenantDoc := "" // the tenant's rules, changed below
-	f := processors.NewFake(nil, func(string) string { return tenantDoc })
+	tn := &simulator.Tenant{ID: "t"} // its rules (Scenarios), changed below
+	f := processors.NewFake(nil, nil)
 	p := payment(7042, "4111111111111111", nil)
-	d := f.Authorize(ctx, "t", p)
+	d := f.Authorize(ctx, tn, p)
 	p.Plan = &simulator.Plan{Rule: d.Rule, Capture: d.Capture, Refund: d.Refund, Account: &d.Steps[0].Account}
-	assert.Equal(t, simulator.CaptureDecision{Status: simulator.StatusSettling, SettleAfter: time.Hour, SettleTo: simulator.StatusSettled}, f.Capture(ctx, "t", p, 7042))
+	assert.Equal(t, simulator.CaptureDecision{Status: simulator.StatusSettling, SettleAfter: time.Hour, SettleTo: simulator.StatusSettled}, f.Capture(ctx, tn, p, 7042))
 
 	// Rules change (a reload with none); the stored plan still decides.
 	f.SetServer(processors.DefaultDoc())
-	tenantDoc = "rules: []\n"
-	assert.Equal(t, simulator.StatusSettling, f.Capture(ctx, "t", p, 7042).Status)
-	assert.Equal(t, simulator.StatusSettled, f.Refund(ctx, "t", p, 1).Status)
+	tn.Scenarios = "rules: []\n"
+	assert.Equal(t, simulator.StatusSettling, f.Capture(ctx, tn, p, 7042).Status)
+	assert.Equal(t, simulator.StatusSettled, f.Refund(ctx, tn, p, 1).Status)
 
 	// Without a capture outcome, the authorizing account's mode counts.
 	adyen := simulator.ProcessorAccount{Name: "ADYEN", AsyncCapture: true, SettleAfter: 30 * time.Second}
 	p.Plan = &simulator.Plan{Account: &adyen}
-	assert.Equal(t, simulator.CaptureDecision{Status: simulator.StatusSettling, SettleAfter: 30 * time.Second, SettleTo: simulator.StatusSettled}, f.Capture(ctx, "t", p, 1))
+	assert.Equal(t, simulator.CaptureDecision{Status: simulator.StatusSettling, SettleAfter: 30 * time.Second, SettleTo: simulator.StatusSettled}, f.Capture(ctx, tn, p, 1))
 }
 
 func TestFakeCheckAndRenderRules(t *testing.T) {

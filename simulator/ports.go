@@ -246,14 +246,17 @@ type ProcessorAccount struct {
 // Processor decides what the processors do with a payment. Decisions are
 // pure data; the service orchestrates them (retries across processors, 3DS,
 // timeouts, scheduling, webhooks). The scenario engine is one implementation.
+//
+// Each method is given the tenant as its caller holds it (a request's, read
+// once when it authenticates; a job's, read when it runs) and reads the
+// tenant's own rules from it, never from the store: the service asks
+// Accounts inside its transactions, and the decisions outside them.
 type Processor interface {
-	// Accounts lists the tenant's processor accounts, the default first. It
-	// may read the store, so the service never calls it inside a transaction
-	// when the decision (or the payment's Plan) carries the accounts.
-	Accounts(tenantID string) []ProcessorAccount
-	Authorize(ctx context.Context, tenantID string, p *Payment) AuthorizeDecision
-	Capture(ctx context.Context, tenantID string, p *Payment, amount int64) CaptureDecision
-	Refund(ctx context.Context, tenantID string, p *Payment, amount int64) RefundDecision
+	// Accounts lists the tenant's processor accounts, the default first.
+	Accounts(t *Tenant) []ProcessorAccount
+	Authorize(ctx context.Context, t *Tenant, p *Payment) AuthorizeDecision
+	Capture(ctx context.Context, t *Tenant, p *Payment, amount int64) CaptureDecision
+	Refund(ctx context.Context, t *Tenant, p *Payment, amount int64) RefundDecision
 }
 
 // AuthorizeDecision is what authorizing a payment leads to.

@@ -27,8 +27,8 @@ type disputing struct {
 	plan simulator.DisputeDecision
 }
 
-func (p disputing) Authorize(ctx context.Context, tid string, pay *simulator.Payment) simulator.AuthorizeDecision {
-	d := p.Fake.Authorize(ctx, tid, pay)
+func (p disputing) Authorize(ctx context.Context, t *simulator.Tenant, pay *simulator.Payment) simulator.AuthorizeDecision {
+	d := p.Fake.Authorize(ctx, t, pay)
 	plan := p.plan
 	d.Dispute = &plan
 	return d

@@ -298,12 +298,12 @@ type slowProcessor struct {
 	done  chan struct{}
 }
 
-func (p *slowProcessor) Authorize(ctx context.Context, tenantID string, pay *simulator.Payment) simulator.AuthorizeDecision {
+func (p *slowProcessor) Authorize(ctx context.Context, t *simulator.Tenant, pay *simulator.Payment) simulator.AuthorizeDecision {
 	if pay.CustomerID != "cust-slow" {
-		return p.Processor.Authorize(ctx, tenantID, pay)
+		return p.Processor.Authorize(ctx, t, pay)
 	}
 	time.Sleep(p.delay)
-	d := p.Processor.Authorize(ctx, tenantID, pay)
+	d := p.Processor.Authorize(ctx, t, pay)
 	p.once.Do(func() { close(p.done) })
 	return d
 }

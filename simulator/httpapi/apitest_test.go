@@ -146,13 +146,7 @@ func newServiceOn(t testing.TB, st simulator.Store, db *store.DB, clk simulator.
 	t.Helper()
 	catalog, err := cards.Parse(fixtures.Cards)
 	require.NoError(t, err)
-	proc := processors.NewFake(nil, func(tenantID string) string {
-		var tn *simulator.Tenant
-		if err := db.View(func(tx simulator.Tx) (err error) { tn, err = tx.Tenant(tenantID); return }); err == nil && tn != nil {
-			return tn.Scenarios
-		}
-		return ""
-	})
+	proc := processors.NewFake(nil, nil)
 	return service.NewService(st, clk, ids, catalog, proc, nil, cfg)
 }
 

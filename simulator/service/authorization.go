@@ -96,7 +96,7 @@ var errNoChange error = noChange{}
 // decision. A timeout decision holds the caller until ctx's deadline (the
 // request timeout) and answers RequestTimeout; the payment resolves later.
 func (s *Service) authorizeNow(ctx context.Context, t *simulator.Tenant, p *simulator.Payment) (*simulator.Payment, error) {
-	return s.authorizeWith(ctx, t, p, s.processor.Authorize(ctx, t.ID, p))
+	return s.authorizeWith(ctx, t, p, s.processor.Authorize(ctx, t, p))
 }
 
 // authorizeWith is authorizeNow with the processor's decision d already taken.
@@ -180,7 +180,7 @@ func (s *Service) authorizeTx(ctx context.Context, tx simulator.Tx, t *simulator
 func (s *Service) runSteps(ctx context.Context, tx simulator.Tx, t *simulator.Tenant, p *simulator.Payment, d simulator.AuthorizeDecision, now time.Time) error {
 	steps := d.Steps
 	if len(steps) == 0 {
-		accts := s.processor.Accounts(t.ID)
+		accts := s.processor.Accounts(t)
 		steps = []simulator.AuthStep{{Account: accts[0], Status: simulator.StatusAuthorized}}
 	}
 	final := simulator.FinalStep(simulator.AuthorizeDecision{Steps: steps})

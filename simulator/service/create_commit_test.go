@@ -169,3 +169,81 @@ func race(n int, fn func(i int) error) map[string]int {
 	wg.Wait()
 	return codes
 }
+
+// What changes between a payment's read and its commit (the processor
+// deciding in between) is checked at commit: a single-use token used by
+// another payment or a vaulted token deleted meanwhile is refused; a session
+// whose data changed meanwhile gives the payment built from what was read.
+func TestCreatePaymentRecheckedAtCommit(t *testing.T) {
+	ctx := context.Background()
+	fake := processors.NewFake(nil, nil)
+	tests := []struct {
+		name string
+		// setup makes the request; between runs once, after the request's read.
+		setup   func(t *testing.T, e *svcEnv) (req service.PaymentRequest, between func(t *testing.T))
+		code    simulator.Code
+		amount  int64
+		payment bool // between itself made a payment
+	}{
+		{"single-use token used meanwhile", func(t *testing.T, e *svcEnv) (service.PaymentRequest, func(*testing.T)) {
+			tk := e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK)
+			req := service.PaymentRequest{Token: tk.Instrument.Token}
+			return req, func(t *testing.T) {
+				_, err := e.svc.CreatePayment(ctx, e.t, req)
+				require.NoError(t, err)
+			}
+		}, simulator.CodeInvalidPaymentInstrumentToken, 0, true},
+		{"vaulted token deleted meanwhile", func(t *testing.T, e *svcEnv) (service.PaymentRequest, func(*testing.T)) {
+			tk := e.tokenize(t, simulator.ApprovalAuto, 1000, cardOK)
+			v, err := e.svc.Vault(ctx, e.t, tk.Instrument.Token, "cust-1", false)
+			require.NoError(t, err)
+			req := service.PaymentRequest{Token: v.Token, Amount: i64(700), CurrencyCode: "EUR", OrderID: "order-2", CustomerID: "cust-1"}
+			return req, func(t *testing.T) {
+				_, err := e.svc.DeleteInstrument(e.t, v.Token)
+				require.NoError(t, err)
+			}
+		}, simulator.CodeInvalidPaymentInstrumentToken, 0, false},
+		{"session's amount changed meanwhile", func(t *testing.T, e *svcEnv) (service.PaymentRequest, func(*testing.T)) {
+			cs, err := e.svc.CreateSession(e.t, simulator.SessionData{OrderID: "order-1", CurrencyCode: "EUR", Amount: i64(1000)}, simulator.ApprovalAuto)
+			require.NoError(t, err)
+			tk, err := e.svc.Tokenize(cs.ClientToken, service.CardInput{Number: cardOK, CVV: "123", ExpirationMonth: "12", ExpirationYear: "2030"})
+			require.NoError(t, err)
+			return service.PaymentRequest{Token: tk.Instrument.Token}, func(t *testing.T) {
+				_, err := e.svc.UpdateSession(e.t, cs.ClientToken, func(cur simulator.SessionData) (simulator.SessionData, error) {
+					cur.Amount = i64(2000)
+					return cur, nil
+				})
+				require.NoError(t, err)
+			}
+		}, "", 1000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var between func(*testing.T)
+			var once atomic.Bool
+			var e *svcEnv
+			e, _ = newCountingEnv(t, func(p *simulator.Payment) simulator.AuthorizeDecision {
+				if once.CompareAndSwap(false, true) {
+					between(t)
+				}
+				return fake.Authorize(ctx, e.t, p)
+			})
+			var req service.PaymentRequest
+			req, between = tt.setup(t, e)
+			p, err := e.svc.CreatePayment(ctx, e.t, req)
+			require.True(t, once.Load(), "the processor decided")
+			page, lerr := e.svc.ListPayments(e.t, simulator.PaymentQuery{Limit: 10})
+			require.NoError(t, lerr)
+			if tt.code != "" {
+				assert.Equal(t, tt.code, simulator.ErrorCode(err), "%v", err)
+				assert.Nil(t, p)
+				assert.Len(t, page.Payments, map[bool]int{false: 0, true: 1}[tt.payment], "no payment of the refused request")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, simulator.StatusAuthorized, p.Status)
+			assert.Equal(t, tt.amount, p.Amount, "the payment is made from the session as read")
+			assert.Equal(t, p, e.get(t, p.ID))
+		})
+	}
+}

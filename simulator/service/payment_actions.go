@@ -12,7 +12,7 @@ import (
 // InvalidPaymentStatus, IdempotencyKeyAlreadyExists.
 func (s *Service) AuthorizePayment(ctx context.Context, t *simulator.Tenant, id, merchantID, name, idemKey string) (*simulator.Payment, error) {
 	var acct *simulator.ProcessorAccount
-	for _, a := range s.processor.Accounts(t.ID) {
+	for _, a := range s.processor.Accounts(t) {
 		if a.ProcessorMerchantID == merchantID && (name == "" || a.Name == name) {
 			a := a
 			acct = &a
@@ -36,7 +36,7 @@ func (s *Service) AuthorizePayment(ctx context.Context, t *simulator.Tenant, id,
 	// The rules see the merchant account asked for (when processorMerchantId);
 	// snap is this call's own read, the transaction below reads the payment again.
 	snap.Processor = &simulator.ProcessorState{Name: acct.Name, ProcessorMerchantID: acct.ProcessorMerchantID}
-	d := s.processor.Authorize(ctx, t.ID, snap)
+	d := s.processor.Authorize(ctx, t, snap)
 	fs := simulator.FinalStep(d)
 	d.Steps = []simulator.AuthStep{{Account: *acct, Status: fs.Status, Reason: fs.Reason}}
 	if fs.Status == "" {
@@ -72,7 +72,7 @@ func (s *Service) CapturePayment(ctx context.Context, t *simulator.Tenant, id st
 	if err != nil {
 		return nil, err
 	}
-	d := s.processor.Capture(ctx, t.ID, snap, amt)
+	d := s.processor.Capture(ctx, t, snap, amt)
 	return s.mutatePaymentKey(ctx, t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckCapture(req.Amount)
 		if err != nil {
@@ -177,7 +177,7 @@ func (s *Service) RefundPayment(ctx context.Context, t *simulator.Tenant, id str
 	if err != nil {
 		return nil, err
 	}
-	d := s.processor.Refund(ctx, t.ID, snap, amt)
+	d := s.processor.Refund(ctx, t, snap, amt)
 	var refundEvent *simulator.Event
 	p, err := s.mutatePaymentKey(ctx, t, id, req.IdempotencyKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {
 		amt, err := p.CheckRefund(req.Amount, req.TransactionEventID)
@@ -237,7 +237,7 @@ func (s *Service) ResumePayment(ctx context.Context, t *simulator.Tenant, id, re
 		if snap.Plan != nil { // the decision taken at creation, not the rules in force now
 			d = snap.Plan.Decision()
 		} else {
-			d = s.processor.Authorize(ctx, t.ID, snap)
+			d = s.processor.Authorize(ctx, t, snap)
 		}
 	}
 	return s.mutatePaymentKey(ctx, t, id, idemKey, func(tx simulator.Tx, p *simulator.Payment, now time.Time) error {

@@ -53,9 +53,6 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	if simulator.EmptyMetadataKey(req.Metadata) {
 		return nil, simulator.ErrEmptyMetadataKey()
 	}
-	if err := s.checkIdempotencyKey(t, req.IdempotencyKey); err != nil {
-		return nil, err
-	}
 	c := &creation{s: s, ctx: ctx, t: t, req: req}
 	if err := s.store.View(c.read); err != nil {
 		return nil, err
@@ -79,7 +76,7 @@ func (s *Service) CreatePayment(ctx context.Context, t *simulator.Tenant, req Pa
 	var deferred bool
 	for tries := 0; ; tries++ {
 		p.OneShot = oneShot
-		d = s.processor.Authorize(ctx, t.ID, p)
+		d = s.processor.Authorize(ctx, t, p)
 		deferred = d.ThreeDS == simulator.ThreeDSChallenge || d.Timeout != nil || d.Latency > 0
 		c.p, c.d, c.deferred = p, d, deferred
 		err = s.update(ctx, c.commit)
@@ -120,15 +117,19 @@ type creation struct {
 	deferred bool
 }
 
-// read reads and checks the request's token (paymentSource).
+// read checks the request's idempotency key (checkIdempotency), then reads
+// and checks its token (paymentSource), in one read transaction.
 func (c *creation) read(tx simulator.Tx) (err error) {
+	if err := checkIdempotency(tx, c.t, c.req.IdempotencyKey); err != nil {
+		return err
+	}
 	c.in, c.cs, err = paymentSource(tx, c.t, c.req)
 	return err
 }
 
 // commit stores the payment CreatePayment decided, in one transaction:
 // what was read is checked again (the key still unclaimed, the token still
-// usable, the one-shot it was decided with still pending), then the
+// usable by recheck, the one-shot it was decided with still pending), then the
 // idempotency claim, the token marked used, the one-shot taken, and the
 // payment with its events (and, when deferred, its recovery job).
 func (c *creation) commit(tx simulator.Tx) error {
@@ -136,7 +137,7 @@ func (c *creation) commit(tx simulator.Tx) error {
 	if err := checkIdempotency(tx, t, req.IdempotencyKey); err != nil {
 		return err
 	}
-	in, _, err := paymentSource(tx, t, *req)
+	in, err := c.recheck(tx)
 	if err != nil {
 		return err
 	}
@@ -160,6 +161,30 @@ func (c *creation) commit(tx simulator.Tx) error {
 		return s.insertPayment(tx, t, p)
 	}
 	return s.createAuthorized(c.ctx, tx, t, p, c.d)
+}
+
+// recheck reads the request's token again in the write transaction and
+// checks that it is still usable, as paymentSource does. Its session is not
+// read again while the token still names the session read before: the one
+// thing paymentSource checks of a session, its approval mode, is fixed when
+// the session is made, so that read still answers it (a change of the
+// session's data after the read does not move the payment built from it).
+func (c *creation) recheck(tx simulator.Tx) (*simulator.Instrument, error) {
+	in, err := tx.Instrument(c.t.ID, c.req.Token)
+	if err != nil {
+		return nil, err
+	}
+	if in == nil {
+		return nil, simulator.ErrInvalidToken()
+	}
+	if in.SessionID != c.in.SessionID { // not the token read before: check it as the first time
+		in, _, err = paymentSource(tx, c.t, c.req)
+		return in, err
+	}
+	if err := in.UsableForPayment(c.cs != nil && c.cs.ApprovalMode == simulator.ApprovalManual); err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
 // paymentSource reads and checks the token of a payment request, with its

@@ -433,7 +433,7 @@ func (s *Service) authorizeJob(ctx context.Context, t *simulator.Tenant, j *simu
 	if err != nil || p.Status != simulator.StatusPending || p.Processor != nil || p.ThreeDS != nil || p.Timeout != nil {
 		return s.store.Update(func(tx simulator.Tx) error { return tx.DeleteJob(j) })
 	}
-	d := s.processor.Authorize(ctx, t.ID, p)
+	d := s.processor.Authorize(ctx, t, p)
 	_, err = s.applyAuthorization(ctx, t, p.ID, d, false, "")
 	return err
 }
@@ -449,7 +449,7 @@ func (s *Service) resolveTimeout(ctx context.Context, tx simulator.Tx, t *simula
 	if p.Plan != nil && len(p.Plan.Steps) > 0 {
 		acct = p.Plan.Steps[0].Account // the processor that timed out (stored: no store read inside this transaction)
 	} else {
-		acct = s.processor.Accounts(t.ID)[0]
+		acct = s.processor.Accounts(t)[0]
 	}
 	st := simulator.AuthStep{Account: acct, Status: to}
 	if to != simulator.StatusAuthorized {

@@ -290,25 +290,25 @@ type stubProcessor struct {
 
 var _ simulator.Processor = (*stubProcessor)(nil)
 
-func (s *stubProcessor) Authorize(ctx context.Context, tid string, p *simulator.Payment) simulator.AuthorizeDecision {
+func (s *stubProcessor) Authorize(ctx context.Context, t *simulator.Tenant, p *simulator.Payment) simulator.AuthorizeDecision {
 	if s.authorize != nil {
 		return s.authorize(p)
 	}
-	return s.Fake.Authorize(ctx, tid, p)
+	return s.Fake.Authorize(ctx, t, p)
 }
 
-func (s *stubProcessor) Capture(ctx context.Context, tid string, p *simulator.Payment, amt int64) simulator.CaptureDecision {
+func (s *stubProcessor) Capture(ctx context.Context, t *simulator.Tenant, p *simulator.Payment, amt int64) simulator.CaptureDecision {
 	if s.capture != nil {
 		return *s.capture
 	}
-	return s.Fake.Capture(ctx, tid, p, amt)
+	return s.Fake.Capture(ctx, t, p, amt)
 }
 
-func (s *stubProcessor) Refund(ctx context.Context, tid string, p *simulator.Payment, amt int64) simulator.RefundDecision {
+func (s *stubProcessor) Refund(ctx context.Context, t *simulator.Tenant, p *simulator.Payment, amt int64) simulator.RefundDecision {
 	if s.refund != nil {
 		return *s.refund
 	}
-	return s.Fake.Refund(ctx, tid, p, amt)
+	return s.Fake.Refund(ctx, t, p, amt)
 }
 
 func newStub() *stubProcessor {

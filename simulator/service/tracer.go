@@ -109,9 +109,9 @@ type tracedProcessor struct {
 	tracer Tracer
 }
 
-func (t tracedProcessor) Authorize(ctx context.Context, tenantID string, p *simulator.Payment) simulator.AuthorizeDecision {
+func (t tracedProcessor) Authorize(ctx context.Context, tn *simulator.Tenant, p *simulator.Payment) simulator.AuthorizeDecision {
 	ctx, sp := t.tracer.Start(ctx, spanRuleMatch)
-	d := t.Processor.Authorize(ctx, tenantID, p)
+	d := t.Processor.Authorize(ctx, tn, p)
 	sp.SetAttr("paysandbox.payment.id", p.ID)
 	sp.SetAttr("paysandbox.scenario.rule", d.Rule)
 	if d.Why != "" {
@@ -122,22 +122,22 @@ func (t tracedProcessor) Authorize(ctx context.Context, tenantID string, p *simu
 	return d
 }
 
-func (t tracedProcessor) Capture(ctx context.Context, tenantID string, p *simulator.Payment, amount int64) simulator.CaptureDecision {
+func (t tracedProcessor) Capture(ctx context.Context, tn *simulator.Tenant, p *simulator.Payment, amount int64) simulator.CaptureDecision {
 	if ctx == nil {
-		return t.Processor.Capture(ctx, tenantID, p, amount)
+		return t.Processor.Capture(ctx, tn, p, amount)
 	}
 	sp := tracing{t.tracer}.processorSpan(ctx, "capture", p, processorName(p))
-	d := t.Processor.Capture(ctx, tenantID, p, amount)
+	d := t.Processor.Capture(ctx, tn, p, amount)
 	endProcessorSpan(sp, d.Status, d.Reason)
 	return d
 }
 
-func (t tracedProcessor) Refund(ctx context.Context, tenantID string, p *simulator.Payment, amount int64) simulator.RefundDecision {
+func (t tracedProcessor) Refund(ctx context.Context, tn *simulator.Tenant, p *simulator.Payment, amount int64) simulator.RefundDecision {
 	if ctx == nil {
-		return t.Processor.Refund(ctx, tenantID, p, amount)
+		return t.Processor.Refund(ctx, tn, p, amount)
 	}
 	sp := tracing{t.tracer}.processorSpan(ctx, "refund", p, processorName(p))
-	d := t.Processor.Refund(ctx, tenantID, p, amount)
+	d := t.Processor.Refund(ctx, tn, p, amount)
 	endProcessorSpan(sp, d.Status, d.Reason)
 	return d
 }

@@ -83,7 +83,7 @@ func (s *Service) vaultSource(t *simulator.Tenant, token string) (src *simulator
 func (s *Service) verifyCard(ctx context.Context, t *simulator.Tenant, customerID string, in *simulator.Instrument) error {
 	probe := &simulator.Payment{TenantID: t.ID, Date: s.now(t), Amount: 0, CustomerID: customerID, Card: in.Card}
 	probe.PaymentMethod.Data.ExpirationMonth, probe.PaymentMethod.Data.ExpirationYear = in.ExpiryMonth, in.ExpiryYear
-	if scenarioOutcome(s.processor.Authorize(ctx, t.ID, probe)) != simulator.StatusAuthorized {
+	if scenarioOutcome(s.processor.Authorize(ctx, t, probe)) != simulator.StatusAuthorized {
 		return simulator.Errorf(simulator.CodeFailedVerification, "Payment method could not be verified").
 			WithRecovery("Use a card that the processor authorizes, or vault without verify.")
 	}
