@@ -32,7 +32,8 @@ import (
 //	t:<tenant>:idem:<hex>             idempotency key -> payment id
 //	t:<tenant>:att:<id>               payment attempt
 //	t:<tenant>:evt:<created>:<id>     outbox event
-//	t:<tenant>:evi:<id>               -> event key
+//	t:<tenant>:evi:<id>               -> its key's <created>, for an event
+//	                                  whose id does not carry it (eventKey)
 //	t:<tenant>:job:<id>               job
 //	t:<tenant>:jobd:<due>:<id>        the tenant's jobs in due order
 //	t:<tenant>:<kind>                 an observer's record (observed.go)
@@ -102,8 +103,10 @@ func unesc(s string) string {
 
 // stamp renders t as fixed-width microseconds since the epoch, so that key
 // order is time order (times before 1970 clamp to 0).
-func stamp(t time.Time) string {
-	us := t.UnixMicro()
+func stamp(t time.Time) string { return stampMicros(t.UnixMicro()) }
+
+// stampMicros is stamp of a time in microseconds since the epoch.
+func stampMicros(us int64) string {
 	if us < 0 {
 		us = 0
 	}

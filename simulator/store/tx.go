@@ -787,8 +787,10 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 
 func (t *Tx) AppendEvent(e *simulator.Event) error {
 	k := kEvent(e.TenantID, e.CreatedAt, e.ID)
-	if err := t.setRaw(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
-		return err
+	if !idCarriesKey(e.ID, stamp(e.CreatedAt)) {
+		if err := t.setRaw(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
+			return err
+		}
 	}
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
 		return err
