@@ -207,6 +207,9 @@ func (r *recordingIDs) replaced() []cloneID {
 	for _, k := range seedKinds {
 		for _, id := range r.ids[k] {
 			ids = append(ids, cloneID{ID: cloneForm(id), Kind: k})
+			if tag := simulator.SessionTag(id); tag != "" && k == simulator.IDUUID { // as a client token names its session
+				ids = append(ids, cloneID{ID: tag, Kind: k, TagOf: len(ids)})
+			}
 		}
 	}
 	return ids

@@ -52,9 +52,11 @@ func (RandomIDs) NewID(kind IDKind) string {
 	case IDUUID:
 		return randomUUID()
 	case IDClientToken:
-		b := make([]byte, 32)
-		_, _ = rand.Read(b)
-		return "cst_" + base64.RawURLEncoding.EncodeToString(b)
+		var b [16]byte // 128 bits: unguessable by these alone (WithSession)
+		if _, err := rand.Read(b[:]); err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+		return "cst_" + base64.RawURLEncoding.EncodeToString(b[:])
 	case IDPaymentToken:
 		return randomString(36)
 	case IDAnalytics:

@@ -128,6 +128,8 @@ func TestBenchSeed(t *testing.T) {
 	kinds := fileUsage(t, filepath.Join(store.TenantsDir(db), store.TenantFileName(m[2])))
 	assert.Equal(t, 4, kinds["evt"].Keys)
 	assert.Zero(t, kinds["evi"].Keys, "clones' event ids carry their keys, as the service's do")
+	assert.Equal(t, 5, kinds["cs"].Keys)
+	assert.Zero(t, kinds["ctok"].Keys, "clones' client tokens name their sessions, as the service's do")
 
 	cfg := testConfig()
 	cfg.DB = db
