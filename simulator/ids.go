@@ -85,8 +85,8 @@ func randomUUID() string {
 	return u.String()
 }
 
-// TimedIDs is an IDGen that makes UUIDs carrying a time (RandomIDs does;
-// a test IDGen such as idgen.Seq keeps its fixed ids, which carry none).
+// TimedIDs is an IDGen that makes UUIDs carrying a time (RandomIDs does,
+// and the tests' idgen.Seq with counters in place of random bits).
 type TimedIDs interface {
 	// TimedUUID is a new UUID that carries at (TimedUUID's shape), or a
 	// UUID of kind IDUUID when at cannot be carried.
@@ -182,7 +182,9 @@ func UUIDMicros(id string) (us int64, ok bool) {
 			return 0, false
 		}
 	}
-	sub := (ra*1000 + 4095) / 4096 // the inverse of sub*4096/1000, rounded down
+	// the one sub below 1000 whose sub*4096/1000 is ra, if there is one
+	// (4096/1000 > 1: no two subs share an ra, and some ras have none)
+	sub := (ra*1000 + 4095) / 4096
 	if sub > 999 || sub*4096/1000 != ra {
 		return 0, false
 	}

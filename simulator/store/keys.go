@@ -22,7 +22,8 @@ import (
 //
 // The keys above are the catalog's; those below are in the tenant's file.
 //
-//	t:<tenant>:ctok:<clientToken>     -> session id
+//	t:<tenant>:ctok:<clientToken>     -> session id, for a token that does
+//	                                  not name its session (SessionByToken)
 //	t:<tenant>:ch3ds:<challengeToken> -> payment id
 //	t:<tenant>:cs:<id>                client session
 //	t:<tenant>:pi:<token>             payment instrument

@@ -805,7 +805,7 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 
 func (t *Tx) AppendEvent(e *simulator.Event) error {
 	k := kEvent(e.TenantID, e.CreatedAt, e.ID)
-	if !idCarriesKey(e.ID, stamp(e.CreatedAt)) {
+	if !idCarriesKey(e.ID, e.CreatedAt.UnixMicro()) {
 		if err := t.setRaw(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
 			return err
 		}

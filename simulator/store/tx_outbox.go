@@ -145,11 +145,12 @@ func (t *Tx) eventKey(tid, id string) (string, error) {
 	return pEvent(tid) + v + ":" + id, nil
 }
 
-// idCarriesKey reports whether an event of id created at stamp st needs
-// no evi entry: its id carries st (eventKey).
-func idCarriesKey(id, st string) bool {
+// idCarriesKey reports whether an event of id whose key's stamp is
+// created (microseconds, as stamp clamps them) needs no evi entry: its id
+// carries that stamp (eventKey).
+func idCarriesKey(id string, created int64) bool {
 	us, ok := simulator.UUIDMicros(id)
-	return ok && stampMicros(us) == st
+	return ok && us == max(created, 0)
 }
 
 // putEvent writes st at k.
@@ -397,7 +398,7 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time, from simulator.
 		if err := t.del(k); err != nil {
 			return 0, from, err
 		}
-		if !idCarriesKey(id, k[len(p):i]) {
+		if st, err := strconv.ParseInt(k[len(p):i], 10, 64); err != nil || !idCarriesKey(id, st) {
 			if err := t.del(kEventID(tid, id)); err != nil {
 				return 0, from, err
 			}
