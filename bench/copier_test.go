@@ -16,9 +16,9 @@ import (
 // clone its own; the value itself is unchanged, and what holds no id is
 // shared with it.
 func TestIDCopier(t *testing.T) {
-	ids := []cloneID{{"pay1", simulator.IDPayment}, {"tok1", simulator.IDPaymentToken}}
+	ids := []cloneID{{ID: "pay1", Kind: simulator.IDPayment}, {ID: "tok1", Kind: simulator.IDPaymentToken}}
 	n := 0
-	cp := newIDCopier(ids, func(k simulator.IDKind) string { n++; return fmt.Sprintf("fresh%d-%d", k, n) })
+	cp := newIDCopier(ids, func(id cloneID) string { n++; return fmt.Sprintf("fresh%d-%d", id.Kind, n) })
 	orig := &simulator.Payment{ID: "pay1", OrderID: "order-1", Metadata: map[string]any{"ref": "x-pay1-y", "n": json.Number("7")},
 		PaymentMethod: simulator.PaymentMethod{PaymentMethodToken: "tok1"},
 		Transactions:  []simulator.Transaction{{ID: "t1", ProcessorTransactionID: "pay1/tok1"}, {ID: "t2"}},

@@ -207,13 +207,34 @@ func (r *recordingIDs) replaced() []cloneID {
 	for _, k := range seedKinds {
 		for _, id := range r.ids[k] {
 			ids = append(ids, cloneID{ID: cloneForm(id), Kind: k})
+			if tag := simulator.SessionTag(id); tag != "" && k == simulator.IDUUID { // as a client token names its session
+				ids = append(ids, cloneID{ID: tag, Kind: k, TagOf: len(ids)})
+			}
 		}
 	}
 	return ids
 }
 
-// freshID is a new random id of kind, in the form the values hold it.
-func freshID(kind simulator.IDKind) string { return cloneForm(simulator.RandomIDs{}.NewID(kind)) }
+// TimedUUID implements simulator.TimedIDs (the template's event ids), as
+// RandomIDs does.
+func (r *recordingIDs) TimedUUID(at time.Time) string {
+	id := simulator.RandomIDs{}.TimedUUID(at)
+	r.mu.Lock()
+	r.ids[simulator.IDUUID] = append(r.ids[simulator.IDUUID], id)
+	r.mu.Unlock()
+	return id
+}
+
+// freshID is a new random id in place of id, in the form the values hold
+// it: of its kind, and carrying the time it carries (an event's id,
+// simulator.NewEventID), so a clone's events are stored as the service
+// stores them.
+func freshID(id cloneID) string {
+	if us, ok := simulator.UUIDMicros(id.ID); ok {
+		return simulator.RandomIDs{}.TimedUUID(time.UnixMicro(us))
+	}
+	return cloneForm(simulator.RandomIDs{}.NewID(id.Kind))
+}
 
 // cloneForm is the part of an id that the checkout's values hold whole: a
 // client token holds its tenant's tag after its cst_ prefix

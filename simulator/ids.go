@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -51,9 +52,11 @@ func (RandomIDs) NewID(kind IDKind) string {
 	case IDUUID:
 		return randomUUID()
 	case IDClientToken:
-		b := make([]byte, 32)
-		_, _ = rand.Read(b)
-		return "cst_" + base64.RawURLEncoding.EncodeToString(b)
+		var b [16]byte // 128 bits: unguessable by these alone (WithSession)
+		if _, err := rand.Read(b[:]); err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+		return "cst_" + base64.RawURLEncoding.EncodeToString(b[:])
 	case IDPaymentToken:
 		return randomString(36)
 	case IDAnalytics:
@@ -80,6 +83,122 @@ func randomUUID() string {
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // variant RFC 4122
 	return u.String()
+}
+
+// TimedIDs is an IDGen that makes UUIDs carrying a time (RandomIDs does,
+// and the tests' idgen.Seq with counters in place of random bits).
+type TimedIDs interface {
+	// TimedUUID is a new UUID that carries at (TimedUUID's shape), or a
+	// UUID of kind IDUUID when at cannot be carried.
+	TimedUUID(at time.Time) string
+}
+
+// NewEventID is the id of an outbox event created at created (the tenant's
+// clock): a UUID that carries created to the microsecond (UUIDMicros) when
+// ids makes such ids, else ids.NewID(IDUUID). The store finds an event by
+// the time its id carries, so such an event needs no entry of its own from
+// its id to its key.
+func NewEventID(ids IDGen, created time.Time) string {
+	if t, ok := ids.(TimedIDs); ok {
+		return t.TimedUUID(created)
+	}
+	return ids.NewID(IDUUID)
+}
+
+// TimedUUID implements TimedIDs: a UUID version 7 (RFC 9562) of at, with
+// the microseconds below the millisecond in rand_a (section 6.2, method 3)
+// and 62 random bits; a random UUID (version 4) when at is before 1970 or
+// past the 48-bit millisecond range.
+func (RandomIDs) TimedUUID(at time.Time) string {
+	var u [16]byte
+	if _, err := rand.Read(u[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	if !timeUUID(&u, at) {
+		u[6] = u[6]&0x0f | 0x40 // version 4
+		u[8] = u[8]&0x3f | 0x80 // variant RFC 4122
+	}
+	return uuid.UUID(u).String()
+}
+
+// maxUUIDMillis is one past the last millisecond a UUID version 7 holds.
+const maxUUIDMillis = 1 << 48
+
+// timeUUID makes u, whose bytes are random, a UUID version 7 carrying at
+// (false, u unchanged, when at is out of its range). rand_a holds the
+// microseconds below the millisecond scaled to 12 bits and rounded down,
+// so ids sort by time to the microsecond and the microseconds come back
+// exactly (UUIDMicros).
+func timeUUID(u *[16]byte, at time.Time) bool {
+	us := at.UnixMicro()
+	if us < 0 || us/1000 >= maxUUIDMillis {
+		return false
+	}
+	ms, sub := uint64(us/1000), uint64(us%1000)
+	ra := sub * 4096 / 1000
+	u[0], u[1], u[2], u[3], u[4], u[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
+	u[6] = 0x70 | byte(ra>>8) // version 7
+	u[7] = byte(ra)
+	u[8] = u[8]&0x3f | 0x80 // variant RFC 9562
+	return true
+}
+
+// UUIDMicros is the time, in microseconds since the epoch, that id carries
+// when it is a UUID version 7 in its lower-case text form whose rand_a
+// holds the microseconds below its millisecond as TimedUUID puts them
+// there; ok is false for any other id (another version, another use of
+// rand_a, upper case). It allocates nothing.
+func UUIDMicros(id string) (us int64, ok bool) {
+	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' || id[14] != '7' {
+		return 0, false
+	}
+	switch id[19] {
+	case '8', '9', 'a', 'b': // variant RFC 9562
+	default:
+		return 0, false
+	}
+	for i := 24; i < 36; i++ {
+		if _, ok := lowerHex(id[i]); !ok {
+			return 0, false
+		}
+	}
+	var ms, ra uint64
+	for i := 0; i < 18; i++ {
+		if i == 8 || i == 13 || i == 14 {
+			continue
+		}
+		d, ok := lowerHex(id[i])
+		if !ok {
+			return 0, false
+		}
+		if i < 13 {
+			ms = ms<<4 | d
+		} else {
+			ra = ra<<4 | d
+		}
+	}
+	for i := 20; i < 23; i++ {
+		if _, ok := lowerHex(id[i]); !ok {
+			return 0, false
+		}
+	}
+	// the one sub below 1000 whose sub*4096/1000 is ra, if there is one
+	// (4096/1000 > 1: no two subs share an ra, and some ras have none)
+	sub := (ra*1000 + 4095) / 4096
+	if sub > 999 || sub*4096/1000 != ra {
+		return 0, false
+	}
+	return int64(ms*1000 + sub), true
+}
+
+func lowerHex(c byte) (uint64, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return uint64(c - '0'), true
+	case c >= 'a' && c <= 'f':
+		return uint64(c-'a') + 10, true
+	}
+	return 0, false
 }
 
 // ProcessorIDs is an IDGen that shapes processor transaction ids and

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
+
+	"github.com/google/uuid"
 )
 
 // Several instances can run behind one ordinary HTTP proxy (serve's
@@ -100,6 +102,60 @@ func WithTenant(tenantID, tok string) string {
 		return clientTokenPrefix + tag + rest
 	}
 	return tag + tok
+}
+
+// WithSession is client token tok (as IDGen made it) made to carry
+// tenantID and sessionID, so that the store reads the session from the
+// token alone, with no entry from the token to the session: "cst_" + TAG
+// + "~" + SESSION + "~" + rest, SESSION being the session id's 16 bytes
+// in unpadded base64url (22 characters). The token stays unguessable by
+// its rest alone: a session id is no secret, and the store accepts a
+// token only if the session it names holds it. A session id that is not
+// a UUID in its lower-case text form is not carried (WithTenant).
+func WithSession(tenantID, sessionID, tok string) string {
+	part := SessionTag(sessionID)
+	if part == "" {
+		return WithTenant(tenantID, tok)
+	}
+	part += TenantSep
+	if rest, ok := strings.CutPrefix(tok, clientTokenPrefix); ok {
+		return WithTenant(tenantID, clientTokenPrefix+part+rest)
+	}
+	return WithTenant(tenantID, part+tok)
+}
+
+// SessionTag is the part of a client token that names session sessionID
+// (WithSession): its 16 bytes in unpadded base64url; "" for an id that is
+// not a UUID in its lower-case text form.
+func SessionTag(sessionID string) string {
+	u, err := uuid.Parse(sessionID)
+	if err != nil || u.String() != sessionID {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(u[:])
+}
+
+// SessionOfToken is the session id a client token carries (made by
+// WithSession, with or without an instance prefix); ok is false for a
+// token that carries none (a challenge token, one of an earlier build).
+func SessionOfToken(tok string) (sessionID string, ok bool) {
+	if name := InstanceOf(tok); name != "" {
+		tok = tok[len(name)+len(InstanceSep):]
+	}
+	tok = strings.TrimPrefix(tok, clientTokenPrefix)
+	_, rest, found := strings.Cut(tok, TenantSep)
+	if !found {
+		return "", false
+	}
+	part, _, found := strings.Cut(rest, TenantSep)
+	var u uuid.UUID
+	if !found || base64.RawURLEncoding.EncodedLen(len(u)) != len(part) {
+		return "", false
+	}
+	if n, err := base64.RawURLEncoding.Decode(u[:], []byte(part)); err != nil || n != len(u) {
+		return "", false
+	}
+	return u.String(), true
 }
 
 // TenantOfToken is the tenant a client or challenge token carries (made by

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/bench"
+	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
 // TestBenchFlags: flag parsing and validation of bench (through runF).
@@ -124,6 +125,11 @@ func TestBenchSeed(t *testing.T) {
 	m := regexp.MustCompile(`payment (\S+) is the template.* in tenant (\S+) \(API key (\S+)\)`).FindStringSubmatch(out.String())
 	require.Len(t, m, 4, out.String())
 	tmpl, key := m[1], m[3]
+	kinds := fileUsage(t, filepath.Join(store.TenantsDir(db), store.TenantFileName(m[2])))
+	assert.Equal(t, 4, kinds["evt"].Keys)
+	assert.Zero(t, kinds["evi"].Keys, "clones' event ids carry their keys, as the service's do")
+	assert.Equal(t, 5, kinds["cs"].Keys)
+	assert.Zero(t, kinds["ctok"].Keys, "clones' client tokens name their sessions, as the service's do")
 
 	cfg := testConfig()
 	cfg.DB = db
@@ -148,6 +154,7 @@ func TestBenchSeed(t *testing.T) {
 	byPayment := map[string]int{}
 	for _, e := range evs {
 		byPayment[e.(map[string]any)["paymentId"].(string)]++
+		a.must(200, "GET", "/_sandbox/webhooks/events/"+e.(map[string]any)["id"].(string)+"/body", nil)
 	}
 	assert.Equal(t, []int{2, 2}, slices.Collect(maps.Values(byPayment)), "two checkouts' events")
 }

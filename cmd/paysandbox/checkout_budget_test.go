@@ -168,5 +168,7 @@ func TestCheckoutBudget(t *testing.T) {
 			assert.Positive(t, got[kind].Keys-base[kind].Keys, "the checkout stored its %s keys", kind)
 		}
 		assert.Equal(t, tc.tenant == keyed, got["idem"].Keys > 0, "an idempotency claim only for the key sent")
+		assert.Zero(t, got["evi"].Keys, "the events' ids carry their keys")
+		assert.Zero(t, got["ctok"].Keys, "the client token names its session")
 	}
 }

@@ -53,6 +53,25 @@ func TestSnapshotVersion1(t *testing.T) {
 	require.Equal(t, 201, r.Status, "%s", r.Body)
 	nb := b.as(r.Str("apiKey"))
 	nb.must(200, "GET", "/payments/XxtBJQC0", nil)
+	// Its events' ids (random uuids) carry no time: each is read by id, its
+	// body as the snapshot holds it.
+	var doc struct {
+		Data struct {
+			Events []struct {
+				ID   string          `json:"id"`
+				Body json.RawMessage `json:"body"`
+			} `json:"events"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(v1, &doc))
+	require.NotEmpty(t, doc.Data.Events)
+	for _, e := range doc.Data.Events {
+		_, timed := simulator.UUIDMicros(e.ID)
+		require.False(t, timed, e.ID)
+		assert.Equal(t, e.ID, nb.must(200, "GET", "/_sandbox/webhooks/events/"+e.ID, nil, "X-API-VERSION:").Str("id"))
+		body := nb.must(200, "GET", "/_sandbox/webhooks/events/"+e.ID+"/body", nil, "X-API-VERSION:")
+		assert.Equal(t, string(e.Body), string(body.Body), "event %s's body byte for byte", e.ID)
+	}
 	journal := nb.must(200, "GET", "/_sandbox/requests?limit=500", nil, "X-API-VERSION:")
 	assert.NotContains(t, string(journal.Body), "4111111111111111")
 	again := exportSnapshot(t, nb, "")

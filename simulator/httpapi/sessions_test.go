@@ -166,8 +166,9 @@ func TestClientSessionCreateAndGet(t *testing.T) {
 
 func TestClientTokenLooksUnguessable(t *testing.T) {
 	a, _ := startAPI(t, apiOptions{IDs: simulator.RandomIDs{}})
-	// cst_, the tenant it belongs to (simulator.WithTenant), ~, 32 random bytes
-	pattern := regexp.MustCompile(`^cst_[A-Za-z0-9_-]+~[A-Za-z0-9_-]{43}$`)
+	// cst_, the tenant it belongs to, ~, its session's 16 bytes
+	// (simulator.WithSession), ~, 16 random bytes
+	pattern := regexp.MustCompile(`^cst_[A-Za-z0-9_-]+~[A-Za-z0-9_-]{22}~[A-Za-z0-9_-]{22}$`)
 	seen := map[string]bool{}
 	for range 5 {
 		c := a.must(200, "POST", "/client-session", map[string]any{"orderId": "o-1"})
@@ -177,6 +178,8 @@ func TestClientTokenLooksUnguessable(t *testing.T) {
 		tid, ok := simulator.TenantOfToken(tok)
 		assert.True(t, ok)
 		assert.Equal(t, "default", tid)
+		_, ok = simulator.SessionOfToken(tok)
+		assert.True(t, ok, "it names its session")
 		seen[tok] = true
 		assert.Equal(t, "2026-11-23T07:30:00.000000Z", c.Str("clientTokenExpirationDate"))
 	}

@@ -6,6 +6,7 @@ package idgen
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/paysandbox/paysandbox/simulator"
 )
@@ -37,4 +38,17 @@ func (s *Seq) NewID(kind simulator.IDKind) string {
 		return fmt.Sprintf("secret_%06d", n)
 	}
 	return fmt.Sprintf("id%06d", n)
+}
+
+// TimedUUID implements simulator.TimedIDs as RandomIDs does (a UUID
+// version 7 of at, so the store keys an event by its id alone), with the
+// IDUUID counter in place of the random bits: "<at>-7<at>-8000-<n>".
+// Fixed ids that carry no time are those of NewID.
+func (s *Seq) TimedUUID(at time.Time) string {
+	n := s.n[simulator.IDUUID].Add(1)
+	id := simulator.RandomIDs{}.TimedUUID(at)
+	if _, ok := simulator.UUIDMicros(id); !ok { // at out of version 7's range
+		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+	}
+	return id[:19] + fmt.Sprintf("8000-%012d", n)
 }

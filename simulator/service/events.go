@@ -19,7 +19,7 @@ func (s *Service) newEvent(typ string, p *simulator.Payment, now time.Time) *sim
 // initEvent makes *ev an outbox event of type typ about p.
 func (s *Service) initEvent(ev *simulator.Event, typ string, p *simulator.Payment, now time.Time) {
 	*ev = simulator.Event{
-		ID: s.ids.NewID(simulator.IDUUID), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
+		ID: simulator.NewEventID(s.ids, now), TenantID: p.TenantID, Type: typ, PaymentID: p.ID,
 		CreatedAt: now, Status: simulator.DeliveryPending,
 	}
 }

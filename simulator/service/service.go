@@ -170,6 +170,13 @@ func (s *Service) tenantCredential(tid string, kind simulator.IDKind) string {
 	return simulator.WithInstance(s.instance, simulator.WithTenant(tid, s.ids.NewID(kind)))
 }
 
+// sessionToken is a new client token of session sid of tenant tid: it
+// carries the tenant and the session (simulator.WithSession) and this
+// instance.
+func (s *Service) sessionToken(tid, sid string) string {
+	return simulator.WithInstance(s.instance, simulator.WithSession(tid, sid, s.ids.NewID(simulator.IDClientToken)))
+}
+
 // Held is the cap on the requests each tenant holds open (long-polls,
 // event streams); Held().Stop ends them at shutdown.
 func (s *Service) Held() *Held { return s.held }

@@ -17,8 +17,9 @@ func (s *Service) CreateSession(t *simulator.Tenant, data simulator.SessionData,
 		mode = simulator.ApprovalAuto
 	}
 	now := s.now(t)
+	id := s.ids.NewID(simulator.IDUUID)
 	cs := &simulator.ClientSession{
-		ID: s.ids.NewID(simulator.IDUUID), TenantID: t.ID, ClientToken: s.tenantCredential(t.ID, simulator.IDClientToken),
+		ID: id, TenantID: t.ID, ClientToken: s.sessionToken(t.ID, id),
 		CreatedAt: now, ExpiresAt: now.Add(simulator.ClientTokenTTL), ApprovalMode: mode, Data: data,
 	}
 	if err := s.store.Update(func(tx simulator.Tx) error { return tx.PutSession(cs) }); err != nil {

@@ -360,7 +360,11 @@ func (s *Service) importRecords(tx simulator.Tx, t *simulator.Tenant, d *snapsho
 		return tok
 	}
 	for _, cs := range d.Sessions {
-		cs.TenantID, cs.ClientToken = tid, reissue(cs.ClientToken, simulator.IDClientToken)
+		if cs.ClientToken != "" {
+			tok := s.sessionToken(tid, cs.ID)
+			tokens[cs.ClientToken], cs.ClientToken = tok, tok
+		}
+		cs.TenantID = tid
 		if err := tx.PutSession(cs); err != nil {
 			return err
 		}

@@ -49,7 +49,11 @@ func jsonCopies(t *testing.T, ids []cloneID, newID func(simulator.IDKind) string
 	return func() func(any) any {
 		var pairs []string
 		for _, id := range ids {
-			pairs = append(pairs, id.ID, newID(id.Kind))
+			fresh := newID(id.Kind)
+			pairs = append(pairs, id.ID, fresh)
+			if tag := simulator.SessionTag(id.ID); tag != "" { // a session's id as its client token holds it
+				pairs = append(pairs, tag, simulator.SessionTag(fresh))
+			}
 		}
 		r := strings.NewReplacer(pairs...)
 		return func(v any) any {
@@ -144,12 +148,21 @@ func TestCloneCheckouts(t *testing.T) {
 			assert.Equal(t, kept, events, "the events stored are those reported kept")
 			_, _, err = svc.ClientSession(cs.ClientToken)
 			require.NoError(t, err, "the original's client token answers")
-			for _, id := range fresh.ids {
-				if id.Kind == simulator.IDClientToken {
-					_, _, err := svc.ClientSession(simulator.WithTenant(tn.ID, "cst_"+id.ID))
-					assert.NoError(t, err, "a clone's client token answers")
+			var sessions []*simulator.ClientSession
+			require.NoError(t, db.View(func(tx simulator.Tx) (err error) { sessions, err = tx.Sessions(tn.ID); return }))
+			require.Len(t, sessions, tc.clones+1)
+			for _, s := range sessions {
+				sid, ok := simulator.SessionOfToken(s.ClientToken)
+				assert.True(t, ok && sid == s.ID, "a clone's client token names its session")
+				got, _, err := svc.ClientSession(s.ClientToken)
+				if assert.NoError(t, err, "a clone's client token answers") {
+					assert.Equal(t, s.ID, got.ID)
 				}
 			}
+			require.NoError(t, db.TenantRecords(tn.ID, func(k, _ string) bool {
+				assert.NotContains(t, k, ":ctok:", "no token entry for a token that names its session")
+				return true
+			}))
 		})
 	}
 }

@@ -22,7 +22,8 @@ import (
 //
 // The keys above are the catalog's; those below are in the tenant's file.
 //
-//	t:<tenant>:ctok:<clientToken>     -> session id
+//	t:<tenant>:ctok:<clientToken>     -> session id, for a token that does
+//	                                  not name its session (SessionByToken)
 //	t:<tenant>:ch3ds:<challengeToken> -> payment id
 //	t:<tenant>:cs:<id>                client session
 //	t:<tenant>:pi:<token>             payment instrument
@@ -32,7 +33,8 @@ import (
 //	t:<tenant>:idem:<hex>             idempotency key -> payment id
 //	t:<tenant>:att:<id>               payment attempt
 //	t:<tenant>:evt:<created>:<id>     outbox event
-//	t:<tenant>:evi:<id>               -> event key
+//	t:<tenant>:evi:<id>               -> its key's <created>, for an event
+//	                                  whose id does not carry it (eventKey)
 //	t:<tenant>:job:<id>               job
 //	t:<tenant>:jobd:<due>:<id>        the tenant's jobs in due order
 //	t:<tenant>:<kind>                 an observer's record (observed.go)
@@ -102,8 +104,10 @@ func unesc(s string) string {
 
 // stamp renders t as fixed-width microseconds since the epoch, so that key
 // order is time order (times before 1970 clamp to 0).
-func stamp(t time.Time) string {
-	us := t.UnixMicro()
+func stamp(t time.Time) string { return stampMicros(t.UnixMicro()) }
+
+// stampMicros is stamp of a time in microseconds since the epoch.
+func stampMicros(us int64) string {
 	if us < 0 {
 		us = 0
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"slices"
@@ -392,17 +393,30 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 }
 
 // Client sessions. A client token carries its tenant
-// (simulator.TenantOfToken): its entry is in the tenant's file
-// (t:<tenant>:ctok:<token> -> session id).
+// (simulator.TenantOfToken) and, made by simulator.WithSession, its
+// session's id: such a token is the session's if the session it names
+// holds it. A token that names no session, or another one, has an entry
+// in the tenant's file (t:<tenant>:ctok:<token> -> session id).
 
 func (t *Tx) Session(tid, id string) (*simulator.ClientSession, error) {
 	return readTyped(t, id, kSession(tid, id), tid, decodeSession)
 }
 
+// SessionByToken reads the session tok names, accepted only if it holds
+// tok (compared in constant time), then through tok's ctok entry.
 func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
 	tid, ok := simulator.TenantOfToken(tok)
 	if !ok {
 		return nil, nil
+	}
+	if sid, ok := simulator.SessionOfToken(tok); ok {
+		cs, err := t.Session(tid, sid)
+		if err != nil {
+			return nil, err
+		}
+		if cs != nil && subtle.ConstantTimeCompare([]byte(cs.ClientToken), []byte(tok)) == 1 {
+			return cs, nil
+		}
 	}
 	id, err := t.raw(kTokSession(tid, tok))
 	if err != nil || id == "" {
@@ -411,9 +425,13 @@ func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
 	return t.Session(tid, id)
 }
 
+// PutSession stores cs, and its token's ctok entry when the token does
+// not name cs.
 func (t *Tx) PutSession(cs *simulator.ClientSession) error {
-	if err := t.setRaw(kTokSession(cs.TenantID, cs.ClientToken), cs.ID); err != nil {
-		return err
+	if sid, ok := simulator.SessionOfToken(cs.ClientToken); !ok || sid != cs.ID {
+		if err := t.setRaw(kTokSession(cs.TenantID, cs.ClientToken), cs.ID); err != nil {
+			return err
+		}
 	}
 	return t.put(kSession(cs.TenantID, cs.ID), sessionRecordOf(cs))
 }
@@ -787,8 +805,10 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 
 func (t *Tx) AppendEvent(e *simulator.Event) error {
 	k := kEvent(e.TenantID, e.CreatedAt, e.ID)
-	if err := t.setRaw(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
-		return err
+	if !idCarriesKey(e.ID, e.CreatedAt.UnixMicro()) {
+		if err := t.setRaw(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
+			return err
+		}
 	}
 	if err := t.indexPending(e); err != nil { // webhook delivery queue (tx_outbox.go)
 		return err
