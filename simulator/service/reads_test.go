@@ -21,7 +21,7 @@ func TestServiceReadsAreTheCallers(t *testing.T) {
 
 	p := e.pay(t, 1000, cardOK)
 	e.get(t, p.ID)
-	first := e.get(t, p.ID) // read again: from the store's payment cache
+	first := e.get(t, p.ID) // read again
 	first.Status, first.Amount = simulator.StatusFailed, 1
 	first.Metadata = map[string]any{"k": "changed by a reader"}
 	first.Transactions[0].ProcessorStatus = simulator.StatusFailed

@@ -152,8 +152,7 @@ func Open(path, fsync string, opts Options) (*DB, error) {
 
 // loop is the store's one background goroutine: every diskTick the disk
 // work of the catalog and of every open tenant file (disk.go) and, once no
-// file was written for shrinkIdle, the payment caches emptied and the free heap
-// returned to the OS (so the resident size of an idle server is its live
+// file was written for shrinkIdle, the free heap returned to the OS (so the resident size of an idle server is its live
 // data, not its peak); every sweepTick (a quarter of IdleClose, at most
 // 30 s), and when the registry asks, the sweep that closes tenants.
 func (d *DB) loop() {
@@ -175,9 +174,6 @@ func (d *DB) loop() {
 			d.disk.tick()
 			d.reg.tick()
 			if last := d.lastWrite.Load(); time.Since(time.Unix(0, last)) >= shrinkIdle && last != freedAt {
-				for _, f := range d.reg.openFiles() {
-					f.payments.clear()
-				}
 				debug.FreeOSMemory()
 				freedAt = last
 			}

@@ -6,11 +6,9 @@
 // catalog.go for a transaction's catalog writes). Key layout in keys.go,
 // typed transaction methods in tx.go; every tenant's records live under the
 // prefix "t:<tenant>:" in its own file. Every read hands out a value of the
-// caller's own. Two caches sit behind Tx, each handing out copies: the
-// tenant cache (tenant_cache.go: tenants and the API key index, read from
-// the catalog, dropped on every tenant write) and each tenant file's cache
-// of recently read payments (payment_cache.go: checked against the stored
-// record on every read, gone with its file). Records are MessagePack behind
+// caller's own. One cache sits behind Tx, handing out copies: the tenant
+// cache (tenant_cache.go: tenants and the API key index, read from the
+// catalog, dropped on every tenant write). Records are MessagePack behind
 // a version byte (codec.go): types of the store's own (records.go), mapped
 // field by field from the kernel's (record_map.go), encoded by generated
 // code (records_gen.go). The files are format 1 (the catalog's "format"

@@ -38,7 +38,7 @@ func TestOwnedPayments(t *testing.T) {
 		want int64 // amount read afterwards
 	}{
 		{"every read is a value of its own", func(t *testing.T) {
-			a, b := read(t, db, "t1", "p1"), read(t, db, "t1", "p1") // the second from the payment cache
+			a, b := read(t, db, "t1", "p1"), read(t, db, "t1", "p1")
 			assert.NotSame(t, a, b)
 			a.Amount, a.Metadata["k"] = 50, "changed by a reader"
 			b.Amount, b.Metadata["k"] = 60, "changed by a reader"

@@ -32,8 +32,6 @@ type tenantFile struct {
 	db     *buntdb.DB
 	disk   *disk       // nil for ":memory:"
 	events *eventIndex // events by payment (event_index.go)
-	// payments: recently read payments, decoded (payment_cache.go).
-	payments paymentCache
 	err      error // the open failed (a TenantUnavailable); retried after errAt+openRetry
 	errAt    time.Time
 

@@ -488,19 +488,8 @@ func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
 	if err != nil || raw == "" {
 		return nil, err
 	}
-	var c *paymentCache
-	if t.tf != nil {
-		c = &t.tf.payments
-		if p := c.get(key, raw); p != nil {
-			return p, nil
-		}
-	}
 	p, err := decodePayment(raw, tid)
-	if err != nil || c == nil {
-		return p, unreadable(key, err)
-	}
-	c.put(key, raw, p)
-	return p.Clone(), nil
+	return p, unreadable(key, err)
 }
 
 func (t *Tx) PutPayment(p *simulator.Payment) error {
