@@ -32,8 +32,8 @@ type tenantFile struct {
 	db     *buntdb.DB
 	disk   *disk       // nil for ":memory:"
 	events *eventIndex // events by payment (event_index.go)
-	err      error // the open failed (a TenantUnavailable); retried after errAt+openRetry
-	errAt    time.Time
+	err    error       // the open failed (a TenantUnavailable); retried after errAt+openRetry
+	errAt  time.Time
 
 	// Under registry.mu:
 	refs     int
