@@ -439,7 +439,35 @@ func (t *Tx) PutSession(cs *simulator.ClientSession) error {
 // Payment instruments.
 
 func (t *Tx) Instrument(tid, tok string) (*simulator.Instrument, error) {
-	return readTyped(t, tok, kInstrument(tid, tok), tid, decodeInstrument)
+	in, _, err := t.InstrumentRevision(tid, tok)
+	return in, err
+}
+
+// InstrumentRevision's revision is the stored value itself (buntdb hands
+// out immutable strings): InstrumentAt compares it with the value stored
+// then, without a decode.
+func (t *Tx) InstrumentRevision(tid, tok string) (*simulator.Instrument, simulator.Revision, error) {
+	if tok == "" || strings.ContainsAny(tok, ":/") {
+		return nil, "", nil
+	}
+	key := kInstrument(tid, tok)
+	raw, err := t.raw(key)
+	if err != nil || raw == "" {
+		return nil, "", err
+	}
+	in, err := decodeInstrument(raw, tid)
+	if err != nil {
+		return nil, "", unreadable(key, err)
+	}
+	return in, simulator.Revision(raw), nil
+}
+
+func (t *Tx) InstrumentAt(tid, tok string, rev simulator.Revision) (bool, error) {
+	if rev == "" || tok == "" || strings.ContainsAny(tok, ":/") {
+		return false, nil
+	}
+	raw, err := t.raw(kInstrument(tid, tok))
+	return err == nil && raw == string(rev), err
 }
 
 func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, error) {
