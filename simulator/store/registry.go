@@ -34,8 +34,10 @@ type tenantFile struct {
 	events *eventIndex // events by payment (event_index.go)
 	// payments: recently read payments, decoded (payment_cache.go).
 	payments paymentCache
-	err      error // the open failed (a TenantUnavailable); retried after errAt+openRetry
-	errAt    time.Time
+	// ret: what a prune pass needs to know (retention.go), under db's write lock.
+	ret   retention
+	err   error // the open failed (a TenantUnavailable); retried after errAt+openRetry
+	errAt time.Time
 
 	// Under registry.mu:
 	refs     int

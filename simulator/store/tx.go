@@ -49,6 +49,8 @@ type Tx struct {
 	after []func()
 	// unreadable: the records lists skipped (unreadable_records.go).
 	unreadable []simulator.UnreadableRecord
+	// ret: what this transaction changed of its tenant's retention (retention.go).
+	ret retentionDelta
 }
 
 var _ simulator.Tx = (*Tx)(nil)
@@ -147,7 +149,9 @@ func (t *Tx) commit() error {
 	}
 	btx := t.btx
 	t.btx = nil
+	t.applyRetention()
 	if err := btx.Commit(); err != nil {
+		t.tf.ret = retention{}
 		return writeFailed(t.d.log, t.tf.path, err)
 	}
 	return nil
@@ -203,7 +207,10 @@ func (t *Tx) set(key, val string) error {
 		return err
 	}
 	t.tenantWrote = true
-	_, _, err = btx.Set(key, val, nil)
+	prev, _, err := btx.Set(key, val, nil)
+	if err == nil {
+		t.noteEventWrite(key, prev, val)
+	}
 	return err
 }
 
@@ -223,9 +230,12 @@ func (t *Tx) del(key string) error {
 		return err
 	}
 	t.tenantWrote = true
-	_, err = btx.Delete(key)
+	prev, err := btx.Delete(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return nil
+	}
+	if err == nil {
+		t.noteEventWrite(key, prev, "")
 	}
 	return err
 }
