@@ -34,8 +34,11 @@ type tenantFile struct {
 	events *eventIndex // events by payment (event_index.go)
 	// payments: recently read payments, decoded (payment_cache.go).
 	payments paymentCache
-	// ret: what a prune pass needs to know (retention.go), under db's write lock.
+	// ret: what a prune pass needs to know, and retTx what the write
+	// transaction holding db's write lock changed of it (retention.go).
 	ret   retention
+	retTx retentionDelta
+
 	err   error // the open failed (a TenantUnavailable); retried after errAt+openRetry
 	errAt time.Time
 

@@ -59,7 +59,7 @@ func (t *Tx) noteEventWrite(k, prev, val string) {
 	if val != "" {
 		is, ok2 = finishedEvent(val)
 	}
-	d := &t.ret
+	d := &t.tf.retTx
 	switch {
 	case !ok1 || !ok2:
 		d.broken = true
@@ -83,7 +83,7 @@ func (t *Tx) noteEventWrite(k, prev, val string) {
 // retention, before the commit that makes it true (still under the file's
 // write lock; a failed commit drops what is known).
 func (t *Tx) applyRetention() {
-	r, d := &t.tf.ret, t.ret
+	r, d := &t.tf.ret, t.tf.retTx
 	switch {
 	case !r.known:
 		return
@@ -143,7 +143,7 @@ func (t *Tx) retentionOf(btx *buntdb.Tx, tid string) (retention, bool) {
 // finished event of tid left after its prune deleted some (a walk up to
 // it: the pending events before it are few).
 func (t *Tx) findOldestFinished(btx *buntdb.Tx, tid string) {
-	if t.tf == nil || !t.tf.ret.known || t.ret.broken {
+	if t.tf == nil || !t.tf.ret.known || t.tf.retTx.broken {
 		return
 	}
 	p := pEvent(tid)
@@ -161,8 +161,8 @@ func (t *Tx) findOldestFinished(btx *buntdb.Tx, tid string) {
 		return dec && !fin
 	})
 	if ok {
-		t.ret.oldest, t.ret.found, t.ret.lost = oldest, true, false
+		t.tf.retTx.oldest, t.tf.retTx.found, t.tf.retTx.lost = oldest, true, false
 	} else {
-		t.ret.broken = true
+		t.tf.retTx.broken = true
 	}
 }

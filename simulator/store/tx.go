@@ -49,8 +49,6 @@ type Tx struct {
 	after []func()
 	// unreadable: the records lists skipped (unreadable_records.go).
 	unreadable []simulator.UnreadableRecord
-	// ret: what this transaction changed of its tenant's retention (retention.go).
-	ret retentionDelta
 }
 
 var _ simulator.Tx = (*Tx)(nil)
@@ -99,6 +97,9 @@ func (t *Tx) tenantTx(tid string, forWrite bool) (*buntdb.Tx, error) {
 			t.d.reg.release(f)
 		}
 		return nil, err
+	}
+	if t.write && f != nil {
+		f.retTx = retentionDelta{} // under the file's write lock from here
 	}
 	t.tid, t.tf, t.btx = tid, f, btx
 	return btx, nil
