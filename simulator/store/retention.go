@@ -25,7 +25,9 @@ type retention struct {
 }
 
 // retentionDelta is what one write transaction changed of its tenant's
-// retention, applied at commit (a rollback drops it).
+// retention: kept on the file (the transaction holding its write lock owns
+// it, reset when one begins), applied at commit, so a rollback changes
+// nothing.
 type retentionDelta struct {
 	finished int
 	added    string // the oldest finished event key written
@@ -68,7 +70,7 @@ func (t *Tx) noteEventWrite(k, prev, val string) {
 		if d.added == "" || k < d.added {
 			d.added = k
 		}
-		if d.found && k < d.oldest {
+		if d.found && (d.oldest == "" || k < d.oldest) {
 			d.oldest = k
 		}
 	case was && !is:
