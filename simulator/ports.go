@@ -80,6 +80,12 @@ type Tx interface {
 	PutSession(s *ClientSession) error
 
 	Instrument(tenantID, token string) (*Instrument, error)
+	// InstrumentRevision reads an instrument as Instrument does, with the
+	// revision of its stored value; InstrumentAt answers, without decoding
+	// it, whether the stored value is still the one of rev (false once the
+	// instrument is written with other content or deleted).
+	InstrumentRevision(tenantID, token string) (*Instrument, Revision, error)
+	InstrumentAt(tenantID, token string, rev Revision) (bool, error)
 	InstrumentsByCustomer(tenantID, customerID string) ([]*Instrument, error)
 	PutInstrument(in *Instrument) error
 
@@ -157,6 +163,11 @@ type Tx interface {
 	// because they do not decode (a read of one answers RecordUnreadable).
 	Unreadable() []UnreadableRecord
 }
+
+// Revision is an opaque revision of a stored record's value, made and
+// compared by the store only: two revisions of one record are equal exactly
+// when its stored values are ("": no record).
+type Revision string
 
 // UnreadableRecord is a stored record that does not decode: its key, and
 // its kind (one of the Record* names, "" for another) and id.

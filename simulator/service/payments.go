@@ -108,9 +108,10 @@ type creation struct {
 	ctx context.Context
 	t   *simulator.Tenant
 	req PaymentRequest
-	// read: the token and its session.
-	in *simulator.Instrument
-	cs *simulator.ClientSession
+	// read: the token, the revision of its stored value, and its session.
+	in    *simulator.Instrument
+	inRev simulator.Revision
+	cs    *simulator.ClientSession
 	// commit: the payment, its decision and whether it defers.
 	p        *simulator.Payment
 	d        simulator.AuthorizeDecision
@@ -123,7 +124,7 @@ func (c *creation) read(tx simulator.Tx) (err error) {
 	if err := checkIdempotency(tx, c.t, c.req.IdempotencyKey); err != nil {
 		return err
 	}
-	c.in, c.cs, err = paymentSource(tx, c.t, c.req)
+	c.in, c.inRev, c.cs, err = paymentSource(tx, c.t, c.req)
 	return err
 }
 
@@ -163,13 +164,23 @@ func (c *creation) commit(tx simulator.Tx) error {
 	return s.createAuthorized(c.ctx, tx, t, p, c.d)
 }
 
-// recheck reads the request's token again in the write transaction and
-// checks that it is still usable, as paymentSource does. Its session is not
-// read again while the token still names the session read before: the one
-// thing paymentSource checks of a session, its approval mode, is fixed when
-// the session is made, so that read still answers it (a change of the
-// session's data after the read does not move the payment built from it).
+// recheck checks in the write transaction that the request's token is
+// still usable, as paymentSource does: while its stored value is still the
+// one read (its revision), it is the token read and checked then, and the
+// answer is that read, not decoded again. Otherwise it is read again;
+// its session is not read again while the token still names the session
+// read before: the one thing paymentSource checks of a session, its
+// approval mode, is fixed when the session is made, so that read still
+// answers it (a change of the session's data after the read does not move
+// the payment built from it).
 func (c *creation) recheck(tx simulator.Tx) (*simulator.Instrument, error) {
+	same, err := tx.InstrumentAt(c.t.ID, c.req.Token, c.inRev)
+	if err != nil {
+		return nil, err
+	}
+	if same { // the commit may mark it used: a retried commit marks it again
+		return c.in, nil
+	}
 	in, err := tx.Instrument(c.t.ID, c.req.Token)
 	if err != nil {
 		return nil, err
@@ -178,7 +189,7 @@ func (c *creation) recheck(tx simulator.Tx) (*simulator.Instrument, error) {
 		return nil, simulator.ErrInvalidToken()
 	}
 	if in.SessionID != c.in.SessionID { // not the token read before: check it as the first time
-		in, _, err = paymentSource(tx, c.t, c.req)
+		in, _, _, err = paymentSource(tx, c.t, c.req)
 		return in, err
 	}
 	if err := in.UsableForPayment(c.cs != nil && c.cs.ApprovalMode == simulator.ApprovalManual); err != nil {
@@ -187,29 +198,30 @@ func (c *creation) recheck(tx simulator.Tx) (*simulator.Instrument, error) {
 	return in, nil
 }
 
-// paymentSource reads and checks the token of a payment request, with its
-// session (nil for a vaulted token). It changes neither.
-func paymentSource(tx simulator.Tx, t *simulator.Tenant, req PaymentRequest) (*simulator.Instrument, *simulator.ClientSession, error) {
-	in, err := tx.Instrument(t.ID, req.Token)
+// paymentSource reads and checks the token of a payment request, with the
+// revision of its stored value and its session (nil for a vaulted token).
+// It changes neither.
+func paymentSource(tx simulator.Tx, t *simulator.Tenant, req PaymentRequest) (*simulator.Instrument, simulator.Revision, *simulator.ClientSession, error) {
+	in, rev, err := tx.InstrumentRevision(t.ID, req.Token)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	if in == nil {
-		return nil, nil, simulator.ErrInvalidToken()
+		return nil, "", nil, simulator.ErrInvalidToken()
 	}
 	var cs *simulator.ClientSession
 	if in.SessionID != "" {
 		if cs, err = tx.Session(t.ID, in.SessionID); err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 	}
 	if req.ClientSessionID != "" && in.SessionID != req.ClientSessionID {
-		return nil, nil, simulator.ErrInvalidToken()
+		return nil, "", nil, simulator.ErrInvalidToken()
 	}
 	if err := in.UsableForPayment(cs != nil && cs.ApprovalMode == simulator.ApprovalManual); err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return in, cs, nil
+	return in, rev, cs, nil
 }
 
 // createAuthorized stores a new payment that the processor decided at once:

@@ -52,6 +52,8 @@ type DB struct {
 	empty   *buntdb.DB // read views of a tenant that has no file
 	changes *changeHub // per-tenant commit notifications (changes.go)
 	log     *slog.Logger
+	// pruneReads counts the events PruneEvents read (retention.go's tests).
+	pruneReads atomic.Int64
 	// migrated: the tenants Open moved from a single-file layout (Migrated).
 	migrated int
 	// lastWrite: wall clock (unix nanos) of the last commit of any file.

@@ -165,3 +165,6 @@ func (d *DB) notifyKeys(keys iter.Seq[string]) {
 	}
 	d.notifyChanges(tx.wrote)
 }
+
+// PruneReads counts the events PruneEvents has read in d.
+func (d *DB) PruneReads() int64 { return d.pruneReads.Load() }

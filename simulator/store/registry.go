@@ -32,8 +32,13 @@ type tenantFile struct {
 	db     *buntdb.DB
 	disk   *disk       // nil for ":memory:"
 	events *eventIndex // events by payment (event_index.go)
-	err    error       // the open failed (a TenantUnavailable); retried after errAt+openRetry
-	errAt  time.Time
+	// ret: what a prune pass needs to know, and retTx what the write
+	// transaction holding db's write lock changed of it (retention.go).
+	ret   retention
+	retTx retentionDelta
+
+	err   error // the open failed (a TenantUnavailable); retried after errAt+openRetry
+	errAt time.Time
 
 	// Under registry.mu:
 	refs     int

@@ -98,6 +98,9 @@ func (t *Tx) tenantTx(tid string, forWrite bool) (*buntdb.Tx, error) {
 		}
 		return nil, err
 	}
+	if t.write && f != nil {
+		f.retTx = retentionDelta{} // under the file's write lock from here
+	}
 	t.tid, t.tf, t.btx = tid, f, btx
 	return btx, nil
 }
@@ -147,7 +150,9 @@ func (t *Tx) commit() error {
 	}
 	btx := t.btx
 	t.btx = nil
+	t.applyRetention()
 	if err := btx.Commit(); err != nil {
+		t.tf.ret = retention{}
 		return writeFailed(t.d.log, t.tf.path, err)
 	}
 	return nil
@@ -203,7 +208,10 @@ func (t *Tx) set(key, val string) error {
 		return err
 	}
 	t.tenantWrote = true
-	_, _, err = btx.Set(key, val, nil)
+	prev, _, err := btx.Set(key, val, nil)
+	if err == nil {
+		t.noteEventWrite(key, prev, val)
+	}
 	return err
 }
 
@@ -223,9 +231,12 @@ func (t *Tx) del(key string) error {
 		return err
 	}
 	t.tenantWrote = true
-	_, err = btx.Delete(key)
+	prev, err := btx.Delete(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return nil
+	}
+	if err == nil {
+		t.noteEventWrite(key, prev, "")
 	}
 	return err
 }
@@ -439,7 +450,35 @@ func (t *Tx) PutSession(cs *simulator.ClientSession) error {
 // Payment instruments.
 
 func (t *Tx) Instrument(tid, tok string) (*simulator.Instrument, error) {
-	return readTyped(t, tok, kInstrument(tid, tok), tid, decodeInstrument)
+	in, _, err := t.InstrumentRevision(tid, tok)
+	return in, err
+}
+
+// InstrumentRevision's revision is the stored value itself (buntdb hands
+// out immutable strings): InstrumentAt compares it with the value stored
+// then, without a decode.
+func (t *Tx) InstrumentRevision(tid, tok string) (*simulator.Instrument, simulator.Revision, error) {
+	if tok == "" || strings.ContainsAny(tok, ":/") {
+		return nil, "", nil
+	}
+	key := kInstrument(tid, tok)
+	raw, err := t.raw(key)
+	if err != nil || raw == "" {
+		return nil, "", err
+	}
+	in, err := decodeInstrument(raw, tid)
+	if err != nil {
+		return nil, "", unreadable(key, err)
+	}
+	return in, simulator.Revision(raw), nil
+}
+
+func (t *Tx) InstrumentAt(tid, tok string, rev simulator.Revision) (bool, error) {
+	if rev == "" || tok == "" || strings.ContainsAny(tok, ":/") {
+		return false, nil
+	}
+	raw, err := t.raw(kInstrument(tid, tok))
+	return err == nil && raw == string(rev), err
 }
 
 func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, error) {

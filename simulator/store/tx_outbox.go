@@ -339,19 +339,26 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time, from simulator.
 	if err != nil {
 		return 0, from, err
 	}
+	cut := ""
+	if !before.IsZero() {
+		cut = p + stamp(before)
+	}
+	if r, ok := t.retentionOf(btx, tid); ok && from == "" &&
+		(keep <= 0 || r.finished <= keep) && (cut == "" || r.oldest == "" || r.oldest >= cut) {
+		return 0, from, nil // nothing over the bound
+	}
 	var doomed []string
 	var freed int64
 	var ferr error
 	finished := func(v string) bool {
+		t.d.pruneReads.Add(1)
 		st, err := eventStatus(v)
 		if err != nil {
 			ferr = err
 		}
 		return err == nil && st != simulator.DeliveryPending
 	}
-	cut := ""
-	if !before.IsZero() {
-		cut = p + stamp(before)
+	if cut != "" {
 		err := btx.AscendRange("", p, cut, func(k, v string) bool {
 			if finished(v) {
 				doomed = append(doomed, k)
@@ -403,6 +410,9 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time, from simulator.
 				return 0, from, err
 			}
 		}
+	}
+	if len(doomed) > 0 {
+		t.findOldestFinished(btx, tid)
 	}
 	events.notePruned(freed)
 	return len(doomed), next, nil
