@@ -58,7 +58,7 @@ func (t *Tx) PutExpiredTenant(x *simulator.ExpiredTenant) error {
 		}
 	}
 	for _, key := range x.APIKeys {
-		if err := t.setRaw(kXKey(key), k); err != nil {
+		if err := t.set(kXKey(key), k); err != nil {
 			return err
 		}
 	}
@@ -132,5 +132,5 @@ func (t *Tx) addExpiredCount(d int) error {
 	if err != nil {
 		return err
 	}
-	return t.setRaw(kXCount, strconv.Itoa(max(n+d, 0)))
+	return t.set(kXCount, strconv.Itoa(max(n+d, 0)))
 }

@@ -190,7 +190,7 @@ func (t *Tx) put(key string, r msgp.Marshaler) error {
 	if err != nil {
 		return err
 	}
-	return t.setRaw(key, v)
+	return t.set(key, v)
 }
 
 // set stores val at key in its file (or the catalog's buffer).
@@ -214,8 +214,6 @@ func (t *Tx) set(key, val string) error {
 	}
 	return err
 }
-
-func (t *Tx) setRaw(key, val string) error { return t.set(key, val) }
 
 func (t *Tx) del(key string) error {
 	if !t.write {
@@ -336,7 +334,7 @@ func (t *Tx) PutTenant(tn *simulator.Tenant) error {
 		}
 	}
 	if !tn.ExpiresAt.IsZero() {
-		if err := t.setRaw(kTExp(tn.ExpiresAt, tn.ID), tn.ID); err != nil {
+		if err := t.set(kTExp(tn.ExpiresAt, tn.ID), tn.ID); err != nil {
 			return err
 		}
 	}
@@ -350,7 +348,7 @@ func (t *Tx) PutTenant(tn *simulator.Tenant) error {
 		}
 	}
 	for _, k := range tn.APIKeys {
-		if err := t.setRaw(kAPIKey(k.Key), tn.ID); err != nil {
+		if err := t.set(kAPIKey(k.Key), tn.ID); err != nil {
 			return err
 		}
 	}
@@ -440,7 +438,7 @@ func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
 // not name cs.
 func (t *Tx) PutSession(cs *simulator.ClientSession) error {
 	if sid, ok := simulator.SessionOfToken(cs.ClientToken); !ok || sid != cs.ID {
-		if err := t.setRaw(kTokSession(cs.TenantID, cs.ClientToken), cs.ID); err != nil {
+		if err := t.set(kTokSession(cs.TenantID, cs.ClientToken), cs.ID); err != nil {
 			return err
 		}
 	}
@@ -505,7 +503,7 @@ func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, e
 
 func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 	if in.TokenType == simulator.TokenMultiUse && in.CustomerID != "" {
-		if err := t.setRaw(pCustomer(in.TenantID, in.CustomerID)+in.Token, ""); err != nil {
+		if err := t.set(pCustomer(in.TenantID, in.CustomerID)+in.Token, ""); err != nil {
 			return err
 		}
 	}
@@ -535,7 +533,7 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if !t.write {
 		return errReadOnly
 	}
-	if err := t.setRaw(kPayIdx(p.TenantID, p.Date, p.ID), listIndexValue(p)); err != nil {
+	if err := t.set(kPayIdx(p.TenantID, p.Date, p.ID), listIndexValue(p)); err != nil {
 		return err
 	}
 	v, err := encodePayment(p)
@@ -561,7 +559,7 @@ func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
 }
 
 func (t *Tx) PutChallenge(tok, tid, pid string) error {
-	return t.setRaw(kTokChallenge(tid, tok), pid)
+	return t.set(kTokChallenge(tid, tok), pid)
 }
 
 func (t *Tx) DeleteChallenge(tok string) error {
@@ -798,7 +796,7 @@ func (t *Tx) ClaimIdempotency(tid, key, pid string) error {
 	} else if cur != "" {
 		return simulator.ErrConflict
 	}
-	return t.setRaw(kIdem(tid, key), pid)
+	return t.set(kIdem(tid, key), pid)
 }
 
 // Attempts.
@@ -834,7 +832,7 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 func (t *Tx) AppendEvent(e *simulator.Event) error {
 	k := kEvent(e.TenantID, e.CreatedAt, e.ID)
 	if !idCarriesKey(e.ID, e.CreatedAt.UnixMicro()) {
-		if err := t.setRaw(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
+		if err := t.set(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
 			return err
 		}
 	}
@@ -863,7 +861,7 @@ func (t *Tx) PutJob(j *simulator.Job) error {
 	if err := t.DeleteJob(j); err != nil {
 		return err
 	}
-	if err := t.setRaw(kJobDue(j.TenantID, j.Due, j.ID), ""); err != nil {
+	if err := t.set(kJobDue(j.TenantID, j.Due, j.ID), ""); err != nil {
 		return err
 	}
 	if err := t.put(kJob(j.TenantID, j.ID), jobRecordOf(j)); err != nil {

@@ -35,7 +35,7 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 	if !e.NextAt.IsZero() {
 		next = e.NextAt.UTC().Format(time.RFC3339Nano)
 	}
-	return t.setRaw(kPending(e), next)
+	return t.set(kPending(e), next)
 }
 
 // An event is one key. Its value is the record format's version byte, the
@@ -159,7 +159,7 @@ func (t *Tx) putEvent(k string, st *evStore) error {
 	if err != nil {
 		return err
 	}
-	return t.setRaw(k, v)
+	return t.set(k, v)
 }
 
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {

@@ -163,13 +163,7 @@ func (c fileConv) convert(tx *buntdb.Tx, k, v string) error {
 		_, err := tx.Delete(k)
 		return err
 	}
-	var val any
-	var err error
-	if c.t.Current(k, v) { // an event written again only for its body apart
-		val, err = c.t.Decode(k, v)
-	} else {
-		val, err = decodeRecord(kind, k, v, tid)
-	}
+	val, err := decodeAny(c.t, kind, k, v, tid) // current: an event written again for its body apart
 	if err != nil {
 		return errUnreadable{err}
 	}

@@ -359,13 +359,7 @@ func hintFrom(h hint, t Target, k, rest, v, tid string) hint {
 // readRecord is the kernel value of the record v at k (of kind kind,
 // recordKind), in the current format (read by t) or an older one.
 func readRecord[T any](t Target, kind, k, v, tid string) (*T, error) {
-	var val any
-	var err error
-	if t.Current(k, v) {
-		val, err = t.Decode(k, v)
-	} else {
-		val, err = decodeRecord(kind, k, v, tid)
-	}
+	val, err := decodeAny(t, kind, k, v, tid)
 	if err != nil {
 		return nil, err
 	}
@@ -374,6 +368,15 @@ func readRecord[T any](t Target, kind, k, v, tid string) (*T, error) {
 		return nil, fmt.Errorf("storeconv: %s holds a %T", k, val)
 	}
 	return r, nil
+}
+
+// decodeAny is the kernel value of the record v at k: read by t when it is
+// in the current format, by this package's decoders otherwise.
+func decodeAny(t Target, kind, k, v, tid string) (any, error) {
+	if t.Current(k, v) {
+		return t.Decode(k, v)
+	}
+	return decodeRecord(kind, k, v, tid)
 }
 
 // tenantWriter writes one tenant's file (nil when the file exists: done).
