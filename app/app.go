@@ -364,6 +364,10 @@ func (a *App) Conns() *httpapi.ConnLimiter { return a.conns }
 // Addrs are the bound addresses (nil before Listen).
 func (a *App) Addrs() []net.Addr { return a.addrs }
 
+// Version is the build's version the server reports (Options.Version, "dev"
+// when it was empty).
+func (a *App) Version() string { return a.version }
+
 // Addr is the bound address (the first: 127.0.0.1's for loopback).
 func (a *App) Addr() string {
 	if a.ln == nil {

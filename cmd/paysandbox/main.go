@@ -6,7 +6,9 @@ import (
 	"os"
 )
 
-// Stamped at build time with -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
+// Stamped by the release build (the Dockerfile and .goreleaser.yaml) with
+// -ldflags "-X main.version=... -X main.commit=... -X main.date=..."; read
+// through currentBuild only.
 var (
 	version = "dev"
 	commit  = "unknown"

@@ -76,7 +76,7 @@ func newOpenAPICmd(deps *cliDeps, runF func(*openAPIOptions) error) *cobra.Comma
 // document is this binary's document, or the one the sandbox at --url serves.
 func (o *openAPIOptions) document(ctx context.Context, deps *cliDeps) ([]byte, error) {
 	if o.URL == "" {
-		return httpapi.OpenAPIDocument(simulator.APIVersion(o.Version), o.Format, version)
+		return httpapi.OpenAPIDocument(simulator.APIVersion(o.Version), o.Format, currentBuild().Version)
 	}
 	c := &clientOptions{URL: o.URL, deps: deps} // the route needs no key
 	return c.do(ctx, request{Method: http.MethodGet, Path: httpapi.OpenAPIPath + "." + o.Format, Query: url.Values{"version": {o.Version}}})

@@ -81,7 +81,7 @@ func TestOpenAPICmdFlags(t *testing.T) {
 // sandbox serves, and an unknown version there is an API error (exit 1).
 func TestOpenAPICmd(t *testing.T) {
 	want := func(v simulator.APIVersion, format string) string {
-		b, err := httpapi.OpenAPIDocument(v, format, version)
+		b, err := httpapi.OpenAPIDocument(v, format, currentBuild().Version)
 		require.NoError(t, err)
 		return string(b)
 	}

@@ -46,7 +46,7 @@ func newServeCmd(runF func(*serveOptions) error) *cobra.Command {
 }
 
 func runServe(ctx context.Context, opts *serveOptions, cmd *cobra.Command) error {
-	a, err := app.Open(opts.Config, app.Options{LogOut: cmd.ErrOrStderr(), Version: version})
+	a, err := app.Open(opts.Config, app.Options{LogOut: cmd.ErrOrStderr(), Version: currentBuild().Version})
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func printStartup(w io.Writer, a *app.App) {
 		}
 	}
 	fmt.Fprintf(w, "paysandbox %s listening on %s\n  API key:  %s\n  data:     %s\n  rules:    %s\n  try:      curl -s %s/healthz\n",
-		version, listening(a.Addrs()), key, data, rules, a.URL())
+		a.Version(), listening(a.Addrs()), key, data, rules, a.URL())
 	if d := a.DebugAddr(); d != "" {
 		fmt.Fprintf(w, "  profile:  go tool pprof http://%s/debug/pprof/profile?seconds=10 (--debug-addr, this machine only)\n", d)
 	}

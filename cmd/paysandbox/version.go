@@ -20,28 +20,55 @@ type buildInfo struct {
 	Modified bool   `json:"modified,omitempty"`
 }
 
+// currentBuild is this binary's build, the one source of the version that
+// `version`, the serve banner, /healthz and the OpenAPI document's
+// x-paysandbox-version show.
 func currentBuild() buildInfo {
+	info, _ := debug.ReadBuildInfo()
+	return resolveBuild(version, commit, date, info)
+}
+
+// resolveBuild is the build of a binary stamped with version, commit and
+// date (the release build's -X flags; "dev" and "unknown" when none were
+// given) whose embedded build information is info (nil when it has none).
+// A stamp wins; otherwise the commit and date are the VCS data `go build`
+// records in a checkout, and the version is the main module's (moduleVersion).
+func resolveBuild(version, commit, date string, info *debug.BuildInfo) buildInfo {
 	b := buildInfo{Version: version, Commit: commit, Date: date, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				if b.Commit == "unknown" {
-					b.Commit = s.Value
-				}
-			case "vcs.time":
-				if b.Date == "unknown" {
-					b.Date = s.Value
-				}
-			case "vcs.modified":
-				b.Modified = s.Value == "true"
+	if info == nil {
+		return b
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			if b.Commit == "unknown" {
+				b.Commit = s.Value
 			}
-		}
-		if b.Version == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			b.Version = info.Main.Version // go install ...@v1.2.3
+		case "vcs.time":
+			if b.Date == "unknown" {
+				b.Date = s.Value
+			}
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
 		}
 	}
+	if b.Version == "dev" {
+		b.Version = moduleVersion(info.Main.Version)
+	}
 	return b
+}
+
+// moduleVersion is the version to report for a binary the go command
+// built without a stamp, given the main module's version it recorded:
+// the module version itself for `go install MODULE/cmd/paysandbox@v0.1.0`
+// (v0.1.0) and for a build in a checkout with VCS stamping (the tag
+// at HEAD, or a pseudo-version after it, with +dirty for local changes);
+// "dev" when it recorded none ("(devel)", or empty without build info).
+func moduleVersion(main string) string {
+	if main == "" || main == "(devel)" {
+		return "dev"
+	}
+	return main
 }
 
 func versionString() string {
