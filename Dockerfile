@@ -14,7 +14,13 @@
 
 ARG GO_IMAGE=golang:1.26-alpine
 
-FROM ${GO_IMAGE} AS builder
+# The builder runs on the build machine's platform and cross-compiles for
+# the image's (BuildKit and buildah set BUILDPLATFORM, TARGETOS and
+# TARGETARCH), so a multi-arch build (buildx --platform
+# linux/amd64,linux/arm64) runs no compiler under emulation.
+FROM --platform=$BUILDPLATFORM ${GO_IMAGE} AS builder
+ARG TARGETOS
+ARG TARGETARCH
 ARG GOPROXY
 ARG GOSUMDB
 ARG GOPRIVATE
@@ -45,7 +51,7 @@ ARG COMMIT=unknown
 ARG BUILD_DATE=unknown
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    go build -trimpath \
+    GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath \
       -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT} -X main.date=${BUILD_DATE}" \
       -o /out/paysandbox ./cmd/paysandbox
 
