@@ -9,15 +9,15 @@
 // sandbox of the test's own, stopped when the test ends, for tests that
 // need other server settings (a shorter request timeout, a scenario file).
 //
-//	func TestCheckout(t *testing.T) {
+//	func TestDeclinedCheckout(t *testing.T) {
 //		t.Parallel()
 //		sb := paysandboxtest.New(t)
-//		app := myshop.New(sb.URL, sb.APIKey, sb.SigningSecret)
-//		hooks := sb.Webhooks(paysandboxtest.Forward(app.Handler()))
-//		sb.Next("generic-decline")            // the next payment is declined
-//		id := app.Checkout(t, 1000, "EUR")
-//		hooks.Wait(t, "PAYMENT.STATUS", id)
-//		sb.AdvanceClock(24 * time.Hour)       // expiries and settlements due by then happen
+//		shop := myshop.New(sb.URL, sb.APIKey, sb.SigningSecret) // the app under test
+//		hooks := sb.Webhooks(paysandboxtest.Forward(shop.Handler()))
+//		sb.Next("generic-decline") // the next payment is declined, whatever the card
+//		id := shop.Checkout(t, sb.CardToken(shop.Session(t), "4111111111111111"))
+//		hooks.WaitFor(t, func(e paysandboxtest.Event) bool { return e.PaymentID == id && e.Status == "DECLINED" })
+//		// the shop has handled the webhook: check what it shows
 //	}
 //
 // A Tenant's methods are shortcuts to the control plane (/_sandbox, over

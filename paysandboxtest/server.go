@@ -58,11 +58,9 @@ func WithLog(w io.Writer, level string) ServerOption {
 	return func(c *serverConfig) { c.log, c.cfg.LogLevel = w, level }
 }
 
-// WithConfig lets f change anything else of the server's configuration
-// (the settings of `paysandbox serve`, docs/configuration.md) after the
-// defaults of this package were set: the address stays a loopback one of
-// the caller's choosing, the store whatever f sets (":memory:" by
-// default). An admin key set here is sent when New makes a tenant.
+// WithConfig lets f change any other setting of the server (those of
+// `paysandbox serve`, docs/configuration.md) after this package's defaults
+// are set. With an admin key, New sends it to create tenants.
 func WithConfig(f func(*app.Config)) ServerOption {
 	return func(c *serverConfig) { f(&c.cfg) }
 }
