@@ -10,7 +10,8 @@
 //	PAYSANDBOX_URL=http://localhost:8080 PAYSANDBOX_API_KEY=... \
 //	PAYSANDBOX_SIGNING_SECRET=... SHOP_ADDR=127.0.0.1:4000 go run ./examples/shop
 //
-// and point the tenant's webhooks at http://127.0.0.1:4000/webhooks.
+// and send the tenant's webhooks to it: `paysandbox webhooks endpoint set
+// http://127.0.0.1:4000/webhooks`.
 package main
 
 import (
