@@ -14,7 +14,7 @@ import (
 )
 
 // DefaultRequestTimeout is the request timeout of the sandboxes this
-// package starts (serve's is 90s): how long a payment that a timeout rule
+// package starts, shorter than serve's: how long a payment that a timeout rule
 // (gateway-timeout, `Next("gateway-timeout")`) holds waits for its 504, so
 // a test of that path takes seconds. WithRequestTimeout changes it.
 const DefaultRequestTimeout = 5 * time.Second

@@ -1,10 +1,14 @@
 package paysandboxtest_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -213,6 +217,57 @@ func TestNewServer(t *testing.T) {
 	})
 	_, err := http.Get(url + "/healthz")
 	assert.Error(t, err, "the server stopped with its test")
+}
+
+// TestNewServerOptions: a server's scenario file and log.
+func TestNewServerOptions(t *testing.T) {
+	const rules = `version: 1
+defaultProcessor: ACME
+processors:
+  - { name: ACME, processorMerchantId: acme, capture: sync, settleAfter: 0s, authorizationCode: true }
+rules:
+  - name: decline-everything
+    authorize:
+      status: DECLINED
+      reason: { type: ISSUER_DECLINED, declineType: HARD_DECLINE, code: DO_NOT_HONOR, message: Declined }
+`
+	file := filepath.Join(t.TempDir(), "scenarios.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(rules), 0o644))
+	var log syncBuffer
+	var tenantID string
+	t.Run("server", func(t *testing.T) {
+		srv := paysandboxtest.NewServer(t, paysandboxtest.WithScenariosFile(file), paysandboxtest.WithLog(&log, "info"))
+		tn := srv.New(t)
+		tenantID = tn.ID
+		_, status := merchant{t, tn}.pay(1000, "4111111111111111")
+		assert.Equal(t, "DECLINED", status, "the file's rules")
+	})
+	require.NotEmpty(t, tenantID)
+	assert.Contains(t, log.String(), tenantID, "the log, written by the time the server stopped")
+	assert.Contains(t, log.String(), "/payments")
+
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	msg := fatalOf(t, func(tb testing.TB) { paysandboxtest.NewServer(tb, paysandboxtest.WithScenariosFile(missing)) })
+	assert.Contains(t, msg, "paysandboxtest: starting a sandbox: ")
+	assert.Contains(t, msg, missing)
+}
+
+// syncBuffer is a bytes.Buffer for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // TestAdminKey: a server with an admin key gets it sent with each tenant
