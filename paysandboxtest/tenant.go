@@ -289,11 +289,12 @@ func (tn *Tenant) WaitPayment(paymentID, status string) []byte {
 	return tn.call(request{method: "GET", path: "/_sandbox/wait?" + q.Encode()}, nil)
 }
 
-// WaitDelivered answers the payment's first event of the type (a webhook
-// event with its body and delivery attempts) once it was delivered to the
-// tenant's endpoint (answered 2xx), and fails the test when none is within
-// the wait timeout. It is the wait for an app that receives webhooks at its
-// own URL (SetWebhookEndpoint); a Receiver waits for events in the test.
+// WaitDelivered answers the oldest of the payment's events of the type
+// that was delivered to the tenant's endpoint (answered 2xx), as a webhook
+// event with its body and delivery attempts, waiting for one up to the
+// wait timeout; then it fails the test. It is the wait for an app that
+// receives webhooks at its own URL (SetWebhookEndpoint); a Receiver's
+// waits see the deliveries themselves.
 func (tn *Tenant) WaitDelivered(eventType, paymentID string) []byte {
 	tn.t.Helper()
 	q := url.Values{"paymentId": {paymentID}, "type": {eventType}, "status": {"DELIVERED"}, "timeout": {tn.serverWait()}}
