@@ -68,6 +68,21 @@ run() {
 	return "$rc"
 }
 
+# log_tail shows the end of the server's log in a collapsed group.
+log_tail() {
+	if [[ -n $log && -s $log ]]; then
+		echo "::group::paysandbox server log (last 100 lines of $log)"
+		tail -n 100 "$log"
+		echo "::endgroup::"
+	fi
+}
+
+if ! "$bin" healthcheck --url "$url/healthz" --timeout 5s >/dev/null 2>&1; then
+	error "the paysandbox server at $url (pid $pid) no longer answers: no report; its log follows"
+	log_tail
+	exit 1
+fi
+
 failed=0
 if [[ ${INPUT_SUMMARY:-true} != false && -n ${GITHUB_STEP_SUMMARY:-} ]]; then
 	if out=$("$bin" report --format markdown --url "$url" --api-key "$key" 2>&1); then
@@ -89,11 +104,6 @@ elif [[ $status == failure && -n ${INPUT_SNAPSHOT:-} ]]; then
 	else
 		failed=1
 	fi
-	if [[ -n $log && -s $log ]]; then
-		echo "::group::paysandbox server log (last 100 lines of $log)"
-		tail -n 100 "$log"
-		echo "::endgroup::"
-	fi
 fi
 
 report=(report --format junit --output "${INPUT_JUNIT:-/dev/null}")
@@ -105,5 +115,8 @@ if [[ -n ${INPUT_JUNIT:-} || -n ${INPUT_FAIL_ON:-} ]]; then
 	if [[ -n ${INPUT_JUNIT:-} && -s $INPUT_JUNIT ]]; then
 		echo "paysandbox: JUnit report in $INPUT_JUNIT"
 	fi
+fi
+if [[ $status == failure ]]; then
+	log_tail
 fi
 exit "$failed"

@@ -351,6 +351,30 @@ func TestActionFinish(t *testing.T) {
 	}
 }
 
+// TestActionFinishServerGone: a server that died during the job fails the
+// finish with an error annotation and its log's tail, not with the
+// report's connection errors.
+func TestActionFinishServerGone(t *testing.T) {
+	bashPath(t)
+	_, bin := buildBinary(t)
+	dir := t.TempDir()
+	env := startAction(t, dir, map[string]string{"INPUT_BINARY": bin, "INPUT_ADDR": freeLoopbackAddr(t)}).vars(t, "env")
+	pid, err := strconv.Atoi(env["PAYSANDBOX_ACTION_PID"])
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	require.True(t, processGone(pid))
+
+	finishEnv := map[string]string{"INPUT_JOB_STATUS": "success", "INPUT_JUNIT": filepath.Join(dir, "junit.xml")}
+	for k, v := range env {
+		finishEnv[k] = v
+	}
+	r := runAction(t, "finish.sh", dir, finishEnv)
+	assert.Equal(t, 1, r.ExitCode, r.Stdout)
+	assert.Contains(t, r.Stdout, fmt.Sprintf("::error title=paysandbox::the paysandbox server at %s (pid %d) no longer answers", env["PAYSANDBOX_URL"], pid))
+	assert.Contains(t, r.Stdout, "::group::paysandbox server log")
+	assert.NotContains(t, r.Stdout, "ConnectionError")
+}
+
 // assertJUnit checks a JUnit report: against the vendored junit-10.xsd
 // with xmllint when there is one (as TestReportJUnitXmllint), else that it
 // is XML with a testsuites root.
