@@ -525,6 +525,19 @@ func runnerPlatform(t *testing.T) map[string]string {
 	return map[string]string{"RUNNER_OS": osName, "RUNNER_ARCH": arch}
 }
 
+// TestActionScriptsShellcheck: the scripts pass shellcheck, as actionlint
+// checks the action's run steps (skipped without shellcheck on PATH).
+func TestActionScriptsShellcheck(t *testing.T) {
+	sc, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Skip("shellcheck is not on PATH (apt-get install shellcheck)")
+	}
+	for _, script := range []string{"start.sh", "finish.sh"} {
+		out, err := exec.Command(sc, "--shell=bash", filepath.Join(repoRoot, "action", script)).CombinedOutput()
+		assert.NoError(t, err, "shellcheck %s:\n%s", script, out)
+	}
+}
+
 // TestActionStartDownload: without a binary input, start downloads the
 // release archive for the runner's OS and architecture, checks it against
 // checksums.txt and puts the binary on the job's PATH; the version is the
@@ -532,6 +545,9 @@ func runnerPlatform(t *testing.T) map[string]string {
 // release. An archive that does not match its checksum is refused.
 func TestActionStartDownload(t *testing.T) {
 	bashPath(t)
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not on PATH: start downloads with it")
+	}
 	_, bin := buildBinary(t)
 	good := releaseServer(t, bin, "v9.8.7", false)
 	tests := []struct {
