@@ -8,6 +8,7 @@
 # Inputs are environment variables, as action.yml passes them:
 #   INPUT_BINARY         a paysandbox binary to run instead of a download
 #   INPUT_BUILD          "true": go build the action's own source (needs Go)
+#                        instead of downloading a release
 #   INPUT_VERSION        the release to download (v0.1.0; default: the
 #                        action's ref when it is a version tag, else latest)
 #   INPUT_RELEASES_URL   where releases are downloaded from
@@ -75,23 +76,34 @@ done
 work=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/paysandbox.XXXXXX")
 mkdir -p "$work/bin"
 
-# version is the release to download: the input, else the action's ref
-# when it is a version tag, else the latest release. github.action_ref is
-# empty in composite actions on some runners: the action's directory
-# (.../_actions/OWNER/REPO/REF) names the ref too.
+# action_version is the action's ref when it is a version tag (v0.1.0),
+# else empty. github.action_ref is empty in composite actions on some
+# runners: the action's directory (.../_actions/OWNER/REPO/REF) names the
+# ref too.
+action_version() {
+	local v=${ACTION_REF:-}
+	if [[ -z $v && -n ${GITHUB_ACTION_PATH:-} ]]; then
+		v=$(basename "$GITHUB_ACTION_PATH")
+	fi
+	if [[ $v =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]]; then
+		echo "$v"
+	fi
+}
+
+# version is the release to download: the input (with or without its v),
+# else the action's version, else the latest release.
 version() {
 	local v=${INPUT_VERSION:-}
 	if [[ -z $v ]]; then
-		v=${ACTION_REF:-}
-		if [[ -z $v && -n ${GITHUB_ACTION_PATH:-} ]]; then
-			v=$(basename "$GITHUB_ACTION_PATH")
-		fi
-		[[ $v =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]] || v=latest
+		v=$(action_version)
 	fi
-	if [[ $v != latest && $v != v* ]]; then
-		v=v$v
+	if [[ -z $v || $v == latest ]]; then
+		echo latest
+	elif [[ $v == v* ]]; then
+		echo "$v"
+	else
+		echo "v$v"
 	fi
-	echo "$v"
 }
 
 sha256() {
@@ -143,13 +155,14 @@ download() {
 }
 
 # build compiles the action's own source, the repository at the action's
-# ref, so the binary matches the action whatever the ref.
+# ref, so the binary matches the action whatever the ref; a version tag
+# stamps its version, as a release build does.
 build() {
 	local src v flags=()
 	command -v go >/dev/null || die "build: true needs Go on PATH (actions/setup-go)"
 	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-	v=$(version)
-	if [[ $v != latest ]]; then
+	v=$(action_version)
+	if [[ -n $v ]]; then
 		flags=(-ldflags "-X main.version=$v")
 	fi
 	echo "paysandbox: building $src/cmd/paysandbox with $(go version)"
@@ -167,9 +180,6 @@ else
 		download
 	fi
 	bin=$work/bin/paysandbox
-	if [[ -n ${GITHUB_PATH:-} ]]; then
-		echo "$work/bin" >>"$GITHUB_PATH" # the CLI for the job's later steps
-	fi
 fi
 "$bin" version || die "$bin version failed: is it a paysandbox binary for this machine?"
 
@@ -246,5 +256,8 @@ fi
 	echo "binary=$bin"
 	echo "log=$log"
 } >>"$GITHUB_OUTPUT"
+if [[ $bin == "$work/bin/paysandbox" && -n ${GITHUB_PATH:-} ]]; then
+	echo "$work/bin" >>"$GITHUB_PATH" # the CLI for the job's later steps
+fi
 started=true
 echo "paysandbox: tenant $tenant; PAYSANDBOX_URL, PAYSANDBOX_API_KEY and PAYSANDBOX_SIGNING_SECRET are set for the next steps"

@@ -592,13 +592,13 @@ func TestActionStartDownload(t *testing.T) {
 }
 
 // TestActionStartBuild: build: true compiles the action's own source with
-// Go, stamped with the version input.
+// Go, stamped with the action's version tag.
 func TestActionStartBuild(t *testing.T) {
 	bashPath(t)
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
 	}
-	r := startAction(t, "", map[string]string{"INPUT_BUILD": "true", "INPUT_VERSION": "v0.0.1-test", "INPUT_ADDR": freeLoopbackAddr(t)})
+	r := startAction(t, "", map[string]string{"INPUT_BUILD": "true", "ACTION_REF": "v0.0.1-test", "INPUT_ADDR": freeLoopbackAddr(t)})
 	out := r.vars(t, "output")
 	v, err := exec.Command(out["binary"], "version").CombinedOutput()
 	require.NoError(t, err, "%s", v)
