@@ -216,14 +216,30 @@ func cliEnv(env map[string]string) []string {
 	return out
 }
 
-// TestActionStart: start runs the binary it is given on the addr input,
+// TestAction runs the Action's scripts against one build of the binary.
+func TestAction(t *testing.T) {
+	bashPath(t)
+	_, bin := buildBinary(t)
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, string)
+	}{
+		{"start", testActionStart},
+		{"finish", testActionFinish},
+		{"finish after the server died", testActionFinishServerGone},
+		{"start fails", testActionStartFails},
+		{"start downloads a release", testActionStartDownload},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, bin) })
+	}
+}
+
+// testActionStart: start runs the binary it is given on the addr input,
 // creates a tenant with the ttl, webhook and scenarios inputs, and exports
 // the URL, key and secret (masked first) to GITHUB_ENV and GITHUB_OUTPUT:
 // a later step pays with them, the scenario file decides the payment, and
 // the webhook it causes verifies with the exported secret.
-func TestActionStart(t *testing.T) {
-	bashPath(t)
-	_, bin := buildBinary(t)
+func testActionStart(t *testing.T, bin string) {
 	recv := newWebhookReceiver(t)
 	dir := t.TempDir()
 	rules := filepath.Join(dir, "rules.yaml")
@@ -277,13 +293,11 @@ func TestActionStart(t *testing.T) {
 	}
 }
 
-// TestActionFinish: finish appends the markdown report to the job summary,
+// testActionFinish: finish appends the markdown report to the job summary,
 // writes the JUnit file, writes the tenant's snapshot (without the key or
 // the secret) only when job-status is failure, exits 1 when a kind
 // fail-on names is present, and stops the server either way.
-func TestActionFinish(t *testing.T) {
-	bashPath(t)
-	_, bin := buildBinary(t)
+func testActionFinish(t *testing.T, bin string) {
 	tests := []struct {
 		name      string
 		jobStatus string
@@ -351,12 +365,10 @@ func TestActionFinish(t *testing.T) {
 	}
 }
 
-// TestActionFinishServerGone: a server that died during the job fails the
+// testActionFinishServerGone: a server that died during the job fails the
 // finish with an error annotation and its log's tail, not with the
 // report's connection errors.
-func TestActionFinishServerGone(t *testing.T) {
-	bashPath(t)
-	_, bin := buildBinary(t)
+func testActionFinishServerGone(t *testing.T, bin string) {
 	dir := t.TempDir()
 	env := startAction(t, dir, map[string]string{"INPUT_BINARY": bin, "INPUT_ADDR": freeLoopbackAddr(t)}).vars(t, "env")
 	pid, err := strconv.Atoi(env["PAYSANDBOX_ACTION_PID"])
@@ -410,12 +422,10 @@ func TestActionFinishWithoutStart(t *testing.T) {
 	assert.Contains(t, r.Stdout, "::warning title=paysandbox::no sandbox was started")
 }
 
-// TestActionStartFails: a start that cannot give the job a ready sandbox
+// testActionStartFails: a start that cannot give the job a ready sandbox
 // fails the step with an error annotation, exports nothing and leaves no
 // server running.
-func TestActionStartFails(t *testing.T) {
-	bashPath(t)
-	_, bin := buildBinary(t)
+func testActionStartFails(t *testing.T, bin string) {
 	dir := t.TempDir()
 	// fake: a "paysandbox" whose serve never answers, and records its pid
 	fake := filepath.Join(dir, "paysandbox")
@@ -538,17 +548,15 @@ func TestActionScriptsShellcheck(t *testing.T) {
 	}
 }
 
-// TestActionStartDownload: without a binary input, start downloads the
+// testActionStartDownload: without a binary input, start downloads the
 // release archive for the runner's OS and architecture, checks it against
 // checksums.txt and puts the binary on the job's PATH; the version is the
 // input, else the action's ref when it is a version tag, else the latest
 // release. An archive that does not match its checksum is refused.
-func TestActionStartDownload(t *testing.T) {
-	bashPath(t)
+func testActionStartDownload(t *testing.T, bin string) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not on PATH: start downloads with it")
 	}
-	_, bin := buildBinary(t)
 	good := releaseServer(t, bin, "v9.8.7", false)
 	tests := []struct {
 		name    string
