@@ -662,7 +662,7 @@ func TestActionMetadata(t *testing.T) {
 		if step.ID != "start" && step.ID != "finish" {
 			continue
 		}
-		assert.Equal(t, "inputs.mode == '"+step.ID+"'", step.If)
+		assert.Equal(t, map[string]string{"start": "inputs.mode == 'start'", "finish": "always() && inputs.mode == 'finish'"}[step.ID], step.If)
 		assert.Equal(t, `bash "$GITHUB_ACTION_PATH/action/`+step.ID+`.sh"`, step.Run)
 		src, err := os.ReadFile(filepath.Join(repoRoot, "action", step.ID+".sh"))
 		require.NoError(t, err)
