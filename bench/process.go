@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -90,12 +89,9 @@ func (p *benchProcess) failure(err error) error {
 // (as a user runs it, configured as the server bench measured in process
 // before: text log at info level, to a file in dir) and waits for /healthz.
 func startBenchServe(dir, dbPath string, opts *Options) (*benchProcess, error) {
-	port, err := benchFreePort()
-	if err != nil {
-		return nil, err
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	args := []string{"serve", "--addr", addr, "--db", dbPath, "--fsync", opts.Fsync, "--log-format", "text", "--log-level", "info",
+	// Port 0: the port the server binds is read from its banner, so that no
+	// other process can take a port picked beforehand.
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", dbPath, "--fsync", opts.Fsync, "--log-format", "text", "--log-level", "info",
 		"--request-timeout", "90s", "--attempt-ttl", "15m"}
 	if opts.AdminKey != "" {
 		args = append(args, "--admin-key", opts.AdminKey)
@@ -114,13 +110,16 @@ func startBenchServe(dir, dbPath string, opts *Options) (*benchProcess, error) {
 		return nil, fmt.Errorf("bench: starting the server: %w", err)
 	}
 	p.wait(cmd)
-	p.base = "http://" + addr
 	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		select {
 		case <-p.exited:
 			return nil, p.failure(fmt.Errorf("exited during start-up: %v", p.waitErr))
 		default:
+		}
+		if p.base == "" {
+			p.base = bannerURL(p.logPath)
+			continue
 		}
 		if res, err := hc.Get(p.base + "/healthz"); err == nil {
 			res.Body.Close()
@@ -181,13 +180,18 @@ func startBenchCeiling(dir string, bodies map[string][]byte, env []string) (*ben
 	}
 }
 
-func benchFreePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// bannerURL is the base URL serve's banner in the log at path names (its
+// "try: curl -s URL/healthz" line), "" until the banner is written.
+func bannerURL(path string) string {
+	b, _ := os.ReadFile(path)
+	for line := range strings.Lines(string(b)) {
+		if _, rest, ok := strings.Cut(line, "curl -s "); ok {
+			if u, ok := strings.CutSuffix(strings.TrimSpace(rest), "/healthz"); ok {
+				return u
+			}
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return ""
 }
 
 // procStatCPU is utime+stime of pid from /proc/PID/stat, in clock ticks of 10 ms.

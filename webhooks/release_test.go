@@ -44,7 +44,7 @@ func TestReleaseEventsSendTheirStoredBodies(t *testing.T) {
 
 	stored := map[string]string{} // event id -> body as stored
 	require.NoError(t, db.TenantRecords("default", func(k, _ string) bool {
-		if strings.Contains(k, ":evt:") {
+		if strings.HasPrefix(k, "evt:") {
 			stored[k[strings.LastIndexByte(k, ':')+1:]] = ""
 		}
 		return true

@@ -30,7 +30,8 @@ func (u *keyUsage) add(o keyUsage) {
 }
 
 // keyKind is a key's kind in keys.go's layout: the tenant part dropped and
-// the ids, stamps and tokens after the kind's name, "t:<tenant>:pay:<id>"
+// the ids, stamps and tokens after the kind's name, "pay:<id>" (and
+// "t:<tenant>:pay:<id>" of the layouts before format 1)
 // -> "pay".
 var tenantKeyPrefix = regexp.MustCompile(`^t:[^:]+:`)
 

@@ -48,7 +48,7 @@ func TestExportWithAnUnreadableRecord(t *testing.T) {
 		ids = append(ids, a.pay(1000, numOK).Str("id"))
 	}
 	stop()
-	damageValue(t, filepath.Join(store.TenantsDir(cfg.DB), store.TenantFileName(simulator.DefaultTenantID)), ":pay:"+ids[1])
+	damageValue(t, filepath.Join(store.TenantsDir(cfg.DB), store.TenantFileName(simulator.DefaultTenantID)), "pay:"+ids[1])
 	a, _ = startOn(t, cfg, clk)
 
 	file := filepath.Join(t.TempDir(), "snap.json")

@@ -65,8 +65,8 @@ func TestUnreadableRecordAnswers503AndIsSkipped(t *testing.T) {
 	eventID := evs[0].(map[string]any)["id"].(string)
 	stop()
 	file := filepath.Join(store.TenantsDir(path), store.TenantFileName(simulator.DefaultTenantID))
-	key := damageRecord(t, file, ":pay:", ":pay:"+ids[1])
-	eventKey := damageRecord(t, file, ":evt:", ":"+eventID)
+	key := damageRecord(t, file, "pay:", "pay:"+ids[1])
+	eventKey := damageRecord(t, file, "evt:", ":"+eventID)
 
 	b, _ := startAPI(t, apiOptions{Path: path, Fsync: "always", IDs: simulator.RandomIDs{}, Paused: true})
 	r := b.req("GET", "/payments/"+ids[1], nil)

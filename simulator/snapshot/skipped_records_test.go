@@ -32,9 +32,9 @@ func TestLeaveOut(t *testing.T) {
 		skipped    []string // kind id, in order
 	}{
 		{"none", nil, nil},
-		{"a payment", []simulator.UnreadableRecord{{Key: "t:x:pay:p1", Kind: simulator.RecordPayment, ID: "p1"}},
+		{"a payment", []simulator.UnreadableRecord{{Key: "pay:p1", Kind: simulator.RecordPayment, ID: "p1"}},
 			[]string{"payment p1", "attempt a1", "dispute d1", "event e1", "job j1", "idempotencyKey k1", "session s1", "instrument i1"}},
-		{"an event", []simulator.UnreadableRecord{{Key: "t:x:evt:1:e2", Kind: simulator.RecordEvent, ID: "e2"}},
+		{"an event", []simulator.UnreadableRecord{{Key: "evt:1:e2", Kind: simulator.RecordEvent, ID: "e2"}},
 			[]string{"event e2"}},
 	}
 	t.Run("a payment the tenant lost", func(t *testing.T) {
@@ -73,7 +73,7 @@ func TestLeaveOut(t *testing.T) {
 func TestSkippedMemberSealsAndOpens(t *testing.T) {
 	at := time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
 	s := &snapshot.Snapshot{ExportedAt: at, Tenant: snapshot.Tenant{ID: "t_1", Now: at, ClockOffset: "0s", Keys: []snapshot.Key{{Scopes: simulator.AllScopes}}},
-		Skipped: []snapshot.Skipped{{Kind: simulator.RecordPayment, ID: "p1", Key: "t:t_1:pay:p1", Reason: "its stored record does not decode"}}}
+		Skipped: []snapshot.Skipped{{Kind: simulator.RecordPayment, ID: "p1", Key: "pay:p1", Reason: "its stored record does not decode"}}}
 	b, err := s.Seal()
 	require.NoError(t, err)
 	got, err := snapshot.Open(b, 1<<20)

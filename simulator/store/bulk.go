@@ -1,20 +1,18 @@
 package store
 
 import (
-	"strings"
-
 	"github.com/tidwall/buntdb"
 )
 
 // TenantRecords calls fn for every stored key/value pair that belongs to the
-// tenant tid: its records under "t:<tid>:" (its file; not the tenant
-// record, its API keys or its hint, which are the catalog's). It is for
-// tools (CloneCheckouts measures a checkout with it), not request paths.
+// tenant tid: its records in its file (not the tenant record, its API keys
+// or its hint, which are the catalog's; not a file's shrink marker). It is
+// for tools (CloneCheckouts measures a checkout with it), not request
+// paths.
 func (d *DB) TenantRecords(tid string, fn func(k, v string) bool) error {
-	own := tenantPrefix(tid)
 	return d.viewTenant(tid, func(tx *buntdb.Tx) error {
-		return tx.AscendGreaterOrEqual("", own, func(k, v string) bool {
-			return strings.HasPrefix(k, own) && fn(k, v)
+		return tx.Ascend("", func(k, v string) bool {
+			return k == kShrinkDue || fn(k, v)
 		})
 	})
 }

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"strings"
-
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -10,25 +8,11 @@ import (
 // tenant whose records it wrote (simulator.Store).
 func (d *DB) Changes() simulator.ChangeFeed { return d.changes }
 
-// keyTenant is the tenant whose record key is: "tenant:<id>" and
-// "t:<tenant>:..." ("" for the global indexes, which are always written
-// together with a record of the tenant they point to).
-func keyTenant(key string) string {
-	if id, ok := strings.CutPrefix(key, pTenant); ok {
-		return id
-	}
-	if rest, ok := strings.CutPrefix(key, "t:"); ok {
-		if i := strings.IndexByte(rest, ':'); i > 0 {
-			return unesc(rest[:i])
-		}
-	}
-	return ""
-}
-
-// noteTenant remembers that the transaction wrote a record of the tenant of
-// key (notified after the commit, notifyChanges).
-func (t *Tx) noteTenant(key string) {
-	tid := keyTenant(key)
+// noteTenant remembers that the transaction wrote a record of tenant tid
+// (notified after the commit, notifyChanges). "" (a global index of the
+// catalog, always written together with a record of the tenant it points
+// to) is not noted.
+func (t *Tx) noteTenant(tid string) {
 	if tid == "" || (len(t.wrote) > 0 && t.wrote[len(t.wrote)-1] == tid) {
 		return
 	}

@@ -90,7 +90,7 @@ func (d *DB) CloneCheckouts(tid string, o CloneOptions) (size CheckoutSize, kept
 			tx := stx.(*Tx)
 			for _, k := range keys {
 				if isEventKey(k) {
-					if err := tx.del(k); err != nil {
+					if err := tx.del(tid, k); err != nil {
 						return err
 					}
 				}
@@ -118,9 +118,8 @@ type cloneRecord struct {
 // observer's record (one per tenant, not per checkout) too.
 func (t *Tx) checkout(tid string, keys []string) ([]cloneRecord, error) {
 	var out []cloneRecord
-	p := tenantPrefix(tid)
 	for _, k := range keys {
-		kind, rest, ok := strings.Cut(strings.TrimPrefix(k, p), ":")
+		kind, rest, ok := strings.Cut(k, ":")
 		if !ok {
 			continue // an observer's record
 		}
@@ -153,12 +152,12 @@ func (t *Tx) checkout(tid string, keys []string) ([]cloneRecord, error) {
 			v, e := t.Dispute(tid, id)
 			c.put, err = typedPut(v, simulator.Tx.PutDispute), e
 		case "ch3ds":
-			pid, e := t.raw(k)
+			pid, e := t.get(tid, k)
 			c.put, err = func(tx simulator.Tx, cp func(any) any) error {
 				return tx.PutChallenge(cp(rest).(string), tid, cp(pid).(string))
 			}, e
 		case "idem":
-			pid, e := t.raw(k)
+			pid, e := t.get(tid, k)
 			key, herr := hex.DecodeString(rest)
 			c.put, err = func(tx simulator.Tx, cp func(any) any) error {
 				return tx.ClaimIdempotency(tid, cp(string(key)).(string), cp(pid).(string))
@@ -187,7 +186,7 @@ func sizeOf(tmpl [][2]string) CheckoutSize {
 		if isEventKey(kv[0]) {
 			s.EventKeys++
 			s.EventBytes += len(kv[0]) + len(kv[1])
-			if strings.HasPrefix(kv[0], pEvent(keyTid(kv[0]))) {
+			if strings.HasPrefix(kv[0], pEvent) {
 				s.Events++
 			}
 		}
@@ -195,14 +194,10 @@ func sizeOf(tmpl [][2]string) CheckoutSize {
 	return s
 }
 
-// isEventKey reports whether a tenant key is an outbox event's: its record,
-// id index or pending entry.
+// isEventKey reports whether a tenant file's key is an outbox event's: its
+// record, id index or pending entry.
 func isEventKey(k string) bool {
-	if !isTenantKey(k) {
-		return false
-	}
-	tid := keyTid(k)
-	for _, p := range []string{pEvent(tid), kEventID(tid, ""), pPending(tid)} {
+	for _, p := range []string{pEvent, kEventID(""), pPending} {
 		if strings.HasPrefix(k, p) {
 			return true
 		}

@@ -55,11 +55,11 @@ func TestPlanShortNamesRoundTrip(t *testing.T) {
 			require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
 			raw := map[string]string{}
 			require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
-			rec := store.RecordJSON(raw["t:t1:pay:p1"])
+			rec := store.RecordJSON(raw["pay:p1"])
 			for _, long := range []string{"ProcessorMerchantID", "Account", "Status", `"plan"`, "amountCaptured"} {
 				assert.NotContains(t, rec, long)
 			}
-			require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:p1", raw["t:t1:pay:p1"]}})) // not the cached value
+			require.NoError(t, db.PutRaw("t1", [][2]string{{"pay:p1", raw["pay:p1"]}})) // not the cached value
 			assert.Equal(t, p, read(t, db, "t1", "p1"))
 		})
 	}
@@ -73,7 +73,7 @@ func TestPlanGoNamesStillRead(t *testing.T) {
 	old := `{"id":"Z926ZLaz","date":"2026-11-23T07:54:06.959908Z","dateUpdated":"2026-11-23T07:54:06.960648Z","status":"AUTHORIZED","orderId":"seed","currencyCode":"EUR","amount":1000,"cardTokenType":"CARD_PAN","processor":{"name":"STRIPE","processorMerchantId":"acct_sandbox_stripe","amountCaptured":0,"amountRefunded":0},"transactions":[],"cvvGiven":true,"sessionId":"s1","authorized":1000,"finalCaptured":false,"cr":{"f":"a087c6b4e8732527"},"paymentMethod":{"paymentMethodToken":"tok","isVaulted":false,"authorizationType":"FINAL","analyticsId":"an","paymentMethodType":"PAYMENT_CARD","d":{"m":"12","y":"2030","h":"Seed"}},` +
 		`"plan":{"why":"no rule matched","steps":[{"Account":{"Name":"STRIPE","ProcessorMerchantID":"acct_sandbox_stripe","AsyncCapture":false,"SettleAfter":0,"AuthorizationCode":true},"Status":"AUTHORIZED","Reason":null}],` +
 		`"capture":{"Status":"SETTLING","SettleAfter":3600000000000,"SettleTo":"SETTLED","Reason":null},"dispute":{"After":10000000000,"Reason":"FRAUDULENT","Amount":400,"Then":[{"Status":"WON","After":60000000000}]},"as":1},"rk":true}`
-	require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:Z926ZLaz", old}}))
+	require.NoError(t, db.PutRaw("t1", [][2]string{{"t:t1:pay:Z926ZLaz", old}}))
 	require.NoError(t, db.Migrate())
 	p := read(t, db, "t1", "Z926ZLaz")
 	require.NotNil(t, p)
@@ -90,9 +90,9 @@ func TestPlanGoNamesStillRead(t *testing.T) {
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
 	raw := map[string]string{}
 	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
-	assert.True(t, strings.Contains(store.RecordJSON(raw["t:t1:pay:Z926ZLaz"]), `"pl":{`), raw["t:t1:pay:Z926ZLaz"])
-	assert.Less(t, len(raw["t:t1:pay:Z926ZLaz"]), len(old))
-	require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:Z926ZLaz", raw["t:t1:pay:Z926ZLaz"]}}))
+	assert.True(t, strings.Contains(store.RecordJSON(raw["pay:Z926ZLaz"]), `"pl":{`), raw["pay:Z926ZLaz"])
+	assert.Less(t, len(raw["pay:Z926ZLaz"]), len(old))
+	require.NoError(t, db.PutRaw("t1", [][2]string{{"pay:Z926ZLaz", raw["pay:Z926ZLaz"]}}))
 	assert.Equal(t, p, read(t, db, "t1", "Z926ZLaz"))
 }
 
@@ -116,17 +116,17 @@ func TestTransactionsStoredAgainstPayment(t *testing.T) {
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
 	raw := map[string]string{}
 	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
-	rec := store.RecordJSON(raw["t:t1:pay:p1"])
+	rec := store.RecordJSON(raw["pay:p1"])
 	assert.Equal(t, 1, strings.Count(rec, `"c":"EUR"`), rec)
 	assert.Equal(t, 1, strings.Count(rec, `"tt":"CARD_PAN"`), rec)
 	assert.Contains(t, rec, `"pm":""`, "an empty value that differs is kept")
-	require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:p1", raw["t:t1:pay:p1"]}}))
+	require.NoError(t, db.PutRaw("t1", [][2]string{{"pay:p1", raw["pay:p1"]}}))
 	assert.Equal(t, p, read(t, db, "t1", "p1"))
 
 	p.Transactions = []simulator.Transaction{}
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
 	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
-	require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:p1", raw["t:t1:pay:p1"]}}))
+	require.NoError(t, db.PutRaw("t1", [][2]string{{"pay:p1", raw["pay:p1"]}}))
 	assert.Equal(t, p, read(t, db, "t1", "p1"), "an empty list stays empty")
 }
 
@@ -152,7 +152,7 @@ func TestAuthorizedAndVaultedShortcuts(t *testing.T) {
 			require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
 			raw := map[string]string{}
 			require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
-			rec := store.RecordJSON(raw["t:t1:pay:p1"])
+			rec := store.RecordJSON(raw["pay:p1"])
 			if tt.stored == "" {
 				assert.NotContains(t, rec, `"au"`)
 			} else {
@@ -160,7 +160,7 @@ func TestAuthorizedAndVaultedShortcuts(t *testing.T) {
 			}
 			assert.Equal(t, tt.vaulted, strings.Contains(rec, `"iv":true`))
 			assert.NotContains(t, rec, `"iv":false`)
-			require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:p1", raw["t:t1:pay:p1"]}}))
+			require.NoError(t, db.PutRaw("t1", [][2]string{{"pay:p1", raw["pay:p1"]}}))
 			assert.Equal(t, p, read(t, db, "t1", "p1"))
 		})
 	}

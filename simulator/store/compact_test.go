@@ -99,7 +99,7 @@ func TestCompactRecordsRoundTrip(t *testing.T) {
 			// A fresh store copy is decoded (the decoded cache holds the written value).
 			raw := map[string]string{}
 			require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
-			pay, inst := store.RecordJSON(raw["t:t1:pay:"+tt.p.ID]), store.RecordJSON(raw["t:t1:pi:"+in.Token])
+			pay, inst := store.RecordJSON(raw["pay:"+tt.p.ID]), store.RecordJSON(raw["pi:"+in.Token])
 			require.NotEmpty(t, pay)
 			assert.Equal(t, tt.byRef, strings.Contains(pay, `"cr":`), pay)
 			assert.Equal(t, tt.byRef, strings.Contains(inst, `"cr":`), inst)
@@ -108,7 +108,7 @@ func TestCompactRecordsRoundTrip(t *testing.T) {
 				assert.NotContains(t, inst, tt.noWhole)
 			}
 			assert.NotContains(t, pay, `"tenantId"`)
-			require.NoError(t, db.PutRaw([][2]string{{"t:t1:pay:" + tt.p.ID, raw["t:t1:pay:"+tt.p.ID]}})) // same record, not cached
+			require.NoError(t, db.PutRaw("t1", [][2]string{{"pay:" + tt.p.ID, raw["pay:"+tt.p.ID]}})) // same record, not cached
 			assert.Equal(t, tt.p, read(t, db, "t1", tt.p.ID))
 			var got *simulator.Instrument
 			require.NoError(t, db.View(func(tx simulator.Tx) (err error) { got, err = tx.Instrument("t1", in.Token); return }))
@@ -146,7 +146,7 @@ func TestLongFormRecordsRead(t *testing.T) {
 	eb, err := json.Marshal(e)
 	require.NoError(t, err)
 	evtKey := fmt.Sprintf("t:t1:evt:%020d:e-old", created.UnixMicro())
-	require.NoError(t, db.PutRaw([][2]string{
+	require.NoError(t, db.PutRaw("t1", [][2]string{
 		{"t:t1:pay:old1", string(pb)}, {"t:t1:pi:oldtok", string(ib)},
 		{evtKey, string(eb)}, {"t:t1:evi:e-old", evtKey}, {"t:t1:evb:e-old", `{"old":true}`},
 	}))

@@ -104,27 +104,26 @@ func (target) Hint(tid string, jobDue time.Time, pending bool) [2]string {
 	return [2]string{kHint(tid), hint{JobDue: jobDue, Pending: pending}.value()}
 }
 
-func (target) Decode(key, raw string) (any, error) {
-	tid := keyTid(key)
+func (target) Decode(tid, key, raw string) (any, error) {
 	switch {
-	case strings.HasPrefix(key, pEvent(tid)):
+	case strings.HasPrefix(key, pEvent):
 		return decodeEvent(raw, tid)
-	case strings.HasPrefix(key, tenantPrefix(tid)+"job:"):
+	case strings.HasPrefix(key, kJob("")):
 		return decodeJob(raw, tid)
 	}
 	return nil, fmt.Errorf("store: the conversion reads no record at %s", key)
 }
 
-func (target) Encode(key string, v any) ([][2]string, error) {
+func (target) Encode(_, key string, v any) ([][2]string, error) {
 	switch v := v.(type) {
 	case storeconv.SessionToken:
 		if tid, ok := simulator.TenantOfToken(v.Token); ok && tid == v.TenantID {
-			return [][2]string{{kTokSession(tid, v.Token), v.SessionID}}, nil
+			return [][2]string{{kTokSession(v.Token), v.SessionID}}, nil
 		}
 		return nil, nil
 	case storeconv.ChallengeToken:
 		if tid, ok := simulator.TenantOfToken(v.Token); ok && tid == v.TenantID {
-			return [][2]string{{kTokChallenge(tid, v.Token), v.PaymentID}}, nil
+			return [][2]string{{kTokChallenge(v.Token), v.PaymentID}}, nil
 		}
 		return nil, nil
 	}

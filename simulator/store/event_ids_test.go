@@ -57,9 +57,9 @@ func TestEventIDsCarryTheirKey(t *testing.T) {
 	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool { raw[k] = v; return true }))
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k := fmt.Sprintf("t:t1:evt:%020d:%s", tc.created.UnixMicro(), tc.id)
+			k := fmt.Sprintf("evt:%020d:%s", tc.created.UnixMicro(), tc.id)
 			assert.Contains(t, raw, k)
-			eviV, evi := raw["t:t1:evi:"+tc.id]
+			eviV, evi := raw["evi:"+tc.id]
 			assert.Equal(t, tc.evi, evi, "an evi entry")
 			if evi {
 				assert.Equal(t, fmt.Sprintf("%020d", tc.created.UnixMicro()), eviV)

@@ -75,9 +75,8 @@ func (x *eventIndex) use() bool {
 	return false
 }
 
-// eventKeyPattern matches the evt: keys only: tenant ids are escaped (esc)
-// and no other key of a tenant contains ":evt:".
-const eventKeyPattern = "t:*:evt:*"
+// eventKeyPattern matches the evt: keys only.
+const eventKeyPattern = pEvent + "*"
 
 // createEventIndex adds idxEventPayment to db.
 func createEventIndex(db *buntdb.DB) error {
@@ -114,7 +113,7 @@ func (t *Tx) eventsOfPayment(tid string, q simulator.EventQuery) ([]*simulator.E
 	}
 	want := q.PaymentID
 	pivot := eventPivot(want)
-	p := pEvent(tid)
+	p := pEvent
 	var out []*simulator.Event
 	var ferr error
 	// The pivot sorts after every event of the payment (buntdb puts a keyless

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"errors"
-	"iter"
 	"time"
 
 	"github.com/tidwall/buntdb"
@@ -80,90 +79,60 @@ func (d *DB) FileFormat() string {
 	return v
 }
 
-// PutRaw stores key/value pairs as they are, one transaction per file
-// (each tenant's, the catalog's). It is for tests that store records
-// of older formats.
-func (d *DB) PutRaw(pairs [][2]string) error {
-	return d.rawWrite(len(pairs), func(i int) string { return pairs[i][0] }, func(tx *buntdb.Tx, i int) error {
-		_, _, err := tx.Set(pairs[i][0], pairs[i][1], nil)
-		return err
-	})
-}
-
-// DeleteRaw deletes keys (missing ones are skipped), one transaction per
-// file.
-func (d *DB) DeleteRaw(keys []string) error {
-	return d.rawWrite(len(keys), func(i int) string { return keys[i] }, func(tx *buntdb.Tx, i int) error {
-		if _, err := tx.Delete(keys[i]); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
-			return err
+// PutRaw stores key/value pairs as they are in tenant tid's file (the
+// catalog's for ""), in one transaction. It is for tests that store
+// records of older formats.
+func (d *DB) PutRaw(tid string, pairs [][2]string) error {
+	return d.rawWrite(tid, func(tx *buntdb.Tx) error {
+		for _, p := range pairs {
+			if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 }
 
-// rawWrite runs op on the n keys (key(i)), grouped by file.
-func (d *DB) rawWrite(n int, key func(int) string, op func(*buntdb.Tx, int) error) error {
-	groups := map[string][]int{} // tenant id ("" with catalog set: the catalog)
-	const catalog = "\x00catalog"
-	var order []string
-	for i := range n {
-		g := catalog
-		if k := key(i); isTenantKey(k) {
-			g = keyTid(k)
-		}
-		if _, ok := groups[g]; !ok {
-			order = append(order, g)
-		}
-		groups[g] = append(groups[g], i)
-	}
-	for _, g := range order {
-		idx := groups[g]
-		apply := func(tx *buntdb.Tx) error {
-			for _, i := range idx {
-				if err := op(tx, i); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		var err error
-		if g == catalog {
-			if err = d.catalog.Update(apply); err == nil {
-				d.disk.committed()
-			}
-			err = writeFailed(d.log, d.path, err)
-		} else {
-			var f *tenantFile
-			if f, err = d.reg.acquire(g, true); err == nil {
-				if err = f.db.Update(apply); err == nil {
-					f.disk.committed()
-				}
-				err = writeFailed(d.log, f.path, err)
-				d.reg.release(f)
+// DeleteRaw deletes keys (missing ones are skipped) from tenant tid's
+// file (the catalog's for ""), in one transaction.
+func (d *DB) DeleteRaw(tid string, keys []string) error {
+	return d.rawWrite(tid, func(tx *buntdb.Tx) error {
+		for _, k := range keys {
+			if _, err := tx.Delete(k); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
+				return err
 			}
 		}
-		if err != nil {
-			return err
-		}
-		d.lastWrite.Store(time.Now().UnixNano())
-		d.notifyKeys(func(yield func(string) bool) {
-			for _, i := range idx {
-				if !yield(key(i)) {
-					return
-				}
-			}
-		})
-	}
-	return nil
+		return nil
+	})
 }
 
-// notifyKeys is notifyChanges for PutRaw and DeleteRaw.
-func (d *DB) notifyKeys(keys iter.Seq[string]) {
-	tx := &Tx{}
-	for k := range keys {
-		tx.noteTenant(k)
+// rawWrite runs apply in a write transaction of tenant tid's file (the
+// catalog's for "").
+func (d *DB) rawWrite(tid string, apply func(*buntdb.Tx) error) error {
+	var err error
+	if tid == "" {
+		if err = d.catalog.Update(apply); err == nil {
+			d.disk.committed()
+		}
+		err = writeFailed(d.log, d.path, err)
+	} else {
+		var f *tenantFile
+		if f, err = d.reg.acquire(tid, true); err == nil {
+			if err = f.db.Update(apply); err == nil {
+				f.disk.committed()
+			}
+			err = writeFailed(d.log, f.path, err)
+			d.reg.release(f)
+		}
 	}
-	d.notifyChanges(tx.wrote)
+	if err != nil {
+		return err
+	}
+	d.lastWrite.Store(time.Now().UnixNano())
+	if tid != "" {
+		d.notifyChanges([]string{tid})
+	}
+	return nil
 }
 
 // PruneReads counts the events PruneEvents has read in d.

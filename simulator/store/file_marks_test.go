@@ -232,14 +232,14 @@ func TestDamagedRecordIsUnreadableAndSkipped(t *testing.T) {
 		return tx.PutAttempt(&simulator.Attempt{ID: "a1", TenantID: "t1", Status: simulator.AttemptAwaiting})
 	}))
 	require.NoError(t, db.Close())
-	damageValue(t, tenantPath(path, "t1"), kPayment("t1", "p2"))
-	damageValue(t, tenantPath(path, "t1"), kAttempt("t1", "a1"))
+	damageValue(t, tenantPath(path, "t1"), kPayment("p2"))
+	damageValue(t, tenantPath(path, "t1"), kAttempt("a1"))
 
 	db = openTenants(t, path, Options{})
 	_, err = readPay(t, db, "t1", "p2")
 	require.Error(t, err)
 	assert.Equal(t, simulator.CodeRecordUnreadable, codeOf(err))
-	assert.Contains(t, err.Error(), kPayment("t1", "p2"))
+	assert.Contains(t, err.Error(), kPayment("p2"))
 
 	var page simulator.PaymentPage
 	var unreadable []simulator.UnreadableRecord
@@ -257,8 +257,8 @@ func TestDamagedRecordIsUnreadableAndSkipped(t *testing.T) {
 	require.Len(t, page.Payments, 2)
 	assert.Empty(t, attempts)
 	assert.Equal(t, []simulator.UnreadableRecord{
-		{Key: kPayment("t1", "p2"), Kind: simulator.RecordPayment, ID: "p2"},
-		{Key: kAttempt("t1", "a1"), Kind: simulator.RecordAttempt, ID: "a1"},
+		{Key: kPayment("p2"), Kind: simulator.RecordPayment, ID: "p2"},
+		{Key: kAttempt("a1"), Kind: simulator.RecordAttempt, ID: "a1"},
 	}, unreadable)
 }
 

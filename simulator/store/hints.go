@@ -253,8 +253,8 @@ func (t *Tx) earliestJob(tid string) (*simulator.Job, error) {
 	}
 	var best *simulator.Job
 	var ferr error
-	p := pJobDue(tid)
-	err := t.prefix(p, func(k, _ string) bool {
+	p := pJobDue
+	err := t.prefix(tid, p, func(k, _ string) bool {
 		due, err := stampTime(k[len(p):])
 		if err != nil {
 			ferr = err
@@ -301,7 +301,7 @@ func (t *Tx) TenantsWithPending() ([]string, error) {
 			continue
 		}
 		any := false
-		err := t.prefix(pPending(c.tid), func(string, string) bool { any = true; return false })
+		err := t.prefix(c.tid, pPending, func(string, string) bool { any = true; return false })
 		if err != nil || any { // an unreadable tenant is left to the reader, which logs it
 			out = append(out, c.tid)
 			continue

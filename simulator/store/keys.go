@@ -18,26 +18,28 @@ import (
 //	xkey:<apiKey>                     -> its expired-tenant record's key
 //	xtencount                         how many expired-tenant records there are
 //
-//	format                            the format number (simulator/storeconv)
+//	fileformat                        the format number (simulator/storeconv)
 //
-// The keys above are the catalog's; those below are in the tenant's file.
+// The keys above are the catalog's; those below are in the tenant's own
+// file, which holds nothing of another tenant, so they do not name it.
 //
-//	t:<tenant>:ctok:<clientToken>     -> session id, for a token that does
+//	ctok:<clientToken>                -> session id, for a token that does
 //	                                  not name its session (SessionByToken)
-//	t:<tenant>:ch3ds:<challengeToken> -> payment id
-//	t:<tenant>:cs:<id>                client session
-//	t:<tenant>:pi:<token>             payment instrument
-//	t:<tenant>:cust:<hex>:<token>     vaulted instruments by customer
-//	t:<tenant>:pay:<id>               payment
-//	t:<tenant>:payx:<date>:<id>       payments in (date, id) order
-//	t:<tenant>:idem:<hex>             idempotency key -> payment id
-//	t:<tenant>:att:<id>               payment attempt
-//	t:<tenant>:evt:<created>:<id>     outbox event
-//	t:<tenant>:evi:<id>               -> its key's <created>, for an event
+//	ch3ds:<challengeToken>            -> payment id
+//	cs:<id>                           client session
+//	pi:<token>                        payment instrument
+//	cust:<hex>:<token>                vaulted instruments by customer
+//	pay:<id>                          payment
+//	payx:<date>:<id>                  payments in (date, id) order
+//	idem:<hex>                        idempotency key -> payment id
+//	att:<id>                          payment attempt
+//	evt:<created>:<id>                outbox event
+//	evi:<id>                          -> its key's <created>, for an event
 //	                                  whose id does not carry it (eventKey)
-//	t:<tenant>:job:<id>               job
-//	t:<tenant>:jobd:<due>:<id>        the tenant's jobs in due order
-//	t:<tenant>:<kind>                 an observer's record (observed.go)
+//	whp:, dsp:                        the outbox's pending queue, disputes (tx_outbox.go)
+//	job:<id>                          job
+//	jobd:<due>:<id>                   the tenant's jobs in due order
+//	<kind>                            an observer's record (observed.go)
 //
 // In any file, from a close out of time to the next open (disk.go):
 //
@@ -58,35 +60,40 @@ func kTExp(at time.Time, tid string) string      { return pTExp + stamp(at) + ":
 func kXTen(deleted time.Time, tid string) string { return pXTen + stamp(deleted) + ":" + esc(tid) }
 func kXKey(key string) string                    { return pXKey + key }
 
-func tenantPrefix(tid string) string     { return "t:" + esc(tid) + ":" }
-func kTenant(id string) string           { return pTenant + id }
-func kAPIKey(key string) string          { return pAPIKey + key }
-func kSession(tid, id string) string     { return tenantPrefix(tid) + "cs:" + id }
-func kInstrument(tid, tok string) string { return tenantPrefix(tid) + "pi:" + tok }
-func pCustomer(tid, cust string) string {
-	return tenantPrefix(tid) + "cust:" + hex.EncodeToString([]byte(cust)) + ":"
+func kTenant(id string) string      { return pTenant + id }
+func kAPIKey(key string) string     { return pAPIKey + key }
+func kSession(id string) string     { return "cs:" + id }
+func kInstrument(tok string) string { return "pi:" + tok }
+func pCustomer(cust string) string {
+	return "cust:" + hex.EncodeToString([]byte(cust)) + ":"
 }
-func kPayment(tid, id string) string { return tenantPrefix(tid) + "pay:" + id }
-func pPayIdx(tid string) string      { return tenantPrefix(tid) + "payx:" }
-func kPayIdx(tid string, date time.Time, id string) string {
-	return pPayIdx(tid) + stamp(date) + ":" + id
+func kPayment(id string) string { return "pay:" + id }
+
+const pPayIdx = "payx:"
+
+func kPayIdx(date time.Time, id string) string {
+	return pPayIdx + stamp(date) + ":" + id
 }
-func kIdem(tid, key string) string {
-	return tenantPrefix(tid) + "idem:" + hex.EncodeToString([]byte(key))
+func kIdem(key string) string {
+	return "idem:" + hex.EncodeToString([]byte(key))
 }
-func kAttempt(tid, id string) string { return tenantPrefix(tid) + "att:" + id }
-func pEvent(tid string) string       { return tenantPrefix(tid) + "evt:" }
-func kEvent(tid string, created time.Time, id string) string {
-	return pEvent(tid) + stamp(created) + ":" + id
+func kAttempt(id string) string { return "att:" + id }
+
+const pEvent = "evt:"
+
+func kEvent(created time.Time, id string) string {
+	return pEvent + stamp(created) + ":" + id
 }
-func kEventID(tid, id string) string { return tenantPrefix(tid) + "evi:" + id }
-func kJob(tid, id string) string     { return tenantPrefix(tid) + "job:" + id }
-func pJobDue(tid string) string      { return tenantPrefix(tid) + "jobd:" }
-func kJobDue(tid string, due time.Time, id string) string {
-	return pJobDue(tid) + stamp(due) + ":" + id
+func kEventID(id string) string { return "evi:" + id }
+func kJob(id string) string     { return "job:" + id }
+
+const pJobDue = "jobd:"
+
+func kJobDue(due time.Time, id string) string {
+	return pJobDue + stamp(due) + ":" + id
 }
-func kTokSession(tid, tok string) string   { return tenantPrefix(tid) + "ctok:" + tok }
-func kTokChallenge(tid, tok string) string { return tenantPrefix(tid) + "ch3ds:" + tok }
+func kTokSession(tok string) string   { return "ctok:" + tok }
+func kTokChallenge(tok string) string { return "ch3ds:" + tok }
 
 // esc keeps a tenant id from reaching into another tenant's key range: the
 // separators ':' and '/' (and the escape '%' itself) are percent-encoded.

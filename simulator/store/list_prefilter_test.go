@@ -234,7 +234,7 @@ func TestListEntryWithoutFields(t *testing.T) {
 	p := payment("p1", simulator.StatusDeclined)
 	p.OrderID, p.CurrencyCode, p.CustomerID = "o-1", "EUR", "c-1"
 	require.NoError(t, db.Update(func(tx simulator.Tx) error { return tx.PutPayment(p) }))
-	key := fmt.Sprintf("t:t1:payx:%020d:p1", p.Date.UnixMicro())
+	key := fmt.Sprintf("payx:%020d:p1", p.Date.UnixMicro())
 	var before string
 	require.NoError(t, db.TenantRecords("t1", func(k, v string) bool {
 		if k == key {
@@ -243,7 +243,7 @@ func TestListEntryWithoutFields(t *testing.T) {
 		return true
 	}))
 	require.NotEmpty(t, before, "the entry lists the payment's fields")
-	require.NoError(t, db.PutRaw([][2]string{{key, ""}}))
+	require.NoError(t, db.PutRaw("t1", [][2]string{{key, ""}}))
 	q := simulator.PaymentQuery{Limit: 10, OrderID: "o-1", CustomerID: []string{"c-1"}, CurrencyCode: []string{"EUR"},
 		Status: []simulator.PaymentStatus{simulator.StatusDeclined}}
 	for _, tc := range []struct {
@@ -275,7 +275,7 @@ func TestListEntryOfFewerFields(t *testing.T) {
 		old = binary.AppendUvarint(old, uint64(len(f)))
 		old = append(old, f...)
 	}
-	require.NoError(t, db.PutRaw([][2]string{{fmt.Sprintf("t:t1:payx:%020d:p1", p.Date.UnixMicro()), string(old)}}))
+	require.NoError(t, db.PutRaw("t1", [][2]string{{fmt.Sprintf("payx:%020d:p1", p.Date.UnixMicro()), string(old)}}))
 	for _, tc := range []struct {
 		name string
 		q    simulator.PaymentQuery

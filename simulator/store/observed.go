@@ -9,17 +9,17 @@ import (
 )
 
 // The observers' records (observe.Store): one per tenant and kind, under
-// the tenant's prefix, so that a reset or a deletion drops them with the
+// the tenant's file, so that a reset or a deletion drops them with the
 // rest of the tenant's data. A kind has no ':', so no other record's key
 // range reaches it.
 //
-//	t:<tenant>:<kind>                 an observer's record ("mig": the
+//	<kind>                            an observer's record ("mig": the
 //	                                  migration notes, "rep": the report counts)
 //
 // An observer's record is JSON behind the version byte: its value is the
 // observer's own type (observe.Store takes any), written behind the
 // requests that counted it, never in a checkout's transaction.
-func kObserved(tid, kind string) string { return tenantPrefix(tid) + kind }
+func kObserved(kind string) string { return kind }
 
 func observedValue(v any) (string, error) {
 	b, err := json.Marshal(v)
@@ -58,8 +58,8 @@ func (d *DB) LoadObserved(tid, kind string, v any) (bool, error) {
 	}
 	var found bool
 	err := d.View(func(tx simulator.Tx) error {
-		k := kObserved(tid, kind)
-		raw, err := tx.(*Tx).raw(k)
+		k := kObserved(kind)
+		raw, err := tx.(*Tx).get(tid, k)
 		if err != nil || raw == "" {
 			return err
 		}
@@ -87,7 +87,7 @@ func (d *DB) SaveObserved(tid string, records ...observe.Record) error {
 			if err != nil {
 				return err
 			}
-			if err := t.set(kObserved(tid, r.Kind), v); err != nil {
+			if err := t.set(tid, kObserved(r.Kind), v); err != nil {
 				return err
 			}
 		}

@@ -84,7 +84,7 @@ func TestPruneEventsStatusAfterObject(t *testing.T) {
 		k := fmt.Sprintf("t:t1:evt:%020d:%s", 1700000000000000+us, id)
 		return [2]string{k, fmt.Sprintf(`{"id":%q,"tenantId":"t1","eventType":"PAYMENT.STATUS","paymentId":"p1","createdAt":"2023-11-14T22:13:20Z","body":{"status":"PENDING"},"status":%q}`, id, status)}
 	}
-	require.NoError(t, db.PutRaw([][2]string{rec("a", "DELIVERED", 1), rec("b", "PENDING", 2), rec("c", "EXHAUSTED", 3)}))
+	require.NoError(t, db.PutRaw("t1", [][2]string{rec("a", "DELIVERED", 1), rec("b", "PENDING", 2), rec("c", "EXHAUSTED", 3)}))
 	require.NoError(t, db.Migrate())
 	var n int
 	require.NoError(t, db.Update(func(tx simulator.Tx) (err error) { n, _, err = tx.PruneEvents("t1", 1, time.Time{}, ""); return }))

@@ -22,7 +22,7 @@ func encodeRecord(key string, v any) ([][2]string, error) {
 		if b, err = encodePayment(x); err != nil {
 			return nil, err
 		}
-		return [][2]string{{key, b}, {kPayIdx(x.TenantID, x.Date, x.ID), listIndexValue(x)}}, nil
+		return [][2]string{{key, b}, {kPayIdx(x.Date, x.ID), listIndexValue(x)}}, nil
 	case *simulator.Event:
 		st, err := eventInputs(x)
 		if err != nil {
@@ -55,11 +55,8 @@ func encodeRecord(key string, v any) ([][2]string, error) {
 	return [][2]string{{key, b}}, err
 }
 
-// observedKind is the kind of an observer's record key ("t:<tenant>:<kind>").
+// observedKind is the kind of an observer's record key (a tenant file's
+// "<kind>", which has no ':').
 func observedKind(key string) (string, bool) {
-	if !isTenantKey(key) {
-		return "", false
-	}
-	_, kind, ok := strings.Cut(key[2:], ":")
-	return kind, ok && !strings.Contains(kind, ":")
+	return key, key != "" && !strings.Contains(key, ":")
 }

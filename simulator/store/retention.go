@@ -37,9 +37,8 @@ type retentionDelta struct {
 	broken   bool   // an event written does not decode: what is known is dropped
 }
 
-// isEventRecordKey: no other key of a tenant contains ":evt:" (ids and
-// escaped tenant ids hold no ':'; eventKeyPattern).
-func isEventRecordKey(k string) bool { return strings.Contains(k, ":evt:") }
+// isEventRecordKey reports whether a tenant file's key is an event's record.
+func isEventRecordKey(k string) bool { return strings.HasPrefix(k, pEvent) }
 
 // finishedEvent reports whether v is a stored event whose delivery ended;
 // ok is false for a value that does not decode.
@@ -116,7 +115,7 @@ func (t *Tx) retentionOf(btx *buntdb.Tx, tid string) (retention, bool) {
 	if t.tf.ret.known {
 		return t.tf.ret, true
 	}
-	p := pEvent(tid)
+	p := pEvent
 	r := retention{known: true}
 	ok := true
 	_ = btx.AscendGreaterOrEqual("", p, func(k, v string) bool {
@@ -148,7 +147,7 @@ func (t *Tx) findOldestFinished(btx *buntdb.Tx, tid string) {
 	if t.tf == nil || !t.tf.ret.known || t.tf.retTx.broken {
 		return
 	}
-	p := pEvent(tid)
+	p := pEvent
 	oldest, ok := "", true
 	_ = btx.AscendGreaterOrEqual("", p, func(k, v string) bool {
 		if !strings.HasPrefix(k, p) {

@@ -15,22 +15,22 @@ import (
 
 // Sessions implements simulator.Tx: the tenant's client sessions, in key order.
 func (t *Tx) Sessions(tid string) ([]*simulator.ClientSession, error) {
-	return listUnder(t, kSession(tid, ""), tid, decodeSession)
+	return listUnder(t, kSession(""), tid, decodeSession)
 }
 
 // Instruments implements simulator.Tx: the tenant's payment instruments, in
 // key order.
 func (t *Tx) Instruments(tid string) ([]*simulator.Instrument, error) {
-	return listUnder(t, kInstrument(tid, ""), tid, decodeInstrument)
+	return listUnder(t, kInstrument(""), tid, decodeInstrument)
 }
 
 // IdempotencyKeys implements simulator.Tx: the tenant's idempotency keys
 // (stored hex encoded) and the payment each was used for.
 func (t *Tx) IdempotencyKeys(tid string) (map[string]string, error) {
 	out := map[string]string{}
-	p := kIdem(tid, "")
+	p := kIdem("")
 	var ferr error
-	err := t.prefix(p, func(k, v string) bool {
+	err := t.prefix(tid, p, func(k, v string) bool {
 		key, err := hex.DecodeString(strings.TrimPrefix(k, p))
 		if err != nil {
 			ferr = errors.New("store: malformed idempotency key " + k)
@@ -48,7 +48,7 @@ func (t *Tx) HoldEvent(e *simulator.Event) error {
 	if e.Status != simulator.DeliveryPending {
 		return nil
 	}
-	return t.del(kPending(e))
+	return t.del(e.TenantID, kPending(e))
 }
 
 // EventHeld implements simulator.Tx.
@@ -71,7 +71,7 @@ func (t *Tx) EventHeld(e *simulator.Event) (bool, error) {
 func listUnder[T any](t *Tx, prefix, tid string, dec func(raw, tid string) (*T, error)) ([]*T, error) {
 	var out []*T
 	var ferr error
-	err := t.prefix(prefix, func(k, v string) bool {
+	err := t.prefix(tid, prefix, func(k, v string) bool {
 		var r *T
 		if r, ferr = dec(v, tid); ferr != nil {
 			if ferr = unreadable(k, ferr); t.skip(ferr) {

@@ -150,11 +150,13 @@ func (t *Tx) cachedTenant(s string, byKey bool, read func() (*simulator.Tenant, 
 	return tn, err
 }
 
-// touch notes a write of key: its tenant's watchers are notified after the
-// commit, and a tenant or API key record drops the tenant cache when the
+// touch notes a write of the catalog's key: a tenant record's watchers are
+// notified after the commit, and a tenant or API key record drops the tenant cache when the
 // transaction ends.
 func (t *Tx) touch(key string) {
-	t.noteTenant(key)
+	if id, ok := strings.CutPrefix(key, pTenant); ok {
+		t.noteTenant(id)
+	}
 	if !t.tenantsWritten && (strings.HasPrefix(key, pTenant) || strings.HasPrefix(key, pAPIKey)) {
 		t.tenantsWritten = true
 	}

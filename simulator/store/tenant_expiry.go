@@ -17,7 +17,7 @@ import (
 func (t *Tx) ExpiringTenants(until time.Time, limit int) ([]string, error) {
 	var out []string
 	end := pTExp + stamp(until) + ";"
-	err := t.prefix(pTExp, func(k, v string) bool {
+	err := t.cprefix(pTExp, func(k, v string) bool {
 		if k > end {
 			return false
 		}
@@ -29,7 +29,7 @@ func (t *Tx) ExpiringTenants(until time.Time, limit int) ([]string, error) {
 
 func (t *Tx) NextTenantExpiry() (time.Time, error) {
 	var key string
-	err := t.prefix(pTExp, func(k, _ string) bool { key = k; return false })
+	err := t.cprefix(pTExp, func(k, _ string) bool { key = k; return false })
 	if err != nil || key == "" {
 		return time.Time{}, err
 	}
@@ -48,7 +48,7 @@ func stampTime(s string) (time.Time, error) {
 
 func (t *Tx) PutExpiredTenant(x *simulator.ExpiredTenant) error {
 	k := kXTen(x.DeletedAt, x.TenantID)
-	prev, err := t.raw(k)
+	prev, err := t.cget(k)
 	if err != nil {
 		return err
 	}
@@ -58,19 +58,19 @@ func (t *Tx) PutExpiredTenant(x *simulator.ExpiredTenant) error {
 		}
 	}
 	for _, key := range x.APIKeys {
-		if err := t.set(kXKey(key), k); err != nil {
+		if err := t.cset(kXKey(key), k); err != nil {
 			return err
 		}
 	}
-	return t.put(k, expiredTenantRecordOf(x))
+	return t.cput(k, expiredTenantRecordOf(x))
 }
 
 func (t *Tx) ExpiredTenantByAPIKey(key string) (*simulator.ExpiredTenant, error) {
-	k, err := t.raw(kXKey(key))
+	k, err := t.cget(kXKey(key))
 	if err != nil || k == "" {
 		return nil, err
 	}
-	return getTyped(t, k, "", decodeExpiredTenant)
+	return catTyped(t, k, decodeExpiredTenant)
 }
 
 func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) {
@@ -82,7 +82,7 @@ func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) 
 	var drop []string
 	var oldest time.Time
 	var ferr error
-	err = t.prefix(pXTen, func(k, _ string) bool {
+	err = t.cprefix(pXTen, func(k, _ string) bool {
 		if k >= cut && n-len(drop) <= keep {
 			oldest, ferr = stampTime(strings.TrimPrefix(k, pXTen))
 			return false
@@ -94,20 +94,20 @@ func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) 
 		return time.Time{}, err
 	}
 	for _, k := range drop {
-		raw, err := t.raw(k)
+		raw, err := t.cget(k)
 		if err != nil {
 			return time.Time{}, err
 		}
 		if x, err := decodeExpiredTenant(raw, ""); err == nil {
 			for _, key := range x.APIKeys {
-				if cur, _ := t.raw(kXKey(key)); cur == k { // a key reused by a later record stays with it
-					if err := t.del(kXKey(key)); err != nil {
+				if cur, _ := t.cget(kXKey(key)); cur == k { // a key reused by a later record stays with it
+					if err := t.cdel(kXKey(key)); err != nil {
 						return time.Time{}, err
 					}
 				}
 			}
 		}
-		if err := t.del(k); err != nil {
+		if err := t.cdel(k); err != nil {
 			return time.Time{}, err
 		}
 	}
@@ -120,7 +120,7 @@ func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) 
 }
 
 func (t *Tx) expiredCount() (int, error) {
-	v, err := t.raw(kXCount)
+	v, err := t.cget(kXCount)
 	if err != nil || v == "" {
 		return 0, err
 	}
@@ -132,5 +132,5 @@ func (t *Tx) addExpiredCount(d int) error {
 	if err != nil {
 		return err
 	}
-	return t.set(kXCount, strconv.Itoa(max(n+d, 0)))
+	return t.cset(kXCount, strconv.Itoa(max(n+d, 0)))
 }

@@ -11,9 +11,9 @@ import (
 // catalog: PATH itself, a small buntdb file holding what must be found
 // without opening a tenant (tenant records, API keys, expired-tenant
 // records, tenant expiries, each tenant's next-due hint, the format
-// number). Every tenant's own records ("t:<tenant>:..." keys) live in their
-// own buntdb file in the directory TenantsDir(PATH), named by
-// TenantFileName.
+// number). Every tenant's own records live in its own buntdb file in the
+// directory TenantsDir(PATH), named by TenantFileName, under keys that do
+// not name the tenant (keys.go).
 const (
 	// pHint: hint:<esc tenant> -> the tenant's next-due hint (hintValue).
 	pHint = "hint:"

@@ -16,8 +16,8 @@ import (
 
 // Tx is one transaction of the store: the catalog's part (reads in short
 // catalog views, writes buffered until commit, catalog.go) and one tenant's
-// buntdb transaction at a time, begun on the first touch of that tenant's
-// keys ("t:<tenant>:..."). See DB for the lock rules.
+// buntdb transaction at a time, begun on the first read or write of that
+// tenant's records. See DB for the lock rules.
 type Tx struct {
 	d     *DB
 	write bool
@@ -158,23 +158,13 @@ func (t *Tx) commit() error {
 	return nil
 }
 
-// isTenantKey reports whether key is a tenant file's ("t:<tenant>:...").
-func isTenantKey(key string) bool { return strings.HasPrefix(key, "t:") }
+// Reads and writes. A tenant's records are in its own file, under keys that
+// do not name it (keys.go): get, set, del, put and prefix take the tenant.
+// The catalog's go through cget, cset, cdel, cput and cprefix.
 
-// keyTid is the (unescaped) tenant of a tenant file's key.
-func keyTid(key string) string {
-	rest := key[2:]
-	if i := strings.IndexByte(rest, ':'); i >= 0 {
-		return unesc(rest[:i])
-	}
-	return unesc(rest)
-}
-
-func (t *Tx) raw(key string) (string, error) {
-	if !isTenantKey(key) {
-		return t.catGet(key)
-	}
-	btx, err := t.tenantTx(keyTid(key), false)
+// get reads tenant tid's record at key ("" when there is none).
+func (t *Tx) get(tid, key string) (string, error) {
+	btx, err := t.tenantTx(tid, false)
 	if err != nil {
 		return "", err
 	}
@@ -185,25 +175,21 @@ func (t *Tx) raw(key string) (string, error) {
 	return s, err
 }
 
-func (t *Tx) put(key string, r msgp.Marshaler) error {
+func (t *Tx) put(tid, key string, r msgp.Marshaler) error {
 	v, err := marshal(r)
 	if err != nil {
 		return err
 	}
-	return t.set(key, v)
+	return t.set(tid, key, v)
 }
 
-// set stores val at key in its file (or the catalog's buffer).
-func (t *Tx) set(key, val string) error {
+// set stores val at key in tenant tid's file.
+func (t *Tx) set(tid, key, val string) error {
 	if !t.write {
 		return errReadOnly
 	}
-	t.touch(key)
-	if !isTenantKey(key) {
-		t.catSet(key, val)
-		return nil
-	}
-	btx, err := t.tenantTx(keyTid(key), true)
+	t.noteTenant(tid)
+	btx, err := t.tenantTx(tid, true)
 	if err != nil {
 		return err
 	}
@@ -215,16 +201,13 @@ func (t *Tx) set(key, val string) error {
 	return err
 }
 
-func (t *Tx) del(key string) error {
+// del deletes key from tenant tid's file (no error when there is none).
+func (t *Tx) del(tid, key string) error {
 	if !t.write {
 		return errReadOnly
 	}
-	t.touch(key)
-	if !isTenantKey(key) {
-		t.catDel(key)
-		return nil
-	}
-	btx, err := t.tenantTx(keyTid(key), true)
+	t.noteTenant(tid)
+	btx, err := t.tenantTx(tid, true)
 	if err != nil {
 		return err
 	}
@@ -239,12 +222,9 @@ func (t *Tx) del(key string) error {
 	return err
 }
 
-// prefix lists the keys (and values) under prefix, in key order.
-func (t *Tx) prefix(prefix string, fn func(k, v string) bool) error {
-	if !isTenantKey(prefix) {
-		return t.catPrefix(prefix, fn)
-	}
-	btx, err := t.tenantTx(keyTid(prefix), false)
+// prefix lists tenant tid's keys (and values) under prefix, in key order.
+func (t *Tx) prefix(tid, prefix string, fn func(k, v string) bool) error {
+	btx, err := t.tenantTx(tid, false)
 	if err != nil {
 		return err
 	}
@@ -254,6 +234,42 @@ func (t *Tx) prefix(prefix string, fn func(k, v string) bool) error {
 		}
 		return fn(k, v)
 	})
+}
+
+// cget reads the catalog's key ("" when absent), this transaction's writes
+// first.
+func (t *Tx) cget(key string) (string, error) { return t.catGet(key) }
+
+func (t *Tx) cput(key string, r msgp.Marshaler) error {
+	v, err := marshal(r)
+	if err != nil {
+		return err
+	}
+	return t.cset(key, v)
+}
+
+// cset stores val at the catalog's key (applied at the commit).
+func (t *Tx) cset(key, val string) error {
+	if !t.write {
+		return errReadOnly
+	}
+	t.touch(key)
+	t.catSet(key, val)
+	return nil
+}
+
+func (t *Tx) cdel(key string) error {
+	if !t.write {
+		return errReadOnly
+	}
+	t.touch(key)
+	t.catDel(key)
+	return nil
+}
+
+// cprefix lists the catalog's keys (and values) under prefix, in key order.
+func (t *Tx) cprefix(prefix string, fn func(k, v string) bool) error {
+	return t.catPrefix(prefix, fn)
 }
 
 // events is the events-by-payment index of tenant tid's file (nil: none, scan).
@@ -273,7 +289,7 @@ func readTyped[T any](t *Tx, id, key, tid string, dec func(raw, tid string) (*T,
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	raw, err := t.raw(key)
+	raw, err := t.get(tid, key)
 	if err != nil || raw == "" {
 		return nil, err
 	}
@@ -281,29 +297,30 @@ func readTyped[T any](t *Tx, id, key, tid string, dec func(raw, tid string) (*T,
 	return v, unreadable(key, err)
 }
 
-// getTyped reads the record at key with dec (nil when there is none).
-func getTyped[T any](t *Tx, key, tid string, dec func(raw, tid string) (*T, error)) (*T, error) {
-	raw, err := t.raw(key)
+// catTyped reads the record at the catalog's key with dec (nil when there
+// is none).
+func catTyped[T any](t *Tx, key string, dec func(raw, tid string) (*T, error)) (*T, error) {
+	raw, err := t.cget(key)
 	if err != nil || raw == "" {
 		return nil, err
 	}
-	v, err := dec(raw, tid)
+	v, err := dec(raw, "")
 	return v, unreadable(key, err)
 }
 
 // Tenants.
 
 func (t *Tx) Tenant(id string) (*simulator.Tenant, error) {
-	return t.cachedTenant(id, false, func() (*simulator.Tenant, error) { return getTyped(t, kTenant(id), "", decodeTenant) })
+	return t.cachedTenant(id, false, func() (*simulator.Tenant, error) { return catTyped(t, kTenant(id), decodeTenant) })
 }
 
 func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
 	return t.cachedTenant(key, true, func() (*simulator.Tenant, error) {
-		id, err := t.raw(kAPIKey(key))
+		id, err := t.cget(kAPIKey(key))
 		if err != nil || id == "" {
 			return nil, err
 		}
-		return getTyped(t, kTenant(id), "", decodeTenant)
+		return catTyped(t, kTenant(id), decodeTenant)
 	})
 }
 
@@ -312,7 +329,7 @@ func (t *Tx) Tenants() ([]*simulator.Tenant, error) { return t.cachedTenants(t.t
 func (t *Tx) tenantList() ([]*simulator.Tenant, error) {
 	var out []*simulator.Tenant
 	var ferr error
-	err := t.prefix(pTenant, func(_, v string) bool {
+	err := t.cprefix(pTenant, func(_, v string) bool {
 		var tn *simulator.Tenant
 		if tn, ferr = decodeTenant(v, ""); ferr != nil {
 			return false
@@ -329,30 +346,30 @@ func (t *Tx) PutTenant(tn *simulator.Tenant) error {
 		return err
 	}
 	if old != nil && !old.ExpiresAt.IsZero() && !old.ExpiresAt.Equal(tn.ExpiresAt) {
-		if err := t.del(kTExp(old.ExpiresAt, old.ID)); err != nil {
+		if err := t.cdel(kTExp(old.ExpiresAt, old.ID)); err != nil {
 			return err
 		}
 	}
 	if !tn.ExpiresAt.IsZero() {
-		if err := t.set(kTExp(tn.ExpiresAt, tn.ID), tn.ID); err != nil {
+		if err := t.cset(kTExp(tn.ExpiresAt, tn.ID), tn.ID); err != nil {
 			return err
 		}
 	}
 	if old != nil {
 		for _, k := range old.APIKeys {
 			if _, still := tn.Key(k.Key); !still {
-				if err := t.del(kAPIKey(k.Key)); err != nil {
+				if err := t.cdel(kAPIKey(k.Key)); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	for _, k := range tn.APIKeys {
-		if err := t.set(kAPIKey(k.Key), tn.ID); err != nil {
+		if err := t.cset(kAPIKey(k.Key), tn.ID); err != nil {
 			return err
 		}
 	}
-	return t.put(kTenant(tn.ID), tenantRecordOf(tn))
+	return t.cput(kTenant(tn.ID), tenantRecordOf(tn))
 }
 
 // DeleteTenantData removes the tenant's data: its records in its file; its
@@ -371,30 +388,30 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 		}
 		if tn != nil {
 			for _, k := range tn.APIKeys {
-				if err := t.del(kAPIKey(k.Key)); err != nil {
+				if err := t.cdel(kAPIKey(k.Key)); err != nil {
 					return err
 				}
 			}
 			if !tn.ExpiresAt.IsZero() {
-				if err := t.del(kTExp(tn.ExpiresAt, tid)); err != nil {
+				if err := t.cdel(kTExp(tn.ExpiresAt, tid)); err != nil {
 					return err
 				}
 			}
-			if err := t.del(kTenant(tid)); err != nil {
+			if err := t.cdel(kTenant(tid)); err != nil {
 				return err
 			}
 		}
 		t.doomed = append(t.doomed, tid)
-		t.noteTenant(kTenant(tid))
+		t.noteTenant(tid)
 		return nil
 	}
 	var keys []string
-	err := t.prefix(tenantPrefix(tid), func(k, _ string) bool { keys = append(keys, k); return true })
+	err := t.prefix(tid, "", func(k, _ string) bool { keys = append(keys, k); return true })
 	if err != nil {
 		return err
 	}
 	for _, k := range keys {
-		if err := t.del(k); err != nil {
+		if err := t.del(tid, k); err != nil {
 			return err
 		}
 	}
@@ -405,10 +422,10 @@ func (t *Tx) DeleteTenantData(tid string, all bool) error {
 // (simulator.TenantOfToken) and, made by simulator.WithSession, its
 // session's id: such a token is the session's if the session it names
 // holds it. A token that names no session, or another one, has an entry
-// in the tenant's file (t:<tenant>:ctok:<token> -> session id).
+// in the tenant's file (ctok:<token> -> session id).
 
 func (t *Tx) Session(tid, id string) (*simulator.ClientSession, error) {
-	return readTyped(t, id, kSession(tid, id), tid, decodeSession)
+	return readTyped(t, id, kSession(id), tid, decodeSession)
 }
 
 // SessionByToken reads the session tok names, accepted only if it holds
@@ -427,7 +444,7 @@ func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
 			return cs, nil
 		}
 	}
-	id, err := t.raw(kTokSession(tid, tok))
+	id, err := t.get(tid, kTokSession(tok))
 	if err != nil || id == "" {
 		return nil, err
 	}
@@ -438,11 +455,11 @@ func (t *Tx) SessionByToken(tok string) (*simulator.ClientSession, error) {
 // not name cs.
 func (t *Tx) PutSession(cs *simulator.ClientSession) error {
 	if sid, ok := simulator.SessionOfToken(cs.ClientToken); !ok || sid != cs.ID {
-		if err := t.set(kTokSession(cs.TenantID, cs.ClientToken), cs.ID); err != nil {
+		if err := t.set(cs.TenantID, kTokSession(cs.ClientToken), cs.ID); err != nil {
 			return err
 		}
 	}
-	return t.put(kSession(cs.TenantID, cs.ID), sessionRecordOf(cs))
+	return t.put(cs.TenantID, kSession(cs.ID), sessionRecordOf(cs))
 }
 
 // Payment instruments.
@@ -459,8 +476,8 @@ func (t *Tx) InstrumentRevision(tid, tok string) (*simulator.Instrument, simulat
 	if tok == "" || strings.ContainsAny(tok, ":/") {
 		return nil, "", nil
 	}
-	key := kInstrument(tid, tok)
-	raw, err := t.raw(key)
+	key := kInstrument(tok)
+	raw, err := t.get(tid, key)
 	if err != nil || raw == "" {
 		return nil, "", err
 	}
@@ -475,14 +492,14 @@ func (t *Tx) InstrumentAt(tid, tok string, rev simulator.Revision) (bool, error)
 	if rev == "" || tok == "" || strings.ContainsAny(tok, ":/") {
 		return false, nil
 	}
-	raw, err := t.raw(kInstrument(tid, tok))
+	raw, err := t.get(tid, kInstrument(tok))
 	return err == nil && raw == string(rev), err
 }
 
 func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, error) {
 	var toks []string
-	p := pCustomer(tid, cust)
-	if err := t.prefix(p, func(k, _ string) bool { toks = append(toks, strings.TrimPrefix(k, p)); return true }); err != nil {
+	p := pCustomer(cust)
+	if err := t.prefix(tid, p, func(k, _ string) bool { toks = append(toks, strings.TrimPrefix(k, p)); return true }); err != nil {
 		return nil, err
 	}
 	out := make([]*simulator.Instrument, 0, len(toks))
@@ -503,7 +520,7 @@ func (t *Tx) InstrumentsByCustomer(tid, cust string) ([]*simulator.Instrument, e
 
 func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 	if in.TokenType == simulator.TokenMultiUse && in.CustomerID != "" {
-		if err := t.set(pCustomer(in.TenantID, in.CustomerID)+in.Token, ""); err != nil {
+		if err := t.set(in.TenantID, pCustomer(in.CustomerID)+in.Token, ""); err != nil {
 			return err
 		}
 	}
@@ -511,7 +528,7 @@ func (t *Tx) PutInstrument(in *simulator.Instrument) error {
 	if err != nil {
 		return err
 	}
-	return t.set(kInstrument(in.TenantID, in.Token), v)
+	return t.set(in.TenantID, kInstrument(in.Token), v)
 }
 
 // Payments.
@@ -520,8 +537,8 @@ func (t *Tx) Payment(tid, id string) (*simulator.Payment, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	key := kPayment(tid, id)
-	raw, err := t.raw(key)
+	key := kPayment(id)
+	raw, err := t.get(tid, key)
 	if err != nil || raw == "" {
 		return nil, err
 	}
@@ -533,14 +550,14 @@ func (t *Tx) PutPayment(p *simulator.Payment) error {
 	if !t.write {
 		return errReadOnly
 	}
-	if err := t.set(kPayIdx(p.TenantID, p.Date, p.ID), listIndexValue(p)); err != nil {
+	if err := t.set(p.TenantID, kPayIdx(p.Date, p.ID), listIndexValue(p)); err != nil {
 		return err
 	}
 	v, err := encodePayment(p)
 	if err != nil {
 		return err
 	}
-	return t.set(kPayment(p.TenantID, p.ID), v)
+	return t.set(p.TenantID, kPayment(p.ID), v)
 }
 
 // PaymentByChallenge, PutChallenge, DeleteChallenge: a challenge token
@@ -551,7 +568,7 @@ func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
 	if !ok {
 		return nil, nil
 	}
-	id, err := t.raw(kTokChallenge(tid, tok))
+	id, err := t.get(tid, kTokChallenge(tok))
 	if err != nil || id == "" {
 		return nil, err
 	}
@@ -559,7 +576,7 @@ func (t *Tx) PaymentByChallenge(tok string) (*simulator.Payment, error) {
 }
 
 func (t *Tx) PutChallenge(tok, tid, pid string) error {
-	return t.set(kTokChallenge(tid, tok), pid)
+	return t.set(tid, kTokChallenge(tok), pid)
 }
 
 func (t *Tx) DeleteChallenge(tok string) error {
@@ -567,10 +584,10 @@ func (t *Tx) DeleteChallenge(tok string) error {
 	if !ok {
 		return nil
 	}
-	if cur, err := t.raw(kTokChallenge(tid, tok)); err != nil || cur == "" { // no write for nothing
+	if cur, err := t.get(tid, kTokChallenge(tok)); err != nil || cur == "" { // no write for nothing
 		return err
 	}
-	return t.del(kTokChallenge(tid, tok))
+	return t.del(tid, kTokChallenge(tok))
 }
 
 // ListPayments walks the tenant's (date, id) index from the cursor, newest
@@ -578,7 +595,7 @@ func (t *Tx) DeleteChallenge(tok string) error {
 // more than the page in each direction to know whether there is a next and a
 // previous page.
 func (t *Tx) ListPayments(tid string, q simulator.PaymentQuery) (simulator.PaymentPage, error) {
-	w := &paymentWalk{t: t, tid: tid, prefix: pPayIdx(tid), q: q, pre: newListPrefilter(q)}
+	w := &paymentWalk{t: t, tid: tid, prefix: pPayIdx, q: q, pre: newListPrefilter(q)}
 	var page simulator.PaymentPage
 	var err error
 	switch {
@@ -682,7 +699,7 @@ func (w *paymentWalk) newer(from string, dst *[]*simulator.Payment, max int) err
 // hasNewer reports whether a payment passing the filters is newer than p.
 func (w *paymentWalk) hasNewer(p *simulator.Payment) (bool, error) {
 	var probe []*simulator.Payment
-	if err := w.newer(kPayIdx(w.tid, p.Date, p.ID), &probe, 1); err != nil {
+	if err := w.newer(kPayIdx(p.Date, p.ID), &probe, 1); err != nil {
 		return false, err
 	}
 	return len(probe) > 0, nil
@@ -706,7 +723,7 @@ func (w *paymentWalk) firstPage(page *simulator.PaymentPage) error {
 // more and Prev when a newer payment passes the filters.
 func (w *paymentWalk) pageAfter(page *simulator.PaymentPage) error {
 	var items []*simulator.Payment
-	from := kPayIdx(w.tid, w.q.Cursor.Date, w.q.Cursor.ID)
+	from := kPayIdx(w.q.Cursor.Date, w.q.Cursor.ID)
 	if err := w.older(from, false, &items, w.q.Limit+1); err != nil {
 		return err
 	}
@@ -731,7 +748,7 @@ func (w *paymentWalk) pageAfter(page *simulator.PaymentPage) error {
 // and Prev when a still newer payment passes the filters.
 func (w *paymentWalk) pageBefore(page *simulator.PaymentPage) error {
 	var items []*simulator.Payment
-	from := kPayIdx(w.tid, w.q.Cursor.Date, w.q.Cursor.ID)
+	from := kPayIdx(w.q.Cursor.Date, w.q.Cursor.ID)
 	if err := w.newer(from, &items, w.q.Limit+1); err != nil {
 		return err
 	}
@@ -788,31 +805,31 @@ func matches(p *simulator.Payment, q simulator.PaymentQuery) bool {
 
 // Idempotency keys.
 
-func (t *Tx) Idempotency(tid, key string) (string, error) { return t.raw(kIdem(tid, key)) }
+func (t *Tx) Idempotency(tid, key string) (string, error) { return t.get(tid, kIdem(key)) }
 
 func (t *Tx) ClaimIdempotency(tid, key, pid string) error {
-	if cur, err := t.raw(kIdem(tid, key)); err != nil {
+	if cur, err := t.get(tid, kIdem(key)); err != nil {
 		return err
 	} else if cur != "" {
 		return simulator.ErrConflict
 	}
-	return t.set(kIdem(tid, key), pid)
+	return t.set(tid, kIdem(key), pid)
 }
 
 // Attempts.
 
 func (t *Tx) Attempt(tid, id string) (*simulator.Attempt, error) {
-	return readTyped(t, id, kAttempt(tid, id), tid, decodeAttempt)
+	return readTyped(t, id, kAttempt(id), tid, decodeAttempt)
 }
 
 func (t *Tx) PutAttempt(a *simulator.Attempt) error {
-	return t.put(kAttempt(a.TenantID, a.ID), attemptRecordOf(a))
+	return t.put(a.TenantID, kAttempt(a.ID), attemptRecordOf(a))
 }
 
 func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 	var out []*simulator.Attempt
 	var ferr error
-	err := t.prefix(kAttempt(tid, ""), func(k, v string) bool {
+	err := t.prefix(tid, kAttempt(""), func(k, v string) bool {
 		var a *simulator.Attempt
 		if a, ferr = decodeAttempt(v, tid); ferr != nil {
 			if ferr = unreadable(k, ferr); t.skip(ferr) {
@@ -830,9 +847,9 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 // Outbox.
 
 func (t *Tx) AppendEvent(e *simulator.Event) error {
-	k := kEvent(e.TenantID, e.CreatedAt, e.ID)
+	k := kEvent(e.CreatedAt, e.ID)
 	if !idCarriesKey(e.ID, e.CreatedAt.UnixMicro()) {
-		if err := t.set(kEventID(e.TenantID, e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
+		if err := t.set(e.TenantID, kEventID(e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
 			return err
 		}
 	}
@@ -846,13 +863,13 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if err != nil {
 		return err
 	}
-	return t.putEvent(k, st)
+	return t.putEvent(e.TenantID, k, st)
 }
 
 // Jobs.
 
 func (t *Tx) Job(tid, id string) (*simulator.Job, error) {
-	return getTyped(t, kJob(tid, id), tid, decodeJob)
+	return readTyped(t, id, kJob(id), tid, decodeJob)
 }
 
 // PutJob stores j; its tenant's next-due hint moves earlier when j is due
@@ -861,10 +878,10 @@ func (t *Tx) PutJob(j *simulator.Job) error {
 	if err := t.DeleteJob(j); err != nil {
 		return err
 	}
-	if err := t.set(kJobDue(j.TenantID, j.Due, j.ID), ""); err != nil {
+	if err := t.set(j.TenantID, kJobDue(j.Due, j.ID), ""); err != nil {
 		return err
 	}
-	if err := t.put(kJob(j.TenantID, j.ID), jobRecordOf(j)); err != nil {
+	if err := t.put(j.TenantID, kJob(j.ID), jobRecordOf(j)); err != nil {
 		return err
 	}
 	t.moveHint(j.TenantID, hint{JobDue: j.RealDue})
@@ -877,17 +894,17 @@ func (t *Tx) DeleteJob(j *simulator.Job) error {
 		return err
 	}
 	return errors.Join(
-		t.del(kJobDue(old.TenantID, old.Due, old.ID)),
-		t.del(kJob(old.TenantID, old.ID)),
+		t.del(old.TenantID, kJobDue(old.Due, old.ID)),
+		t.del(old.TenantID, kJob(old.ID)),
 	)
 }
 
 func (t *Tx) DueJobs(tid string, until time.Time, limit int) ([]*simulator.Job, error) {
 	var out []*simulator.Job
 	var ferr error
-	p := pJobDue(tid)
+	p := pJobDue
 	end := p + stamp(until) + ";"
-	err := t.prefix(p, func(k, _ string) bool {
+	err := t.prefix(tid, p, func(k, _ string) bool {
 		if k > end {
 			return false
 		}

@@ -13,29 +13,32 @@ import (
 
 // Webhook outbox and disputes. Besides the event itself (evt, evi in keys.go):
 //
-//	t:<tenant>:whp:<payment>:<created>:<id>   PENDING events by payment, in creation order -> nextAt
-//	t:<tenant>:dsp:<id>                       dispute
+//	whp:<payment>:<created>:<id>   PENDING events by payment, in creation order -> nextAt
+//	dsp:<id>                       dispute
 //
 // A payment's events are listed through the in-memory buntdb index
 // event_index.go keeps over the evt: keys (no key of its own). An event's
 // value is described at evStore.
-func pPending(tid string) string { return tenantPrefix(tid) + "whp:" }
+const pPending = "whp:"
+
 func kPending(e *simulator.Event) string {
-	return pPending(e.TenantID) + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
+	return pPending + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
 }
-func pDispute(tid string) string     { return tenantPrefix(tid) + "dsp:" }
-func kDispute(tid, id string) string { return pDispute(tid) + id }
+
+const pDispute = "dsp:"
+
+func kDispute(id string) string { return pDispute + id }
 
 // indexPending keeps e's entry in the pending queue in step with its status.
 func (t *Tx) indexPending(e *simulator.Event) error {
 	if e.Status != simulator.DeliveryPending {
-		return t.del(kPending(e))
+		return t.del(e.TenantID, kPending(e))
 	}
 	next := ""
 	if !e.NextAt.IsZero() {
 		next = e.NextAt.UTC().Format(time.RFC3339Nano)
 	}
-	return t.set(kPending(e), next)
+	return t.set(e.TenantID, kPending(e), next)
 }
 
 // An event is one key. Its value is the record format's version byte, the
@@ -133,16 +136,16 @@ func decodeEventStore(v string) (*evStore, error) {
 // holding its key's stamp, read when the first read finds nothing.
 func (t *Tx) eventKey(tid, id string) (string, error) {
 	if us, ok := simulator.UUIDMicros(id); ok {
-		k := pEvent(tid) + stampMicros(us) + ":" + id
-		if v, err := t.raw(k); err != nil || v != "" {
+		k := pEvent + stampMicros(us) + ":" + id
+		if v, err := t.get(tid, k); err != nil || v != "" {
 			return k, err
 		}
 	}
-	v, err := t.raw(kEventID(tid, id))
+	v, err := t.get(tid, kEventID(id))
 	if err != nil || v == "" {
 		return v, err
 	}
-	return pEvent(tid) + v + ":" + id, nil
+	return pEvent + v + ":" + id, nil
 }
 
 // idCarriesKey reports whether an event of id whose key's stamp is
@@ -153,13 +156,13 @@ func idCarriesKey(id string, created int64) bool {
 	return ok && us == max(created, 0)
 }
 
-// putEvent writes st at k.
-func (t *Tx) putEvent(k string, st *evStore) error {
+// putEvent writes st at tenant tid's k.
+func (t *Tx) putEvent(tid, k string, st *evStore) error {
 	v, err := eventValue(st)
 	if err != nil {
 		return err
 	}
-	return t.set(k, v)
+	return t.set(tid, k, v)
 }
 
 func (t *Tx) Event(tid, id string) (*simulator.Event, error) {
@@ -199,7 +202,7 @@ func (t *Tx) EventRecord(tid, id string) (*simulator.Event, error) {
 	if err != nil || k == "" {
 		return nil, err
 	}
-	v, err := t.raw(k)
+	v, err := t.get(tid, k)
 	if err != nil || v == "" {
 		return nil, err
 	}
@@ -223,7 +226,7 @@ func (t *Tx) eventStore(tid, id string) (*evStore, string, error) {
 	if err != nil || k == "" {
 		return nil, k, err
 	}
-	v, err := t.raw(k)
+	v, err := t.get(tid, k)
 	if err != nil || v == "" {
 		return nil, k, err
 	}
@@ -245,7 +248,7 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 	if e.Status == simulator.DeliveryPending {
 		t.moveHint(e.TenantID, hint{Pending: true})
 	}
-	v, err := t.raw(k)
+	v, err := t.get(e.TenantID, k)
 	if err != nil {
 		return err
 	}
@@ -254,7 +257,7 @@ func (t *Tx) PutEvent(e *simulator.Event) error {
 		return unreadable(k, err)
 	}
 	st.R = evRecordOf(e)
-	return t.putEvent(k, st)
+	return t.putEvent(e.TenantID, k, st)
 }
 
 // Events lists the tenant's events newest first; with a payment id it reads
@@ -271,7 +274,7 @@ func (t *Tx) Events(tid string, q simulator.EventQuery) ([]*simulator.Event, err
 func (t *Tx) scanEvents(tid string, q simulator.EventQuery) ([]*simulator.Event, error) {
 	var out []*simulator.Event
 	var ferr error
-	p := pEvent(tid)
+	p := pEvent
 	btx, err := t.tenantTx(tid, false)
 	if err != nil {
 		return nil, err
@@ -299,8 +302,8 @@ func (t *Tx) scanEvents(tid string, q simulator.EventQuery) ([]*simulator.Event,
 func (t *Tx) PendingEvents(tid string) ([]simulator.PendingRef, error) {
 	var out []simulator.PendingRef
 	var ferr error
-	p := pPending(tid)
-	err := t.prefix(p, func(k, v string) bool {
+	p := pPending
+	err := t.prefix(tid, p, func(k, v string) bool {
 		parts := strings.Split(strings.TrimPrefix(k, p), ":")
 		if len(parts) != 3 {
 			ferr = errors.New("store: malformed pending key " + k)
@@ -334,7 +337,7 @@ func (t *Tx) PendingEvents(tid string) ([]simulator.PendingRef, error) {
 // one pass, and re-reading the kept ones for every batch cost 11% of a
 // POST's server CPU (docs/performance.md).
 func (t *Tx) PruneEvents(tid string, keep int, before time.Time, from simulator.PruneFrom) (int, simulator.PruneFrom, error) {
-	p := pEvent(tid)
+	p := pEvent
 	btx, events, err := t.events(tid)
 	if err != nil {
 		return 0, from, err
@@ -402,11 +405,11 @@ func (t *Tx) PruneEvents(tid string, keep int, before time.Time, from simulator.
 	for _, k := range doomed {
 		i := strings.LastIndexByte(k, ':')
 		id := k[i+1:]
-		if err := t.del(k); err != nil {
+		if err := t.del(tid, k); err != nil {
 			return 0, from, err
 		}
 		if st, err := strconv.ParseInt(k[len(p):i], 10, 64); err != nil || !idCarriesKey(id, st) {
-			if err := t.del(kEventID(tid, id)); err != nil {
+			if err := t.del(tid, kEventID(id)); err != nil {
 				return 0, from, err
 			}
 		}
@@ -434,17 +437,17 @@ func (t *Tx) Dispute(tid, id string) (*simulator.Dispute, error) {
 	if id == "" || strings.ContainsAny(id, ":/") {
 		return nil, nil
 	}
-	return getTyped(t, kDispute(tid, id), tid, decodeDispute)
+	return readTyped(t, id, kDispute(id), tid, decodeDispute)
 }
 
 func (t *Tx) PutDispute(d *simulator.Dispute) error {
-	return t.put(kDispute(d.TenantID, d.ID), disputeRecordOf(d))
+	return t.put(d.TenantID, kDispute(d.ID), disputeRecordOf(d))
 }
 
 func (t *Tx) Disputes(tid, pid string) ([]*simulator.Dispute, error) {
 	var out []*simulator.Dispute
 	var ferr error
-	err := t.prefix(pDispute(tid), func(k, v string) bool {
+	err := t.prefix(tid, pDispute, func(k, v string) bool {
 		var d *simulator.Dispute
 		if d, ferr = decodeDispute(v, tid); ferr != nil {
 			if ferr = unreadable(k, ferr); t.skip(ferr) {

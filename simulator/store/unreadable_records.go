@@ -65,18 +65,13 @@ var recordKinds = map[string]string{
 	"att": simulator.RecordAttempt, "evt": simulator.RecordEvent, "dsp": simulator.RecordDispute, "job": simulator.RecordJob,
 }
 
-// recordOf names the record at key: its kind and id ("t:<tenant>:<kind>:...:<id>").
+// recordOf names the record at key: its kind and id (a tenant file's
+// "<kind>:...:<id>"; a catalog key names no kind).
 func recordOf(key string) simulator.UnreadableRecord {
 	r := simulator.UnreadableRecord{Key: key}
-	if !isTenantKey(key) {
-		return r
+	kind, rest, ok := strings.Cut(key, ":")
+	if r.Kind = recordKinds[kind]; ok && r.Kind != "" {
+		r.ID = rest[strings.LastIndexByte(rest, ':')+1:]
 	}
-	rest := key[2:]
-	if i := strings.IndexByte(rest, ':'); i >= 0 {
-		rest = rest[i+1:]
-	}
-	kind, _, _ := strings.Cut(rest, ":")
-	r.Kind = recordKinds[kind]
-	r.ID = rest[strings.LastIndexByte(rest, ':')+1:]
 	return r
 }

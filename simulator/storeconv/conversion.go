@@ -100,8 +100,10 @@ func Convert(path string, t Target, log *slog.Logger) (moved int, err error) {
 				}
 			}
 		}
-		if _, err := tx.Delete(kLayout); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
-			return err
+		for _, k := range []string{kLayout, keyDevFormat} {
+			if _, err := tx.Delete(k); err != nil && !errors.Is(err, buntdb.ErrNotFound) {
+				return err
+			}
 		}
 		_, _, err := tx.Set(KeyFormat, strconv.Itoa(Format), nil)
 		return err
@@ -121,7 +123,7 @@ func Convert(path string, t Target, log *slog.Logger) (moved int, err error) {
 }
 
 // CatalogFormat is the format number of the catalog cat: 0 when it has
-// none (every layout before format 1), an error for a value that is no
+// none (every layout before format 1, whatever keyDevFormat says), an error for a value that is no
 // number or above Format (a later build's).
 func CatalogFormat(cat *buntdb.DB) (int, error) {
 	var v string
@@ -134,8 +136,6 @@ func CatalogFormat(cat *buntdb.DB) (int, error) {
 	}
 	n, perr := strconv.Atoi(v)
 	switch {
-	case perr != nil && v == "cbor1": // the marker of the CBOR records' layout
-		return 0, nil
 	case perr != nil || n < 1:
 		return 0, fmt.Errorf("its format %q is not one this build knows", v)
 	case n > Format:
@@ -227,7 +227,7 @@ func convertTenantFile(f tenantFile, t Target, tokens []token, log *slog.Logger)
 		return 0, 0, errBroken{err}
 	}
 	defer func() { err = errors.Join(err, db.Close()) }()
-	if n, err = (fileConv{t: t, path: f.path, log: log}).run(db); err != nil {
+	if n, err = (fileConv{t: t, path: f.path, log: log, tenantFile: true}).run(db); err != nil {
 		return 0, 0, err
 	}
 	if len(tokens) == 0 {
@@ -235,7 +235,7 @@ func convertTenantFile(f tenantFile, t Target, tokens []token, log *slog.Logger)
 	}
 	err = db.Update(func(tx *buntdb.Tx) error {
 		for _, tok := range tokens {
-			pairs, err := t.Encode(tok.key, tok.v)
+			pairs, err := t.Encode(f.tid, tok.key, tok.v)
 			if err != nil {
 				return err
 			}

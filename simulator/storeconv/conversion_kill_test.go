@@ -34,7 +34,8 @@ func TestConvertKilled(t *testing.T) {
 	require.NoError(t, err)
 	for i := 1; ; i++ {
 		path := copyStore(t, base)
-		editFile(t, path, [2]string{storeconv.KeyFormat, "cbor1"}, [2]string{"layout", "tenant-files/1"})
+		devLayout(t, path, "cbor1")
+		editFile(t, path, [2]string{"layout", "tenant-files/1"})
 		cmd := exec.Command(os.Args[0], "-test.run=^TestConvertKilled$")
 		cmd.Env = append(os.Environ(), "PAYSANDBOX_TEST_CONVERT_PATH="+path, "PAYSANDBOX_TEST_CONVERT_KILL="+strconv.Itoa(i))
 		out, err := cmd.CombinedOutput()

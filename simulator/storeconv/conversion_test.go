@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +19,48 @@ import (
 	"github.com/paysandbox/paysandbox/simulator/store"
 	"github.com/paysandbox/paysandbox/simulator/storeconv"
 )
+
+// devLayout makes the store at path, written by this build, one of the
+// builds before the first release: its catalog marked with marker under the
+// key they kept it in, with no format number, and every key of each tenant
+// file naming its tenant ("t:<tenant>:..."), as their keys did.
+func devLayout(t *testing.T, path, marker string) {
+	t.Helper()
+	editFile(t, path, [2]string{storeconv.KeyFormat, ""}, [2]string{"format", marker})
+	dir := path + ".tenants"
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	esc := strings.NewReplacer("%", "%25", ":", "%3A", "/", "%2F")
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".db") {
+			continue
+		}
+		tid, err := url.PathUnescape(strings.TrimSuffix(e.Name(), ".db"))
+		require.NoError(t, err)
+		f := filepath.Join(dir, e.Name())
+		var pairs [][2]string
+		db, err := buntdb.Open(f)
+		require.NoError(t, err)
+		require.NoError(t, db.View(func(tx *buntdb.Tx) error {
+			return tx.Ascend("", func(k, v string) bool {
+				pairs = append(pairs, [2]string{k, v})
+				return true
+			})
+		}))
+		require.NoError(t, db.Update(func(tx *buntdb.Tx) error {
+			for _, p := range pairs {
+				if _, err := tx.Delete(p[0]); err != nil {
+					return err
+				}
+				if _, _, err := tx.Set("t:"+esc.Replace(tid)+":"+p[0], p[1], nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		require.NoError(t, db.Close())
+	}
+}
 
 // editFile applies pairs (an empty value deletes the key) to the buntdb
 // file at path, the store closed.
@@ -39,6 +83,19 @@ func editFile(t *testing.T, path string, pairs ...[2]string) {
 		return nil
 	}))
 	require.NoError(t, db.Close())
+}
+
+// fileKeys lists the keys of the buntdb file at path.
+func fileKeys(t *testing.T, path string) []string {
+	t.Helper()
+	db, err := buntdb.Open(path)
+	require.NoError(t, err)
+	defer db.Close()
+	var keys []string
+	require.NoError(t, db.View(func(tx *buntdb.Tx) error {
+		return tx.Ascend("", func(k, _ string) bool { keys = append(keys, k); return true })
+	}))
+	return keys
 }
 
 // fileValue is the value at key in the buntdb file at path ("" for none).
@@ -110,7 +167,8 @@ func TestConvertTenantFileLayout(t *testing.T) {
 	tenantFile := db.TenantFile("t1")
 	require.NoError(t, db.Close())
 	evtKey := "t:t1:evt:" + stampOf(created) + ":e1"
-	editFile(t, path, [2]string{storeconv.KeyFormat, "cbor1"}, [2]string{"layout", "tenant-files/1"},
+	devLayout(t, path, "cbor1")
+	editFile(t, path, [2]string{"layout", "tenant-files/1"},
 		[2]string{"ctok:" + tok, "t1/cs1"}, [2]string{"ctok:cst_legacy", "t1/cs1"}, [2]string{"ch3ds:ch_legacy", "t1/p1"})
 	editFile(t, tenantFile, [2]string{"t:t1:ctok:" + tok, ""}, [2]string{"t:t1:evi:e1", evtKey},
 		[2]string{"t:t1:evb:e1", `{"old":true}`})
@@ -137,8 +195,9 @@ func TestConvertTenantFileLayout(t *testing.T) {
 	for _, k := range []string{"layout", "ctok:" + tok, "ctok:cst_legacy", "ch3ds:ch_legacy"} {
 		assert.Empty(t, fileValue(t, path, k), k)
 	}
-	assert.Equal(t, stampOf(created), fileValue(t, tenantFile, "t:t1:evi:e1"))
+	assert.Equal(t, stampOf(created), fileValue(t, tenantFile, "evi:e1"))
 	assert.Empty(t, fileValue(t, tenantFile, "t:t1:evb:e1"))
+	assert.Empty(t, fileValue(t, tenantFile, "t:t1:evi:e1"), "keys no longer name their tenant")
 	kept, err := os.ReadFile(tenantFile + storeconv.BackupSuffix)
 	require.NoError(t, err, "a tenant file written to is kept as it was")
 	assert.Equal(t, before, kept)
@@ -146,6 +205,66 @@ func TestConvertTenantFileLayout(t *testing.T) {
 	logs.Reset()
 	require.NoError(t, openStore(t, path, slog.New(slog.NewTextHandler(&logs, nil))).Close())
 	assert.NotContains(t, logs.String(), "converting")
+}
+
+// A store of the builds before the first release whose catalog said
+// format "1" under the key they kept it in, and whose tenant files' keys
+// named their tenant, is converted at the next open: the same reads, keys
+// that no longer name their tenant, the format number under its key.
+func TestConvertTenantPrefixedKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "paysandbox.db")
+	db := openStore(t, path, nil)
+	tok := simulator.WithTenant("t1", "cst_x")
+	created := time.UnixMicro(1700000000123456).UTC()
+	require.NoError(t, db.Update(func(tx simulator.Tx) error {
+		if err := tx.PutTenant(&simulator.Tenant{ID: "t1", APIKeys: []simulator.APIKey{{Key: "k1"}}}); err != nil {
+			return err
+		}
+		if err := tx.PutSession(&simulator.ClientSession{ID: "cs1", TenantID: "t1", ClientToken: tok}); err != nil {
+			return err
+		}
+		if err := tx.PutPayment(&simulator.Payment{ID: "p1", TenantID: "t1", Date: created, Status: simulator.StatusAuthorized,
+			Amount: 1200, CurrencyCode: "EUR"}); err != nil {
+			return err
+		}
+		return tx.AppendEvent(&simulator.Event{ID: "e1", TenantID: "t1", Type: simulator.EventPaymentStatus, PaymentID: "p1",
+			CreatedAt: created, Status: simulator.DeliveryPending, Body: []byte(`{"b":1}`)})
+	}))
+	tenantFile := db.TenantFile("t1")
+	require.NoError(t, db.Close())
+	devLayout(t, path, "1")
+	require.NotEmpty(t, fileValue(t, tenantFile, "t:t1:pay:p1"), "the layout of those builds")
+
+	var logs bytes.Buffer
+	db = openStore(t, path, slog.New(slog.NewTextHandler(&logs, nil)))
+	require.NoError(t, db.View(func(tx simulator.Tx) error {
+		cs, err := tx.SessionByToken(tok)
+		require.NoError(t, err)
+		require.NotNil(t, cs)
+		p, err := tx.Payment("t1", "p1")
+		require.NoError(t, err)
+		require.NotNil(t, p)
+		assert.Equal(t, int64(1200), p.Amount)
+		pg, err := tx.ListPayments("t1", simulator.PaymentQuery{Limit: 10, CurrencyCode: []string{"EUR"}})
+		require.NoError(t, err)
+		require.Len(t, pg.Payments, 1)
+		e, err := tx.Event("t1", "e1")
+		require.NoError(t, err)
+		require.NotNil(t, e)
+		assert.JSONEq(t, `{"b":1}`, string(e.Body))
+		pend, err := tx.PendingEvents("t1")
+		require.NoError(t, err)
+		assert.Len(t, pend, 1, "the outbox's queue")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	assert.Contains(t, logs.String(), "converting the store to format 1")
+	assert.Equal(t, "1", fileValue(t, path, storeconv.KeyFormat))
+	assert.Empty(t, fileValue(t, path, "format"), "the marker of those builds goes")
+	for _, k := range fileKeys(t, tenantFile) {
+		assert.False(t, strings.HasPrefix(k, "t:"), k)
+	}
+	assert.NotEmpty(t, fileValue(t, tenantFile, "pay:p1"))
 }
 
 func stampOf(t time.Time) string { return fmt.Sprintf("%020d", t.UnixMicro()) }
@@ -162,7 +281,8 @@ func TestConvertSkipsBrokenTenantFile(t *testing.T) {
 	}
 	broken := db.TenantFile("t2")
 	require.NoError(t, db.Close())
-	editFile(t, path, [2]string{storeconv.KeyFormat, "cbor1"}, [2]string{"layout", "tenant-files/1"})
+	devLayout(t, path, "cbor1")
+	editFile(t, path, [2]string{"layout", "tenant-files/1"})
 	require.NoError(t, os.WriteFile(broken, []byte("not a buntdb file\n"), 0o600))
 
 	var logs bytes.Buffer

@@ -50,33 +50,52 @@ const BackupSuffix = ".before-format-1"
 // ":memory:" for none: no copy kept) in place for target t, as Convert
 // converts each file of a store; it answers how many pairs it wrote again.
 func ConvertFile(db *buntdb.DB, path string, t Target) (int, error) {
-	return fileConv{t: t, path: path, log: slog.New(slog.DiscardHandler)}.run(db)
+	return fileConv{t: t, path: path, log: slog.New(slog.DiscardHandler), tenantFile: true}.run(db)
 }
 
-// fileConv converts one file for target t.
+// fileConv converts one file for target t: a tenant's file (tenantFile:
+// its keys no longer name it), the catalog or a single data file.
 type fileConv struct {
-	t    Target
-	path string
-	log  *slog.Logger
+	t          Target
+	path       string
+	log        *slog.Logger
+	tenantFile bool
 }
 
 // stale reports whether the pair at k in tx is left to convert (see above).
 func (c fileConv) stale(tx *buntdb.Tx, k, v string) bool {
 	kind, tid, rest := recordKind(k)
-	switch kind {
-	case "":
+	switch {
+	case kind == "evb": // deleted with its event, once that is written again
+		return !hasEither(tx, tid, "evi:"+rest)
+	case c.tenantFile && strings.HasPrefix(k, "t:"):
+		return true // a key naming its tenant in the tenant's own file
+	case kind == "":
 		return false
-	case "evi":
-		return strings.HasPrefix(v, "t:")
-	case "evb":
-		_, err := tx.Get(tenantPrefix(tid) + "evi:" + rest)
-		return errors.Is(err, buntdb.ErrNotFound)
-	case "evt":
-		if _, err := tx.Get(tenantPrefix(tid) + "evb:" + eventID(k)); err == nil {
+	}
+	return c.recordStale(tx, kind, tid, k, v)
+}
+
+// recordStale reports whether the record at k (a record's kind) is to be
+// written again: in a format of this package, or an event whose body is
+// apart.
+func (c fileConv) recordStale(tx *buntdb.Tx, kind, tid, k, v string) bool {
+	if kind == "evt" && hasEither(tx, tid, "evb:"+eventID(k)) {
+		return true
+	}
+	return (isJSON(v) || len(v) > 0 && v[0] == cborV1) && !c.t.Current(k, v)
+}
+
+// hasEither reports whether tenant tid's file holds key, under its
+// tenant's prefix or without it (a file whose conversion was cut holds
+// both kinds).
+func hasEither(tx *buntdb.Tx, tid, key string) bool {
+	for _, k := range []string{tenantPrefix(tid) + key, key} {
+		if _, err := tx.Get(k); err == nil {
 			return true
 		}
 	}
-	return (isJSON(v) || len(v) > 0 && v[0] == cborV1) && !c.t.Current(k, v)
+	return false
 }
 
 // run converts every stale pair of db; it answers how many.
@@ -147,29 +166,45 @@ func (c fileConv) batch(tx *buntdb.Tx, from string) (n int, next string, err err
 	return len(stale), next, nil
 }
 
-// convert writes the pair k, v again in the current format.
+// convert writes the pair k, v again in the current format, in a tenant's
+// file at the key that no longer names its tenant. A record that does not decode moves
+// there as it is (errUnreadable: the store answers RecordUnreadable for
+// it).
 func (c fileConv) convert(tx *buntdb.Tx, k, v string) error {
 	kind, tid, _ := recordKind(k)
+	nk := k
+	if c.tenantFile {
+		nk = fileKey(k)
+	}
 	switch kind {
 	case "evi":
-		i := strings.LastIndex(v, ":evt:")
-		st, _, ok := strings.Cut(v[i+len(":evt:"):], ":")
-		if i < 0 || !ok {
-			return errors.New("malformed event id entry")
+		if i := strings.LastIndex(v, ":evt:"); i >= 0 {
+			st, _, ok := strings.Cut(v[i+len(":evt:"):], ":")
+			if !ok {
+				return errors.New("malformed event id entry")
+			}
+			v = st
 		}
-		_, _, err := tx.Set(k, st, nil)
-		return err
+		return move(tx, k, nk, v)
 	case "evb":
 		_, err := tx.Delete(k)
 		return err
+	case "":
+		return move(tx, k, nk, v)
+	}
+	if !c.recordStale(tx, kind, tid, k, v) {
+		return move(tx, k, nk, v)
 	}
 	val, err := decodeAny(c.t, kind, k, v, tid) // current: an event written again for its body apart
 	if err != nil {
-		return errUnreadable{err}
+		return errors.Join(errUnreadable{err}, move(tx, k, nk, v))
 	}
 	if e, ok := val.(*simulator.Event); ok {
-		bk := tenantPrefix(tid) + "evb:" + eventID(k)
-		if body, err := tx.Get(bk); err == nil {
+		for _, bk := range []string{tenantPrefix(tid) + "evb:" + eventID(k), "evb:" + eventID(k)} {
+			body, err := tx.Get(bk)
+			if err != nil {
+				continue
+			}
 			if e.Payment == nil && e.Dispute == nil {
 				e.Body = []byte(body)
 			}
@@ -178,16 +213,35 @@ func (c fileConv) convert(tx *buntdb.Tx, k, v string) error {
 			}
 		}
 	}
-	pairs, err := c.t.Encode(k, val)
+	if nk != k {
+		if _, err := tx.Delete(k); err != nil {
+			return err
+		}
+	}
+	pairs, err := c.t.Encode(tid, fileKey(k), val)
 	if err != nil {
 		return err
 	}
 	for _, p := range pairs {
+		if nk != fileKey(k) { // a single data file: its tenants' keys name them
+			p[0] = tenantPrefix(tid) + p[0]
+		}
 		if _, _, err := tx.Set(p[0], p[1], nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// move puts v at nk in place of k (v written again when nk is k).
+func move(tx *buntdb.Tx, k, nk, v string) error {
+	if nk != k {
+		if _, err := tx.Delete(k); err != nil {
+			return err
+		}
+	}
+	_, _, err := tx.Set(nk, v, nil)
+	return err
 }
 
 // errUnreadable: a record that does not decode.
@@ -263,9 +317,10 @@ func tenantPrefix(tid string) string { return "t:" + esc(tid) + ":" }
 
 // recordKind names what the key k holds, as far as the conversion cares:
 // a record ("tenant", "xten", "cs", "pi", "pay", "att", "evt", "job",
-// "dsp"), an event's id entry ("evi") or body ("evb"); "" for anything
-// else. tid is the (unescaped) tenant of a tenant key, rest what follows
-// its kind.
+// "dsp", "obs": an observer's), an event's id entry ("evi") or body
+// ("evb"); "" for anything else, a key of the current format among them
+// (none of them names its tenant). tid is the (unescaped) tenant of a key
+// that names it, rest what follows its kind.
 func recordKind(k string) (kind, tid, rest string) {
 	switch {
 	case strings.HasPrefix(k, pTenant):
@@ -287,7 +342,19 @@ func recordKind(k string) (kind, tid, rest string) {
 	case "cs", "pi", "pay", "att", "evt", "job", "dsp", "evi", "evb":
 		return kind, unesc(etid), rest
 	}
-	return "", "", ""
+	return "", unesc(etid), ""
+}
+
+// fileKey is k as the current format keeps it in its tenant's file: without
+// the "t:<tenant>:" that keys of the layouts before it began with.
+func fileKey(k string) string {
+	if !strings.HasPrefix(k, "t:") {
+		return k
+	}
+	if _, after, ok := strings.Cut(k[2:], ":"); ok {
+		return after
+	}
+	return k
 }
 
 // eventID is the id of the event at k (t:<tenant>:evt:<stamp>:<id>).

@@ -11,7 +11,13 @@ import (
 const Format = 1
 
 // KeyFormat is the catalog key holding the format number (decimal).
-const KeyFormat = "format"
+// Builds before the first release kept a marker of their own layout under
+// keyDevFormat instead ("cbor1", or "1" for keys that named their tenant in
+// its own file): such a catalog is older than format 1.
+const (
+	KeyFormat    = "fileformat"
+	keyDevFormat = "format"
+)
 
 // Target is the store as the conversion writes it.
 type Target interface {
@@ -24,13 +30,15 @@ type Target interface {
 	// from the older record at key (*simulator.Tenant, *simulator.Payment,
 	// *simulator.Event, ... or a SessionToken or ChallengeToken): the
 	// record at its key and any entry kept beside it, all in the file key
-	// belongs to (a token's: its tenant's file). No pair: the format keeps
+	// belongs to (a token's: its tenant's file). key is the record's key in
+	// the current format: a tenant file's key, which does not name its
+	// tenant (tid), or the catalog's (tid ""). No pair: the format keeps
 	// nothing of v.
-	Encode(key string, v any) ([][2]string, error)
+	Encode(tid, key string, v any) ([][2]string, error)
 	// Decode is the kernel value of a current record at key (a job or an
-	// event: the move to tenant files reads their due instants and
-	// delivery states to write each tenant's hint).
-	Decode(key, raw string) (any, error)
+	// event of tenant tid: the move to tenant files reads their due
+	// instants and delivery states to write each tenant's hint).
+	Decode(tid, key, raw string) (any, error)
 	// TenantFile is the path of tenant tenantID's file.
 	TenantFile(tenantID string) string
 	// Hint is the catalog entry of tenant tenantID's next-due hint: its

@@ -134,18 +134,19 @@ func convertSingleFile(path, backup string, haveBackup bool, t Target, log *slog
 			err = errors.Join(err, db.Close())
 		}
 	}()
-	var layout, format string
+	var layout, format, devFormat string
 	keys := 0
 	if err := db.View(func(tx *buntdb.Tx) error {
 		layout, _ = tx.Get(kLayout)
 		format, _ = tx.Get(KeyFormat)
+		devFormat, _ = tx.Get(keyDevFormat)
 		keys, err = tx.Len()
 		return err
 	}); err != nil {
 		return false, fmt.Errorf("storeconv: reading %s: %w", path, err)
 	}
 	switch {
-	case layout == layoutValue, format == strconv.Itoa(Format): // a catalog (format 1 has no layout marker)
+	case layout == layoutValue, format == strconv.Itoa(Format), devFormat == "1": // a catalog (format 1 has no layout marker)
 		return true, nil
 	case layout != "":
 		return false, fmt.Errorf("storeconv: %s has layout %q, which this build does not know", path, layout)
@@ -374,7 +375,7 @@ func readRecord[T any](t Target, kind, k, v, tid string) (*T, error) {
 // in the current format, by this package's decoders otherwise.
 func decodeAny(t Target, kind, k, v, tid string) (any, error) {
 	if t.Current(k, v) {
-		return t.Decode(k, v)
+		return t.Decode(tid, fileKey(k), v)
 	}
 	return decodeRecord(kind, k, v, tid)
 }

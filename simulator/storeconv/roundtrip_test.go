@@ -19,9 +19,13 @@ type recording struct {
 	got map[string]any
 }
 
-func (c recording) Encode(key string, v any) ([][2]string, error) {
-	c.got[key] = v
-	return c.Target.Encode(key, v)
+func (c recording) Encode(tid, key string, v any) ([][2]string, error) {
+	if tid != "" && !strings.HasPrefix(key, "tenant:") {
+		c.got["t:"+tid+":"+key] = v // the key as the layouts before format 1 named it
+	} else {
+		c.got[key] = v
+	}
+	return c.Target.Encode(tid, key, v)
 }
 
 // Every kind of record of the CBOR format (the single-file fixture's) is

@@ -46,7 +46,8 @@ func snapshot(t *testing.T, db *store.DB) map[string]any {
 		nj, err := tx.NextJob()
 		put("nextjob", nj, err)
 		for tid, ks := range keys {
-			for _, k := range ks {
+			for _, fk := range ks {
+				k := "t:" + tid + ":" + fk // named as the layouts before format 1 keyed it
 				id := k[strings.LastIndexByte(k, ':')+1:]
 				switch {
 				case strings.HasPrefix(k, "ctok:"):
