@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -112,7 +113,7 @@ func start(opts []ServerOption) (*Server, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	a, err := app.Open(c.cfg, app.Options{LogOut: c.log})
+	a, err := app.Open(c.cfg, app.Options{LogOut: c.log, Version: sandboxVersion()})
 	if err != nil {
 		return nil, err
 	}
@@ -132,4 +133,46 @@ func start(opts []ServerOption) (*Server, error) {
 func (s *Server) close() error {
 	s.hc.CloseIdleConnections()
 	return s.app.Close()
+}
+
+// modulePath is this module's path, as a test binary's build information
+// names it.
+const modulePath = "github.com/paysandbox/paysandbox"
+
+// sandboxVersion is the version the sandboxes of this test binary report
+// (GET /healthz, the served OpenAPI document): the release of this module
+// the binary was built with.
+func sandboxVersion() string {
+	info, _ := readBuildInfo()
+	return moduleVersion(info)
+}
+
+// readBuildInfo is debug.ReadBuildInfo (a test gives another binary's).
+var readBuildInfo = debug.ReadBuildInfo
+
+// moduleVersion is the version of this module in a binary whose build
+// information is info: the release its go.mod requires (a merchant's test
+// binary, where it is a dependency), or "dev" when it is built from a
+// directory (this repository's own tests, a replace by a path).
+func moduleVersion(info *debug.BuildInfo) string {
+	if info == nil {
+		return "dev"
+	}
+	m := &info.Main
+	if m.Path != modulePath {
+		m = nil
+		for _, d := range info.Deps {
+			if d.Path == modulePath {
+				m = d
+				break
+			}
+		}
+	}
+	if m != nil && m.Replace != nil {
+		m = m.Replace
+	}
+	if m == nil || m.Version == "" || m.Version == "(devel)" {
+		return "dev"
+	}
+	return m.Version
 }
