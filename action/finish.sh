@@ -18,13 +18,8 @@
 # PAYSANDBOX_ACTION_BIN, PAYSANDBOX_ACTION_PID, PAYSANDBOX_ACTION_LOG.
 set -euo pipefail
 
-error() {
-	local msg="$*"
-	msg=${msg//'%'/'%25'}
-	msg=${msg//$'\r'/'%0D'}
-	msg=${msg//$'\n'/'%0A'}
-	echo "::error title=paysandbox::$msg"
-}
+# shellcheck disable=SC1091 # common.sh is checked on its own
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 url=${PAYSANDBOX_URL:-}
 key=${PAYSANDBOX_API_KEY:-}
@@ -68,18 +63,10 @@ run() {
 	return "$rc"
 }
 
-# log_tail shows the end of the server's log in a collapsed group.
-log_tail() {
-	if [[ -n $log && -s $log ]]; then
-		echo "::group::paysandbox server log (last 100 lines of $log)"
-		tail -n 100 "$log"
-		echo "::endgroup::"
-	fi
-}
 
 if ! "$bin" healthcheck --url "$url/healthz" --timeout 5s >/dev/null 2>&1; then
 	error "the paysandbox server at $url (pid $pid) no longer answers: no report; its log follows"
-	log_tail
+	log_tail 100 "$log"
 	exit 1
 fi
 
@@ -117,6 +104,6 @@ if [[ -n ${INPUT_JUNIT:-} || -n ${INPUT_FAIL_ON:-} ]]; then
 	fi
 fi
 if [[ $status == failure ]]; then
-	log_tail
+	log_tail 100 "$log"
 fi
 exit "$failed"

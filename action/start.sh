@@ -35,27 +35,12 @@ pid=""
 log=""
 started=false
 
-# error prints a workflow error annotation (newlines escaped as the runner
-# wants them).
-error() {
-	local msg="$*"
-	msg=${msg//'%'/'%25'}
-	msg=${msg//$'\r'/'%0D'}
-	msg=${msg//$'\n'/'%0A'}
-	echo "::error title=paysandbox::$msg"
-}
-
-log_tail() {
-	if [[ -n $log && -s $log ]]; then
-		echo "::group::paysandbox server log (last 50 lines of $log)"
-		tail -n 50 "$log"
-		echo "::endgroup::"
-	fi
-}
+# shellcheck disable=SC1091 # common.sh is checked on its own
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 die() {
 	error "$*"
-	log_tail
+	log_tail 50 "$log"
 	exit 1
 }
 

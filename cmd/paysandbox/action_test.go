@@ -544,7 +544,7 @@ func TestActionScriptsShellcheck(t *testing.T) {
 	if err != nil {
 		t.Skip("shellcheck is not on PATH (apt-get install shellcheck)")
 	}
-	for _, script := range []string{"start.sh", "finish.sh"} {
+	for _, script := range []string{"start.sh", "finish.sh", "common.sh"} {
 		out, err := exec.Command(sc, "--shell=bash", filepath.Join(repoRoot, "action", script)).CombinedOutput()
 		assert.NoError(t, err, "shellcheck %s:\n%s", script, out)
 	}

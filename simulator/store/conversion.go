@@ -35,7 +35,7 @@ func openCatalog(path string, log *slog.Logger) (*buntdb.DB, int, error) {
 			}
 		}
 	}
-	cat, err := openBunt(path)
+	cat, err := storeconv.OpenFile(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: opening %s: %w", path, err)
 	}
@@ -77,7 +77,7 @@ func convertCatalog(path string, log *slog.Logger) (*buntdb.DB, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	cat, err := openBunt(path)
+	cat, err := storeconv.OpenFile(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: opening %s: %w", path, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tidwall/buntdb"
+
+	"github.com/paysandbox/paysandbox/simulator/storeconv"
 )
 
 // fileMarks is what the catalog knows of the tenant files that hold
@@ -215,18 +217,5 @@ func rescue(f *tenantFile) (string, error) {
 		_ = os.Remove(tmp)
 		return target, err
 	}
-	return target, syncDir(filepath.Dir(target))
-}
-
-// syncDir makes the names created or renamed in dir durable.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("store: syncing %s: %w", dir, err)
-	}
-	return nil
+	return target, storeconv.SyncDir(filepath.Dir(target))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/buntdb"
 
 	"github.com/paysandbox/paysandbox/simulator"
+	"github.com/paysandbox/paysandbox/simulator/storeconv"
 )
 
 // tenantFile is one tenant's buntdb file in the registry of open tenants.
@@ -191,7 +192,7 @@ func (r *registry) open(f *tenantFile) {
 		r.fail(f, simulator.ErrTenantDataLost(lost, f.tid), err)
 		return
 	}
-	db, err := openBunt(path)
+	db, err := storeconv.OpenFile(path)
 	if err == nil {
 		f.disk, err = openDisk(db, path, r.fsync)
 		if err != nil {
@@ -258,26 +259,6 @@ func (r *registry) logRecovery(f *tenantFile) {
 	if failing {
 		r.log.Info("store: a tenant's file opens again", "tenant", f.tid, "file", f.path)
 	}
-}
-
-// openBunt opens (creating) a buntdb file with the store's configuration:
-// fsync and shrink are ours (disk.go).
-func openBunt(path string) (*buntdb.DB, error) {
-	db, err := buntdb.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	var cfg buntdb.Config
-	if err := db.ReadConfig(&cfg); err != nil {
-		db.Close()
-		return nil, err
-	}
-	cfg.SyncPolicy, cfg.AutoShrinkDisabled = buntdb.Never, true
-	if err := db.SetConfig(cfg); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
 }
 
 // release gives back a reference taken by acquire.

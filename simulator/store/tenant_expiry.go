@@ -17,7 +17,7 @@ import (
 func (t *Tx) ExpiringTenants(until time.Time, limit int) ([]string, error) {
 	var out []string
 	end := pTExp + stamp(until) + ";"
-	err := t.cprefix(pTExp, func(k, v string) bool {
+	err := t.catPrefix(pTExp, func(k, v string) bool {
 		if k > end {
 			return false
 		}
@@ -29,7 +29,7 @@ func (t *Tx) ExpiringTenants(until time.Time, limit int) ([]string, error) {
 
 func (t *Tx) NextTenantExpiry() (time.Time, error) {
 	var key string
-	err := t.cprefix(pTExp, func(k, _ string) bool { key = k; return false })
+	err := t.catPrefix(pTExp, func(k, _ string) bool { key = k; return false })
 	if err != nil || key == "" {
 		return time.Time{}, err
 	}
@@ -48,7 +48,7 @@ func stampTime(s string) (time.Time, error) {
 
 func (t *Tx) PutExpiredTenant(x *simulator.ExpiredTenant) error {
 	k := kXTen(x.DeletedAt, x.TenantID)
-	prev, err := t.cget(k)
+	prev, err := t.catGet(k)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (t *Tx) PutExpiredTenant(x *simulator.ExpiredTenant) error {
 }
 
 func (t *Tx) ExpiredTenantByAPIKey(key string) (*simulator.ExpiredTenant, error) {
-	k, err := t.cget(kXKey(key))
+	k, err := t.catGet(kXKey(key))
 	if err != nil || k == "" {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) 
 	var drop []string
 	var oldest time.Time
 	var ferr error
-	err = t.cprefix(pXTen, func(k, _ string) bool {
+	err = t.catPrefix(pXTen, func(k, _ string) bool {
 		if k >= cut && n-len(drop) <= keep {
 			oldest, ferr = stampTime(strings.TrimPrefix(k, pXTen))
 			return false
@@ -94,13 +94,13 @@ func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) 
 		return time.Time{}, err
 	}
 	for _, k := range drop {
-		raw, err := t.cget(k)
+		raw, err := t.catGet(k)
 		if err != nil {
 			return time.Time{}, err
 		}
 		if x, err := decodeExpiredTenant(raw, ""); err == nil {
 			for _, key := range x.APIKeys {
-				if cur, _ := t.cget(kXKey(key)); cur == k { // a key reused by a later record stays with it
+				if cur, _ := t.catGet(kXKey(key)); cur == k { // a key reused by a later record stays with it
 					if err := t.cdel(kXKey(key)); err != nil {
 						return time.Time{}, err
 					}
@@ -120,7 +120,7 @@ func (t *Tx) PruneExpiredTenants(keep int, before time.Time) (time.Time, error) 
 }
 
 func (t *Tx) expiredCount() (int, error) {
-	v, err := t.cget(kXCount)
+	v, err := t.catGet(kXCount)
 	if err != nil || v == "" {
 		return 0, err
 	}

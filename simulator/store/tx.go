@@ -160,7 +160,8 @@ func (t *Tx) commit() error {
 
 // Reads and writes. A tenant's records are in its own file, under keys that
 // do not name it (keys.go): get, set, del, put and prefix take the tenant.
-// The catalog's go through cget, cset, cdel, cput and cprefix.
+// The catalog's go through catGet and catPrefix (catalog.go), cset, cdel
+// and cput.
 
 // get reads tenant tid's record at key ("" when there is none).
 func (t *Tx) get(tid, key string) (string, error) {
@@ -236,10 +237,6 @@ func (t *Tx) prefix(tid, prefix string, fn func(k, v string) bool) error {
 	})
 }
 
-// cget reads the catalog's key ("" when absent), this transaction's writes
-// first.
-func (t *Tx) cget(key string) (string, error) { return t.catGet(key) }
-
 func (t *Tx) cput(key string, r msgp.Marshaler) error {
 	v, err := marshal(r)
 	if err != nil {
@@ -265,11 +262,6 @@ func (t *Tx) cdel(key string) error {
 	t.touch(key)
 	t.catDel(key)
 	return nil
-}
-
-// cprefix lists the catalog's keys (and values) under prefix, in key order.
-func (t *Tx) cprefix(prefix string, fn func(k, v string) bool) error {
-	return t.catPrefix(prefix, fn)
 }
 
 // events is the events-by-payment index of tenant tid's file (nil: none, scan).
@@ -300,7 +292,7 @@ func readTyped[T any](t *Tx, id, key, tid string, dec func(raw, tid string) (*T,
 // catTyped reads the record at the catalog's key with dec (nil when there
 // is none).
 func catTyped[T any](t *Tx, key string, dec func(raw, tid string) (*T, error)) (*T, error) {
-	raw, err := t.cget(key)
+	raw, err := t.catGet(key)
 	if err != nil || raw == "" {
 		return nil, err
 	}
@@ -316,7 +308,7 @@ func (t *Tx) Tenant(id string) (*simulator.Tenant, error) {
 
 func (t *Tx) TenantByAPIKey(key string) (*simulator.Tenant, error) {
 	return t.cachedTenant(key, true, func() (*simulator.Tenant, error) {
-		id, err := t.cget(kAPIKey(key))
+		id, err := t.catGet(kAPIKey(key))
 		if err != nil || id == "" {
 			return nil, err
 		}
@@ -329,7 +321,7 @@ func (t *Tx) Tenants() ([]*simulator.Tenant, error) { return t.cachedTenants(t.t
 func (t *Tx) tenantList() ([]*simulator.Tenant, error) {
 	var out []*simulator.Tenant
 	var ferr error
-	err := t.cprefix(pTenant, func(_, v string) bool {
+	err := t.catPrefix(pTenant, func(_, v string) bool {
 		var tn *simulator.Tenant
 		if tn, ferr = decodeTenant(v, ""); ferr != nil {
 			return false

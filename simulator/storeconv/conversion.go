@@ -42,7 +42,7 @@ func Convert(path string, t Target, log *slog.Logger) (moved int, err error) {
 	if moved, err = moveToTenantFiles(path, t, log); err != nil {
 		return 0, err
 	}
-	cat, err := openBunt(path)
+	cat, err := OpenFile(path)
 	if err != nil {
 		return 0, fmt.Errorf("storeconv: opening %s: %w", path, err)
 	}
@@ -222,7 +222,7 @@ func convertTenantFile(f tenantFile, t Target, tokens []token, log *slog.Logger)
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
 		return 0, 0, fmt.Errorf("storeconv: %w", err)
 	}
-	db, err := openBunt(f.path)
+	db, err := OpenFile(f.path)
 	if err != nil {
 		return 0, 0, errBroken{err}
 	}

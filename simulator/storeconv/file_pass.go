@@ -223,7 +223,7 @@ func (c fileConv) convert(tx *buntdb.Tx, k, v string) error {
 		return err
 	}
 	for _, p := range pairs {
-		if nk != fileKey(k) { // a single data file: its tenants' keys name them
+		if !c.tenantFile && strings.HasPrefix(k, "t:") { // a single data file: its tenants' keys name them
 			p[0] = tenantPrefix(tid) + p[0]
 		}
 		if _, _, err := tx.Set(p[0], p[1], nil); err != nil {

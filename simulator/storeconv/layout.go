@@ -103,7 +103,7 @@ func moveToTenantFiles(path string, t Target, log *slog.Logger) (int, error) {
 			return 0, err
 		}
 	}
-	old, err := openBunt(backup)
+	old, err := OpenFile(backup)
 	if err != nil {
 		return 0, fmt.Errorf("storeconv: opening the earlier data file %s: %w", backup, err)
 	}
@@ -125,7 +125,7 @@ func moveToTenantFiles(path string, t Target, log *slog.Logger) (int, error) {
 // records are converted in place (file_pass.go) and it is renamed to
 // backup.
 func convertSingleFile(path, backup string, haveBackup bool, t Target, log *slog.Logger) (done bool, err error) {
-	db, err := openBunt(path)
+	db, err := OpenFile(path)
 	if err != nil {
 		return false, fmt.Errorf("storeconv: opening %s: %w", path, err)
 	}
@@ -178,7 +178,7 @@ func convertSingleFile(path, backup string, haveBackup bool, t Target, log *slog
 	if err := os.Rename(path, backup); err != nil {
 		return false, fmt.Errorf("storeconv: keeping the earlier data file: %w", err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := SyncDir(filepath.Dir(path)); err != nil {
 		return false, err
 	}
 	return false, cutLayout("renamed")
@@ -193,7 +193,7 @@ func writeTenantFiles(old *buntdb.DB, t Target, log *slog.Logger) (int, map[stri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, nil, fmt.Errorf("storeconv: creating %s: %w", dir, err)
 	}
-	if err := syncDir(filepath.Dir(dir)); err != nil {
+	if err := SyncDir(filepath.Dir(dir)); err != nil {
 		return 0, nil, err
 	}
 	tenants, hints, err := tenantsOf(old)
@@ -267,7 +267,7 @@ func writeTenantFiles(old *buntdb.DB, t Target, log *slog.Logger) (int, map[stri
 			log.Warn("records of a tenant with no tenant record moved to their own file", "tenant", tid, "file", t.TenantFile(tid))
 		}
 	}
-	if err := syncDir(dir); err != nil {
+	if err := SyncDir(dir); err != nil {
 		return 0, nil, err
 	}
 	for tid := range hints { // hints only for tenants the catalog has
@@ -395,7 +395,7 @@ func newTenantWriter(final, tid string) (*tenantWriter, error) {
 	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("storeconv: %w", err)
 	}
-	db, err := openBunt(w.tmp)
+	db, err := OpenFile(w.tmp)
 	if err != nil {
 		return nil, fmt.Errorf("storeconv: creating %s: %w", w.tmp, err)
 	}
@@ -462,7 +462,7 @@ func writeCatalog(old *buntdb.DB, path string, t Target, hints map[string]hint) 
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("storeconv: %w", err)
 	}
-	cat, err := openBunt(tmp)
+	cat, err := OpenFile(tmp)
 	if err != nil {
 		return fmt.Errorf("storeconv: creating %s: %w", tmp, err)
 	}
@@ -523,7 +523,7 @@ func writeCatalog(old *buntdb.DB, path string, t Target, hints map[string]hint) 
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("storeconv: %w", err)
 	}
-	return syncDir(filepath.Dir(path))
+	return SyncDir(filepath.Dir(path))
 }
 
 func setAll(db *buntdb.DB, pairs [][2]string) error {
@@ -548,15 +548,16 @@ func exists(path string) (bool, error) {
 	return true, nil
 }
 
-// syncDir makes the names created or renamed in dir durable.
-func syncDir(dir string) error {
+// SyncDir makes the names created or renamed in dir durable (the store's
+// files and the conversion's alike).
+func SyncDir(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("storeconv: %w", err)
+		return err
 	}
 	defer f.Close()
 	if err := f.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("storeconv: syncing %s: %w", dir, err)
+		return fmt.Errorf("syncing %s: %w", dir, err)
 	}
 	return nil
 }
@@ -590,9 +591,10 @@ func stampTime(s string) (time.Time, error) {
 
 func tenantsDir(t Target) string { return filepath.Dir(t.TenantFile("-")) }
 
-// openBunt opens (creating) a buntdb file as the store does: no fsync of
-// its own (Close syncs), no automatic shrink.
-func openBunt(path string) (*buntdb.DB, error) {
+// OpenFile opens (creating) a buntdb file with the store's configuration,
+// which the conversion writes files in too: no fsync or shrink of buntdb's
+// own (the store's disk.go decides them; Close syncs).
+func OpenFile(path string) (*buntdb.DB, error) {
 	db, err := buntdb.Open(path)
 	if err != nil {
 		return nil, err

@@ -348,7 +348,7 @@ func TestMoveToTenantFilesNothingToDo(t *testing.T) {
 	assert.Zero(t, n)
 	assert.NoFileExists(t, path+LayoutBackupSuffix)
 
-	db, err := openBunt(path)
+	db, err := OpenFile(path)
 	require.NoError(t, err)
 	require.NoError(t, setAll(db, [][2]string{{kLayout, layoutValue}, {"tenant:a", "x"}}))
 	require.NoError(t, db.Close())
@@ -358,7 +358,7 @@ func TestMoveToTenantFilesNothingToDo(t *testing.T) {
 	assert.NoFileExists(t, path+LayoutBackupSuffix)
 
 	other := filepath.Join(dir, "other.db")
-	db, err = openBunt(other)
+	db, err = OpenFile(other)
 	require.NoError(t, err)
 	require.NoError(t, setAll(db, [][2]string{{"tenant:a", "x"}}))
 	require.NoError(t, db.Close())
@@ -381,7 +381,7 @@ func TestMoveToTenantFilesNothingToDo(t *testing.T) {
 func TestMoveToTenantFilesKeyShapes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "paysandbox.db")
 	due := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	db, err := openBunt(path)
+	db, err := OpenFile(path)
 	require.NoError(t, err)
 	require.NoError(t, setAll(db, [][2]string{
 		{"tenant:a:b", "ta"}, {"tenant:c", "tc"}, {"apikey:k", "a:b"},
