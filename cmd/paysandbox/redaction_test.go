@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -92,6 +93,12 @@ func TestJournalRedactionByValue(t *testing.T) {
 				assert.NotContains(t, bodies, secret)
 			}
 			for _, s := range tc.leaks {
+				if len(s) < 8 {
+					// A short code is looked for as a whole word: a random
+					// diagnosticsId or a clock reading may hold its digits.
+					assert.NotRegexp(t, `\b`+regexp.QuoteMeta(s)+`\b`, bodies)
+					continue
+				}
 				assert.NotContains(t, bodies, s)
 			}
 			for _, s := range tc.present {
