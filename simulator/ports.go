@@ -109,6 +109,10 @@ type Tx interface {
 	// AppendEvent stores a new event with what its body is rendered from
 	// (Event.Payment and Event.Dispute as they are now).
 	AppendEvent(e *Event) error
+	// PutPaymentWithEvent is PutPayment(p) then AppendEvent(e), for an
+	// event of p alone (e.Payment is p, e.Dispute nil) as stored now: the
+	// store encodes p once for both.
+	PutPaymentWithEvent(p *Payment, e *Event) error
 	// Webhook outbox and disputes (docs/webhooks.md, docs/control-plane.md).
 	Event(tenantID, id string) (*Event, error)
 	// EventRecord reads an event as Events lists it: without what its body

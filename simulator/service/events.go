@@ -39,6 +39,29 @@ func (s *Service) appendEvent(tx simulator.Tx, ev *simulator.Event, p *simulator
 // appendEventOf is appendEvent with ev's tenant t as read in tx (nil: gone),
 // for a transaction that appends several events.
 func (s *Service) appendEventOf(tx simulator.Tx, t *simulator.Tenant, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) error {
+	s.prepareEvent(t, ev, p, d)
+	if err := tx.AppendEvent(ev); err != nil {
+		return err
+	}
+	s.eventAppended(tx, ev)
+	return nil
+}
+
+// putPaymentWithEvent stores p with ev, an event of p as stored now, as
+// tx.PutPayment(p) after appendEventOf(tx, t, ev, p, nil) would, with p
+// encoded once (simulator.Tx.PutPaymentWithEvent).
+func (s *Service) putPaymentWithEvent(tx simulator.Tx, t *simulator.Tenant, ev *simulator.Event, p *simulator.Payment) error {
+	s.prepareEvent(t, ev, p, nil)
+	if err := tx.PutPaymentWithEvent(p, ev); err != nil {
+		return err
+	}
+	s.eventAppended(tx, ev)
+	return nil
+}
+
+// prepareEvent gives ev what it is rendered from (p, d), its tenant t's
+// webhook version, and its delivery status when t has no endpoint.
+func (s *Service) prepareEvent(t *simulator.Tenant, ev *simulator.Event, p *simulator.Payment, d *simulator.Dispute) {
 	ev.Payment, ev.Dispute = p, d
 	if d != nil {
 		ev.DisputeID = d.ID
@@ -47,9 +70,11 @@ func (s *Service) appendEventOf(tx simulator.Tx, t *simulator.Tenant, ev *simula
 		ev.Version = t.WebhookAPIVersion()
 	}
 	s.exhaustWithoutEndpoint(t, ev)
-	if err := tx.AppendEvent(ev); err != nil {
-		return err
-	}
+}
+
+// eventAppended tells the observers and the dispatcher of ev once tx
+// commits.
+func (s *Service) eventAppended(tx simulator.Tx, ev *simulator.Event) {
 	// The closure keeps what it tells, not the event (a Happening would be
 	// one more allocation per event).
 	tid, id, typ, pid, status, last := ev.TenantID, ev.ID, ev.Type, ev.PaymentID, ev.Status, lastAttempt(ev)
@@ -60,7 +85,6 @@ func (s *Service) appendEventOf(tx simulator.Tx, t *simulator.Tenant, ev *simula
 			s.webhooks.Appended(tid, status == simulator.DeliveryPending)
 		}
 	})
-	return nil
 }
 
 // EventBody is the body ev's latest attempt sent, or before any attempt

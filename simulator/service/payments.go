@@ -252,9 +252,7 @@ func (s *Service) createAuthorized(ctx context.Context, tx simulator.Tx, t *simu
 	}
 	if p.Status != before {
 		s.initEvent(&evs[1], simulator.EventPaymentStatus, p, now)
-		if err := s.appendEventOf(tx, inTx, &evs[1], p, nil); err != nil {
-			return err
-		}
+		return s.putPaymentWithEvent(tx, inTx, &evs[1], p)
 	}
 	return tx.PutPayment(p)
 }

@@ -177,3 +177,10 @@ func (t tracedTx) AppendEvent(e *simulator.Event) error {
 	}
 	return t.Tx.AppendEvent(e)
 }
+
+func (t tracedTx) PutPaymentWithEvent(p *simulator.Payment, e *simulator.Event) error {
+	if e.TraceParent == "" {
+		e.TraceParent = t.cause
+	}
+	return t.Tx.PutPaymentWithEvent(p, e)
+}

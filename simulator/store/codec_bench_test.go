@@ -52,7 +52,7 @@ func typicalRecords() (pay *simulator.Payment, ev *simulator.Event, cs *simulato
 func BenchmarkCodec(b *testing.B) {
 	pay, ev, cs := typicalRecords()
 	payRec, sessRec := payRecordOf(pay), sessionRecordOf(cs)
-	evSt, err := eventInputs(ev)
+	evSt, err := eventInputs(ev, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,11 +69,11 @@ func BenchmarkCodec(b *testing.B) {
 			return len(enc), err
 		}},
 		{"store", "event", func() (int, error) {
-			st, err := eventInputs(ev)
+			st, err := eventInputs(ev, nil)
 			if err != nil {
 				return 0, err
 			}
-			v, err := eventValue(st)
+			v, err := eventValue(&st)
 			if err != nil {
 				return 0, err
 			}
@@ -96,9 +96,9 @@ func BenchmarkCodec(b *testing.B) {
 			_, err = decodeSession(string(enc), cs.TenantID)
 			return len(enc), err
 		}},
-		{"codec", "payment", func() (int, error) { return msgpRoundTrip(payRec, new(payRecord)) }},
+		{"codec", "payment", func() (int, error) { return msgpRoundTrip(&payRec, new(payRecord)) }},
 		{"codec", "event", func() (int, error) {
-			n, err := msgpRoundTrip(evSt, new(evStore))
+			n, err := msgpRoundTrip(&evSt, new(evStore))
 			if err != nil {
 				return 0, err
 			}

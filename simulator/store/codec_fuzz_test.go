@@ -36,9 +36,9 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		e := er.event("t1")
 		e.Payment, e.Body = p, nil
 		e.Attempts = append(e.Attempts, simulator.DeliveryAttempt{At: at, Error: val, Headers: map[string]string{key: val}})
-		st, err := eventInputs(e)
+		st, err := eventInputs(e, nil)
 		require.NoError(t, err)
-		v, err := eventValue(st)
+		v, err := eventValue(&st)
 		require.NoError(t, err)
 		require.Equal(t, e.PaymentID, eventPaymentID(v))
 		back, err := decodeEventStore(v)

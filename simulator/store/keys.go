@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/hex"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -72,7 +71,8 @@ func kPayment(id string) string { return "pay:" + id }
 const pPayIdx = "payx:"
 
 func kPayIdx(date time.Time, id string) string {
-	return pPayIdx + stamp(date) + ":" + id
+	d := stampDigits(date.UnixMicro())
+	return pPayIdx + string(d[:]) + ":" + id
 }
 func kIdem(key string) string {
 	return "idem:" + hex.EncodeToString([]byte(key))
@@ -82,7 +82,8 @@ func kAttempt(id string) string { return "att:" + id }
 const pEvent = "evt:"
 
 func kEvent(created time.Time, id string) string {
-	return pEvent + stamp(created) + ":" + id
+	d := stampDigits(created.UnixMicro())
+	return pEvent + string(d[:]) + ":" + id
 }
 func kEventID(id string) string { return "evi:" + id }
 func kJob(id string) string     { return "job:" + id }
@@ -115,8 +116,20 @@ func stamp(t time.Time) string { return stampMicros(t.UnixMicro()) }
 
 // stampMicros is stamp of a time in microseconds since the epoch.
 func stampMicros(us int64) string {
-	if us < 0 {
-		us = 0
+	d := stampDigits(us)
+	return string(d[:])
+}
+
+// stampDigits is stampMicros as an array: a key built around it
+// (p + string(d[:]) + ...) is one allocation, where fmt.Sprintf("%020d")
+// took three per stamp (4 allocations less per POST /payments,
+// BenchmarkCreatePaymentServer).
+func stampDigits(us int64) [20]byte {
+	us = max(us, 0)
+	var d [20]byte
+	for i := len(d) - 1; i >= 0; i-- {
+		d[i] = byte('0' + us%10)
+		us /= 10
 	}
-	return fmt.Sprintf("%020d", us)
+	return d
 }

@@ -24,12 +24,12 @@ func encodeRecord(key string, v any) ([][2]string, error) {
 		}
 		return [][2]string{{key, b}, {kPayIdx(x.Date, x.ID), listIndexValue(x)}}, nil
 	case *simulator.Event:
-		st, err := eventInputs(x)
+		st, err := eventInputs(x, nil)
 		if err != nil {
 			return nil, err
 		}
 		st.R.PaymentStatus = string(x.PaymentStatus) // as read: "" for an event stored without it
-		ev, err := eventValue(st)
+		ev, err := eventValue(&st)
 		return [][2]string{{key, ev}}, err
 	case *simulator.Instrument:
 		b, err = encodeInstrument(x)

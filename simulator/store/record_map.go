@@ -57,9 +57,10 @@ func cardOf(ref *cardRefRecord, whole *cardRecord) (simulator.CardInfo, error) {
 
 // Payments.
 
-// payRecordOf is p as stored.
-func payRecordOf(p *simulator.Payment) *payRecord {
-	rec := &payRecord{ID: p.ID, Date: p.Date, DateUpdated: p.DateUpdated, Status: string(p.Status), OrderID: p.OrderID,
+// payRecordOf is p as stored. It is a value, which a caller that encodes it
+// at once keeps on its stack (payRecord is about 800 bytes).
+func payRecordOf(p *simulator.Payment) payRecord {
+	rec := payRecord{ID: p.ID, Date: p.Date, DateUpdated: p.DateUpdated, Status: string(p.Status), OrderID: p.OrderID,
 		CurrencyCode: p.CurrencyCode, Amount: p.Amount, CustomerID: p.CustomerID, Customer: customerRecordOf(p.Customer),
 		Order: orderRecordOf(p.Order), Metadata: p.Metadata, CardTokenType: p.CardTokenType, Required: requiredRecordOf(p.Required),
 		StatusReason: reasonRecordOf(p.StatusReason), CVVGiven: p.CVVGiven, SessionID: p.SessionID, AttemptID: p.AttemptID,
@@ -633,7 +634,10 @@ func expiredTenantRecordOf(x *simulator.ExpiredTenant) *expiredTenantRecord {
 
 // Record readers and writers (the version byte and the record).
 
-func encodePayment(p *simulator.Payment) (string, error) { return marshal(payRecordOf(p)) }
+func encodePayment(p *simulator.Payment) (string, error) {
+	pr := payRecordOf(p)
+	return marshal(&pr)
+}
 
 func decodePayment(raw, tid string) (*simulator.Payment, error) {
 	var r payRecord

@@ -205,9 +205,9 @@ func TestDamagedRecordsDoNotPanic(t *testing.T) {
 	pay.Metadata = map[string]any{"l": []any{json.Number("1"), "x", map[string]any{"k": nil}}}
 	payV, err := encodePayment(pay)
 	require.NoError(t, err)
-	st, err := eventInputs(ev)
+	st, err := eventInputs(ev, nil)
 	require.NoError(t, err)
-	evV, err := eventValue(st)
+	evV, err := eventValue(&st)
 	require.NoError(t, err)
 	csV, err := marshal(sessionRecordOf(cs))
 	require.NoError(t, err)

@@ -838,7 +838,40 @@ func (t *Tx) Attempts(tid string) ([]*simulator.Attempt, error) {
 
 // Outbox.
 
-func (t *Tx) AppendEvent(e *simulator.Event) error {
+func (t *Tx) AppendEvent(e *simulator.Event) error { return t.appendEvent(e, nil) }
+
+// PutPaymentWithEvent is PutPayment(p) and AppendEvent(e) for an event of
+// p alone as stored now, with p mapped and encoded once for both: the
+// payment record's bytes are the event's copy of its payment (a POST that
+// authorizes at once: 10 allocations and 1.5 KB less per request,
+// BenchmarkCreatePaymentServer).
+func (t *Tx) PutPaymentWithEvent(p *simulator.Payment, e *simulator.Event) error {
+	if e.Payment != p || e.Dispute != nil {
+		return errors.New("store: PutPaymentWithEvent takes an event of the payment alone")
+	}
+	if !t.write {
+		return errReadOnly
+	}
+	if err := t.set(p.TenantID, kPayIdx(p.Date, p.ID), listIndexValue(p)); err != nil {
+		return err
+	}
+	bp := scratch.Get().(*[]byte)
+	defer putScratch(bp)
+	pr := payRecordOf(p)
+	b, err := pr.MarshalMsg(append((*bp)[:0], recV2))
+	*bp = b
+	if err != nil {
+		return err
+	}
+	if err := t.set(p.TenantID, kPayment(p.ID), string(b)); err != nil {
+		return err
+	}
+	return t.appendEvent(e, b[1:]) // b stays ours until the event's value is made
+}
+
+// appendEvent is AppendEvent, with e.Payment's record already encoded when
+// payEnc is not nil.
+func (t *Tx) appendEvent(e *simulator.Event, payEnc []byte) error {
 	k := kEvent(e.CreatedAt, e.ID)
 	if !idCarriesKey(e.ID, e.CreatedAt.UnixMicro()) {
 		if err := t.set(e.TenantID, kEventID(e.ID), stamp(e.CreatedAt)); err != nil { // the key's stamp (tx_outbox.go eventKey)
@@ -851,11 +884,22 @@ func (t *Tx) AppendEvent(e *simulator.Event) error {
 	if e.Status == simulator.DeliveryPending {
 		t.moveHint(e.TenantID, hint{Pending: true})
 	}
-	st, err := eventInputs(e)
+	if payEnc == nil && e.Payment != nil { // encoded into a buffer of the pool, not one of its own
+		bp := scratch.Get().(*[]byte)
+		defer putScratch(bp)
+		pr := payRecordOf(e.Payment)
+		b, err := pr.MarshalMsg((*bp)[:0])
+		*bp = b
+		if err != nil {
+			return err
+		}
+		payEnc = b
+	}
+	st, err := eventInputs(e, payEnc)
 	if err != nil {
 		return err
 	}
-	return t.putEvent(e.TenantID, k, st)
+	return t.putEvent(e.TenantID, k, &st)
 }
 
 // Jobs.

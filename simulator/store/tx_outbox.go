@@ -22,7 +22,8 @@ import (
 const pPending = "whp:"
 
 func kPending(e *simulator.Event) string {
-	return pPending + e.PaymentID + ":" + stamp(e.CreatedAt) + ":" + e.ID
+	d := stampDigits(e.CreatedAt.UnixMicro())
+	return pPending + e.PaymentID + ":" + string(d[:]) + ":" + e.ID
 }
 
 const pDispute = "dsp:"
@@ -48,25 +49,29 @@ func (t *Tx) indexPending(e *simulator.Event) error {
 // unchanged.
 
 // eventInputs is the evStore of a new event: its payment and dispute, or
-// the rendered body an event in the body form carries.
-func eventInputs(e *simulator.Event) (*evStore, error) {
-	st := &evStore{R: evRecordOf(e), V: string(e.Version)}
+// the rendered body an event in the body form carries. payEnc, when not
+// nil, is e.Payment's record already encoded (Tx.appendEvent); the evStore
+// refers to it.
+func eventInputs(e *simulator.Event, payEnc []byte) (evStore, error) {
+	st := evStore{R: evRecordOf(e), V: string(e.Version)}
 	if e.Payment == nil && e.Dispute == nil {
 		st.B = e.Body
 		return st, nil
 	}
 	var err error
-	if e.Payment != nil {
+	if payEnc != nil {
+		st.P = payEnc
+	} else if e.Payment != nil {
 		pr := payRecordOf(e.Payment)
 		if st.P, err = pr.MarshalMsg(make([]byte, 0, pr.Msgsize())); err != nil {
-			return nil, err
+			return st, err
 		}
 	}
 	if e.Dispute != nil {
 		d := disputeRecordOf(e.Dispute)
 		d.Then = nil // scripted steps yet to run: not part of any body
 		if st.D, err = d.MarshalMsg(make([]byte, 0, d.Msgsize())); err != nil {
-			return nil, err
+			return st, err
 		}
 	}
 	return st, nil
