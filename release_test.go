@@ -136,12 +136,14 @@ func TestReleaseNotes(t *testing.T) {
 	}
 }
 
-// actionMetadata is what TestActionFiles reads of an action.yml.
+// actionMetadata is what TestActionFiles and TestActionMetadata read of an
+// action.yml.
 type actionMetadata struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	Inputs      map[string]struct {
 		Description string `yaml:"description"`
+		Default     string `yaml:"default"`
 	} `yaml:"inputs"`
 	Outputs map[string]struct {
 		Description string `yaml:"description"`
@@ -256,6 +258,85 @@ func checkInputRefs(t *testing.T, at, text string, a actionMetadata, expr *regex
 		for _, m := range regexp.MustCompile(`\binputs\.([\w-]+)`).FindAllStringSubmatch(e[1], -1) {
 			_, ok := a.Inputs[m[1]]
 			assert.True(t, ok, "%s: inputs.%s is not an input of the action", at, m[1])
+		}
+	}
+}
+
+// TestActionMetadata: action.yml, its scripts and the inputs tables of
+// docs/ci.md name the same inputs. Each input but mode reaches the script
+// of the mode its description names as INPUT_<NAME>, and every INPUT_ a
+// script reads is passed; each output is a value start writes to
+// GITHUB_OUTPUT; each input has a row in the docs whose default, when it
+// is one code span, is the action's.
+func TestActionMetadata(t *testing.T) {
+	b, err := os.ReadFile("action.yml")
+	require.NoError(t, err)
+	var meta actionMetadata
+	require.NoError(t, yaml.Unmarshal(b, &meta))
+	require.Equal(t, "composite", meta.Runs.Using)
+	require.Contains(t, meta.Inputs, "mode")
+
+	inputRef := regexp.MustCompile(`^\$\{\{ inputs\.([a-z-]+) \}\}$`)
+	passed := map[string]string{} // input -> the mode whose script gets it
+	for _, step := range meta.Runs.Steps {
+		if step.ID != "start" && step.ID != "finish" {
+			continue
+		}
+		assert.Equal(t, map[string]string{"start": "inputs.mode == 'start'", "finish": "always() && inputs.mode == 'finish'"}[step.ID], step.If)
+		assert.Equal(t, `bash "$GITHUB_ACTION_PATH/action/`+step.ID+`.sh"`, step.Run)
+		src, err := os.ReadFile(filepath.Join("action", step.ID+".sh"))
+		require.NoError(t, err)
+		read := map[string]bool{}
+		for _, v := range regexp.MustCompile(`INPUT_[A-Z_]+`).FindAllString(string(src), -1) {
+			read[v] = true
+		}
+		for name, value := range step.Env {
+			if !strings.HasPrefix(name, "INPUT_") {
+				continue
+			}
+			m := inputRef.FindStringSubmatch(value)
+			require.NotNil(t, m, "%s: %s is not an input", step.ID, name)
+			assert.Equal(t, "INPUT_"+strings.ToUpper(strings.ReplaceAll(m[1], "-", "_")), name, "the variable of input %s", m[1])
+			assert.True(t, read[name], "%s.sh reads %s", step.ID, name)
+			delete(read, name)
+			assert.Empty(t, passed[m[1]], "input %s goes to one mode", m[1])
+			passed[m[1]] = step.ID
+			assert.True(t, strings.HasPrefix(meta.Inputs[m[1]].Description, step.ID+": "), "the description of %s says it is for %s", m[1], step.ID)
+		}
+		assert.Empty(t, read, "%s.sh reads variables action.yml does not pass", step.ID)
+		if step.ID == "start" {
+			for name, out := range meta.Outputs {
+				assert.Equal(t, "${{ steps.start.outputs."+name+" }}", out.Value)
+				assert.Contains(t, string(src), `echo "`+name+`=`, "start.sh writes output %s", name)
+			}
+		}
+	}
+	for name := range meta.Inputs {
+		if name != "mode" {
+			assert.NotEmpty(t, passed[name], "input %s reaches a script", name)
+		}
+	}
+
+	doc, err := os.ReadFile(filepath.Join("docs", "ci.md"))
+	require.NoError(t, err)
+	row := regexp.MustCompile("(?m)^\\| `([a-z-]+)` \\|([^|]*)\\|")
+	span := regexp.MustCompile("^`([^`]*)`$")
+	documented := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		in, ok := meta.Inputs[m[1]]
+		if !ok {
+			continue
+		}
+		documented[m[1]] = true
+		if d := span.FindStringSubmatch(strings.TrimSpace(m[2])); d != nil {
+			assert.Equal(t, in.Default, d[1], "docs/ci.md: the default of %s", m[1])
+		} else {
+			assert.Empty(t, in.Default, "docs/ci.md: the default of %s is %q", m[1], in.Default)
+		}
+	}
+	for name := range meta.Inputs {
+		if name != "mode" {
+			assert.True(t, documented[name], "docs/ci.md has a row for input %s", name)
 		}
 	}
 }

@@ -1,14 +1,12 @@
 package paysandboxtest_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paysandbox/paysandbox/app"
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/paysandboxtest"
 )
 
@@ -233,7 +232,7 @@ rules:
 `
 	file := filepath.Join(t.TempDir(), "scenarios.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(rules), 0o644))
-	var log syncBuffer
+	var log apitest.SyncBuffer
 	var tenantID string
 	t.Run("server", func(t *testing.T) {
 		srv := paysandboxtest.NewServer(t, paysandboxtest.WithScenariosFile(file), paysandboxtest.WithLog(&log, "info"))
@@ -250,24 +249,6 @@ rules:
 	msg := fatalOf(t, func(tb testing.TB) { paysandboxtest.NewServer(tb, paysandboxtest.WithScenariosFile(missing)) })
 	assert.Contains(t, msg, "paysandboxtest: starting a sandbox: ")
 	assert.Contains(t, msg, missing)
-}
-
-// syncBuffer is a bytes.Buffer for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestAdminKey: a server with an admin key gets it sent with each tenant

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -204,11 +205,11 @@ func (l *crashLedger) record(f func()) {
 // is ready.
 func startCrashServer(t *testing.T, bin, db string, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
-	return startLoggedServer(t, bin, db, &syncBuffer{}, extra...)
+	return startLoggedServer(t, bin, db, &apitest.SyncBuffer{}, extra...)
 }
 
 // startLoggedServer is startCrashServer with the server's output in out.
-func startLoggedServer(t *testing.T, bin, db string, out *syncBuffer, extra ...string) (*exec.Cmd, string) {
+func startLoggedServer(t *testing.T, bin, db string, out *apitest.SyncBuffer, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -135,7 +136,7 @@ func TestDiskFull(t *testing.T) {
 	require.NoError(t, os.WriteFile(ballast, make([]byte, 1<<20), 0o644))
 	db := filepath.Join(mnt, "paysandbox.db")
 
-	out := &syncBuffer{}
+	out := &apitest.SyncBuffer{}
 	proc, base := startLoggedServer(t, bin, db, out)
 	c := newCrashClient()
 	c.base.Store(&base)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/webhooks"
 )
@@ -66,7 +67,7 @@ func TestDocSignatureSnippets(t *testing.T) {
 			cmd.WaitDelay = 2 * time.Second
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "PAYSANDBOX_SIGNING_SECRET="+simulator.DefaultSigningSecret, "PORT="+itoa(port), "GOFLAGS=")
-			stderr := &syncBuffer{}
+			stderr := &apitest.SyncBuffer{}
 			cmd.Stderr = stderr
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -267,7 +268,7 @@ func TestShutdownDoesNotWaitForClients(t *testing.T) {
 	cfg := testConfig()
 	cfg.ShutdownTimeout = 4 * time.Second // the wait below would hold 60s, the body 10s
 	cfg.LogLevel = "warn"
-	logs := &syncBuffer{}
+	logs := &apitest.SyncBuffer{}
 	a := startAppWith(t, cfg, appHooks{logOut: logs})
 	pay := a.pay(1000, "4111111111111111")
 

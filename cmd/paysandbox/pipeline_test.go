@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -73,24 +72,6 @@ func (a *testApp) newTenant(body map[string]any) string {
 	key := r.Str("apiKey")
 	require.NotEmpty(a.t, key)
 	return key
-}
-
-// syncBuffer is a log sink the server goroutines and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // fieldErrors returns the (path, description) pairs of a 422 and checks the

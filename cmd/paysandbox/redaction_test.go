@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator/store"
 )
 
@@ -113,7 +114,7 @@ func TestJournalRedactionByValue(t *testing.T) {
 func TestLogRedaction(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
-			var out syncBuffer
+			var out apitest.SyncBuffer
 			cfg := testConfig()
 			cfg.LogLevel, cfg.LogFormat = "info", format
 			app, err := Open(cfg, AppOptions{LogOut: &out})
@@ -137,7 +138,7 @@ func TestCardNumberNeverStored(t *testing.T) {
 	cfg.DB = filepath.Join(t.TempDir(), "pan.db")
 	cfg.LogLevel = "debug"
 	cfg.Fsync = "always"
-	logs := &syncBuffer{}
+	logs := &apitest.SyncBuffer{}
 	a := startAppWith(t, cfg, appHooks{logOut: logs})
 	pans := []string{"4242424242424242", "4000056655665556", "378282246310005"}
 	for i, pan := range pans {

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
@@ -190,7 +191,7 @@ func TestTrustedProxy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig()
 			cfg.TrustedProxy, cfg.LogLevel = tc.proxies, "info"
-			log := &syncBuffer{}
+			log := &apitest.SyncBuffer{}
 			a := startOptsApp(t, cfg, AppOptions{LogOut: log})
 			base, client := a.URL(), "127.0.0.1"
 			if tc.trusted {

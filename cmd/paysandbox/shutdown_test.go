@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 	"github.com/paysandbox/paysandbox/simulator/clock"
 	"github.com/paysandbox/paysandbox/simulator/idgen"
@@ -30,7 +31,7 @@ func TestShutdownAnswersHeldTimeoutRequests(t *testing.T) {
 	cfg.ShutdownTimeout = 200 * time.Millisecond
 	clk, ids := clock.NewManual(testEpoch), &idgen.Seq{}
 	cfg.LogLevel = "warn"
-	logs := &syncBuffer{}
+	logs := &apitest.SyncBuffer{}
 	a := startAppWith(t, cfg, appHooks{clock: clk, ids: ids, logOut: logs})
 	tok := a.session(map[string]any{"orderId": "o-held", "amount": 5040, "currencyCode": "EUR"})
 	inst := a.tokenize(tok, "4111111111111111").Str("token")

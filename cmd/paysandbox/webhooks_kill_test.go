@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -62,7 +63,7 @@ func serveBinaryEnv(t *testing.T, bin, db string, env []string) (*exec.Cmd, *tes
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
-	stderr := &syncBuffer{}
+	stderr := &apitest.SyncBuffer{}
 	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--log-level", "error")
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = stderr, stderr

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paysandbox/paysandbox/internal/apitest"
 	"github.com/paysandbox/paysandbox/simulator"
 )
 
@@ -61,29 +60,11 @@ func TestStatusOfPinned(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log sink shared by the server goroutines and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // newBareServer is the real Server (middleware, error handler, routes) with
 // no service behind it; tests add their own routes to s.e.
-func newBareServer(t *testing.T, opt Options) (*Server, *lockedBuffer, *httptest.Server) {
+func newBareServer(t *testing.T, opt Options) (*Server, *apitest.SyncBuffer, *httptest.Server) {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &apitest.SyncBuffer{}
 	opt.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s := New(nil, opt)
 	ts := httptest.NewServer(s)
