@@ -14,9 +14,11 @@ import (
 // built around its digits hold the same text.
 func TestStamp(t *testing.T) {
 	for _, us := range []int64{0, 1, 9, 10, 1764403200123456, math.MaxInt64} {
-		assert.Equal(t, fmt.Sprintf("%020d", us), stampMicros(us))
+		d := stampDigits(us)
+		assert.Equal(t, fmt.Sprintf("%020d", us), string(d[:]))
 	}
-	assert.Equal(t, "00000000000000000000", stampMicros(-5))
+	d := stampDigits(-5)
+	assert.Equal(t, "00000000000000000000", string(d[:]))
 	at := time.Date(2026, 11, 29, 9, 0, 0, 123456000, time.UTC)
 	assert.Equal(t, "payx:"+stamp(at)+":p1", kPayIdx(at, "p1"))
 	assert.Equal(t, "evt:"+stamp(at)+":e1", kEvent(at, "e1"))

@@ -141,7 +141,7 @@ func decodeEventStore(v string) (*evStore, error) {
 // holding its key's stamp, read when the first read finds nothing.
 func (t *Tx) eventKey(tid, id string) (string, error) {
 	if us, ok := simulator.UUIDMicros(id); ok {
-		k := pEvent + stampMicros(us) + ":" + id
+		k := kEventAt(us, id)
 		if v, err := t.get(tid, k); err != nil || v != "" {
 			return k, err
 		}
