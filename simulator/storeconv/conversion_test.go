@@ -143,6 +143,15 @@ func TestFormatNumber(t *testing.T) {
 	}
 }
 
+// putTenantSession stores tenant t1 (key k1) and its client session cs1
+// of client token tok.
+func putTenantSession(tx simulator.Tx, tok string) error {
+	if err := tx.PutTenant(&simulator.Tenant{ID: "t1", APIKeys: []simulator.APIKey{{Key: "k1"}}}); err != nil {
+		return err
+	}
+	return tx.PutSession(&simulator.ClientSession{ID: "cs1", TenantID: "t1", ClientToken: tok})
+}
+
 // A store of the tenant-file layout before format numbers (its catalog
 // marked "cbor1") is converted at the next open: the catalog's lookup
 // table of tokens goes into the tenants' files (tokens that carry their
@@ -155,10 +164,7 @@ func TestConvertTenantFileLayout(t *testing.T) {
 	tok := simulator.WithTenant("t1", "cst_old")
 	created := time.UnixMicro(1700000000123456).UTC()
 	require.NoError(t, db.Update(func(tx simulator.Tx) error {
-		if err := tx.PutTenant(&simulator.Tenant{ID: "t1", APIKeys: []simulator.APIKey{{Key: "k1"}}}); err != nil {
-			return err
-		}
-		if err := tx.PutSession(&simulator.ClientSession{ID: "cs1", TenantID: "t1", ClientToken: tok}); err != nil {
+		if err := putTenantSession(tx, tok); err != nil {
 			return err
 		}
 		return tx.AppendEvent(&simulator.Event{ID: "e1", TenantID: "t1", Type: simulator.EventPaymentStatus, PaymentID: "p1",
@@ -217,10 +223,7 @@ func TestConvertTenantPrefixedKeys(t *testing.T) {
 	tok := simulator.WithTenant("t1", "cst_x")
 	created := time.UnixMicro(1700000000123456).UTC()
 	require.NoError(t, db.Update(func(tx simulator.Tx) error {
-		if err := tx.PutTenant(&simulator.Tenant{ID: "t1", APIKeys: []simulator.APIKey{{Key: "k1"}}}); err != nil {
-			return err
-		}
-		if err := tx.PutSession(&simulator.ClientSession{ID: "cs1", TenantID: "t1", ClientToken: tok}); err != nil {
+		if err := putTenantSession(tx, tok); err != nil {
 			return err
 		}
 		if err := tx.PutPayment(&simulator.Payment{ID: "p1", TenantID: "t1", Date: created, Status: simulator.StatusAuthorized,
